@@ -1,0 +1,4 @@
+"""Core engine for structured subword tokenisers (BPE/BTE, knockout, ReBPE, ...).
+
+UI-free: nothing here imports streamlit, plotly or pyvis.
+"""

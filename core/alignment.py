@@ -1,0 +1,72 @@
+"""Mapping a word's character boundaries onto a tokeniser's pretoken characters.
+
+A reference word is tokenised as in running text (the pre-tokeniser applied to ``" " + word``),
+so its pretokens carry a word-start marker (``Ġ``, ``▁``, ``_``), possibly a capital marker
+(``↑``), and in byte-level tokenisers several characters per non-ASCII letter. Morphological
+evaluation (bpe-knockout.txt §4.1) and blame (§3.4) need, for every boundary between two
+pretoken characters, the split position in the word it stands for — or none, when the boundary
+lies inside one letter's bytes or next to a marker.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.errors import InputError
+
+WORD_OFFSET = 1  # the word starts after the space of " " + word
+
+
+@dataclass(frozen=True)
+class AlignedPretoken:
+    """A pretoken and, for each internal boundary k (between characters k and k+1), the word
+    split position it represents (1..len(word)-1) or None."""
+
+    text: str
+    boundary_positions: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class AlignedWord:
+    word: str
+    pretokens: tuple[AlignedPretoken, ...]
+    pretoken_splits: frozenset[int]  # word positions where one pretoken ends and the next begins
+
+    def predicted_splits(self, segmentations: list[tuple[str, ...]]) -> set[int]:
+        """Split positions of the word given one token sequence per pretoken."""
+        splits = set(self.pretoken_splits)
+        for pretoken, tokens in zip(self.pretokens, segmentations):
+            offset = 0
+            for token in tokens[:-1]:
+                offset += len(token)
+                position = pretoken.boundary_positions[offset - 1]
+                if position is not None:
+                    splits.add(position)
+        return splits
+
+
+def align_word(pretokeniser, word: str) -> AlignedWord:
+    """Pre-tokenise ``" " + word`` and map every pretoken boundary back to the word."""
+    text = " " + word
+    if len(pretokeniser.normalise(text)) != len(text):
+        raise InputError(f"normalisation changes the length of {word!r}; its boundaries cannot be aligned")
+    n = len(word)
+
+    def position(source: int) -> int | None:
+        p = source - WORD_OFFSET
+        return p if 0 < p < n else None
+
+    aligned = []
+    splits: set[int] = set()
+    last_source = -1
+    for pretoken in pretokeniser.pretokenise_with_sources(text):
+        sources = pretoken.sources
+        first = next((s for s in sources if s >= 0), -1)
+        if aligned and first >= 0 and first != last_source and position(first) is not None:
+            splits.add(position(first))
+        boundaries = []
+        for k in range(len(sources) - 1):
+            a, b = sources[k], sources[k + 1]
+            boundaries.append(position(b) if a >= 0 and b >= 0 and a != b else None)
+        aligned.append(AlignedPretoken(pretoken.text, tuple(boundaries)))
+        last_source = next((s for s in reversed(sources) if s >= 0), last_source)
+    return AlignedWord(word, tuple(aligned), frozenset(splits))

@@ -1,0 +1,67 @@
+"""The one interface every pre-tokeniser implements.
+
+A pre-tokeniser turns running text into *pretokens*, strings over the tokeniser's own alphabet
+(so a byte-level pre-tokeniser already returns GPT-2 byte characters such as ``Ġ``, a Metaspace
+one already carries ``▁``). BPE then runs inside each pretoken independently.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pretoken:
+    """One pretoken and where each of its characters came from.
+
+    ``sources[j]`` is the index, in the *normalised* input text, of the character that produced
+    character ``j`` of ``text``; ``-1`` for characters the pre-tokeniser inserted (word-start
+    markers, capital markers). Several pretoken characters may share one source (the UTF-8
+    bytes of one character in a byte-level tokeniser).
+    """
+
+    text: str
+    sources: tuple[int, ...]
+
+
+class Pretokeniser(ABC):
+    """Normaliser + pre-tokeniser, as in the HF `tokenizers` pipeline."""
+
+    #: Short stable identifier used in specs and the UI ("bytelevel", "metaspace", ...).
+    kind: str = ""
+    #: The word-start marker as it appears in pretokens ("Ġ", "▁", "_"), or None.
+    marker: str | None = None
+
+    def normalise(self, text: str) -> str:
+        """Normalisation applied before splitting (identity unless overridden)."""
+        return text
+
+    @abstractmethod
+    def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
+        """Pretokens of ``normalise(text)`` with the source index of every character."""
+
+    def pretokenise(self, text: str) -> list[str]:
+        """Just the pretoken strings."""
+        return [p.text for p in self.pretokenise_with_sources(text)]
+
+    def decode(self, tokens: list[str]) -> str:
+        """Surface text of a token sequence (inverse of the character mapping and markers)."""
+        return "".join(tokens)
+
+    def display(self, token: str) -> str:
+        """A token as a person should read it (bytes decoded where possible, markers kept)."""
+        return token
+
+    @abstractmethod
+    def to_spec(self) -> dict:
+        """JSON-serialisable description; ``from_spec(to_spec())`` rebuilds an equal object."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pretokeniser) and self.to_spec() == other.to_spec()
+
+    def __hash__(self) -> int:
+        return hash(repr(sorted(self.to_spec().items())))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.to_spec().items() if k != "kind")
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,137 @@
+"""HF ``tokenizer.json`` ``normalizer`` / ``pre_tokenizer`` fields <-> our pre-tokenisers.
+
+No paper section of its own: this is how tokenisers trained elsewhere (byte-level GPT-2 style,
+SentencePiece-style Metaspace, boundless-bpe.txt App. A regex splits) are loaded and saved.
+
+Supported pre_tokenizer values (anything else raises InputError naming what was found):
+
+* ``ByteLevel`` (add_prefix_space, trim_offsets, use_regex; a missing field takes the default
+  of HF's Python constructor, i.e. true) -> :class:`ByteLevel`;
+* ``Metaspace`` (replacement, prepend_scheme, split; the older ``add_prefix_space`` means
+  "always" when true and "never" when false, and must agree with prepend_scheme if both are
+  given) -> :class:`Metaspace`;
+* ``WhitespaceSplit`` -> :class:`WhitespaceSplit`; ``Whitespace`` -> ``RegexSplit("whitespace")``;
+* ``Split`` with a ``Regex`` pattern and behaviour ``Removed`` + ``invert: true`` (findall) or
+  ``Isolated`` + ``invert: false`` -> :class:`RegexSplit` with ``unmatched`` "drop" / "keep"
+  (the pattern is run by Python's ``regex``, HF runs it with Oniguruma: equal for the patterns
+  here, not guaranteed for every regex);
+* ``Sequence`` of one of the above, or ``[Split, ByteLevel(add_prefix_space=false,
+  use_regex=false)]`` -> ``RegexSplit(..., byte_level=True)`` (the GPT-4 / Llama-3 layout).
+
+normalizer: null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those.
+The ReBPE pipeline has no tokenizer.json equivalent; :func:`to_hf` refuses it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InputError
+from core.pretokenisers.base import Pretokeniser
+from core.pretokenisers.byte_level import ByteLevel
+from core.pretokenisers.metaspace import Metaspace
+from core.pretokenisers.normalisation import normaliser_from_hf, normaliser_to_hf
+from core.pretokenisers.patterns import NAMED_PATTERNS
+from core.pretokenisers.regex_split import RegexSplit
+from core.pretokenisers.whitespace import WhitespaceSplit
+
+SUPPORTED_PRE_TOKENIZERS = (
+    "ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Split (Regex pattern; Removed+invert or "
+    "Isolated), Sequence of one of those or [Split, ByteLevel(add_prefix_space=false, use_regex=false)]"
+)
+
+
+def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None) -> Pretokeniser:
+    """The pre-tokeniser for a tokenizer.json's ``normalizer`` and ``pre_tokenizer`` values."""
+    steps = normaliser_from_hf(normalizer_json)
+    if pre_tokenizer_json is None:
+        raise InputError(f"pre_tokenizer is null; supported: {SUPPORTED_PRE_TOKENIZERS}")
+    parts = _flatten(pre_tokenizer_json)
+    if len(parts) == 1:
+        return _single(parts[0], steps)
+    if (len(parts) == 2 and parts[0].get("type") == "Split" and parts[1].get("type") == "ByteLevel"
+            and parts[1].get("add_prefix_space") is False and parts[1].get("use_regex") is False):
+        split = _single(parts[0], steps)
+        return RegexSplit(split.pattern, byte_level=True, normaliser=steps, unmatched=split.unmatched)
+    found = ", ".join(str(p.get("type")) for p in parts)
+    raise InputError(f"unsupported pre_tokenizer Sequence [{found}]; supported: {SUPPORTED_PRE_TOKENIZERS}")
+
+
+def to_hf(p: Pretokeniser) -> tuple[dict | None, dict | None]:
+    """``(normalizer, pre_tokenizer)`` JSON values for ``p``; InputError if HF cannot express it."""
+    if isinstance(p, ByteLevel):
+        pre = _byte_level_json(p.add_prefix_space, p.trim_offsets, p.use_regex)
+    elif isinstance(p, Metaspace):
+        pre = {"type": "Metaspace", "replacement": p.replacement, "prepend_scheme": p.prepend_scheme,
+               "split": p.split}
+    elif isinstance(p, WhitespaceSplit):
+        pre = {"type": "WhitespaceSplit"}
+    elif isinstance(p, RegexSplit):
+        if p.pattern == "whitespace" and p.unmatched == "drop" and not p.byte_level:
+            pre = {"type": "Whitespace"}
+        else:
+            behaviour = {"drop": ("Removed", True), "keep": ("Isolated", False)}[p.unmatched]
+            pre = {"type": "Split", "pattern": {"Regex": NAMED_PATTERNS.get(p.pattern, p.pattern)},
+                   "behavior": behaviour[0], "invert": behaviour[1]}
+            if p.byte_level:
+                pre = {"type": "Sequence", "pretokenizers": [pre, _byte_level_json(False, True, False)]}
+    else:
+        raise InputError(f"the {p.kind!r} pre-tokeniser has no HF tokenizer.json equivalent; "
+                         f"supported: {SUPPORTED_PRE_TOKENIZERS}")
+    return normaliser_to_hf(getattr(p, "normaliser", ())), pre
+
+
+def _byte_level_json(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> dict:
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": trim_offsets,
+            "use_regex": use_regex}
+
+
+def _flatten(obj: Any) -> list[dict]:
+    if not isinstance(obj, dict):
+        raise InputError(f"pre_tokenizer must be an object, got {type(obj).__name__}")
+    if obj.get("type") != "Sequence":
+        return [obj]
+    inner = obj.get("pretokenizers")
+    if not isinstance(inner, list) or not inner:
+        raise InputError("pre_tokenizer Sequence needs a non-empty list field 'pretokenizers'")
+    return [part for item in inner for part in _flatten(item)]
+
+
+def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
+    kind = obj.get("type")
+    if kind == "ByteLevel":
+        return ByteLevel(add_prefix_space=obj.get("add_prefix_space", True),
+                         use_regex=obj.get("use_regex", True),
+                         trim_offsets=obj.get("trim_offsets", True), normaliser=steps)
+    if kind == "Metaspace":
+        scheme = obj.get("prepend_scheme")
+        legacy = obj.get("add_prefix_space")
+        if legacy is not None:
+            if not isinstance(legacy, bool):
+                raise InputError(f"Metaspace add_prefix_space must be true or false, got {legacy!r}")
+            implied = "always" if legacy else "never"
+            if scheme is None:
+                scheme = implied
+            elif (scheme != "never") != legacy:
+                raise InputError(f"Metaspace add_prefix_space={str(legacy).lower()} contradicts "
+                                 f"prepend_scheme={scheme!r}")
+        return Metaspace(replacement=obj.get("replacement", "▁"), prepend_scheme=scheme or "always",
+                         split=obj.get("split", True), normaliser=steps)
+    if kind == "WhitespaceSplit":
+        return WhitespaceSplit(normaliser=steps)
+    if kind == "Whitespace":
+        return RegexSplit("whitespace", normaliser=steps)
+    if kind == "Split":
+        pattern = obj.get("pattern")
+        if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
+            raise InputError(f"Split pre_tokenizer with pattern {pattern!r} is unsupported; "
+                             "only {\"Regex\": ...} patterns are")
+        mode = (obj.get("behavior"), obj.get("invert", False))
+        if mode == ("Removed", True):
+            unmatched = "drop"
+        elif mode == ("Isolated", False):
+            unmatched = "keep"
+        else:
+            raise InputError(f"Split behavior {mode[0]!r} with invert={mode[1]!r} is unsupported; "
+                             "supported: Removed with invert=true, Isolated with invert=false")
+        return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
+    raise InputError(f"unsupported pre_tokenizer type {kind!r}; supported: {SUPPORTED_PRE_TOKENIZERS}")

@@ -1,0 +1,208 @@
+"""BTE segmentation: apply the lowest-ranked applicable merge until none applies.
+
+bpe-knockout.txt §3.2 (byte-tuple encoding): a merge (p_1, ..., p_n) fires only where all its
+parts stand adjacent. Among all applicable merge occurrences the one with the lowest rank fires
+first, leftmost occurrence first, one occurrence at a time — the order of HF `tokenizers`'
+``Word::merge_all`` (a queue ordered by (rank, position)), so binary merge lists segment exactly
+as HF BPE does, even for merge lists that are not in training order.
+
+``max_rank`` gives ReBPE's LIMITEDBPE (rebpe.txt Alg. 2, reparation: apply merges 1..r-1 only).
+The trace records every applied merge, its position, the merge tree of every token and, for
+every character boundary, the merge that removed it (the basis of blame, bpe-knockout.txt §3.4).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from core.model import Merge, Rank
+
+_NONE = 1 << 62  # "no candidate" in the per-position candidate list
+CACHE_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True)
+class MergeTree:
+    """A token and how it was formed: a leaf (an atom) or a merge over child trees."""
+
+    token: str
+    start: int  # offset of the token's first character in the pretoken
+    merge: Merge | None = None
+    step: int | None = None  # index of the trace step that formed it
+    children: tuple["MergeTree", ...] = ()
+
+    def to_json(self) -> dict:
+        out: dict = {"token": self.token, "start": self.start}
+        if self.merge is not None:
+            out.update(merge=str(self.merge), rank=self.merge.rank, step=self.step,
+                       children=[c.to_json() for c in self.children])
+        return out
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One applied merge: which, at which symbol index and character offset, and the result."""
+
+    merge: Merge
+    position: int
+    start: int
+    tokens: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"merge": str(self.merge), "rank": self.merge.rank, "position": self.position,
+                "start": self.start, "tokens": list(self.tokens)}
+
+
+@dataclass(frozen=True)
+class SegmentationTrace:
+    """Everything that happened while segmenting one pretoken.
+
+    ``boundary_merges[k]`` is the merge that removed the boundary between characters k and k+1
+    of the pretoken, or None where a token boundary remains.
+    """
+
+    pretoken: str
+    tokens: tuple[str, ...]
+    steps: tuple[TraceStep, ...]
+    trees: tuple[MergeTree, ...]
+    boundary_merges: tuple[Merge | None, ...]
+
+    @property
+    def merges_applied(self) -> tuple[Merge, ...]:
+        return tuple(step.merge for step in self.steps)
+
+    def to_json(self) -> dict:
+        return {
+            "pretoken": self.pretoken,
+            "tokens": list(self.tokens),
+            "steps": [s.to_json() for s in self.steps],
+            "trees": [t.to_json() for t in self.trees],
+            "boundary_merges": [None if m is None else str(m) for m in self.boundary_merges],
+        }
+
+
+class SegmentationEngine:
+    """Merge tables compiled for fast segmentation, plus a per-pretoken cache."""
+
+    def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None):
+        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=lambda m: m.rank))
+        self.ranks: tuple[Rank, ...] = tuple(m.rank for m in self.merges)
+        # Merge indices follow rank order, so comparing indices compares ranks.
+        self.pair_index: dict[tuple[str, str], int] = {}
+        self.tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        for i, merge in enumerate(self.merges):
+            if merge.is_tuple:
+                self.tuple_index.setdefault(merge.parts[0], []).append((i, merge.parts))
+            else:
+                self.pair_index[(merge.parts[0], merge.parts[1])] = i
+        self.window = max((len(m.parts) for m in self.merges), default=2)
+        self.ignore_merges_vocab = ignore_merges_vocab
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    # --- public entry points -------------------------------------------------------------------
+    def segment(self, pretoken: str) -> tuple[str, ...]:
+        cached = self._cache.get(pretoken)
+        if cached is None:
+            if len(self._cache) >= CACHE_LIMIT:
+                self._cache.clear()
+            cached = self._cache[pretoken] = self.segment_uncached(pretoken)
+        return cached
+
+    def segment_uncached(self, pretoken: str) -> tuple[str, ...]:
+        if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab:
+            return (pretoken,)
+        symbols = list(pretoken)
+        if self.tuple_index:
+            self._run(symbols, len(self.merges), None)
+        else:
+            self._run_binary(symbols)
+        return tuple(symbols)
+
+    def segment_limited(self, pretoken: str, max_rank: Rank) -> tuple[str, ...]:
+        symbols = list(pretoken)
+        self._run(symbols, self._limit(max_rank), None)
+        return tuple(symbols)
+
+    def trace(self, pretoken: str, max_rank: Rank | None = None) -> SegmentationTrace:
+        limit = len(self.merges) if max_rank is None else self._limit(max_rank)
+        symbols = list(pretoken)
+        trees = [MergeTree(ch, k) for k, ch in enumerate(pretoken)]
+        steps: list[TraceStep] = []
+        boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
+        whole = (self.ignore_merges_vocab is not None and max_rank is None
+                 and pretoken in self.ignore_merges_vocab and len(pretoken) > 1)
+        if not whole:
+            def record(position: int, width: int, merge_idx: int) -> None:
+                merge = self.merges[merge_idx]
+                children = tuple(trees[position:position + width])
+                start = children[0].start
+                for child in children[1:]:
+                    boundary[child.start - 1] = merge
+                trees[position:position + width] = [MergeTree(merge.result, start, merge, len(steps), children)]
+                steps.append(TraceStep(merge, position, start, tuple(symbols)))
+
+            self._run(symbols, limit, record)
+        else:
+            symbols = [pretoken]
+            trees = [MergeTree(pretoken, 0)]
+        return SegmentationTrace(pretoken, tuple(symbols), tuple(steps), tuple(trees), tuple(boundary))
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    # --- the algorithm -------------------------------------------------------------------------
+    def _limit(self, max_rank: Rank) -> int:
+        """Number of merges ranked strictly below ``max_rank``."""
+        from bisect import bisect_left
+
+        return bisect_left(self.ranks, max_rank)
+
+    def _run_binary(self, symbols: list[str]) -> None:
+        """Fast path for binary merge lists without a rank limit."""
+        pair_index = self.pair_index
+        get = pair_index.get
+        cands = [get((symbols[i], symbols[i + 1]), _NONE) for i in range(len(symbols) - 1)]
+        while cands:
+            best = min(cands)
+            if best == _NONE:
+                return
+            i = cands.index(best)
+            symbols[i] = symbols[i] + symbols[i + 1]
+            del symbols[i + 1]
+            del cands[i]
+            if i < len(cands):
+                cands[i] = get((symbols[i], symbols[i + 1]), _NONE)
+            if i > 0:
+                cands[i - 1] = get((symbols[i - 1], symbols[i]), _NONE)
+
+    def _candidate(self, symbols: list[str], i: int, limit: int) -> tuple[int, int]:
+        """(lowest merge index < limit starting at symbol i, its width), or (_NONE, 0)."""
+        best, width = _NONE, 0
+        if i + 1 < len(symbols):
+            idx = self.pair_index.get((symbols[i], symbols[i + 1]), _NONE)
+            if idx < limit:
+                best, width = idx, 2
+        for idx, parts in self.tuple_index.get(symbols[i], ()):
+            if idx >= best or idx >= limit:
+                break  # lists are in rank order
+            n = len(parts)
+            if i + n <= len(symbols) and tuple(symbols[i:i + n]) == parts:
+                best, width = idx, n
+                break
+        return best, width
+
+    def _run(self, symbols: list[str], limit: int, record) -> None:
+        """General BTE loop with tuple merges, a rank limit and an optional step recorder."""
+        cands = [self._candidate(symbols, i, limit) for i in range(len(symbols))]
+        while True:
+            best = min(cands, default=(_NONE, 0))
+            if best[0] == _NONE:
+                return
+            i = cands.index(best)
+            width = best[1]
+            symbols[i:i + width] = ["".join(symbols[i:i + width])]
+            if record is not None:
+                record(i, width, best[0])
+            del cands[i + 1:i + width]
+            for j in range(max(0, i - self.window + 1), min(i + 1, len(symbols))):
+                cands[j] = self._candidate(symbols, j, limit)

@@ -1,0 +1,161 @@
+"""BTE segmentation: exact cases, tuple merges, traces, LIMITEDBPE, and agreement with HF BPE."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from core.model import BTETokeniser, Merge
+from core.pretokenisers import WhitespaceSplit
+
+# TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
+SENNRICH = ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]
+
+
+def bte(merges, alphabet=None, ranks=None):
+    merges = [Merge(ranks[i] if ranks else i, tuple(m.split())) for i, m in enumerate(merges)]
+    alphabet = alphabet or sorted({c for m in merges for p in m.parts for c in p})
+    return BTETokeniser(alphabet, merges, WhitespaceSplit())
+
+
+def test_sennrich_training_segmentation():
+    tok = bte(SENNRICH)
+    assert tok.segment_pretoken("▁low") == ("▁low",)
+    assert tok.segment_pretoken("▁lower") == ("▁low", "e", "r")
+    assert tok.segment_pretoken("▁newest") == ("▁newest",)
+    assert tok.segment_pretoken("▁widest") == ("▁", "w", "idest")
+    assert tok.segment_pretoken("▁lowest") == ("▁low", "est")
+
+
+def test_tuple_merge_fires_only_when_all_parts_adjacent():
+    tok = bte(["e s", "▁ l o", "▁lo w es t"])
+    assert tok.segment_pretoken("▁lowest") == ("▁lowest",)
+    assert tok.segment_pretoken("▁lowes") == ("▁lo", "w", "es")  # 't' missing: the 4-tuple cannot fire
+    assert tok.segment_pretoken("▁lo") == ("▁lo",)
+
+
+def test_lowest_rank_first_then_leftmost():
+    tok = bte(["b c", "a b"])  # (b,c) outranks (a,b): "abc" -> a bc
+    assert tok.segment_pretoken("abc") == ("a", "bc")
+    tok = bte(["a a"])
+    assert tok.segment_pretoken("aaaaa") == ("aa", "aa", "a")
+
+
+def test_fractional_ranks_order_merges():
+    tok = bte(["a b", "b c", "ab c"], ranks=[2, 1.5, 3])
+    assert [m.rank for m in tok.merges] == [1.5, 2, 3]
+    assert tok.segment_pretoken("abc") == ("a", "bc")
+
+
+def test_trace_records_steps_trees_and_boundaries():
+    tok = bte(SENNRICH)
+    trace = tok.trace_pretoken("▁lowest")
+    assert trace.tokens == ("▁low", "est")
+    assert [str(m) for m in trace.merges_applied] == ["e s", "es t", "l o", "▁ lo", "▁lo w"]
+    assert trace.steps[0].position == 4 and trace.steps[0].start == 4
+    assert trace.steps[-1].tokens == ("▁low", "est")
+    assert [None if m is None else str(m) for m in trace.boundary_merges] == \
+        ["▁ lo", "l o", "▁lo w", None, "e s", "es t"]
+    low, est = trace.trees
+    assert (low.token, low.merge.parts, [c.token for c in low.children]) == ("▁low", ("▁lo", "w"), ["▁lo", "w"])
+    assert est.children[0].children[0].token == "e" and est.start == 4
+
+
+def test_trace_of_tuple_merge_removes_several_boundaries():
+    tok = bte(["e s", "▁ l o", "▁lo w es t"])
+    trace = tok.trace_pretoken("▁lowest")
+    top = trace.trees[0]
+    assert [c.token for c in top.children] == ["▁lo", "w", "es", "t"]
+    assert [str(m) if m else None for m in trace.boundary_merges] == \
+        ["▁ l o", "▁ l o", "▁lo w es t", "▁lo w es t", "e s", "▁lo w es t"]
+
+
+def test_limited_segmentation_uses_only_lower_ranks():
+    tok = bte(SENNRICH)
+    assert tok.segment_limited("▁lowest", 2) == ("▁", "l", "o", "w", "est")
+    assert tok.segment_limited("▁lowest", 0) == tuple("▁lowest")
+    assert tok.segment_limited("▁lowest", 1.5) == ("▁", "l", "o", "w", "est")
+    assert tok.trace_pretoken("▁lowest", max_rank=3).tokens == ("▁", "lo", "w", "est")
+
+
+def test_invariants_and_indexes():
+    tok = bte(["a b", "ab c", "a bc", "b c"])
+    assert tok.merge_of("ab") == Merge(0, ("a", "b"))
+    assert [str(m) for m in tok.used_by["a"]] == ["a b", "a bc"]
+    problems = tok.check_invariants()
+    assert any("'abc' is formed by 2 merges" in p for p in problems)
+    broken = BTETokeniser("ab", [Merge(0, ("a", "x"))], WhitespaceSplit())
+    assert any("not in V" in p for p in broken.check_invariants())
+
+
+def test_duplicate_rank_or_merge_rejected():
+    from core.errors import InputError
+
+    with pytest.raises(InputError, match="share rank"):
+        BTETokeniser("ab", [Merge(0, ("a", "b")), Merge(0, ("b", "a"))], WhitespaceSplit())
+    with pytest.raises(InputError, match="appears twice"):
+        BTETokeniser("ab", [Merge(0, ("a", "b")), Merge(1, ("a", "b"))], WhitespaceSplit())
+
+
+# --- agreement with HF tokenizers ----------------------------------------------------------------
+def hf_bpe(alphabet, merges):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {}
+    for t in [*alphabet, *("".join(m) for m in merges)]:
+        vocab.setdefault(t, len(vocab))
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in merges]))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return hf
+
+
+@st.composite
+def merge_lists(draw):
+    alphabet = list("abcd")
+    types = list(alphabet)
+    merges = []
+    for _ in range(draw(st.integers(1, 14))):
+        left, right = draw(st.sampled_from(types)), draw(st.sampled_from(types))
+        if (left, right) not in merges:
+            merges.append((left, right))
+            if left + right not in types:
+                types.append(left + right)
+    if draw(st.booleans()):  # also merge lists that are not in training order
+        merges = draw(st.permutations(merges))
+    return alphabet, merges
+
+
+@settings(max_examples=150, deadline=None)
+@given(merge_lists(), st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=6))
+def test_binary_bte_equals_hf(case, words):
+    alphabet, merges = case
+    tok = BTETokeniser(alphabet, [Merge(i, m) for i, m in enumerate(merges)], WhitespaceSplit())
+    hf = hf_bpe(alphabet, merges)
+    for word in words:
+        assert list(tok.segment_pretoken(word)) == hf.encode(word).tokens
+        assert tok.trace_pretoken(word).tokens == tok.segment_pretoken(word)
+
+
+@settings(max_examples=100, deadline=None)
+@given(merge_lists(), st.text(alphabet="abcd", min_size=1, max_size=20), st.integers(0, 16))
+def test_segmentation_concatenates_and_limited_is_prefix_of_work(case, word, limit):
+    alphabet, merges = case
+    tok = BTETokeniser(alphabet, [Merge(i, m) for i, m in enumerate(merges)], WhitespaceSplit())
+    assert "".join(tok.segment_pretoken(word)) == word
+    limited = tok.segment_limited(word, limit)
+    assert "".join(limited) == word
+    assert all(m.rank < limit for m in tok.trace_pretoken(word, max_rank=limit).merges_applied)
+    trace = tok.trace_pretoken(word)
+    kept = [k + 1 for k, m in enumerate(trace.boundary_merges) if m is None]
+    starts = [sum(map(len, trace.tokens[:i])) for i in range(1, len(trace.tokens))]
+    assert kept == starts
+
+
+def test_tuple_merges_on_random_words_concatenate():
+    rng = random.Random(0)
+    tok = bte(["a b", "b c", "a b c", "ab c d", "c d"], ranks=[0, 1, 2, 3, 4])
+    for _ in range(300):
+        word = "".join(rng.choice("abcd") for _ in range(rng.randint(1, 12)))
+        assert "".join(tok.segment_pretoken(word)) == word
+        assert tok.trace_pretoken(word).tokens == tok.segment_pretoken(word)

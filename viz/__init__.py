@@ -1,0 +1,1 @@
+"""Pure builders from engine results to HTML / plotly figures (no Streamlit calls)."""
