@@ -50,7 +50,7 @@ def parse_tokeniser_bytes(data: bytes, source: str, name: str = "") -> BTETokeni
     if len(data) > MAX_TOKENISER_BYTES:
         raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", source)
     text = _decode(data, source)
-    if not text.lstrip().startswith("{"):
+    if not text.lstrip().startswith(("{", "[")):
         return parse_merges_txt(text, source, name=name)
     try:
         obj = json.loads(text)
@@ -190,10 +190,10 @@ def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str
         alphabet = sorted((t for t in vocab if t not in results), key=vocab.__getitem__)
     else:
         alphabet = sorted({ch for m in merges for p in m.parts for ch in p})
-    if pretokeniser is None:
-        pretokeniser = guess_pretokeniser(alphabet)
     specials = [t for t in alphabet if len(t) > 1 and t.startswith("<") and t.endswith(">")]
     alphabet = [t for t in alphabet if t not in specials]
+    if pretokeniser is None:
+        pretokeniser = guess_pretokeniser(alphabet)
     return _build(alphabet, merges, pretokeniser, source, specials=specials, type_ids=vocab, name=name)
 
 

@@ -1,0 +1,110 @@
+"""``python -m core`` end to end: segment (= HF encode), train-bpe (= HF BpeTrainer), evaluate, graph."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from core.formats.tokeniser_files import load_tokeniser
+from core.samples import DUTCH_40K, SAMPLE_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_segment_json_equals_hf(tmp_path):
+    words = ["bruidsjurk", "gids", "één", "Brussel", "café-eigenaar", "standaardtarief"]
+    words_file = tmp_path / "words.txt"
+    words_file.write_text("\n".join(words[3:]) + "\n", encoding="utf-8")
+    out = json.loads(run("segment", "--tokeniser", str(DUTCH_40K), "--json", "--words-file", str(words_file),
+                         *words[:3]).stdout)
+    hf = Tokenizer.from_file(str(DUTCH_40K))
+    assert [item["word"] for item in out] == words[:3] + words[3:]
+    assert all(item["tokens"] == hf.encode(" " + item["word"]).tokens for item in out)
+
+
+def test_segment_trace_of_scenario():
+    out = json.loads(run("segment", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json"),
+                         "--json", "--trace", "bruids").stdout)
+    trace = out[0]["trace"][0]
+    assert out[0]["tokens"] == ["_bruids"]
+    assert [s["merge"] for s in trace["steps"]] == ["i d", "id s", "_ b", "_b r", "_br u", "_bru ids"]
+    assert trace["boundary_merges"][-1] == "id s"
+
+
+def test_train_bpe_matches_hf_trainer(tmp_path):
+    counts = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    counts_file = tmp_path / "counts.tsv"
+    counts_file.write_text("".join(f"{w}\t{c}\n" for w, c in counts.items()), encoding="utf-8")
+    out = tmp_path / "tok.json"
+    run("train-bpe", "--counts", str(counts_file), "--vocab-size", "22", "--marker", "▁", "--out", str(out), "--hf")
+    hf = Tokenizer.from_file(str(out))  # what we wrote is a valid HF tokenizer.json
+    assert [tuple(m) for m in json.loads(out.read_text())["model"]["merges"]] == [
+        tuple(m.split()) for m in
+        ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]]
+    assert hf.encode(" widest").tokens == ["▁", "w", "idest"] == load_tokeniser(out).tokenise_word("widest")
+
+
+def test_train_bpe_on_wordfreq_counts_equals_hf_trainer(tmp_path):
+    """Merge-for-merge agreement with HF BpeTrainer on (scaled) wordfreq counts."""
+    from tokenizers import models, pre_tokenizers, trainers
+
+    lines = (SAMPLE_DIR / "counts" / "en_wordfreq.tsv").read_text(encoding="utf-8").splitlines()[:1500]
+    counts = {w: max(1, int(c) // 10_000) for w, c in (line.split("\t") for line in lines)}
+    counts_file = tmp_path / "counts.tsv"
+    counts_file.write_text("".join(f"{w}\t{c}\n" for w, c in counts.items()), encoding="utf-8")
+    out = tmp_path / "tok.json"
+    run("train-bpe", "--counts", str(counts_file), "--vocab-size", "700", "--marker", "Ġ", "--out", str(out))
+    ours = [m.parts for m in load_tokeniser(out).merges]
+
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=700, min_frequency=0, show_progress=False, special_tokens=[])
+    hf.train_from_iterator((" ".join(["Ġ" + w] * c) for w, c in counts.items()), trainer=trainer)
+    theirs = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
+    assert len(ours) > 600 and ours == theirs
+
+
+def test_evaluate_json_keys_and_weights():
+    args = ["evaluate", "--tokeniser", str(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
+            "--reference", str(SAMPLE_DIR / "references" / "nl_morph.tsv"), "--json"]
+    plain = json.loads(run(*args).stdout)
+    assert set(plain) == {"precision", "recall", "f1", "tp", "fp", "fn", "words"}
+    assert plain["words"] >= 800 and 0 < plain["f1"] < 1
+    assert plain["precision"] == pytest.approx(plain["tp"] / (plain["tp"] + plain["fp"]))
+    weighted = json.loads(run(*args, "--weights", str(SAMPLE_DIR / "counts" / "nl_wordfreq.tsv")).stdout)
+    assert weighted["tp"] > plain["tp"] and weighted["words"] == plain["words"]
+
+
+def test_graph_json():
+    out = json.loads(run("graph", "--tokeniser", str(DUTCH_40K), "--type", "Ġbruids", "--depth", "1", "--json").stdout)
+    roles = {t["type"]: t["role"] for t in out["types"]}
+    assert roles["Ġbruids"] == "center" and roles["ids"] == "ancestor" and roles["Ġgids"] == "half-sibling"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["segment", "--tokeniser", "nope.json", "x"], "nope.json: no such file"),
+    (["graph", "--tokeniser", str(DUTCH_40K), "--type", "bruids"], "did you mean 'Ġbruids'"),
+    (["evaluate", "--tokeniser", str(DUTCH_40K), "--reference", str(DUTCH_40K)], "tokenizer.json"),
+])
+def test_errors_name_the_file_and_exit_2(args, message):
+    proc = run(*args, check=False)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_counts_line_is_named(tmp_path):
+    bad = tmp_path / "counts.tsv"
+    bad.write_text("low\t5\nlower\tmany\n", encoding="utf-8")
+    proc = run("train-bpe", "--counts", str(bad), "--vocab-size", "20", "--out", str(tmp_path / "o.json"), check=False)
+    assert proc.returncode == 2 and "counts.tsv:2:" in proc.stderr
