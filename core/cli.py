@@ -14,11 +14,11 @@ from core.errors import InputError
 MARKERS = {"▁": "▁", "Ġ": "Ġ", "_": "_", "none": None}
 
 
-def _progress(total: int | None, description: str, enabled: bool = True):
+def _progress(total: int, description: str, unit: str = "w"):
+    """A tqdm bar on stderr for long work (hidden for small jobs)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=description, unit="w", disable=not enabled or total is not None and total < 2000,
-                file=sys.stderr, leave=False)
+    return tqdm(total=total, desc=description, unit=unit, disable=total < 2000, file=sys.stderr, leave=False)
 
 
 def _read_words(args) -> list[str]:
@@ -69,13 +69,10 @@ def cmd_train_bpe(args) -> int:
     counts = load_word_counts(args.counts)
     pretokeniser = WhitespaceSplit() if marker is None else Metaspace(replacement=marker)
     words = {(marker or "") + word: count for word, count in counts.items()}
-    with _progress(None, "merges") as bar:
-        bar.reset(total=max(args.vocab_size, 1))
-
+    with _progress(args.vocab_size, "training", unit="merge") as bar:
         def progress(done: int, total: int) -> None:
             bar.total = total
-            bar.n = done
-            bar.refresh()
+            bar.update(done - bar.n)
 
         result = train_bpe(words, args.vocab_size, min_frequency=args.min_frequency, progress=progress)
     tokeniser = tokeniser_from_training(result, pretokeniser, name=Path(args.out).stem)
