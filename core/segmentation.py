@@ -150,6 +150,28 @@ class SegmentationEngine:
     def clear_cache(self) -> None:
         self._cache.clear()
 
+    def replace_merge(self, old: Merge, new: Merge) -> None:
+        """In place: swap ``old`` for ``new`` at the same rank (for sequential repairs)."""
+        from bisect import bisect_left
+
+        i = bisect_left(self.ranks, old.rank)
+        assert self.merges[i] == old and new.rank == old.rank
+        for merge, add in ((old, False), (new, True)):
+            if merge.is_tuple:
+                entries = self.tuple_index.setdefault(merge.parts[0], [])
+                if add:
+                    entries.append((i, merge.parts))
+                    entries.sort()
+                else:
+                    entries.remove((i, merge.parts))
+            elif add:
+                self.pair_index[(merge.parts[0], merge.parts[1])] = i
+            else:
+                del self.pair_index[(merge.parts[0], merge.parts[1])]
+        self.merges = self.merges[:i] + (new,) + self.merges[i + 1:]
+        self.window = max(self.window, len(new.parts))
+        self._cache.clear()
+
     # --- the algorithm -------------------------------------------------------------------------
     def _limit(self, max_rank: Rank) -> int:
         """Number of merges ranked strictly below ``max_rank``."""

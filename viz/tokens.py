@@ -1,13 +1,30 @@
-"""Tokens as HTML chips, with whitespace and raw bytes made visible and everything escaped."""
+"""Tokens as HTML chips, with whitespace and raw bytes made visible and everything escaped.
+
+Pure functions returning strings, for ``st.html`` (no markdown processing, so ``_``, ``*``, ``$``
+and backslashes inside tokens are shown as they are). Every piece of text that reaches the HTML
+goes through :func:`html.escape`, attribute values included.
+"""
 from __future__ import annotations
 
 import html
+from typing import Callable, Collection, Mapping, Sequence
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
+#: Alternating chip colours: adjacent tokens always differ, and the text stays dark on a light
+#: background whatever the Streamlit theme (projectors wash out low-contrast colours).
+CHIP_COLOURS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8")
+UNKNOWN_COLOUR = "#fecaca"
+
+_CHIP_STYLE = (
+    "display:inline-block;margin:3px 2px;padding:4px 10px;border-radius:8px;"
+    "border:1px solid #57534e;color:#1c1917;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
+    "font-size:1.6rem;line-height:1.3;white-space:pre"
+)
+
 
 def visible(text: str) -> str:
-    """Whitespace as ␣ ↵ ⇥, other control characters as \\xNN."""
+    """Whitespace as ␣ ↵ ⇥ ␍, other control characters as \\xNN."""
     out = []
     for ch in text:
         if ch in VISIBLE:
@@ -19,15 +36,60 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
-def token_chips_html(tokens: list[str], display=lambda t: t) -> str:
-    """One chip per token; ``display`` maps a token to its readable form (e.g. bytes decoded)."""
+def shown(token: str, display: Callable[[str], str] = lambda t: t) -> str:
+    """The readable form of a token: the pre-tokeniser's ``display`` (bytes decoded, markers kept),
+    then whitespace and control characters made visible. Never empty (an empty token shows ∅)."""
+    return visible(display(token)) or "∅"
+
+
+def code_points(token: str) -> str:
+    """``U+0120 U+0062`` ...: what the token really is, for tooltips."""
+    return " ".join(f"U+{ord(c):04X}" for c in token)
+
+
+def token_chips_html(
+    tokens: Sequence[str],
+    display: Callable[[str], str] = lambda t: t,
+    *,
+    types: Collection[str] | None = None,
+    ids: Mapping[str, int] | None = None,
+) -> str:
+    """One chip per token in alternating colours; ``display`` maps a token to its readable form.
+
+    With ``types``, a token that is not a type of the tokeniser (a character outside its alphabet)
+    gets a dashed red border. With ``ids``, the tooltip also names the token id.
+    """
     chips = []
-    for token in tokens:
-        shown = visible(display(token))
-        title = html.escape(" ".join(f"U+{ord(c):04X}" for c in token), quote=True)
+    for i, token in enumerate(tokens):
+        known = types is None or token in types
+        tip = [f"token {token!r}", code_points(token)]
+        if ids is not None and token in ids:
+            tip.insert(1, f"id {ids[token]}")
+        if not known:
+            tip.append("not a type of this tokeniser")
+        colour = CHIP_COLOURS[i % len(CHIP_COLOURS)] if known else UNKNOWN_COLOUR
+        border = "" if known else "border:2px dashed #b91c1c;"
         chips.append(
-            f'<span title="{title}" style="display:inline-block;margin:2px;padding:2px 8px;border-radius:6px;'
-            f'border:1px solid #888;background:#f4f1ea;font-family:monospace;font-size:1.2em">'
-            f"{html.escape(shown)}</span>"
+            f'<span class="tok-chip" title="{html.escape(" · ".join(tip), quote=True)}" '
+            f'style="{_CHIP_STYLE};background:{colour};{border}">{html.escape(shown(token, display))}</span>'
         )
     return "".join(chips)
+
+
+def segmentation_html(
+    word: str,
+    tokens: Sequence[str],
+    display: Callable[[str], str] = lambda t: t,
+    *,
+    types: Collection[str] | None = None,
+    ids: Mapping[str, int] | None = None,
+) -> str:
+    """A word (escaped, whitespace visible), its token count and its tokens as chips."""
+    count = f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
+    return (
+        '<div class="tok-word" style="margin:0 0 4px 0">'
+        '<div style="font-size:1.15rem;margin-bottom:2px">'
+        f'<b>{html.escape(visible(word))}</b> <span style="opacity:0.7">→ {count}</span></div>'
+        f'<div class="tok-chips">{token_chips_html(tokens, display, types=types, ids=ids)}</div>'
+        "</div>"
+    )

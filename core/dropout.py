@@ -1,0 +1,228 @@
+"""BPE-dropout (Provilkov et al., 2020): stochastic segmentation by randomly skipping merges.
+
+bpe-knockout.txt §2 (BPE-dropout "temporarily disabling some merges" so a model sees several
+segmentations of one word) and §4.1 "Dropout" (the baseline evaluated with p = 5 %). Training is
+unchanged; dropout only affects segmentation. Two published semantics are offered:
+
+``variant="hf"`` — HF ``tokenizers`` ``Word::merge_all`` (``models/bpe/word.rs``): a priority
+queue of candidates ordered by (rank, position); every pop is dropped with probability p and put
+aside; the first pop that is *not* dropped puts every set-aside candidate back into the queue
+(before it is checked for staleness, exactly as HF does), and if the candidate is still valid its
+merge is applied at that one position and the new candidates around the result are queued. The
+word is final when the queue is empty. As in HF, ``ignore_merges`` (a pretoken that is itself a
+type stays whole) only applies without dropout (p = 0).
+
+``variant="subword-nmt"`` — subword-nmt ``apply_bpe.py``: at every step each candidate
+occurrence survives independently with probability 1 - p; the lowest-ranked surviving merge is
+applied at all its surviving positions (non-overlapping, left to right); when nothing survives
+the loop stops, even if merges could still apply.
+
+Both generalise to tuple merges (bpe-knockout.txt §3.2): a candidate is a merge whose parts all
+stand adjacent starting at a symbol. Both give plain BPE at p = 0 and characters at p = 1. At
+p = 0 the HF variant equals :meth:`BTETokeniser.segment_pretoken` for every merge list; the
+subword-nmt variant applies a merge at all occurrences at once, which equals it whenever no merge
+is ranked before a merge that forms one of its parts (true of any trained merge list).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import random
+import weakref
+from numbers import Real
+from typing import TYPE_CHECKING
+
+from core.errors import InputError
+
+if TYPE_CHECKING:
+    from core.model import BTETokeniser
+
+VARIANTS = ("hf", "subword-nmt")
+
+
+class _Tables:
+    """Merge lookup by position in rank order: binary pairs and tuple merges by first part."""
+
+    def __init__(self, tokeniser: "BTETokeniser"):
+        self.results: list[str] = []
+        self.widths: list[int] = []
+        self.pairs: dict[tuple[str, str], int] = {}
+        self.tuples: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        for idx, merge in enumerate(tokeniser.merges):  # sorted by rank: index order = rank order
+            self.results.append(merge.result)
+            self.widths.append(len(merge.parts))
+            if merge.is_tuple:
+                self.tuples.setdefault(merge.parts[0], []).append((idx, merge.parts))
+            else:
+                self.pairs[(merge.parts[0], merge.parts[1])] = idx
+        self.window = max(self.widths, default=2)
+
+
+_TABLES: "weakref.WeakKeyDictionary[BTETokeniser, _Tables]" = weakref.WeakKeyDictionary()
+
+
+def _tables(tokeniser: "BTETokeniser") -> _Tables:
+    tables = _TABLES.get(tokeniser)
+    if tables is None:
+        tables = _TABLES[tokeniser] = _Tables(tokeniser)
+    return tables
+
+
+def check_probability(p: float) -> float:
+    """``p`` as a float in [0, 1]; InputError otherwise."""
+    if isinstance(p, bool) or not isinstance(p, Real) or math.isnan(p) or not 0 <= p <= 1:
+        raise InputError(f"dropout probability must be a number in [0, 1], got {p!r}")
+    return float(p)
+
+
+def _check_variant(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise InputError(f"dropout variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+
+
+# --- HF tokenizers: Word::merge_all with dropout ---------------------------------------------------
+def _hf_matches(tables: _Tables, sym: list[str], nxt: list[int], start: int) -> list[tuple[int, int]]:
+    """(merge index, width) of every merge whose parts stand adjacent from live symbol ``start``."""
+    found = []
+    second = nxt[start]
+    if second >= 0:
+        idx = tables.pairs.get((sym[start], sym[second]))
+        if idx is not None:
+            found.append((idx, 2))
+    for idx, parts in tables.tuples.get(sym[start], ()):
+        j = start
+        for part in parts[1:]:
+            j = nxt[j]
+            if j < 0 or sym[j] != part:
+                break
+        else:
+            found.append((idx, len(parts)))
+    return found
+
+
+def _hf_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -> tuple[str, ...]:
+    n = len(pretoken)
+    sym = list(pretoken)
+    nxt = [i + 1 if i + 1 < n else -1 for i in range(n)]
+    prv = [i - 1 for i in range(n)]
+    alive = [True] * n
+    queue: list[tuple[int, int]] = []  # (merge index = rank order, symbol position)
+    for i in range(n):
+        for idx, _width in _hf_matches(tables, sym, nxt, i):
+            queue.append((idx, i))
+    heapq.heapify(queue)
+    skipped: list[tuple[int, int]] = []
+    always_skip = p >= 1.0
+    while queue:
+        top = heapq.heappop(queue)
+        if always_skip or (p > 0.0 and rng.random() < p):
+            skipped.append(top)
+            continue
+        for entry in skipped:  # re-inserted on every pop that is not dropped, valid or not
+            heapq.heappush(queue, entry)
+        skipped.clear()
+        idx, pos = top
+        if not alive[pos]:
+            continue
+        # Stale unless the merge's parts still stand adjacent at pos.
+        parts = tables.widths[idx]
+        members = [pos]
+        j = pos
+        for _ in range(parts - 1):
+            j = nxt[j]
+            if j < 0:
+                break
+            members.append(j)
+        if len(members) != parts or "".join(sym[k] for k in members) != tables.results[idx] \
+                or (idx, parts) not in _hf_matches(tables, sym, nxt, pos):
+            continue
+        sym[pos] = tables.results[idx]
+        for k in members[1:]:
+            alive[k] = False
+        after = nxt[members[-1]]
+        nxt[pos] = after
+        if after >= 0:
+            prv[after] = pos
+        # Queue every candidate whose window contains the new symbol.
+        start, back = pos, 0
+        while start >= 0 and back < tables.window:
+            for cand, width in _hf_matches(tables, sym, nxt, start):
+                if width > back:
+                    heapq.heappush(queue, (cand, start))
+            start, back = prv[start], back + 1
+    return tuple(sym[i] for i in range(n) if alive[i])
+
+
+# --- subword-nmt apply_bpe.py with dropout ---------------------------------------------------------
+def _nmt_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -> tuple[str, ...]:
+    word = list(pretoken)
+    while len(word) > 1:
+        best, positions = None, []
+        for i in range(len(word)):
+            candidates = []
+            if i + 1 < len(word):
+                idx = tables.pairs.get((word[i], word[i + 1]))
+                if idx is not None:
+                    candidates.append(idx)
+            for idx, parts in tables.tuples.get(word[i], ()):
+                if tuple(word[i:i + len(parts)]) == parts:
+                    candidates.append(idx)
+            for idx in candidates:
+                if p > 0.0 and not rng.random() > p:  # the occurrence is dropped
+                    continue
+                if best is None or idx < best:
+                    best, positions = idx, [i]
+                elif idx == best:
+                    positions.append(i)
+        if best is None:
+            break
+        width, result = tables.widths[best], tables.results[best]
+        new_word, i = [], 0
+        for j in positions:
+            if j < i:  # overlaps the previous application (x x x -> xx x)
+                continue
+            new_word.extend(word[i:j])
+            new_word.append(result)
+            i = j + width
+        new_word.extend(word[i:])
+        word = new_word
+    return tuple(word)
+
+
+# --- public API ----------------------------------------------------------------------------------
+def dropout_segment(tokeniser: "BTETokeniser", pretoken: str, p: float, rng: random.Random, *,
+                    variant: str = "hf") -> tuple[str, ...]:
+    """One BPE-dropout segmentation of a pretoken (Provilkov et al., 2020; bpe-knockout.txt §4.1)."""
+    p = check_probability(p)
+    _check_variant(variant)
+    if not pretoken:
+        return ()
+    if variant == "hf":
+        if p == 0.0 and tokeniser.ignore_merges and pretoken in tokeniser.types:
+            return (pretoken,)
+        return _hf_segment(_tables(tokeniser), pretoken, p, rng)
+    return _nmt_segment(_tables(tokeniser), pretoken, p, rng)
+
+
+def dropout_tokenise(tokeniser: "BTETokeniser", text: str, p: float, rng: random.Random,
+                     variant: str = "hf") -> list[str]:
+    """Pre-tokenise running text and segment every pretoken with dropout."""
+    p = check_probability(p)
+    _check_variant(variant)
+    return [token for pretoken in tokeniser.pretokeniser.pretokenise(text)
+            for token in dropout_segment(tokeniser, pretoken, p, rng, variant=variant)]
+
+
+def dropout_tokenise_word(tokeniser: "BTETokeniser", word: str, p: float, rng: random.Random,
+                          variant: str = "hf") -> list[str]:
+    """A word as in running text (pre-tokeniser on ``" " + word``), segmented with dropout."""
+    return dropout_tokenise(tokeniser, " " + word, p, rng, variant)
+
+
+def dropout_samples(tokeniser: "BTETokeniser", word: str, p: float, n: int, seed: int = 0,
+                    variant: str = "hf") -> list[list[str]]:
+    """``n`` independent dropout segmentations of a word, reproducible from ``seed``."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputError(f"number of samples must be a non-negative integer, got {n!r}")
+    rng = random.Random(seed)
+    return [dropout_tokenise_word(tokeniser, word, p, rng, variant) for _ in range(n)]

@@ -1,0 +1,54 @@
+"""Knockout: remove types from the merge graph without losing their descendants.
+
+bpe-knockout.txt Alg. 1 (lines 1-16): the merge m_old forming type t is removed, t leaves V, and
+every merge that used t absorbs m_old's parts in t's place — becoming a tuple merge that keeps its
+own rank. Knocking out several types is done one after the other with the parts as they are at
+that moment, which makes the result independent of the order (footnote 5).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from core.errors import InputError
+from core.model import BTETokeniser, Merge, Rank
+
+
+@dataclass(frozen=True)
+class KnockoutEdit:
+    """What knocking out a set of types did to the merge list."""
+
+    removed: tuple[Merge, ...]                 # the merges of the knocked-out types
+    rewired: tuple[tuple[Merge, Merge], ...]   # (merge before, merge after) for every merge that absorbed parts
+
+
+def knock_out(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokeniser, KnockoutEdit]:
+    """Alg. 1 applied to each type in turn; alphabet types (no forming merge) are left alone."""
+    parts_of: dict[str, tuple[str, ...]] = {m.result: m.parts for m in tokeniser.merges}
+    rank_of: dict[str, Rank] = {m.result: m.rank for m in tokeniser.merges}
+    if len(parts_of) != len(tokeniser.merges):
+        raise InputError("knockout needs every type formed by exactly one merge; see check_invariants()")
+    users: dict[str, set[str]] = {}
+    for result, parts in parts_of.items():
+        for part in parts:
+            users.setdefault(part, set()).add(result)
+    removed = []
+    for type_ in dict.fromkeys(types):
+        if type_ not in parts_of:
+            continue
+        old_parts = parts_of.pop(type_)  # Alg. 1 line 4-7
+        removed.append(Merge(rank_of.pop(type_), old_parts))
+        for part in old_parts:
+            users.get(part, set()).discard(type_)
+        for child in users.pop(type_, set()):  # lines 8-12
+            expanded = []
+            for part in parts_of[child]:
+                expanded.extend(old_parts if part == type_ else (part,))
+            parts_of[child] = tuple(expanded)
+            for part in old_parts:
+                users.setdefault(part, set()).add(child)
+    new_merges = [Merge(rank_of[t], parts) for t, parts in parts_of.items()]
+    before = {m.result: m for m in tokeniser.merges}
+    rewired = tuple((before[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank)
+                    if before[m.result].parts != m.parts)
+    return tokeniser.with_merges(new_merges), KnockoutEdit(tuple(removed), rewired)

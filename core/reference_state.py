@@ -1,0 +1,143 @@
+"""A reference set tokenised by a tokeniser, kept up to date incrementally as the tokeniser is edited.
+
+Blame (bpe-knockout.txt §3.4) needs, for every reference word, the merge that removed each
+character boundary; evaluation (§4.1) needs the predicted splits. Both come from segmentation
+traces. When an edit changes the merge list from M to M', a word can only segment differently if
+a merge of M \\ M' fired in it (its trace used it) or a merge of M' \\ M can fire in it (its result
+string occurs in one of the word's pretokens): the first divergence of the two runs is the first
+step at which one of them applies a merge the other lacks. Only those words are re-traced, never
+the whole reference (what the authors' implementation does after every edit).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from core.alignment import AlignedWord, align_word
+from core.errors import InputError
+from core.evaluation import MorphScores, scores_from_counts
+from core.model import BTETokeniser, Merge
+from core.segmentation import SegmentationTrace
+
+
+@dataclass
+class WordState:
+    """One reference word: its alignment, gold splits, traces and split counts."""
+
+    word: str
+    weight: float
+    aligned: AlignedWord
+    gold: frozenset[int]
+    traces: list[SegmentationTrace]
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(t for trace in self.traces for t in trace.tokens)
+
+    def predicted(self) -> set[int]:
+        return self.aligned.predicted_splits([trace.tokens for trace in self.traces])
+
+
+class TokenisedReference:
+    """Reference words with their current traces, an index merge -> words it fired in, and scores."""
+
+    def __init__(self, tokeniser: BTETokeniser, entries: Iterable, *, free: bool = False,
+                 weights: Mapping[str, float] | None = None):
+        self.tokeniser = tokeniser
+        self.free = free
+        self.words: list[WordState] = []
+        self.unaligned: list[str] = []
+        for entry in entries:
+            if free and entry.free_morphs is None:
+                continue
+            try:
+                aligned = align_word(tokeniser.pretokeniser, entry.word)
+            except InputError:
+                self.unaligned.append(entry.word)
+                continue
+            weight = weights.get(entry.word, 1) if weights is not None else 1
+            self.words.append(WordState(entry.word, weight, aligned, entry.boundaries(free=free), []))
+        self.index: dict[Merge, set[int]] = {}
+        self._pretoken_owner: dict[str, set[int]] = {}
+        self._haystack = ""
+        self._haystack_starts: list[int] = []
+        self._haystack_pretokens: list[str] = []
+        self._build_pretoken_index()
+        for i in range(len(self.words)):
+            self._retrace(i)
+
+    # --- incremental maintenance ----------------------------------------------------------------
+    def _build_pretoken_index(self) -> None:
+        for i, state in enumerate(self.words):
+            for pretoken in state.aligned.pretokens:
+                self._pretoken_owner.setdefault(pretoken.text, set()).add(i)
+        self._haystack_pretokens = list(self._pretoken_owner)
+        starts, offset = [], 0
+        for pretoken in self._haystack_pretokens:
+            starts.append(offset)
+            offset += len(pretoken) + 1
+        self._haystack = "\0".join(self._haystack_pretokens)
+        self._haystack_starts = starts
+
+    def words_containing(self, string: str) -> set[int]:
+        """Indices of words with a pretoken containing ``string``."""
+        from bisect import bisect_right
+
+        found: set[int] = set()
+        position = self._haystack.find(string)
+        while position != -1:
+            k = bisect_right(self._haystack_starts, position) - 1
+            found |= self._pretoken_owner[self._haystack_pretokens[k]]
+            position = self._haystack.find(string, self._haystack_starts[k] + len(self._haystack_pretokens[k]) + 1)
+        return found
+
+    def _retrace(self, i: int) -> None:
+        state = self.words[i]
+        for trace in state.traces:
+            for merge in trace.merges_applied:
+                users = self.index.get(merge)
+                if users is not None:
+                    users.discard(i)
+        state.traces = [self.tokeniser.trace_pretoken(p.text) for p in state.aligned.pretokens]
+        for trace in state.traces:
+            for merge in trace.merges_applied:
+                self.index.setdefault(merge, set()).add(i)
+        predicted = state.predicted()
+        hits = len(predicted & state.gold)
+        state.tp, state.fp, state.fn = hits, len(predicted) - hits, len(state.gold) - hits
+
+    def update(self, tokeniser: BTETokeniser) -> list[int]:
+        """Switch to ``tokeniser`` (same pre-tokeniser); re-trace only words that can change.
+
+        Returns the indices of the words whose tokens changed.
+        """
+        old, new = set(self.tokeniser.merges), set(tokeniser.merges)
+        candidates: set[int] = set()
+        for merge in old - new:
+            candidates |= self.index.get(merge, set())
+        for result in {m.result for m in new - old}:
+            candidates |= self.words_containing(result)
+        self.tokeniser = tokeniser
+        changed = []
+        for i in sorted(candidates):
+            before = self.words[i].tokens
+            self._retrace(i)
+            if self.words[i].tokens != before:
+                changed.append(i)
+        for merge in old - new:
+            if not self.index.get(merge):
+                self.index.pop(merge, None)
+        return changed
+
+    # --- read-outs -------------------------------------------------------------------------------
+    def scores(self) -> MorphScores:
+        tp = sum(s.weight * s.tp for s in self.words)
+        fp = sum(s.weight * s.fp for s in self.words)
+        fn = sum(s.weight * s.fn for s in self.words)
+        return scores_from_counts(tp, fp, fn, len(self.words))
+
+    def token_counts(self) -> list[int]:
+        return [len(s.tokens) for s in self.words]

@@ -1,0 +1,64 @@
+"""StepReport: what one phase of BPE-knockout / ReBPE changed, for reports and the explorer.
+
+Merge origins follow rebpe.txt Fig. 4 (and the authors' MergeExplanation): a merge is
+pre-existing, split by knockout (it absorbed a knocked-out type's parts), reified (created by
+reification), reused (an existing merge linked into tuple merges), annealed, or repaired.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.evaluation import MorphScores
+from core.model import Merge
+
+PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED = (
+    "pre-existing", "split by knockout", "reified", "reused", "annealed", "repaired")
+ORIGINS = (PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED)
+
+
+@dataclass
+class StepReport:
+    phase: str                      # "annealing" | "knockout" | "reparation" | "reification"
+    iteration: int
+    removed: tuple[Merge, ...] = ()
+    added: tuple[Merge, ...] = ()
+    rewired: tuple[tuple[Merge, Merge], ...] = ()   # (before, after): knockout splits, repairs, links
+    types_removed: tuple[str, ...] = ()
+    types_added: tuple[str, ...] = ()
+    changed_words: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()  # (word, before, after)
+    metrics: MorphScores | None = None
+    vocab_size: int = 0
+    tuple_merges: int = 0
+    origins: dict[str, str] = field(default_factory=dict)      # merge result -> origin, after the step
+    details: list[dict] = field(default_factory=list)          # per-merge facts (blame, amenability, ...)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed or self.added or self.rewired)
+
+    def origin_counts(self) -> dict[str, int]:
+        """How many merges this step touched, by their origin after the step."""
+        counts = dict.fromkeys(ORIGINS, 0)
+        touched = {m.result for m in self.added} | {new.result for _, new in self.rewired}
+        for result in touched:
+            counts[self.origins.get(result, PREEXISTING)] += 1
+        return counts
+
+    def to_json(self) -> dict:
+        return {
+            "phase": self.phase,
+            "iteration": self.iteration,
+            "removed": [str(m) for m in self.removed],
+            "added": [{"merge": str(m), "rank": m.rank} for m in self.added],
+            "rewired": [{"before": str(a), "after": str(b), "rank": b.rank} for a, b in self.rewired],
+            "types_removed": list(self.types_removed),
+            "types_added": list(self.types_added),
+            "changed_words": [{"word": w, "before": list(a), "after": list(b)} for w, a, b in self.changed_words],
+            "metrics": None if self.metrics is None else self.metrics.to_json(),
+            "vocab_size": self.vocab_size,
+            "tuple_merges": self.tuple_merges,
+            "origin_counts": self.origin_counts(),
+            "details": self.details,
+            "seconds": self.seconds,
+        }
