@@ -28,8 +28,27 @@ def timed(fn: Callable[[], T]) -> tuple[float, T]:
     return time.perf_counter() - start, result
 
 
-def median(values: list[float]) -> float:
-    return statistics.median(values)
+def summarise(reps: list[dict[str, float]]) -> tuple[dict[str, float], dict[str, float]]:
+    """(best, median) per key over repetitions. The tables print the best (minimum) time: on a
+    shared machine other processes only ever add time, so the minimum is the least disturbed run
+    (as ``timeit`` advises). Medians go to ``--json`` as well."""
+    keys = reps[0].keys()
+    best = {k: min(r[k] for r in reps) for k in keys}
+    mid = {k: statistics.median(r[k] for r in reps) for k in keys}
+    return best, mid
+
+
+def load_note() -> str | None:
+    """A warning line when the machine is busy (1-minute load average above the CPU count)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    cpus = os.cpu_count() or 1
+    if load > cpus:
+        return (f"# note: load average {load:.1f} on {cpus} CPUs - other processes are running, "
+                f"figures are noisier than usual (best of the repetitions is shown)")
+    return None
 
 
 def environment() -> dict:
@@ -44,6 +63,7 @@ def environment() -> dict:
         "platform": platform.platform(),
         "TOKENIZERS_PARALLELISM": os.environ.get("TOKENIZERS_PARALLELISM"),
         "RAYON_NUM_THREADS": os.environ.get("RAYON_NUM_THREADS"),
+        "loadavg_1min_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     }
 
 

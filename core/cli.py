@@ -1,4 +1,4 @@
-"""Command line: ``python -m core segment|train-bpe|evaluate|graph ...``.
+"""Command line: ``python -m core segment|train-bpe|evaluate|graph|knockout|rebpe|blocked ...``.
 
 Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2.
 """
@@ -126,6 +126,91 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def _load_reference_entries(path: str, free: bool):
+    from core.formats.references import load_references
+
+    references = load_references(path)
+    if references.rejected:
+        print(references.summary(), file=sys.stderr)
+    entries = [e for e in references.entries if not free or e.free_morphs is not None]
+    if not entries:
+        raise InputError("no usable reference entries" + (" with free-morph segmentations" if free else ""), path)
+    return entries
+
+
+def _edit_command(args, run_edit) -> int:
+    """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, save, report."""
+    import time
+
+    from core.evaluation import evaluate_morphology
+    from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
+
+    tokeniser = load_tokeniser(args.tokeniser)
+    entries = _load_reference_entries(args.reference, args.free)
+    problems = tokeniser.check_invariants()
+    if problems:
+        raise InputError("the tokeniser breaks the merge-graph invariants: " + "; ".join(problems[:3]), args.tokeniser)
+    before = evaluate_morphology(tokeniser, entries, free=args.free)
+    started = time.perf_counter()
+    run, report = run_edit(tokeniser, entries)
+    seconds = time.perf_counter() - started
+    after = evaluate_morphology(run.tokeniser, entries, free=args.free)
+    save_tokeniser(run.tokeniser, args.out)
+    report = {**report, "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
+              "before": before.to_json(), "after": after.to_json(), "seconds": seconds}
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
+          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}); {seconds:.2f} s -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_knockout(args) -> int:
+    from core.rebpe import KnockoutConfig, run_knockout
+
+    config = KnockoutConfig(threshold=args.threshold, min_vocab_size=args.min_vocab_size, tuples_once=args.tuples_once)
+
+    def edit(tokeniser, entries):
+        run = run_knockout(tokeniser, entries, config, free=args.free)
+        knocked = run.steps[0].details
+        return run, {"knocked_out": [{"merge": d["merge"], "blame": d["blame"], "applications": d["applications"]}
+                                     for d in knocked]}
+
+    return _edit_command(args, edit)
+
+
+def cmd_rebpe(args) -> int:
+    from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_rebpe
+
+    config = ReBPEConfig(knockout=KnockoutConfig(threshold=args.threshold),
+                         anneal=AnnealConfig(when="before" if args.anneal else "none"),
+                         reify=not args.no_reify, expand=not args.no_expand, max_iterations=args.max_iterations)
+
+    def edit(tokeniser, entries):
+        with _progress(max(args.max_iterations, 2000) if len(entries) >= 2000 else 0, "iterations", "it") as bar:
+            run = run_rebpe(tokeniser, entries, config, free=args.free, progress=lambda i, step: bar.update())
+        return run, {"steps": [step.to_json() for step in run.steps]}
+
+    return _edit_command(args, edit)
+
+
+def cmd_blocked(args) -> int:
+    from core.blocked import find_blocked_merges
+    from core.formats.tokeniser_files import load_tokeniser
+
+    tokeniser = load_tokeniser(args.tokeniser)
+    words = [e.word for e in _load_reference_entries(args.reference, False)] if args.reference else None
+    report = find_blocked_merges(tokeniser, words)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+        return 0
+    print(f"{len(report.blocked)} blocked merges, {len(report.unreachable_types)} unreachable types")
+    for item in report.blocked:
+        print(f"  rank {item.merge.rank:>10}  {' + '.join(item.merge.parts):<30} [{item.scenario}] "
+              f"finds {' '.join(item.limited_tokens)}" + (f"  e.g. {item.example_word}" if item.example_word else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Structured subword tokenisers: BPE/BTE engine.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -162,6 +247,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-nodes", type=int, default=60)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_graph)
+    for name, func, text in (("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
+                             ("rebpe", cmd_rebpe, "ReBPE: knockout, reparation, reification (and annealing) until stable")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--tokeniser", required=True)
+        p.add_argument("--reference", required=True)
+        p.add_argument("--out", required=True, help="the edited tokeniser (project JSON)")
+        p.add_argument("--threshold", type=float, default=0.5)
+        p.add_argument("--free", action="store_true", help="blame and evaluate on free-morph boundaries only")
+        p.add_argument("--report", help="write a JSON report here")
+        p.set_defaults(func=func)
+        if name == "knockout":
+            p.add_argument("--min-vocab-size", type=int, default=0)
+            p.add_argument("--tuples-once", action="store_true", help="count each merge once per word")
+        else:
+            p.add_argument("--anneal", action="store_true", help="anneal before the first knockout")
+            p.add_argument("--no-reify", action="store_true")
+            p.add_argument("--no-expand", action="store_true", help="link existing submerges only (backwards compatible)")
+            p.add_argument("--max-iterations", type=int, default=100)
+
+    p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
+    p.add_argument("--tokeniser", required=True)
+    p.add_argument("--reference", help="reference file: example words for each blocked merge")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_blocked)
     return parser
 
 

@@ -46,11 +46,13 @@ class _Tables:
     def __init__(self, tokeniser: "BTETokeniser"):
         self.results: list[str] = []
         self.widths: list[int] = []
+        self.parts: list[tuple[str, ...]] = []
         self.pairs: dict[tuple[str, str], int] = {}
         self.tuples: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         for idx, merge in enumerate(tokeniser.merges):  # sorted by rank: index order = rank order
             self.results.append(merge.result)
             self.widths.append(len(merge.parts))
+            self.parts.append(merge.parts)
             if merge.is_tuple:
                 self.tuples.setdefault(merge.parts[0], []).append((idx, merge.parts))
             else:
@@ -124,17 +126,14 @@ def _hf_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) ->
         idx, pos = top
         if not alive[pos]:
             continue
-        # Stale unless the merge's parts still stand adjacent at pos.
-        parts = tables.widths[idx]
+        # Stale unless the merge's parts still stand adjacent at pos (HF compares the pair).
         members = [pos]
-        j = pos
-        for _ in range(parts - 1):
-            j = nxt[j]
-            if j < 0:
+        for part in tables.parts[idx][1:]:
+            j = nxt[members[-1]]
+            if j < 0 or sym[j] != part:
                 break
             members.append(j)
-        if len(members) != parts or "".join(sym[k] for k in members) != tables.results[idx] \
-                or (idx, parts) not in _hf_matches(tables, sym, nxt, pos):
+        if len(members) != tables.widths[idx] or sym[pos] != tables.parts[idx][0]:
             continue
         sym[pos] = tables.results[idx]
         for k in members[1:]:

@@ -84,6 +84,7 @@ class Run:
                                 for i in changed),
             metrics=self.evaluation.scores(), vocab_size=new.vocab_size, tuple_merges=len(new.tuple_merges),
             origins=dict(self.origins), details=list(details), seconds=time.perf_counter() - started,
+            tokeniser=new,
         )
         self.steps.append(step)
         return step
@@ -251,7 +252,8 @@ def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepR
     started = time.perf_counter()
     tokeniser = run.tokeniser
     budget = max(0, config.max_vocab_size - tokeniser.vocab_size)
-    rows = [r for r in amenable_pairs(run.reference, config) if "".join(r["pair"]) not in tokeniser.types][:budget]
+    rows = [r for r in amenable_pairs(run.reference, config)
+            if "".join(r["pair"]) not in tokeniser.types and all(p in tokeniser.types for p in r["pair"])][:budget]
     base = math.floor(tokeniser.merges[-1].rank) + 1 if tokeniser.merges else 0
     added = [Merge(base + i, row["pair"]) for i, row in enumerate(rows)]
     new = tokeniser.with_merges([*tokeniser.merges, *added]) if added else tokeniser

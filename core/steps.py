@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.evaluation import MorphScores
-from core.model import Merge
+from core.model import BTETokeniser, Merge
 
 PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED = (
     "pre-existing", "split by knockout", "reified", "reused", "annealed", "repaired")
@@ -32,6 +32,7 @@ class StepReport:
     origins: dict[str, str] = field(default_factory=dict)      # merge result -> origin, after the step
     details: list[dict] = field(default_factory=list)          # per-merge facts (blame, amenability, ...)
     seconds: float = 0.0
+    tokeniser: BTETokeniser | None = field(default=None, repr=False)  # the tokeniser after the step
 
     @property
     def changed(self) -> bool:

@@ -1,55 +1,101 @@
-"""Landing page: load a shipped tokeniser and segment words, with the merges applied."""
+"""Landing page: pick a shipped tokeniser, type words, see their tokens and the merges applied.
+
+Thin on purpose: segmentation is core's, every piece of HTML and every table row comes from viz/.
+The tokeniser and the words live in the URL (``?tokeniser=nl-40k&word=bruidsjurk``), so a link
+reproduces the view.
+"""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.errors import InputError
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import tokeniser_paths
-from viz.tokens import token_chips_html
+from viz.tables import merge_rows, scenario_rows
+from viz.tokeniser_info import (
+    marker_legend,
+    md_escape,
+    tokeniser_choices,
+    tokeniser_facts,
+    tokeniser_note,
+    valid_choice,
+)
+from viz.tokens import alphabet_html, code_span, segmentation_html, split_words
 
-PATHS = {name: str(path) for name, path in tokeniser_paths().items()}
+CHOICES = tokeniser_choices(tokeniser_paths())  # short name -> path
+DEFAULT = next(iter(CHOICES))
+DEFAULT_WORDS = "bruidsjurk"
+MAX_WORDS = 20
 
 
 @st.cache_resource(show_spinner="Loading tokeniser…")
 def cached_tokeniser(path: str):
+    """Shared by every session: never mutate it (edits build new tokenisers)."""
     return load_tokeniser(path)
 
 
 st.title("Segment a word")
-st.caption("BPE/BTE segmentation as in running text: the tokeniser's own pre-tokeniser is applied to "
-           "a space followed by the word, then the lowest-ranked applicable merge fires until none applies.")
+st.caption("Each word is tokenised as in running text: the tokeniser's own pre-tokeniser sees a space "
+           "followed by the word, then the lowest-ranked applicable merge fires until none applies. "
+           "The address bar keeps the tokeniser and the words, so a link reproduces this view.")
 
-names = list(PATHS)
-name = st.selectbox("Tokeniser", names, key="tokeniser", bind="query-params")
+asked = st.query_params.get("tokeniser")  # read before the widget: Streamlit drops invalid values
+if asked is not None and asked not in CHOICES:
+    st.warning(f"The link asks for tokeniser “{md_escape(asked[:80])}”, which is not shipped; "
+               f"showing {md_escape(DEFAULT)} instead.")
+
+left, right = st.columns([1, 2])
+name = left.selectbox("Tokeniser", list(CHOICES), key="tokeniser", bind="query-params",
+                      help="The shipped tokenisers: the Dutch 40k of the BPE-knockout paper, two small "
+                           "wordfreq BPEs, and the teaching scenarios of the ReBPE paper (App. A).")
+name = valid_choice(name, CHOICES, DEFAULT)
+text = right.text_input("Words (separated by spaces)", value=DEFAULT_WORDS, key="word", bind="query-params",
+                        placeholder="e.g. bruidsjurk gids", help=f"At most {MAX_WORDS} words are shown.")
+
 try:
-    tokeniser = cached_tokeniser(PATHS[name])
+    tokeniser = cached_tokeniser(CHOICES[name])
 except InputError as err:
-    st.error(f"Could not load {name}: {err}")
+    st.error(f"Could not load {md_escape(name)}: {md_escape(err)}")
     st.stop()
 
-col1, col2, col3, col4 = st.columns(4)
-col1.metric("Types |V|", f"{len(tokeniser.types):,}")
-col2.metric("Merges", f"{len(tokeniser.merges):,}")
-col3.metric("Tuple merges", f"{len(tokeniser.tuple_merges):,}")
-col4.metric("Alphabet", f"{len(tokeniser.alphabet):,}")
-if tokeniser.metadata.get("title"):
-    st.info(f"**{tokeniser.metadata['title']}** ({tokeniser.metadata.get('section', '')}). "
-            f"{tokeniser.metadata.get('explanation', '')}")
+note = tokeniser_note(name, tokeniser.metadata)
+if note:
+    st.info(note[1])
+for column, (label, value) in zip(st.columns(5), tokeniser_facts(tokeniser)):
+    column.metric(label, value)
+st.caption(marker_legend(tokeniser.pretokeniser))
 
-default_words = "bruids bruidsjurk gids"
-words = st.text_input("Words (separated by spaces)", value=default_words, key="word", bind="query-params")
-for word in words.split()[:20]:
-    st.markdown(f"**{word}**")
-    tokens = tokeniser.tokenise_word(word)
-    st.markdown(token_chips_html(tokens, tokeniser.pretokeniser.display), unsafe_allow_html=True)
-    rows = []
-    for pretoken in tokeniser.pretokeniser.pretokenise(" " + word):
-        trace = tokeniser.trace_pretoken(pretoken)
-        for step in trace.steps:
-            rows.append({"rank": step.merge.rank, "merge": " + ".join(step.merge.parts),
-                         "result": step.merge.result, "tuple merge": step.merge.is_tuple,
-                         "tokens after": " ".join(step.tokens)})
-    with st.expander(f"{len(rows)} merges applied"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+display = tokeniser.pretokeniser.display
+words, total = split_words(text, MAX_WORDS)
+if not words:
+    st.info("Type one or more words above, for example `bruidsjurk gids`.")
+elif total > len(words):
+    st.caption(f"Showing the first {len(words)} of {total} words.")
+
+for word in words:
+    with st.container(border=True):
+        try:
+            tokens = tokeniser.tokenise_word(word)
+            traces = [tokeniser.trace_pretoken(p) for p in tokeniser.pretokeniser.pretokenise(" " + word)]
+        except InputError as err:
+            st.error(f"Cannot segment {code_span(word)}: {md_escape(err)}")
+            continue
+        chips, merges = st.columns([2, 3])
+        with chips:
+            st.html(segmentation_html(word, tokens, display, types=tokeniser.types, ids=tokeniser.type_ids))
+        with merges:
+            rows = merge_rows(traces, display, fmt=code_span)
+            if rows:
+                st.caption(f"{len(rows)} merge{'s' if len(rows) != 1 else ''} applied, in the order they fired")
+                st.table(rows, hide_index=True)
+            else:
+                st.caption("No merge applies: every symbol stays a token of its own.")
+
+if tokeniser.metadata.get("words"):
+    st.subheader("The paper's words")
+    st.caption("The segmentations the paper states for this scenario, before and after the knockout, next "
+               "to what this (before-knockout) tokeniser gives.")
+    st.table(scenario_rows(tokeniser.metadata, tokeniser.tokenise_word, display, fmt=code_span), hide_index=True)
+
+with st.expander(f"Alphabet ({len(tokeniser.alphabet):,} symbols)"):
+    st.html(alphabet_html(tokeniser.alphabet, display))

@@ -7,6 +7,7 @@ goes through :func:`html.escape`, attribute values included.
 from __future__ import annotations
 
 import html
+import re
 from typing import Callable, Collection, Mapping, Sequence
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
@@ -19,7 +20,7 @@ UNKNOWN_COLOUR = "#fecaca"
 _CHIP_STYLE = (
     "display:inline-block;margin:3px 2px;padding:4px 10px;border-radius:8px;"
     "border:1px solid #57534e;color:#1c1917;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
-    "font-size:1.6rem;line-height:1.3;white-space:pre"
+    "line-height:1.3;white-space:pre"
 )
 
 
@@ -53,6 +54,7 @@ def token_chips_html(
     *,
     types: Collection[str] | None = None,
     ids: Mapping[str, int] | None = None,
+    font_size: str = "1.6rem",
 ) -> str:
     """One chip per token in alternating colours; ``display`` maps a token to its readable form.
 
@@ -71,7 +73,7 @@ def token_chips_html(
         border = "" if known else "border:2px dashed #b91c1c;"
         chips.append(
             f'<span class="tok-chip" title="{html.escape(" · ".join(tip), quote=True)}" '
-            f'style="{_CHIP_STYLE};background:{colour};{border}">{html.escape(shown(token, display))}</span>'
+            f'style="{_CHIP_STYLE};font-size:{html.escape(font_size)};background:{colour};{border}">{html.escape(shown(token, display))}</span>'
         )
     return "".join(chips)
 
@@ -93,3 +95,22 @@ def segmentation_html(
         f'<div class="tok-chips">{token_chips_html(tokens, display, types=types, ids=ids)}</div>'
         "</div>"
     )
+
+
+def alphabet_html(alphabet: Sequence[str], display: Callable[[str], str] = lambda t: t) -> str:
+    """The alphabet as small chips (bytes decoded or shown as ``\\xNN``)."""
+    return f'<div class="tok-alphabet">{token_chips_html(alphabet, display, font_size="1rem")}</div>'
+
+
+def code_span(text: str) -> str:
+    """``text`` as a markdown code span (shown literally, in monospace), whatever backticks it holds."""
+    runs = re.findall(r"`+", text)
+    fence = "`" * (max(map(len, runs), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def split_words(text: str | None, limit: int = 20) -> tuple[list[str], int]:
+    """The first ``limit`` whitespace-separated words of ``text`` and how many there were."""
+    words = (text or "").split()
+    return words[:limit], len(words)

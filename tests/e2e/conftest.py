@@ -1,0 +1,108 @@
+"""Real-browser fixtures: a Streamlit server on a free loopback port and Debian's headless Chromium.
+
+Recipe of research/explorers-and-streamlit.md §3.10. Never ``playwright install``: the browser is
+the ``chromium`` Debian package (``apt-get install -y chromium``), driven by pytest-playwright.
+Without it the tests fail under ``CI=true`` and are skipped (with the reason) otherwise.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+STARTUP_SECONDS = 90
+
+
+def running_in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def missing(reason: str):
+    """Fail under CI (a fresh machine must have installed chromium), skip with ``reason`` locally."""
+    if running_in_ci():
+        pytest.fail(f"{reason} (CI is set, so the browser test must run)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def chromium_executable() -> str:
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        missing(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium); "
+                "never `playwright install`")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_executable):
+    """pytest-playwright's launch options, pointed at Debian's chromium."""
+    return {**browser_type_launch_args, "executable_path": chromium_executable, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """A projector-sized window (1280 × 800)."""
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_executable):
+    """``python -m streamlit run app.py`` on a free loopback port; its URL once /_stcore/health says ok."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
+    log_path = log_dir / "streamlit.log"
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+               f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"]
+    # stdout to a file, never a PIPE (a full pipe blocks the server).
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n"
+                            f"{log_path.read_text(errors='replace')}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """``test-artifacts/`` at the repository root (gitignored): screenshots for people to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,79 @@
+"""Rows for the tables of the explorer: plain dicts of readable strings (pure, no Streamlit).
+
+Tokens are shown in their readable form (:func:`viz.tokens.shown`): bytes decoded, whitespace and
+control characters visible. A readable token never contains a space, so token sequences are
+joined with single spaces.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Sequence
+
+from viz.tokens import shown
+
+MERGE_COLUMNS = ("step", "rank", "merge", "result", "tuple merge", "tokens after")
+
+
+def _rank(rank) -> int | float | str:
+    return int(rank) if isinstance(rank, float) and rank.is_integer() else rank
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def merge_rows(
+    traces: Sequence,
+    display: Callable[[str], str] = lambda t: t,
+    fmt: Callable[[str], str] = _identity,
+) -> list[dict]:
+    """One row per applied merge over the pretokens of a word, in the order they fired.
+
+    ``fmt`` wraps every readable token (e.g. :func:`viz.tokens.code_span` for ``st.table``, whose
+    cells are markdown).
+
+    ``traces`` are :class:`core.segmentation.SegmentationTrace` objects (one per pretoken). With
+    more than one pretoken a ``pretoken`` column says which one a merge acted in, and ``tokens
+    after`` shows that pretoken's tokens.
+    """
+    several = len(traces) > 1
+    rows = []
+    for trace in traces:
+        for step in trace.steps:
+            row = {"step": len(rows) + 1}
+            if several:
+                row["pretoken"] = fmt(shown(trace.pretoken, display))
+            row.update({
+                "rank": _rank(step.merge.rank),
+                "merge": " + ".join(fmt(shown(p, display)) for p in step.merge.parts),
+                "result": fmt(shown(step.merge.result, display)),
+                "tuple merge": "yes" if step.merge.is_tuple else "",
+                "tokens after": " ".join(fmt(shown(t, display)) for t in step.tokens),
+            })
+            rows.append(row)
+    return rows
+
+
+def scenario_rows(
+    metadata: Mapping,
+    segment: Callable[[str], Iterable[str]],
+    display: Callable[[str], str] = lambda t: t,
+    fmt: Callable[[str], str] = _identity,
+) -> list[dict]:
+    """The segmentations a scenario's paper states, next to what this tokeniser gives.
+
+    ``metadata["words"]`` holds ``{"word", "before", "after"}`` entries; ``segment`` tokenises a
+    word with the tokeniser on screen (the "before knockout" one); ``fmt`` as in :func:`merge_rows`.
+    """
+    def tokens(seq: Iterable[str]) -> str:
+        return " ".join(fmt(shown(str(t), display)) for t in seq)
+
+    rows = []
+    for entry in metadata.get("words", ()):
+        word = str(entry.get("word", ""))
+        rows.append({
+            "word": fmt(shown(word)),
+            "paper: before knockout": tokens(entry.get("before", ())),
+            "paper: after knockout": tokens(entry.get("after", ())),
+            "this tokeniser": tokens(segment(word)),
+        })
+    return rows

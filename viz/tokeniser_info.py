@@ -1,0 +1,110 @@
+"""What the explorer says about a tokeniser: URL-safe names, facts, notes, a legend for its markers.
+
+Pure functions (no Streamlit). Text meant for ``st.markdown``/``st.caption`` only ever contains
+our own wording plus marker characters inside code spans, never user input.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Mapping
+
+from viz.tokens import code_span
+
+#: Short notes on the tokenisers that are not scenarios (scenarios carry their own metadata).
+NOTES = {
+    "nl-40k": (
+        "**nl-40k** is the Dutch tokeniser the BPE-knockout paper (Bauwens & Delobelle 2024, §4) starts "
+        "from: byte-level BPE trained on the Dutch part of the OSCAR web corpus the way RoBERTa/RobBERT "
+        "tokenisers are trained, with |V| = 40,000 (5 special tokens, 256 byte types, 39,739 merges). "
+        "It holds the paper's running example: the merges `id s`, `Ġbru id` and `Ġbru ids`. "
+        "Shipped unchanged from the `bpe-knockout` package (Apache-2.0)."
+    ),
+    "nl-bpe-4k-wordfreq": (
+        "**nl-bpe-4k-wordfreq** is a small Dutch BPE (4,000 types, character alphabet, Metaspace `▁`) that "
+        "this project trained on the 40,000 most frequent Dutch words of `wordfreq`; its merges are "
+        "identical to those of HF `BpeTrainer` on the same counts."
+    ),
+    "en-bpe-4k-wordfreq": (
+        "**en-bpe-4k-wordfreq** is a small English BPE (4,000 types, character alphabet, Metaspace `▁`) that "
+        "this project trained on the 40,000 most frequent English words of `wordfreq`; its merges are "
+        "identical to those of HF `BpeTrainer` on the same counts."
+    ),
+}
+
+
+def short_name(name: str) -> str:
+    """The URL-friendly name of a shipped tokeniser: its label without a trailing ``(...)`` remark,
+    e.g. ``"nl-40k (BPE-knockout paper)"`` -> ``"nl-40k"``."""
+    return re.sub(r"\s*\([^()]*\)\s*$", "", name).strip() or name
+
+
+def tokeniser_choices(paths: Mapping[str, Path | str]) -> dict[str, str]:
+    """Short name -> path (as a string) for every shipped tokeniser, in the given order.
+
+    Raises ValueError if two labels shorten to the same name (the URL would be ambiguous).
+    """
+    choices: dict[str, str] = {}
+    for name, path in paths.items():
+        key = short_name(name)
+        if key in choices:
+            raise ValueError(f"tokenisers {name!r} and another both shorten to {key!r}")
+        choices[key] = str(path)
+    return choices
+
+
+def valid_choice(value: object, choices: Mapping[str, object], default: str) -> str:
+    """``value`` if it names a choice, otherwise ``default`` (values from a URL are untrusted)."""
+    return value if isinstance(value, str) and value in choices else default
+
+
+def tokeniser_facts(tokeniser) -> list[tuple[str, str]]:
+    """(label, formatted value) pairs for the facts row: types, merges, tuple merges, alphabet, pre-tokeniser."""
+    return [
+        ("Types |V|", f"{len(tokeniser.types):,}"),
+        ("Merges", f"{len(tokeniser.merges):,}"),
+        ("Tuple merges", f"{len(tokeniser.tuple_merges):,}"),
+        ("Alphabet", f"{len(tokeniser.alphabet):,}"),
+        ("Pre-tokeniser", tokeniser.pretokeniser.kind or type(tokeniser.pretokeniser).__name__),
+    ]
+
+
+def md_escape(text: str) -> str:
+    """``text`` with every markdown-active ASCII punctuation character backslash-escaped, so file
+    contents such as ``_bru+ids`` or ``$`` reach ``st.markdown`` as plain text."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~&=:^])", r"\\\1", str(text))
+
+
+def marker_legend(pretokeniser) -> str:
+    """One markdown sentence on how to read this tokeniser's tokens (markers, spaces, bytes)."""
+    kind = pretokeniser.kind
+    marker = pretokeniser.marker
+    if kind == "bytelevel" or getattr(pretokeniser, "byte_level", False):
+        text = (f"Byte-level: every UTF-8 byte is one symbol and {code_span(marker or 'Ġ')} is the space byte, "
+                "so it marks a word start; a byte that is not a whole character shows as `\\xNN`.")
+    elif marker:
+        text = f"{code_span(marker)} marks the start of a word."
+        capital = getattr(pretokeniser, "capital_marker", None)
+        if capital:
+            text += f" {code_span(capital)} stands before a capitalised word (the text is lower-cased)."
+    else:
+        text = "No word-start marker: each word is segmented as a bare string."
+    return (text + " `␣` is a space, `\\xNN` a control character; a chip with a dashed red border "
+            "is not a type of this tokeniser (a character outside its alphabet).")
+
+
+def tokeniser_note(name: str, metadata: Mapping) -> tuple[str, str] | None:
+    """``("info", markdown)`` for a scenario (title, section, explanation, knockout) or a known
+    tokeniser, None otherwise."""
+    if metadata.get("title"):
+        text = f"**{md_escape(metadata['title'])}**"
+        if metadata.get("section"):
+            text += f" ({md_escape(metadata['section'])})"
+        if metadata.get("explanation"):
+            text += f"  \n{md_escape(metadata['explanation'])}"
+        if metadata.get("knockout"):
+            text += f"  \nMerge knocked out in the paper: {code_span(str(metadata['knockout']))}."
+        return ("info", text)
+    if name in NOTES:
+        return ("info", NOTES[name])
+    return None
