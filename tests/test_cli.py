@@ -108,3 +108,31 @@ def test_bad_counts_line_is_named(tmp_path):
     bad.write_text("low\t5\nlower\tmany\n", encoding="utf-8")
     proc = run("train-bpe", "--counts", str(bad), "--vocab-size", "20", "--out", str(tmp_path / "o.json"), check=False)
     assert proc.returncode == 2 and "counts.tsv:2:" in proc.stderr
+
+
+def test_knockout_and_rebpe_commands_write_reports_and_tokenisers(tmp_path):
+    scenario = str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json")
+    refs = tmp_path / "refs.tsv"
+    refs.write_text("bruids\tbruid s\nbruid\tbruid\n", encoding="utf-8")
+    out, report = tmp_path / "ko.json", tmp_path / "ko_report.json"
+    run("knockout", "--tokeniser", scenario, "--reference", str(refs), "--out", str(out), "--report", str(report))
+    data = json.loads(report.read_text())
+    assert data["knocked_out"] == [{"merge": "id s", "blame": 1, "applications": 1}]
+    assert (data["vocab_size_before"], data["vocab_size_after"]) == (13, 12)
+    assert set(data["before"]) == set(data["after"]) == {"precision", "recall", "f1", "tp", "fp", "fn", "words"}
+    assert data["seconds"] >= 0
+    assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == ["_bruids"]
+
+    out, report = tmp_path / "re.json", tmp_path / "re_report.json"
+    run("rebpe", "--tokeniser", scenario, "--reference", str(refs), "--out", str(out), "--report", str(report))
+    data = json.loads(report.read_text())
+    assert data["after"]["f1"] == 1.0 and [s["phase"] for s in data["steps"]][:3] == ["knockout", "reparation", "reification"]
+    assert all("metrics" in s for s in data["steps"])
+    assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == ["_bruid", "s"]
+    evaluation = json.loads(run("evaluate", "--tokeniser", str(out), "--reference", str(refs), "--json").stdout)
+    assert evaluation["f1"] == 1.0
+
+
+def test_blocked_command_json():
+    out = json.loads(run("blocked", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2b_ii.json"), "--json").stdout)
+    assert [b["scenario"] for b in out["blocked"]] == ["2b(ii)"] and out["unreachable_types"] == ["uids"]
