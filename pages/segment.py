@@ -14,13 +14,14 @@ from core.samples import tokeniser_paths
 from viz.tables import merge_rows, scenario_rows
 from viz.tokeniser_info import (
     marker_legend,
+    markers,
     md_escape,
     tokeniser_choices,
     tokeniser_facts,
     tokeniser_note,
     valid_choice,
 )
-from viz.tokens import alphabet_html, code_span, segmentation_html, split_words
+from viz.tokens import PAGE_CSS, alphabet_html, code_span, segmentation_html, split_words
 
 CHOICES = tokeniser_choices(tokeniser_paths())  # short name -> path
 DEFAULT = next(iter(CHOICES))
@@ -34,6 +35,7 @@ def cached_tokeniser(path: str):
     return load_tokeniser(path)
 
 
+st.html(PAGE_CSS)
 st.title("Segment a word")
 st.caption("Each word is tokenised as in running text: the tokeniser's own pre-tokeniser sees a space "
            "followed by the word, then the lowest-ranked applicable merge fires until none applies. "
@@ -61,11 +63,13 @@ except InputError as err:
 note = tokeniser_note(name, tokeniser.metadata)
 if note:
     st.info(note[1])
-for column, (label, value) in zip(st.columns(5), tokeniser_facts(tokeniser)):
+for column, (label, value) in zip(st.columns(4), tokeniser_facts(tokeniser)):
     column.metric(label, value)
 st.caption(marker_legend(tokeniser.pretokeniser))
 
 display = tokeniser.pretokeniser.display
+chip_options = dict(types=tokeniser.types, ids=tokeniser.type_ids, markers=markers(tokeniser.pretokeniser))
+has_tuples = bool(tokeniser.tuple_merges)
 words, total = split_words(text, MAX_WORDS)
 if not words:
     st.info("Type one or more words above, for example `bruidsjurk gids`.")
@@ -82,9 +86,9 @@ for word in words:
             continue
         chips, merges = st.columns([2, 3])
         with chips:
-            st.html(segmentation_html(word, tokens, display, types=tokeniser.types, ids=tokeniser.type_ids))
+            st.html(segmentation_html(word, tokens, display, **chip_options))
         with merges:
-            rows = merge_rows(traces, display, fmt=code_span)
+            rows = merge_rows(traces, display, fmt=code_span, tuple_column=has_tuples)
             if rows:
                 st.caption(f"{len(rows)} merge{'s' if len(rows) != 1 else ''} applied, in the order they fired")
                 st.table(rows, hide_index=True)

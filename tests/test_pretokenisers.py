@@ -363,3 +363,10 @@ def test_bad_text():
     for p in ALL_SAMPLES:
         with pytest.raises(InputError, match="str"):
             p.pretokenise(b"bytes")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60), st.booleans(), st.booleans())
+def test_byte_level_fast_path_equals_sourced_path(text, prefix, use_regex):
+    pre = ByteLevel(add_prefix_space=prefix, use_regex=use_regex)
+    assert pre.pretokenise(text) == [p.text for p in pre.pretokenise_with_sources(text)]

@@ -10,9 +10,6 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from viz.tokens import shown
 
-MERGE_COLUMNS = ("step", "rank", "merge", "result", "tuple merge", "tokens after")
-
-
 def _rank(rank) -> int | float | str:
     return int(rank) if isinstance(rank, float) and rank.is_integer() else rank
 
@@ -25,30 +22,34 @@ def merge_rows(
     traces: Sequence,
     display: Callable[[str], str] = lambda t: t,
     fmt: Callable[[str], str] = _identity,
+    *,
+    tuple_column: bool = True,
 ) -> list[dict]:
     """One row per applied merge over the pretokens of a word, in the order they fired.
 
-    ``fmt`` wraps every readable token (e.g. :func:`viz.tokens.code_span` for ``st.table``, whose
-    cells are markdown).
-
     ``traces`` are :class:`core.segmentation.SegmentationTrace` objects (one per pretoken). With
     more than one pretoken a ``pretoken`` column says which one a merge acted in, and ``tokens
-    after`` shows that pretoken's tokens.
+    after`` shows that pretoken's tokens. ``fmt`` wraps every readable token (e.g.
+    :func:`viz.tokens.code_span` for ``st.table``, whose cells are markdown).
+    ``tuple_column=False`` leaves out the ``tuple merge`` column (for tokenisers without tuple
+    merges, where it would always be empty).
     """
+    def tokens(seq: Iterable[str], sep: str) -> str:
+        return sep.join(fmt(shown(t, display)) for t in seq)
+
     several = len(traces) > 1
     rows = []
     for trace in traces:
         for step in trace.steps:
-            row = {"step": len(rows) + 1}
+            row: dict = {"step": len(rows) + 1}
             if several:
-                row["pretoken"] = fmt(shown(trace.pretoken, display))
-            row.update({
-                "rank": _rank(step.merge.rank),
-                "merge": " + ".join(fmt(shown(p, display)) for p in step.merge.parts),
-                "result": fmt(shown(step.merge.result, display)),
-                "tuple merge": "yes" if step.merge.is_tuple else "",
-                "tokens after": " ".join(fmt(shown(t, display)) for t in step.tokens),
-            })
+                row["pretoken"] = tokens([trace.pretoken], "")
+            row["rank"] = _rank(step.merge.rank)
+            row["merge"] = tokens(step.merge.parts, " + ")
+            row["result"] = tokens([step.merge.result], "")
+            if tuple_column:
+                row["tuple merge"] = "yes" if step.merge.is_tuple else ""
+            row["tokens after"] = tokens(step.tokens, " ")
             rows.append(row)
     return rows
 

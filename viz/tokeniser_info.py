@@ -59,14 +59,19 @@ def valid_choice(value: object, choices: Mapping[str, object], default: str) -> 
 
 
 def tokeniser_facts(tokeniser) -> list[tuple[str, str]]:
-    """(label, formatted value) pairs for the facts row: types, merges, tuple merges, alphabet, pre-tokeniser."""
+    """(label, formatted value) pairs for the facts row: types, merges, tuple merges, alphabet."""
     return [
         ("Types |V|", f"{len(tokeniser.types):,}"),
         ("Merges", f"{len(tokeniser.merges):,}"),
         ("Tuple merges", f"{len(tokeniser.tuple_merges):,}"),
         ("Alphabet", f"{len(tokeniser.alphabet):,}"),
-        ("Pre-tokeniser", tokeniser.pretokeniser.kind or type(tokeniser.pretokeniser).__name__),
     ]
+
+
+def markers(pretokeniser) -> tuple[str, ...]:
+    """The marker strings a pre-tokeniser puts in tokens (word start, capital), for fading in chips."""
+    found = (pretokeniser.marker, getattr(pretokeniser, "capital_marker", None))
+    return tuple(m for m in found if isinstance(m, str) and m)
 
 
 def md_escape(text: str) -> str:
@@ -76,21 +81,26 @@ def md_escape(text: str) -> str:
 
 
 def marker_legend(pretokeniser) -> str:
-    """One markdown sentence on how to read this tokeniser's tokens (markers, spaces, bytes)."""
-    kind = pretokeniser.kind
+    """One markdown line on how to read this tokeniser's chips (pre-tokeniser, markers, bytes)."""
+    kind = pretokeniser.kind or type(pretokeniser).__name__
+    parts = [f"Pre-tokeniser {code_span(kind)}"]
     marker = pretokeniser.marker
-    if kind == "bytelevel" or getattr(pretokeniser, "byte_level", False):
-        text = (f"Byte-level: every UTF-8 byte is one symbol and {code_span(marker or 'Ġ')} is the space byte, "
-                "so it marks a word start; a byte that is not a whole character shows as `\\xNN`.")
+    byte_level = kind == "bytelevel" or getattr(pretokeniser, "byte_level", False)
+    if byte_level:
+        parts.append(f"{code_span(marker or 'Ġ')} = the space byte, i.e. a word start")
+        parts.append("`\\xNN` = a byte that is not a whole character")
     elif marker:
-        text = f"{code_span(marker)} marks the start of a word."
-        capital = getattr(pretokeniser, "capital_marker", None)
-        if capital:
-            text += f" {code_span(capital)} stands before a capitalised word (the text is lower-cased)."
+        parts.append(f"{code_span(marker)} = word start")
     else:
-        text = "No word-start marker: each word is segmented as a bare string."
-    return (text + " `␣` is a space, `\\xNN` a control character; a chip with a dashed red border "
-            "is not a type of this tokeniser (a character outside its alphabet).")
+        parts.append("no word-start marker (each word is a bare string)")
+    capital = getattr(pretokeniser, "capital_marker", None)
+    if capital:
+        parts.append(f"{code_span(capital)} = the next word was capitalised (text is lower-cased)")
+    if not byte_level:
+        parts.append("`\\xNN` = a control character")
+    parts.append("`␣` = a space")
+    parts.append("dashed red border = not a type of this tokeniser")
+    return "**How to read the chips:** " + " · ".join(parts) + "."
 
 
 def tokeniser_note(name: str, metadata: Mapping) -> tuple[str, str] | None:

@@ -34,10 +34,15 @@ BYTE_TO_CHAR: dict[int, str] = _byte_table()
 CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in BYTE_TO_CHAR.items()}
 #: the byte character of a space, the word-start marker of byte-level tokenisers.
 BYTE_SPACE = BYTE_TO_CHAR[ord(" ")]
+_GPT2 = compile_pattern("gpt2")
+
+
+#: str.translate table from Latin-1 characters (one per byte) to byte characters.
+_LATIN1_TO_BYTE_CHARS = {b: BYTE_TO_CHAR[b] for b in range(256)}
 
 
 def bytes_to_byte_chars(data: bytes) -> str:
-    return "".join(BYTE_TO_CHAR[b] for b in data)
+    return data.decode("latin-1").translate(_LATIN1_TO_BYTE_CHARS)
 
 
 def text_to_byte_chars(text: str) -> str:
@@ -94,15 +99,27 @@ class ByteLevel(NormalisedPretokeniser):
         self.trim_offsets = check_bool("trim_offsets", trim_offsets)
         self.normaliser = check_normaliser(normaliser)
 
-    def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
+    def _prepared(self, text: str) -> tuple[str, int]:
+        """Normalised text with the optional prefix space, and the offset that space adds."""
         text = self.normalise(check_text(text))
+        if text and self.add_prefix_space and not text.startswith(" "):
+            return " " + text, 1
+        return text, 0
+
+    def pretokenise(self, text: str) -> list[str]:
+        """Fast path without source offsets (segmentation needs only the strings)."""
+        text, _ = self._prepared(text)
         if not text:
             return []
-        offset = 0
-        if self.add_prefix_space and not text.startswith(" "):
-            text, offset = " " + text, 1
+        pieces = _GPT2.findall(text) if self.use_regex else [text]
+        return [text_to_byte_chars(piece) for piece in pieces]
+
+    def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
+        text, offset = self._prepared(text)
+        if not text:
+            return []
         if self.use_regex:
-            spans = [m.span() for m in compile_pattern("gpt2").finditer(text)]
+            spans = [m.span() for m in _GPT2.finditer(text)]
         else:
             spans = [(0, len(text))]
         pretokens = []

@@ -42,9 +42,25 @@ def wait_for_app(page: Page) -> None:
     expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=60_000)
 
 
+def screenshot(page: Page, path) -> None:
+    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it."""
+    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
+                           ".map(e => e.scrollHeight))")
+    size = page.viewport_size or {"width": 1280, "height": 800}
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
+    page.wait_for_timeout(300)  # let the layout settle at the new size
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
+def no_error_boxes(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+
+
 def test_segment_page_tokenises_offline(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/segment?tokeniser=nl-40k")
+    page.goto(f"{app_url}/?tokeniser=nl-40k")
     wait_for_app(page)
 
     words = page.get_by_label("Words (separated by spaces)", exact=True)
@@ -57,18 +73,32 @@ def test_segment_page_tokenises_offline(page: Page, app_url: str, artifacts_dir)
     expect(page).to_have_url(re.compile(r"[?&]word=bruidsjurk(\+|%20)gids"))
     expect(page.get_by_text("merges applied, in the order they fired").first).to_be_visible()
 
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.screenshot(path=str(artifacts_dir / "segment-nl-40k.png"), full_page=True)
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "segment-nl-40k.png")
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
 
 
 def test_link_reproduces_a_scenario_view(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/segment?tokeniser=a1_scenario2a&word=bruids+bruid")
+    page.goto(f"{app_url}/?tokeniser=a1_scenario2a&word=bruids+bruid")
     wait_for_app(page)
 
     expect(page.locator(".tok-word .tok-chip")).to_have_text(["_bruids", "_bru", "id"], timeout=60_000)
     expect(page.get_by_text("Scenario 2a: parent knockout").first).to_be_visible()
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    page.screenshot(path=str(artifacts_dir / "segment-a1_scenario2a.png"), full_page=True)
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "segment-a1_scenario2a.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_hostile_link_falls_back_and_is_escaped(page: Page, app_url: str) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/?tokeniser=no-such-tokeniser&word=%3Cb%3E%26%22%27")  # word = <b>&"'
+    wait_for_app(page)
+
+    expect(page.get_by_text("which is not shipped")).to_be_visible()
+    expect(page.get_by_role("combobox", name="Tokeniser")).to_have_value("nl-40k")
+    chips = page.locator(".tok-word .tok-chip")
+    expect(chips).to_have_text(["Ġ<", "b", ">", "&", '"', "'"], timeout=60_000)
+    expect(page.locator(".tok-word .tok-chips b")).to_have_count(0)  # the <b> stayed text
+    no_error_boxes(page)
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
