@@ -41,8 +41,8 @@ def compute_blame(reference: TokenisedReference, *, tuples_once: bool = False) -
     for state in reference.words:
         seen_n: set[Merge] = set()
         seen_b: set[Merge] = set()
-        for pretoken, trace in zip(state.aligned.pretokens, state.traces):
-            for k, merge in enumerate(trace.boundary_merges):
+        for pretoken, boundaries in zip(state.aligned.pretokens, state.boundary_merges):
+            for k, merge in enumerate(boundaries):
                 if merge is None:
                     continue
                 if not tuples_once or merge not in seen_n:

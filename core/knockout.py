@@ -47,8 +47,9 @@ def knock_out(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokenis
             parts_of[child] = tuple(expanded)
             for part in old_parts:
                 users.setdefault(part, set()).add(child)
-    new_merges = [Merge(rank_of[t], parts) for t, parts in parts_of.items()]
+    if not removed:
+        return tokeniser, KnockoutEdit((), ())
     before = {m.result: m for m in tokeniser.merges}
-    rewired = tuple((before[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank)
-                    if before[m.result].parts != m.parts)
+    new_merges = [before[t] if before[t].parts == parts else Merge(rank_of[t], parts) for t, parts in parts_of.items()]
+    rewired = tuple((before[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank) if before[m.result] is not m)
     return tokeniser.with_merges(new_merges), KnockoutEdit(tuple(removed), rewired)

@@ -29,6 +29,24 @@ class Merge:
     rank: Rank
     parts: tuple[str, ...]
 
+    def __hash__(self) -> int:
+        # Merges are dictionary keys on hot paths (blame, indexes); hash the fields once.
+        try:
+            return self._hash
+        except AttributeError:
+            value = hash((self.rank, self.parts))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, Merge) and self.rank == other.rank and self.parts == other.parts
+
+    def __reduce__(self):
+        # The cached hash depends on the process's string-hash seed: never pickle it.
+        return (Merge, (self.rank, self.parts))
+
     @property
     def result(self) -> str:
         return "".join(self.parts)
@@ -73,9 +91,13 @@ class BTETokeniser:
         self._validate_merges()
 
     def _validate_merges(self) -> None:
+        merges = self.merges
+        if (len({m.rank for m in merges}) == len(merges) and len({m.parts for m in merges}) == len(merges)
+                and all(len(m.parts) >= 2 and all(m.parts) for m in merges)):
+            return  # the common case, checked at C speed; otherwise find the culprit below
         seen_ranks: dict[Rank, Merge] = {}
         seen_parts: dict[tuple[str, ...], Merge] = {}
-        for merge in self.merges:
+        for merge in merges:
             if len(merge.parts) < 2 or any(not p for p in merge.parts):
                 raise InputError(f"merge {merge.parts!r} at rank {merge.rank} needs two or more non-empty parts")
             if merge.rank in seen_ranks:

@@ -69,7 +69,6 @@ class Run:
                rewired=(), details=(), origin_updates: dict[str, str] | None = None) -> StepReport:
         """Switch to ``new``, re-trace what can change and record the step."""
         old = self.tokeniser
-        before_tokens = {i: s.tokens for i, s in enumerate(self.evaluation.words)}
         changed = self.evaluation.update(new)
         if self.reference is not self.evaluation:
             self.reference.update(new)
@@ -80,8 +79,8 @@ class Run:
         step = StepReport(
             phase=phase, iteration=iteration, removed=tuple(removed), added=tuple(added), rewired=tuple(rewired),
             types_removed=tuple(sorted(old.types - new.types)), types_added=tuple(sorted(new.types - old.types)),
-            changed_words=tuple((self.evaluation.words[i].word, before_tokens[i], self.evaluation.words[i].tokens)
-                                for i in changed),
+            changed_words=tuple((self.evaluation.words[i].word, before, self.evaluation.words[i].tokens)
+                                for i, before in changed),
             metrics=self.evaluation.scores(), vocab_size=new.vocab_size, tuple_merges=len(new.tuple_merges),
             origins=dict(self.origins), details=list(details), seconds=time.perf_counter() - started,
             tokeniser=new,
@@ -189,10 +188,11 @@ def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: boo
     final_ranks = _spread_new_ranks(tokeniser, created, epsilon)
     for merge, _ in created:
         rank_of[merge.result] = final_ranks[merge.result]
-    merges = [Merge(rank_of[r], parts) for r, parts in parts_of.items()]
     before = {m.result: m for m in tokeniser.merges}
+    merges = [before[r] if r in before and before[r].parts == parts else Merge(rank_of[r], parts)
+              for r, parts in parts_of.items()]
     rewired = [(before[m.result], m) for m in sorted(merges, key=lambda m: m.rank)
-               if m.result in before and before[m.result].parts != m.parts]
+               if m.result in before and before[m.result] is not m]
     new_merges = [Merge(final_ranks[m.result], m.parts) for m, _ in created]
     return tokeniser.with_merges(merges), new_merges, rewired, reused
 
@@ -220,6 +220,8 @@ def reification_phase(run: Run, blacklist: set[tuple[str, ...]], config: ReBPECo
     started = time.perf_counter()
     new, created, rewired, reused = reify(run.tokeniser, blacklist, link=config.link, expand=config.expand,
                                           epsilon=config.epsilon)
+    if not created and not rewired:
+        new = run.tokeniser
     updates = {m.result: REIFIED for m in created}
     updates.update({r: REUSED for r in reused})
     return run.commit("reification", iteration, new, started, added=created, rewired=rewired,
@@ -234,9 +236,9 @@ def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[
     amenable: dict[tuple[str, str], float] = {}
     total: dict[tuple[str, str], float] = {}
     for state in reference.words:
-        for pretoken, trace in zip(state.aligned.pretokens, state.traces):
+        for pretoken, tokens in zip(state.aligned.pretokens, state.segmentations):
             offset = 0
-            for left, right in zip(trace.tokens, trace.tokens[1:]):
+            for left, right in zip(tokens, tokens[1:]):
                 offset += len(left)
                 pair = (left, right)
                 total[pair] = total.get(pair, 0) + state.weight

@@ -17,28 +17,32 @@ from core.alignment import AlignedWord, align_word
 from core.errors import InputError
 from core.evaluation import MorphScores, scores_from_counts
 from core.model import BTETokeniser, Merge
-from core.segmentation import SegmentationTrace
 
 
 @dataclass
 class WordState:
-    """One reference word: its alignment, gold splits, traces and split counts."""
+    """One reference word: its alignment, gold splits, per-pretoken segmentations with the merge
+    that removed each boundary, and split counts."""
 
     word: str
     weight: float
     aligned: AlignedWord
     gold: frozenset[int]
-    traces: list[SegmentationTrace]
+    segmentations: list[tuple[str, ...]]
+    boundary_merges: list[tuple[Merge | None, ...]]
     tp: int = 0
     fp: int = 0
     fn: int = 0
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return tuple(t for trace in self.traces for t in trace.tokens)
+        return tuple(t for tokens in self.segmentations for t in tokens)
+
+    def merges_applied(self) -> set[Merge]:
+        return {m for boundaries in self.boundary_merges for m in boundaries if m is not None}
 
     def predicted(self) -> set[int]:
-        return self.aligned.predicted_splits([trace.tokens for trace in self.traces])
+        return self.aligned.predicted_splits(self.segmentations)
 
 
 class TokenisedReference:
@@ -59,7 +63,7 @@ class TokenisedReference:
                 self.unaligned.append(entry.word)
                 continue
             weight = weights.get(entry.word, 1) if weights is not None else 1
-            self.words.append(WordState(entry.word, weight, aligned, entry.boundaries(free=free), []))
+            self.words.append(WordState(entry.word, weight, aligned, entry.boundaries(free=free), [], []))
         self.index: dict[Merge, set[int]] = {}
         self._pretoken_owner: dict[str, set[int]] = {}
         self._haystack = ""
@@ -96,29 +100,38 @@ class TokenisedReference:
 
     def _retrace(self, i: int) -> None:
         state = self.words[i]
-        for trace in state.traces:
-            for merge in trace.merges_applied:
-                users = self.index.get(merge)
-                if users is not None:
-                    users.discard(i)
-        state.traces = [self.tokeniser.trace_pretoken(p.text) for p in state.aligned.pretokens]
-        for trace in state.traces:
-            for merge in trace.merges_applied:
-                self.index.setdefault(merge, set()).add(i)
+        for merge in state.merges_applied():
+            users = self.index.get(merge)
+            if users is not None:
+                users.discard(i)
+        trace = self.tokeniser.engine.boundary_trace
+        results = [trace(p.text) for p in state.aligned.pretokens]
+        state.segmentations = [tokens for tokens, _ in results]
+        state.boundary_merges = [boundaries for _, boundaries in results]
+        for merge in state.merges_applied():
+            self.index.setdefault(merge, set()).add(i)
         predicted = state.predicted()
         hits = len(predicted & state.gold)
         state.tp, state.fp, state.fn = hits, len(predicted) - hits, len(state.gold) - hits
 
-    def update(self, tokeniser: BTETokeniser) -> list[int]:
+    def update(self, tokeniser: BTETokeniser) -> list[tuple[int, tuple[str, ...]]]:
         """Switch to ``tokeniser`` (same pre-tokeniser); re-trace only words that can change.
 
-        Returns the indices of the words whose tokens changed.
+        Returns (word index, tokens before) for every word whose tokens changed. Merges are
+        compared by identity first: edits reuse the Merge objects they leave alone, and an equal
+        but distinct object only costs an unnecessary re-trace.
         """
-        old, new = set(self.tokeniser.merges), set(tokeniser.merges)
+        if tokeniser is self.tokeniser:
+            return []
+        if tokeniser.pretokeniser != self.tokeniser.pretokeniser:
+            raise ValueError("an edited tokeniser must keep the pre-tokeniser of the reference")
+        old_ids = {id(m) for m in self.tokeniser.merges}
+        new_ids = {id(m) for m in tokeniser.merges}
+        gone = [m for m in self.tokeniser.merges if id(m) not in new_ids]
         candidates: set[int] = set()
-        for merge in old - new:
+        for merge in gone:
             candidates |= self.index.get(merge, set())
-        for result in {m.result for m in new - old}:
+        for result in {m.result for m in tokeniser.merges if id(m) not in old_ids}:
             candidates |= self.words_containing(result)
         self.tokeniser = tokeniser
         changed = []
@@ -126,8 +139,8 @@ class TokenisedReference:
             before = self.words[i].tokens
             self._retrace(i)
             if self.words[i].tokens != before:
-                changed.append(i)
-        for merge in old - new:
+                changed.append((i, before))
+        for merge in gone:
             if not self.index.get(merge):
                 self.index.pop(merge, None)
         return changed

@@ -147,6 +147,23 @@ class SegmentationEngine:
             trees = [MergeTree(pretoken, 0)]
         return SegmentationTrace(pretoken, tuple(symbols), tuple(steps), tuple(trees), tuple(boundary))
 
+    def boundary_trace(self, pretoken: str) -> tuple[tuple[str, ...], tuple[Merge | None, ...]]:
+        """Tokens and, per character boundary, the merge that removed it (a light ``trace``)."""
+        if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
+            return (pretoken,), (None,) * (len(pretoken) - 1)
+        symbols = list(pretoken)
+        starts = list(range(len(pretoken)))
+        boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
+
+        def record(position: int, width: int, merge_idx: int) -> None:
+            merge = self.merges[merge_idx]
+            for start in starts[position + 1:position + width]:
+                boundary[start - 1] = merge
+            del starts[position + 1:position + width]
+
+        self._run(symbols, len(self.merges), record)
+        return tuple(symbols), tuple(boundary)
+
     def clear_cache(self) -> None:
         self._cache.clear()
 
@@ -197,34 +214,44 @@ class SegmentationEngine:
             if i > 0:
                 cands[i - 1] = get((symbols[i - 1], symbols[i]), _NONE)
 
-    def _candidate(self, symbols: list[str], i: int, limit: int) -> tuple[int, int]:
-        """(lowest merge index < limit starting at symbol i, its width), or (_NONE, 0)."""
-        best, width = _NONE, 0
-        if i + 1 < len(symbols):
-            idx = self.pair_index.get((symbols[i], symbols[i + 1]), _NONE)
-            if idx < limit:
-                best, width = idx, 2
-        for idx, parts in self.tuple_index.get(symbols[i], ()):
-            if idx >= best or idx >= limit:
-                break  # lists are in rank order
-            n = len(parts)
-            if i + n <= len(symbols) and tuple(symbols[i:i + n]) == parts:
-                best, width = idx, n
-                break
-        return best, width
-
     def _run(self, symbols: list[str], limit: int, record) -> None:
-        """General BTE loop with tuple merges, a rank limit and an optional step recorder."""
-        cands = [self._candidate(symbols, i, limit) for i in range(len(symbols))]
-        while True:
-            best = min(cands, default=(_NONE, 0))
-            if best[0] == _NONE:
+        """General BTE loop with tuple merges, a rank limit and an optional step recorder.
+
+        A candidate is encoded as one int, ``merge index << 16 | width``, so ``min`` picks the
+        lowest rank and ``list.index`` the leftmost position.
+        """
+        pair_get = self.pair_index.get
+        tuple_get = self.tuple_index.get if self.tuple_index else None
+        none = _NONE
+
+        def candidate(i: int) -> int:
+            n_symbols = len(symbols)
+            best = none
+            if i + 1 < n_symbols:
+                idx = pair_get((symbols[i], symbols[i + 1]), none)
+                if idx < limit:
+                    best = idx << 16 | 2
+            if tuple_get is not None:
+                for idx, parts in tuple_get(symbols[i], ()):
+                    if idx << 16 >= best or idx >= limit:
+                        break  # entries are in rank order
+                    n = len(parts)
+                    if i + n <= n_symbols and tuple(symbols[i:i + n]) == parts:
+                        best = idx << 16 | n
+                        break
+            return best
+
+        cands = [candidate(i) for i in range(len(symbols))]
+        window = self.window
+        while cands:
+            best = min(cands)
+            if best >= none:
                 return
             i = cands.index(best)
-            width = best[1]
+            width = best & 0xFFFF
             symbols[i:i + width] = ["".join(symbols[i:i + width])]
             if record is not None:
-                record(i, width, best[0])
+                record(i, width, best >> 16)
             del cands[i + 1:i + width]
-            for j in range(max(0, i - self.window + 1), min(i + 1, len(symbols))):
-                cands[j] = self._candidate(symbols, j, limit)
+            for j in range(max(0, i - window + 1), i + 1):
+                cands[j] = candidate(j)

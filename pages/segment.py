@@ -42,7 +42,7 @@ st.caption("Each word is tokenised as in running text: the tokeniser's own pre-t
            "The address bar keeps the tokeniser and the words, so a link reproduces this view.")
 
 asked = st.query_params.get("tokeniser")  # read before the widget: Streamlit drops invalid values
-if asked is not None and asked not in CHOICES:
+if asked and asked not in CHOICES:
     st.warning(f"The link asks for tokeniser “{md_escape(asked[:80])}”, which is not shipped; "
                f"showing {md_escape(DEFAULT)} instead.")
 

@@ -147,6 +147,7 @@ def test_segmentation_concatenates_and_limited_is_prefix_of_work(case, word, lim
     assert "".join(limited) == word
     assert all(m.rank < limit for m in tok.trace_pretoken(word, max_rank=limit).merges_applied)
     trace = tok.trace_pretoken(word)
+    assert tok.engine.boundary_trace(word) == (trace.tokens, trace.boundary_merges)
     kept = [k + 1 for k, m in enumerate(trace.boundary_merges) if m is None]
     starts = [sum(map(len, trace.tokens[:i])) for i in range(1, len(trace.tokens))]
     assert kept == starts

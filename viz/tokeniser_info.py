@@ -14,11 +14,11 @@ from viz.tokens import code_span
 #: Short notes on the tokenisers that are not scenarios (scenarios carry their own metadata).
 NOTES = {
     "nl-40k": (
-        "**nl-40k** is the Dutch tokeniser the BPE-knockout paper (Bauwens & Delobelle 2024, §4) starts "
-        "from: byte-level BPE trained on the Dutch part of the OSCAR web corpus the way RoBERTa/RobBERT "
+        "**nl-40k** is the Dutch baseline tokeniser of the BPE-knockout paper (Bauwens & Delobelle 2024, "
+        "§4.1): byte-level BPE trained on the Dutch part of the OSCAR web corpus the way RoBERTa/RobBERT "
         "tokenisers are trained, with |V| = 40,000 (5 special tokens, 256 byte types, 39,739 merges). "
-        "It holds the paper's running example: the merges `id s`, `Ġbru id` and `Ġbru ids`. "
-        "Shipped unchanged from the `bpe-knockout` package (Apache-2.0)."
+        "It has the merges of the paper's Figure 1 (`id s`, `Ġbru id`, `Ġbru ids`): try *bruidsjurk* and "
+        "*gids*. Shipped unchanged from the `bpe-knockout` package (Apache-2.0)."
     ),
     "nl-bpe-4k-wordfreq": (
         "**nl-bpe-4k-wordfreq** is a small Dutch BPE (4,000 types, character alphabet, Metaspace `▁`) that "
