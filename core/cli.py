@@ -145,16 +145,26 @@ def _edit_command(args, run_edit) -> int:
     from core.evaluation import evaluate_morphology
     from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
 
+    from core.blame import holdout_split
+    from core.formats.corpora import load_word_counts
+
     tokeniser = load_tokeniser(args.tokeniser)
     entries = _load_reference_entries(args.reference, args.free)
     problems = tokeniser.check_invariants()
     if problems:
         raise InputError("the tokeniser breaks the merge-graph invariants: " + "; ".join(problems[:3]), args.tokeniser)
-    before = evaluate_morphology(tokeniser, entries, free=args.free)
+    evaluation = entries
+    if args.holdout is not None:
+        if not 0 < args.holdout < 1:
+            raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
+        entries, evaluation = holdout_split(entries, args.holdout, args.seed)
+    options = {"free": args.free, "weights": load_word_counts(args.weights) if args.weights else None,
+               "evaluation_entries": evaluation if args.holdout is not None else None}
+    before = evaluate_morphology(tokeniser, evaluation, free=args.free)
     started = time.perf_counter()
-    run, report = run_edit(tokeniser, entries)
+    run, report = run_edit(tokeniser, entries, options)
     seconds = time.perf_counter() - started
-    after = evaluate_morphology(run.tokeniser, entries, free=args.free)
+    after = evaluate_morphology(run.tokeniser, evaluation, free=args.free)
     save_tokeniser(run.tokeniser, args.out)
     report = {**report, "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
               "before": before.to_json(), "after": after.to_json(), "seconds": seconds}
@@ -168,10 +178,11 @@ def _edit_command(args, run_edit) -> int:
 def cmd_knockout(args) -> int:
     from core.rebpe import KnockoutConfig, run_knockout
 
-    config = KnockoutConfig(threshold=args.threshold, min_vocab_size=args.min_vocab_size, tuples_once=args.tuples_once)
+    config = KnockoutConfig(threshold=args.threshold, min_vocab_size=args.min_vocab_size,
+                            tuples_once=args.tuples_once, cascade=args.cascade)
 
-    def edit(tokeniser, entries):
-        run = run_knockout(tokeniser, entries, config, free=args.free)
+    def edit(tokeniser, entries, options):
+        run = run_knockout(tokeniser, entries, config, **options)
         knocked = run.steps[0].details
         return run, {"knocked_out": [{"merge": d["merge"], "blame": d["blame"], "applications": d["applications"]}
                                      for d in knocked]}
@@ -184,11 +195,12 @@ def cmd_rebpe(args) -> int:
 
     config = ReBPEConfig(knockout=KnockoutConfig(threshold=args.threshold),
                          anneal=AnnealConfig(when="before" if args.anneal else "none"),
-                         reify=not args.no_reify, expand=not args.no_expand, max_iterations=args.max_iterations)
+                         reify=not args.no_reify, expand=not args.no_expand, max_iterations=args.max_iterations,
+                         reparation=args.reparation)
 
-    def edit(tokeniser, entries):
+    def edit(tokeniser, entries, options):
         with _progress(max(args.max_iterations, 2000) if len(entries) >= 2000 else 0, "iterations", "it") as bar:
-            run = run_rebpe(tokeniser, entries, config, free=args.free, progress=lambda i, step: bar.update())
+            run = run_rebpe(tokeniser, entries, config, progress=lambda i, step: bar.update(), **options)
         return run, {"steps": [step.to_json() for step in run.steps]}
 
     return _edit_command(args, edit)
@@ -256,15 +268,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--threshold", type=float, default=0.5)
         p.add_argument("--free", action="store_true", help="blame and evaluate on free-morph boundaries only")
         p.add_argument("--report", help="write a JSON report here")
+        p.add_argument("--weights", help="word<TAB>count file: frequency-weighted blame (bpe-knockout App. A.5)")
+        p.add_argument("--holdout", type=float, help="blame on this fraction of the reference, evaluate on the rest")
+        p.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
         p.set_defaults(func=func)
         if name == "knockout":
             p.add_argument("--min-vocab-size", type=int, default=0)
             p.add_argument("--tuples-once", action="store_true", help="count each merge once per word")
+            p.add_argument("--cascade", action="store_true", help="remove descendants instead of making tuple merges")
         else:
             p.add_argument("--anneal", action="store_true", help="anneal before the first knockout")
             p.add_argument("--no-reify", action="store_true")
             p.add_argument("--no-expand", action="store_true", help="link existing submerges only (backwards compatible)")
             p.add_argument("--max-iterations", type=int, default=100)
+            p.add_argument("--reparation", choices=["limited", "undo"], default="limited",
+                           help="limited: Alg. 2 as written (LIMITEDBPE); undo: the authors' implementation")
 
     p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
     p.add_argument("--tokeniser", required=True)

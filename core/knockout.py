@@ -18,12 +18,18 @@ from core.model import BTETokeniser, Merge, Rank
 class KnockoutEdit:
     """What knocking out a set of types did to the merge list."""
 
-    removed: tuple[Merge, ...]                 # the merges of the knocked-out types
+    removed: tuple[Merge, ...]                 # the merges of the knocked-out types, as they were before
     rewired: tuple[tuple[Merge, Merge], ...]   # (merge before, merge after) for every merge that absorbed parts
 
 
-def knock_out(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokeniser, KnockoutEdit]:
-    """Alg. 1 applied to each type in turn; alphabet types (no forming merge) are left alone."""
+def knock_out(tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = False) -> tuple[BTETokeniser, KnockoutEdit]:
+    """Alg. 1 applied to each type in turn; alphabet types (no forming merge) are left alone.
+
+    With ``cascade`` (the authors' NONE_CASCADE mode, the naive removal §3.3 warns about) no
+    tuple merges are made: every type built on a removed type is removed with it.
+    """
+    if cascade:
+        return _knock_out_cascading(tokeniser, types)
     parts_of: dict[str, tuple[str, ...]] = {m.result: m.parts for m in tokeniser.merges}
     rank_of: dict[str, Rank] = {m.result: m.rank for m in tokeniser.merges}
     if len(parts_of) != len(tokeniser.merges):
@@ -32,12 +38,14 @@ def knock_out(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokenis
     for result, parts in parts_of.items():
         for part in parts:
             users.setdefault(part, set()).add(result)
+    original = {m.result: m for m in tokeniser.merges}
     removed = []
     for type_ in dict.fromkeys(types):
         if type_ not in parts_of:
             continue
-        old_parts = parts_of.pop(type_)  # Alg. 1 line 4-7
-        removed.append(Merge(rank_of.pop(type_), old_parts))
+        old_parts = parts_of.pop(type_)  # Alg. 1 line 4-7 (parts as rewired by earlier knockouts)
+        rank_of.pop(type_)
+        removed.append(original[type_])
         for part in old_parts:
             users.get(part, set()).discard(type_)
         for child in users.pop(type_, set()):  # lines 8-12
@@ -49,7 +57,21 @@ def knock_out(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokenis
                 users.setdefault(part, set()).add(child)
     if not removed:
         return tokeniser, KnockoutEdit((), ())
-    before = {m.result: m for m in tokeniser.merges}
-    new_merges = [before[t] if before[t].parts == parts else Merge(rank_of[t], parts) for t, parts in parts_of.items()]
-    rewired = tuple((before[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank) if before[m.result] is not m)
+    new_merges = [original[t] if original[t].parts == parts else Merge(rank_of[t], parts) for t, parts in parts_of.items()]
+    rewired = tuple((original[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank) if original[m.result] is not m)
     return tokeniser.with_merges(new_merges), KnockoutEdit(tuple(removed), rewired)
+
+
+def _knock_out_cascading(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokeniser, KnockoutEdit]:
+    doomed: set[str] = set()
+    stack = [t for t in types if tokeniser.merge_of(t) is not None]
+    while stack:
+        type_ = stack.pop()
+        if type_ in doomed:
+            continue
+        doomed.add(type_)
+        stack.extend(m.result for m in tokeniser.used_by.get(type_, ()))
+    removed = tuple(m for m in tokeniser.merges if m.result in doomed)
+    if not removed:
+        return tokeniser, KnockoutEdit((), ())
+    return tokeniser.with_merges([m for m in tokeniser.merges if m.result not in doomed]), KnockoutEdit(removed, ())

@@ -33,6 +33,7 @@ class KnockoutConfig:
     threshold: float = 0.5          # knock out merges with B/N >= threshold
     min_vocab_size: int = 0         # never shrink V below this
     tuples_once: bool = False       # count each merge at most once per word
+    cascade: bool = False           # remove descendants instead of making tuple merges (NONE_CASCADE)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class ReBPEConfig:
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
     reify: bool = True              # Alg. 1 "reify?"
     fix: bool = True                # Alg. 2 "fix?" (reparation)
+    reparation: str = "limited"     # "limited" (Alg. 2 as written) or "undo" (the authors' code)
     link: bool = True               # Alg. 2 "link?" (use existing submerges)
     expand: bool = True             # Alg. 2 "expand?" (create new submerges; not backwards compatible)
     max_iterations: int = 100
@@ -96,24 +98,45 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
     blames = compute_blame(run.reference, tuples_once=config.tuples_once)
     selected = select_for_knockout(blames, config.threshold,
                                    max_removals=max(0, len(tokeniser.types) - config.min_vocab_size))
-    new, edit = knock_out(tokeniser, [b.merge.result for b in selected])
+    new, edit = knock_out(tokeniser, [b.merge.result for b in selected], cascade=config.cascade)
     updates = {after.result: KNOCKOUT for _, after in edit.rewired}
     return run.commit("knockout", iteration, new, started, removed=edit.removed, rewired=edit.rewired,
                       details=[b.to_json() for b in selected], origin_updates=updates)
 
 
 # --- reparation (rebpe.txt §3.1, Alg. 2 lines 2-15) -----------------------------------------------------
-def repair(tokeniser: BTETokeniser) -> tuple[BTETokeniser, list[tuple[Merge, Merge]]]:
-    """Replace the parts of every tuple merge by what LIMITEDBPE finds on its string."""
+def _tokens_before_rank(engine: SegmentationEngine, string: str, rank: Rank) -> tuple[str, ...]:
+    """The authors' reconstruction of the tokens just before rank r: segment ``string`` with every
+    merge, then undo the boundaries removed by merges ranked r or later."""
+    _, boundaries = engine.boundary_trace(string)
+    cuts = [k + 1 for k, merge in enumerate(boundaries) if merge is None or merge.rank >= rank]
+    return tuple(string[i:j] for i, j in zip([0, *cuts], [*cuts, len(string)]))
+
+
+def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser, list[tuple[Merge, Merge]]]:
+    """Replace the parts of every tuple merge by the tokens found on its string before its rank.
+
+    ``mode="limited"`` is Alg. 2 lines 2-15 as written: LIMITEDBPE(s, rank(m)), with earlier
+    repairs already in place. ``mode="undo"`` is what the authors' implementation does (and
+    reproduces its repair counts): segment s with the tokeniser as it was before the phase, then
+    undo the merges ranked at or after m. The two differ when a merge ranked after m fires first
+    and enables a lower-ranked one.
+    """
+    if mode not in ("limited", "undo"):
+        raise ValueError(f"unknown reparation mode {mode!r}")
     engine = SegmentationEngine(tokeniser.merges)
     repaired = []
     for merge in tokeniser.merges:
         if not merge.is_tuple:
             continue
-        tokens = engine.segment_limited(merge.result, merge.rank)
+        if mode == "limited":
+            tokens = engine.segment_limited(merge.result, merge.rank)
+        else:
+            tokens = _tokens_before_rank(engine, merge.result, merge.rank)
         if tokens != merge.parts and len(tokens) >= 2:
             fixed = Merge(merge.rank, tokens)
-            engine.replace_merge(merge, fixed)
+            if mode == "limited":
+                engine.replace_merge(merge, fixed)
             repaired.append((merge, fixed))
     if not repaired:
         return tokeniser, []
@@ -121,9 +144,9 @@ def repair(tokeniser: BTETokeniser) -> tuple[BTETokeniser, list[tuple[Merge, Mer
     return tokeniser.with_merges([fixes.get(m, m) for m in tokeniser.merges]), repaired
 
 
-def reparation_phase(run: Run, iteration: int = 0) -> StepReport:
+def reparation_phase(run: Run, iteration: int = 0, mode: str = "limited") -> StepReport:
     started = time.perf_counter()
-    new, repaired = repair(run.tokeniser)
+    new, repaired = repair(run.tokeniser, mode)
     return run.commit("reparation", iteration, new, started, rewired=repaired,
                       origin_updates={after.result: REPAIRED for _, after in repaired})
 
@@ -199,19 +222,21 @@ def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: boo
 
 def _spread_new_ranks(tokeniser: BTETokeniser, created: list[tuple[Merge, Rank]], epsilon: float) -> dict[str, Rank]:
     """Distinct ranks for new submerges in the gap just below the tuple rank r they precede:
-    r - ε for a lone one; several are spread evenly over (max(previous rank, r - 2ε), r) in
-    creation order (the earliest created applies first)."""
+    r - ε for a lone one; several are spread evenly over (max(previous rank, r - 2ε), r). The
+    authors give them all r - ε and their BTE then breaks the tie by comparing the space-padded
+    part strings (" a b " < " c d "), so we order them the same way."""
     from bisect import bisect_left
 
     ranks = [m.rank for m in tokeniser.merges]
     groups: dict[Rank, list[str]] = {}
+    parts_of = {merge.result: merge.parts for merge, _ in created}
     for merge, target in created:
         groups.setdefault(target, []).append(merge.result)
     out: dict[str, Rank] = {}
     for target, results in groups.items():
         i = bisect_left(ranks, target)
         low = max(ranks[i - 1] if i > 0 else target - 1, target - 2 * epsilon)
-        for j, result in enumerate(results):
+        for j, result in enumerate(sorted(results, key=lambda r: f" {' '.join(parts_of[r])} ")):
             out[result] = low + (target - low) * (j + 1) / (len(results) + 1)
     return out
 
@@ -295,7 +320,7 @@ def run_rebpe(tokeniser: BTETokeniser, reference_entries: Iterable, config: ReBP
             continue
         modified = False
         if config.fix:
-            modified |= reparation_phase(run, iteration).changed
+            modified |= reparation_phase(run, iteration, config.reparation).changed
         if config.link or config.expand:
             modified |= reification_phase(run, blacklist, config, iteration).changed
         if not knocked.changed and not modified:

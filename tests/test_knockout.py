@@ -135,3 +135,10 @@ def test_incremental_reference_matches_fresh_tracing(case, seed):
     fresh = TokenisedReference(run.tokeniser, refs)
     assert [s.tokens for s in run.reference.words] == [s.tokens for s in fresh.words]
     assert run.reference.scores() == fresh.scores()
+
+
+def test_cascading_removal_drops_descendants_instead_of_making_tuples():
+    tok = load_tokeniser(scenario_paths()["a1_scenario2a"])
+    cascaded, edit = knock_out(tok, ["ids"], cascade=True)
+    assert {str(m) for m in edit.removed} == {"id s", "_bru ids"} and edit.rewired == ()
+    assert cascaded.tuple_merges == () and cascaded.tokenise_word("bruids") == ["_bru", "id", "s"]

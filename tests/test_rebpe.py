@@ -142,3 +142,16 @@ def test_every_phase_keeps_the_graph_sound_and_the_run_converges(case):
         assert all(not s.added for s in run.steps if s.phase == "reification")
     fresh = TokenisedReference(run.tokeniser, refs)
     assert run.reference.scores() == fresh.scores()
+
+
+def test_authors_reparation_undoes_later_merges_on_the_full_segmentation():
+    # "ab c" fires on "abc" only after "a b" (ranked later) made ab: LIMITEDBPE below rank 2 finds
+    # [a, b, c] (nothing to repair), the authors' undo finds the same; with a tuple (x, b, c)
+    # that can never fire, both replace it by what precedes it.
+    tok = BTETokeniser("abcx", [Merge(0, ("b", "c")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a"))],
+                       ReBPEPipeline())
+    for mode in ("limited", "undo"):
+        repaired, changes = repair(tok, mode)
+        assert [(str(a), str(b)) for a, b in changes] == [("a b c", "a bc")], mode
+    with pytest.raises(ValueError):
+        repair(tok, "other")
