@@ -145,9 +145,8 @@ def test_every_phase_keeps_the_graph_sound_and_the_run_converges(case):
 
 
 def test_authors_reparation_undoes_later_merges_on_the_full_segmentation():
-    # "ab c" fires on "abc" only after "a b" (ranked later) made ab: LIMITEDBPE below rank 2 finds
-    # [a, b, c] (nothing to repair), the authors' undo finds the same; with a tuple (x, b, c)
-    # that can never fire, both replace it by what precedes it.
+    # b+c (rank 0) takes the b before the triplet a+b+c (rank 1) can fire: both variants repair
+    # the triplet into what precedes it, [a, bc].
     tok = BTETokeniser("abcx", [Merge(0, ("b", "c")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a"))],
                        ReBPEPipeline())
     for mode in ("limited", "undo"):
