@@ -11,6 +11,7 @@ from core.dropout import dropout_samples, dropout_segment, dropout_tokenise, dro
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import Metaspace, WhitespaceSplit
+from tests.strategies import WORDS, hf_bpe, merge_lists
 
 VARIANTS = ["hf", "subword-nmt"]
 SENNRICH_MERGES = ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]
@@ -25,34 +26,6 @@ def sennrich():
     return bte(SENNRICH_MERGES, alphabet="delnorstwi▁", pretokeniser=Metaspace())
 
 
-def hf_bpe(alphabet, merges):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
-    vocab = {}
-    for t in [*alphabet, *("".join(m) for m in merges)]:
-        vocab.setdefault(t, len(vocab))
-    hf = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in merges], dropout=None))
-    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    return hf
-
-
-@st.composite
-def merge_lists(draw, shuffle=True):
-    """Random binary merge lists over "abcd", built in training order (parts precede merges)."""
-    types = list("abcd")
-    merges = []
-    for _ in range(draw(st.integers(1, 14))):
-        left, right = draw(st.sampled_from(types)), draw(st.sampled_from(types))
-        if (left, right) not in merges:
-            merges.append((left, right))
-            if left + right not in types:
-                types.append(left + right)
-    if shuffle and draw(st.booleans()):  # also merge lists that are not in training order
-        merges = draw(st.permutations(merges))
-    return merges
-
-
-WORDS = st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=6)
 
 
 # --- p = 0: plain BPE -----------------------------------------------------------------------------

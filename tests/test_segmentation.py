@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import WhitespaceSplit
+from tests.strategies import ALPHABET, WORDS, hf_bpe, merge_lists
 
 # TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
 SENNRICH = ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]
@@ -99,37 +100,10 @@ def test_duplicate_rank_or_merge_rejected():
 
 
 # --- agreement with HF tokenizers ----------------------------------------------------------------
-def hf_bpe(alphabet, merges):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
-    vocab = {}
-    for t in [*alphabet, *("".join(m) for m in merges)]:
-        vocab.setdefault(t, len(vocab))
-    hf = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m) for m in merges]))
-    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    return hf
-
-
-@st.composite
-def merge_lists(draw):
-    alphabet = list("abcd")
-    types = list(alphabet)
-    merges = []
-    for _ in range(draw(st.integers(1, 14))):
-        left, right = draw(st.sampled_from(types)), draw(st.sampled_from(types))
-        if (left, right) not in merges:
-            merges.append((left, right))
-            if left + right not in types:
-                types.append(left + right)
-    if draw(st.booleans()):  # also merge lists that are not in training order
-        merges = draw(st.permutations(merges))
-    return alphabet, merges
-
-
 @settings(max_examples=150, deadline=None)
-@given(merge_lists(), st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=6))
-def test_binary_bte_equals_hf(case, words):
-    alphabet, merges = case
+@given(merge_lists(), WORDS)
+def test_binary_bte_equals_hf(merges, words):
+    alphabet = ALPHABET
     tok = BTETokeniser(alphabet, [Merge(i, m) for i, m in enumerate(merges)], WhitespaceSplit())
     hf = hf_bpe(alphabet, merges)
     for word in words:
@@ -139,8 +113,8 @@ def test_binary_bte_equals_hf(case, words):
 
 @settings(max_examples=100, deadline=None)
 @given(merge_lists(), st.text(alphabet="abcd", min_size=1, max_size=20), st.integers(0, 16))
-def test_segmentation_concatenates_and_limited_is_prefix_of_work(case, word, limit):
-    alphabet, merges = case
+def test_segmentation_concatenates_and_limited_is_prefix_of_work(merges, word, limit):
+    alphabet = ALPHABET
     tok = BTETokeniser(alphabet, [Merge(i, m) for i, m in enumerate(merges)], WhitespaceSplit())
     assert "".join(tok.segment_pretoken(word)) == word
     limited = tok.segment_limited(word, limit)
