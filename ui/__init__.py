@@ -1,0 +1,1 @@
+"""Streamlit glue shared by the pages (state, cached loading)."""
