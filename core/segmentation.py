@@ -96,8 +96,14 @@ class SegmentationEngine:
             else:
                 self.pair_index[(merge.parts[0], merge.parts[1])] = i
         self.window = max((len(m.parts) for m in self.merges), default=2)
+        self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
+        for first, entries in self.tuple_index.items():
+            self.tuple_span[first] = max(len(parts) for _, parts in entries)
         self.ignore_merges_vocab = ignore_merges_vocab
         self._cache: dict[str, tuple[str, ...]] = {}
+        merge_of = {m.result: m for m in self.merges}
+        self._merge_of: dict[str, Merge] | None = merge_of if len(merge_of) == len(self.merges) else None
+        self._inner: dict[str, tuple[Merge | None, ...]] = {}
 
     # --- public entry points -------------------------------------------------------------------
     def segment(self, pretoken: str) -> tuple[str, ...]:
@@ -148,12 +154,24 @@ class SegmentationEngine:
         return SegmentationTrace(pretoken, tuple(symbols), tuple(steps), tuple(trees), tuple(boundary))
 
     def boundary_trace(self, pretoken: str) -> tuple[tuple[str, ...], tuple[Merge | None, ...]]:
-        """Tokens and, per character boundary, the merge that removed it (a light ``trace``)."""
+        """Tokens and, per character boundary, the merge that removed it (a light ``trace``).
+
+        When every type is formed by one merge, a token's merge tree is the same wherever it
+        occurs (rebpe.txt App. A.2: identical tokens are merged by identical sequences of merges),
+        so the boundaries inside each token are read off its merges, once per token type.
+        """
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
             return (pretoken,), (None,) * (len(pretoken) - 1)
+        if self._merge_of is not None:
+            tokens = self.segment(pretoken)
+            boundary: list[Merge | None] = list(self._inner_boundaries(tokens[0]))
+            for token in tokens[1:]:
+                boundary.append(None)
+                boundary.extend(self._inner_boundaries(token))
+            return tokens, tuple(boundary)
         symbols = list(pretoken)
         starts = list(range(len(pretoken)))
-        boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
+        boundary = [None] * max(len(pretoken) - 1, 0)
 
         def record(position: int, width: int, merge_idx: int) -> None:
             merge = self.merges[merge_idx]
@@ -163,6 +181,23 @@ class SegmentationEngine:
 
         self._run(symbols, len(self.merges), record)
         return tuple(symbols), tuple(boundary)
+
+    def _inner_boundaries(self, token: str) -> tuple[Merge | None, ...]:
+        """The merges that removed the boundaries inside ``token`` (cached per type)."""
+        cached = self._inner.get(token)
+        if cached is None:
+            merge = self._merge_of.get(token)
+            if merge is None:
+                cached = (None,) * (len(token) - 1)
+            else:
+                inner: list[Merge | None] = []
+                for j, part in enumerate(merge.parts):
+                    if j:
+                        inner.append(merge)
+                    inner.extend(self._inner_boundaries(part))
+                cached = tuple(inner)
+            self._inner[token] = cached
+        return cached
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -179,6 +214,7 @@ class SegmentationEngine:
                 if add:
                     entries.append((i, merge.parts))
                     entries.sort()
+                    self.tuple_span[merge.parts[0]] = max(self.tuple_span.get(merge.parts[0], 0), len(merge.parts))
                 else:
                     entries.remove((i, merge.parts))
             elif add:
@@ -188,6 +224,9 @@ class SegmentationEngine:
         self.merges = self.merges[:i] + (new,) + self.merges[i + 1:]
         self.window = max(self.window, len(new.parts))
         self._cache.clear()
+        self._inner.clear()
+        if self._merge_of is not None:
+            self._merge_of[new.result] = new
 
     # --- the algorithm -------------------------------------------------------------------------
     def _limit(self, max_rank: Rank) -> int:
@@ -242,6 +281,7 @@ class SegmentationEngine:
             return best
 
         cands = [candidate(i) for i in range(len(symbols))]
+        span_get = self.tuple_span.get
         window = self.window
         while cands:
             best = min(cands)
@@ -253,5 +293,10 @@ class SegmentationEngine:
             if record is not None:
                 record(i, width, best >> 16)
             del cands[i + 1:i + width]
-            for j in range(max(0, i - window + 1), i + 1):
-                cands[j] = candidate(j)
+            cands[i] = candidate(i)
+            if i:
+                cands[i - 1] = candidate(i - 1)
+            # a tuple merge starting further left can reach symbol i only if it is long enough
+            for j in range(max(0, i - window + 1), i - 1):
+                if span_get(symbols[j], 0) > i - j:
+                    cands[j] = candidate(j)

@@ -134,3 +134,39 @@ def test_tuple_merges_on_random_words_concatenate():
         word = "".join(rng.choice("abcd") for _ in range(rng.randint(1, 12)))
         assert "".join(tok.segment_pretoken(word)) == word
         assert tok.trace_pretoken(word).tokens == tok.segment_pretoken(word)
+
+
+def naive_bte(merges, word):
+    """Literal §3.2: apply the lowest-ranked merge whose parts stand adjacent, leftmost first."""
+    symbols = list(word)
+    while True:
+        found = [(m.rank, i, m) for m in merges for i in range(len(symbols))
+                 if tuple(symbols[i:i + len(m.parts)]) == m.parts]
+        if not found:
+            return tuple(symbols)
+        _, i, m = min(found, key=lambda f: (f[0], f[1]))
+        symbols[i:i + len(m.parts)] = [m.result]
+
+
+@st.composite
+def tuple_merge_lists(draw):
+    types, merges = list("abc"), []
+    for rank in range(draw(st.integers(1, 12))):
+        parts = tuple(draw(st.lists(st.sampled_from(types), min_size=2, max_size=5)))
+        if parts not in {m.parts for m in merges}:
+            merges.append(Merge(draw(st.floats(-100, 100, allow_nan=False)) if draw(st.booleans()) else rank, parts))
+            types.append("".join(parts))
+    ranks = [m.rank for m in merges]
+    if len(set(ranks)) != len(ranks):
+        merges = [Merge(i, m.parts) for i, m in enumerate(merges)]
+    return merges
+
+
+@settings(max_examples=300, deadline=None)
+@given(tuple_merge_lists(), st.text(alphabet="abc", min_size=1, max_size=16))
+def test_tuple_bte_equals_the_literal_definition(merges, word):
+    tok = BTETokeniser("abc", merges, WhitespaceSplit())
+    expected = naive_bte(sorted(merges, key=lambda m: m.rank), word)
+    assert tok.segment_pretoken(word) == expected
+    assert tok.trace_pretoken(word).tokens == expected
+    assert tok.engine.boundary_trace(word) == (expected, tok.trace_pretoken(word).boundary_merges)

@@ -124,6 +124,11 @@ class ByteLevel(NormalisedPretokeniser):
             spans = [(0, len(text))]
         pretokens = []
         for start, end in spans:
+            piece = text[start:end]
+            if piece.isascii():  # one byte per character: sources are the positions themselves
+                sources = tuple(i - offset if i >= offset else -1 for i in range(start, end))
+                pretokens.append(Pretoken(text_to_byte_chars(piece), sources))
+                continue
             chars, sources = [], []
             for i in range(start, end):
                 encoded = text_to_byte_chars(text[i])
