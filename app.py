@@ -2,23 +2,40 @@
 
 The pages live in ``pages/`` and are listed here in the order of the sidebar; each has a stable
 ``url_path`` so links can be shared. A page file that is absent is left out of the navigation.
+
+Every ``url_path`` equals its file's stem (``pages/word_debugger.py`` -> ``/word_debugger``).
+Until ``st.navigation`` has run once in a server process, Streamlit treats ``pages/`` as a legacy
+multipage folder: the first request after start-up to ``/word_debugger`` runs that file alone,
+and a request to a path that is *not* a file stem shows "Page not found" before falling back to
+this script. So the paths match the stems, and every page reroutes a legacy run through this
+script (``ui.workspace.ensure_app_navigation``, called when a page imports ``ui.workspace``).
 """
 from pathlib import Path
 
 import streamlit as st
 
 HERE = Path(__file__).resolve().parent
-PAGES = [  # (file, title, url_path, icon)
-    ("pages/workspace.py", "Workspace", "workspace", "🗂️"),
-    ("pages/word_debugger.py", "Word debugger", "word", "🔎"),
-    ("pages/merge_graph.py", "Merge graph", "graph", "🕸️"),
-    ("pages/stepper.py", "Knockout & ReBPE stepper", "stepper", "⏯️"),
-    ("pages/blocked_merges.py", "Blocked merges", "blocked", "⛔"),
-    ("pages/distributions.py", "Blame & distributions", "distributions", "📊"),
-    ("pages/segment.py", "Segment a word", "segment", "🔤"),
+PAGES = [  # (file, title, icon); the url_path is the file stem. Material icons ship with Streamlit's
+    # frontend (offline); emoji need a colour-emoji font that a classroom machine may lack.
+    ("pages/workspace.py", "Workspace", ":material/folder_open:"),
+    ("pages/word_debugger.py", "Word debugger", ":material/search:"),
+    ("pages/merge_graph.py", "Merge graph", ":material/hub:"),
+    ("pages/stepper.py", "Knockout & ReBPE stepper", ":material/play_circle:"),
+    ("pages/blocked_merges.py", "Blocked merges", ":material/block:"),
+    ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:"),
 ]
 
-st.set_page_config(page_title="Structured tokeniser explorer", page_icon="🧩", layout="wide")
-available = [spec for spec in PAGES if (HERE / spec[0]).is_file()]
-st.navigation([st.Page(file, title=title, url_path=url, icon=icon, default=i == 0)
-               for i, (file, title, url, icon) in enumerate(available)]).run()
+
+def url_path(file: str) -> str:
+    return Path(file).stem
+
+
+def available_pages() -> list[tuple[str, str, str]]:
+    return [spec for spec in PAGES if (HERE / spec[0]).is_file()]
+
+
+if __name__ == "__main__":  # Streamlit runs this file as __main__; tests import it for PAGES
+    # An emoji favicon is drawn locally; a ":material/...:" favicon would be fetched from a font CDN.
+    st.set_page_config(page_title="Structured tokeniser explorer", page_icon="🧩", layout="wide")
+    st.navigation([st.Page(file, title=title, url_path=url_path(file), icon=icon, default=i == 0)
+                   for i, (file, title, icon) in enumerate(available_pages())]).run()

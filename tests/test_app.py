@@ -1,6 +1,7 @@
-"""The Streamlit explorer: page wiring through AppTest, and the pure viz/ helpers it is built from.
+"""The Streamlit explorer: the navigation of app.py, and the pure viz/ helpers the pages are built from.
 
-AppTest runs no JavaScript; the browser side (URL updates, rendering, offline) is in tests/e2e/.
+Each page has its own AppTest module (tests/test_page_*.py). AppTest runs no JavaScript; the browser
+side (deep links, URL updates, rendering, offline) is in tests/e2e/.
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from streamlit.testing.v1 import AppTest
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import Merge
 from core.samples import DUTCH_40K, scenario_paths, tokeniser_paths
-from viz.tables import merge_rows, scenario_rows
+from viz.tables import merge_rows, reference_rows, rejection_rows, scenario_rows
 from viz.tokeniser_info import (
     NOTES,
+    choice_label,
     marker_legend,
     markers,
     md_escape,
@@ -30,6 +32,9 @@ from viz.tokeniser_info import (
 )
 from viz.tokens import (
     alphabet_html,
+    boundary_strip_html,
+    comparison_html,
+    rank_text,
     code_span,
     segmentation_html,
     shown,
@@ -91,128 +96,69 @@ def html_bodies(at: AppTest) -> str:
     return "\n".join(element.proto.body for element in at.get("html"))
 
 
+def md_unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
 
 
-# --- the page ----------------------------------------------------------------------------------
+# --- the navigation ----------------------------------------------------------------------------
 
-def test_app_runs_with_defaults():
+def test_every_url_path_is_its_file_stem():
+    """On a fresh server Streamlit runs ``pages/<stem>.py`` alone for ``/<stem>`` and shows "Page not
+    found" for other paths, until st.navigation has run once: the paths must be the stems."""
+    import app  # noqa: F401 -- executing app.py outside Streamlit only builds the page list
+    from app import PAGES, url_path
+
+    assert [url_path(file) for file, *_ in PAGES] == [Path(file).stem for file, *_ in PAGES]
+    assert PAGES[0][0] == "pages/workspace.py"
+    assert "pages/segment.py" not in [file for file, *_ in PAGES]
+    assert {Path(file).stem for file, *_ in PAGES} >= {"workspace", "word_debugger", "merge_graph", "stepper",
+                                                        "blocked_merges", "distributions"}
+
+
+def test_app_opens_on_the_workspace():
     at = run_app()
     assert_clean(at)
-    assert at.title[0].value == "Segment a word"
-    assert at.selectbox(key="tokeniser").value == "nl-40k"
-    assert at.text_input(key="word").value == "bruidsjurk"
-    assert word_chips(at) == [["Ġbruids", "jurk"]]
-    labels = [m.label for m in at.metric]
-    assert labels == ["Types |V|", "Merges", "Tuple merges", "Alphabet"]
-    assert any("BPE-knockout paper" in info.value for info in at.info)
+    assert at.title[0].value == "Workspace"
+    assert at.selectbox(key="ws_tokeniser").value == "nl-40k"
 
 
-def test_dutch_40k_matches_huggingface_tokenizers():
-    tokenizers = pytest.importorskip("tokenizers")
-    words = ["bruidsjurk", "gids", "arbeidsongeschiktheidsverzekering", "café", "Kinderen"]
-    at = run_app(tokeniser="nl-40k")
-    at.text_input(key="word").input(" ".join(words)).run()
-    assert_clean(at)
-    reference = tokenizers.Tokenizer.from_file(str(DUTCH_40K))
-    assert word_chips(at) == [reference.encode(" " + word).tokens for word in words]
+def test_ensure_app_navigation_reroutes_a_legacy_run(monkeypatch):
+    """A legacy (pages/ folder) run is switched off and rerun; outside a script run nothing happens."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    import ui.workspace as ws
+
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)
+    ws.ensure_app_navigation()  # no script run context: a no-op
+    assert PagesManager.uses_pages_directory is True
+
+    reruns = []
+    monkeypatch.setattr(ws, "get_script_run_ctx", lambda: object())
+    monkeypatch.setattr(ws.st, "rerun", lambda: reruns.append(True))
+    ws.ensure_app_navigation()
+    assert PagesManager.uses_pages_directory is False and reruns == [True]
+    ws.ensure_app_navigation()
+    assert reruns == [True]
 
 
-@pytest.mark.parametrize("name", list(CHOICES))
-def test_every_shipped_tokeniser_can_be_chosen(name):
-    at = run_app()
-    at.selectbox(key="tokeniser").set_value(name).run()
-    assert_clean(at)
-    tokeniser = load_tokeniser(CHOICES[name])
-    assert at.selectbox(key="tokeniser").value == name
-    assert [m.value for m in at.metric] == [value for _, value in tokeniser_facts(tokeniser)]
-    assert word_chips(at) == [tokeniser.tokenise_word("bruidsjurk")]
-    if tokeniser.metadata.get("title"):  # a scenario: its explanation and the paper's words
-        assert any(tokeniser.metadata["title"] in md_unescape(info.value) for info in at.info)
-        assert len(at.table[-1].value) == len(tokeniser.metadata["words"])
-
-
-def md_unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def test_scenario_word_via_the_widgets():
-    at = run_app()
-    at.selectbox(key="tokeniser").set_value("a1_scenario2a").run()
-    at.text_input(key="word").input("bruids").run()
-    assert_clean(at)
-    assert word_chips(at) == [["_bruids"]]
-    merges = at.table[0].value
-    assert list(merges["result"]) == ["`id`", "`ids`", "`_b`", "`_br`", "`_bru`", "`_bruids`"]
-    assert "tuple merge" not in merges.columns  # the scenario tokenisers have none before knockout
-
-
-def test_query_params_initialise_the_widgets():
-    at = run_app(tokeniser="a1_scenario2a", word="bruids bruid")
-    assert_clean(at)
-    assert at.selectbox(key="tokeniser").value == "a1_scenario2a"
-    assert at.text_input(key="word").value == "bruids bruid"
-    assert word_chips(at) == [["_bruids"], ["_bru", "id"]]
-    assert not at.warning
-
-
-@pytest.mark.parametrize("bad", ["no-such-tokeniser", "", "nl-40k (BPE-knockout paper)", "../../etc/passwd"])
-def test_unknown_tokeniser_in_the_url_falls_back_to_the_default(bad):
-    at = run_app(tokeniser=bad, word="gids")
-    assert not at.exception
-    assert at.selectbox(key="tokeniser").value == "nl-40k"
-    assert word_chips(at) == [["Ġgids"]]
-    if bad:
-        assert any("not shipped" in w.value for w in at.warning)
-
-
-def test_html_special_characters_are_escaped():
-    at = run_app(word=HOSTILE)
-    assert_clean(at)
-    bodies = html_bodies(at)
-    assert HOSTILE not in bodies
-    assert "&\"'" not in bodies
-    assert "<b>&lt;b&gt;&amp;&quot;&#x27;</b>" in bodies  # the word heading, in bold
-    assert bodies.count("<b>") == 1
-    assert word_chips(at) == [["Ġ<", "b", ">", "&", '"', "'"]]
-    # every token in the merge table is a markdown code span, shown literally
-    assert at.table[0].value["result"].str.fullmatch(r"`[^`]+`").all()
-
-
-def test_hostile_url_word_in_a_scenario_tokeniser():
-    at = run_app(tokeniser="a1_scenario2a", word=HOSTILE + " `x` $1$ *y*")
-    assert_clean(at)
-    assert HOSTILE not in html_bodies(at)
-    assert len(word_chips(at)) == 4
-
-
-def test_empty_input_asks_for_words():
-    at = run_app(word="x")
-    at.text_input(key="word").input("   ").run()
-    assert_clean(at)
-    assert word_chips(at) == []
-    assert any("Type one or more words" in info.value for info in at.info)
-
-
-def test_many_words_are_capped():
-    at = run_app(tokeniser="a3_moving_merges", word=" ".join(["abcd"] * 25))
-    assert_clean(at)
-    assert len(word_chips(at)) == 20
-    assert any("first 20 of 25 words" in c.value for c in at.caption)
-
-
-def test_a_broken_tokeniser_file_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
+def test_a_broken_sample_tokeniser_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "bte-tokeniser", "version": 1, "merges": [[0, ["a"]]]}', encoding="utf-8")
-    import core.samples
+    import ui.workspace as ws
 
-    monkeypatch.setattr(core.samples, "tokeniser_paths", lambda: {"broken": broken, **tokeniser_paths()})
-    at = run_app(tokeniser="broken")
-    assert not at.exception
-    assert at.selectbox(key="tokeniser").value == "broken"
-    assert len(at.error) == 1 and "Could not load broken" in at.error[0].value
+    monkeypatch.setitem(ws.SAMPLE_TOKENISERS, "broken", str(broken))
+    for page in ("pages/workspace.py", "pages/word_debugger.py"):
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.switch_page(page)
+        at.query_params["tokeniser"] = "broken"
+        at.run()
+        assert not at.exception
+        assert len(at.error) == 1 and "broken.json" in at.error[0].value
 
 
 # --- viz helpers -------------------------------------------------------------------------------
@@ -342,3 +288,58 @@ def test_scenario_rows_agree_with_the_paper():
         assert rows, name
         for row in rows:
             assert row["this tokeniser"] == row["paper: before knockout"], (name, row)
+
+
+# --- viz helpers of the workspace and word-debugger pages ----------------------------------------
+
+def test_boundary_strip_marks_every_boundary(dutch40k):
+    from core.explain import explain_word
+
+    explained = explain_word(dutch40k, "bruidsjurk", ("bruid", "s", "jurk"))
+    out = boundary_strip_html(["Ġbruidsjurk"], explained.boundaries, dutch40k.pretokeniser.display)
+    verdicts = re.findall(r'data-verdict="([^"]*)"', out)
+    assert len(verdicts) == len("Ġbruidsjurk") - 1
+    assert verdicts.count("missed split") == 1 and verdicts.count("correct split") == 1
+    assert "#1234" in out and "removed by id + s (rank 1234" in out
+    assert out.count("<td style=\"width:32px") == len("Ġbruidsjurk")
+    plain = boundary_strip_html(["Ġgids"], explain_word(dutch40k, "gids").boundaries)
+    assert set(re.findall(r'data-verdict="([^"]*)"', plain)) == {""}
+
+
+def test_boundary_strip_escapes_characters():
+    from core.explain import explain_word
+    from core.model import BTETokeniser
+    from core.pretokenisers import WhitespaceSplit
+
+    tokeniser = BTETokeniser(list("<b>"), [Merge(0, ("<", "b"))], WhitespaceSplit())
+    out = boundary_strip_html(["<b>"], explain_word(tokeniser, "<b>").boundaries)
+    assert ">&lt;</td>" in out and ">&gt;</td>" in out
+
+
+def test_comparison_rows():
+    out = comparison_html([("BPE", ["a", "<b>"], "2 of 2", {"a", "<b>"}), ("ReBPE", None, "not available: x"),
+                           ("TrimmedBPE", ["a", "q"], "", {"a"})])
+    assert out.count('class="comparison-row"') == 3
+    assert "&lt;b&gt;" in out and "<b>" not in out
+    assert "not available: x" in out
+    rows = out.split('class="comparison-row"')
+    assert "dashed" not in rows[1] and "dashed" in rows[3]  # q is not a TrimmedBPE type
+    assert "2 tokens" in rows[1] and "tokens" not in rows[2].split("not available")[0].split("</td>")[2]
+
+
+def test_rejection_and_reference_rows():
+    from core.formats.references import parse_references
+
+    refs = parse_references("bruidsjurk\tbruid s jurk\tbruids jurk\ngids\tgids\nkat\tka t x\n", "refs.tsv")
+    assert reference_rows(refs.entries) == [
+        {"word": "bruidsjurk", "morphs": "bruid s jurk", "compound parts": "bruids jurk"},
+        {"word": "gids", "morphs": "gids", "compound parts": "(unknown)"}]
+    (row,) = rejection_rows(refs.rejected)
+    assert row["line"] == 3 and row["text"].startswith("kat") and "concatenate" in row["reason"]
+
+
+def test_choice_labels_and_ranks():
+    assert choice_label("nl-40k") == "nl-40k · Dutch byte-level BPE, 40k types (BPE-knockout paper)"
+    assert choice_label("a1_scenario1", {"title": "Scenario 1: child knockout"}) == "a1_scenario1 · Scenario 1: child knockout"
+    assert choice_label("upload: x.json") == "upload: x.json"
+    assert rank_text(5.0) == "5" and rank_text(4.999) == "4.999" and rank_text(7) == "7"

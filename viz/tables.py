@@ -78,3 +78,20 @@ def scenario_rows(
             "this tokeniser": tokens(segment(word)),
         })
     return rows
+
+
+def rejection_rows(rejected: Sequence, limit: int = 500) -> list[dict]:
+    """One row per rejected reference line (:class:`core.formats.references.Rejection`): where,
+    what the line said and why it was rejected."""
+    return [{"line": r.line, "text": r.text if len(r.text) <= 80 else r.text[:77] + "...", "reason": r.reason}
+            for r in list(rejected)[:limit]]
+
+
+def reference_rows(entries: Sequence, limit: int = 8) -> list[dict]:
+    """The first reference entries: the word, its morphs and (when known) its compound parts."""
+    rows = []
+    for entry in list(entries)[:limit]:
+        row = {"word": entry.word, "morphs": " ".join(entry.morphs)}
+        row["compound parts"] = " ".join(entry.free_morphs) if entry.free_morphs is not None else "(unknown)"
+        rows.append(row)
+    return rows

@@ -33,6 +33,22 @@ NOTES = {
 }
 
 
+#: What a shipped tokeniser is, for the choosers (scenarios use their own metadata title).
+SHORT_DESCRIPTIONS = {
+    "nl-40k": "Dutch byte-level BPE, 40k types (BPE-knockout paper)",
+    "nl-bpe-4k-wordfreq": "Dutch BPE, 4k types (trained here on wordfreq)",
+    "en-bpe-4k-wordfreq": "English BPE, 4k types (trained here on wordfreq)",
+}
+
+
+def choice_label(name: str, metadata: Mapping | None = None) -> str:
+    """``name · what it is`` for a chooser: a known sample's description, or a scenario's title."""
+    if name in SHORT_DESCRIPTIONS:
+        return f"{name} · {SHORT_DESCRIPTIONS[name]}"
+    title = (metadata or {}).get("title")
+    return f"{name} · {title}" if title else name
+
+
 def short_name(name: str) -> str:
     """The URL-friendly name of a shipped tokeniser: its label without a trailing ``(...)`` remark,
     e.g. ``"nl-40k (BPE-knockout paper)"`` -> ``"nl-40k"``."""

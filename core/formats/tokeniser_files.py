@@ -66,6 +66,15 @@ def parse_tokeniser_bytes(data: bytes, source: str, name: str = "") -> BTETokeni
                      f"(no \"format\": \"{PROJECT_FORMAT}\")", source)
 
 
+def parse_merges_vocab_bytes(merges: bytes, source: str, vocab: bytes, vocab_source: str = "vocab.json",
+                             name: str = "") -> BTETokeniser:
+    """An uploaded merges.txt together with its vocab.json (token -> id)."""
+    for data, where in ((merges, source), (vocab, vocab_source)):
+        if len(data) > MAX_TOKENISER_BYTES:
+            raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", where)
+    return parse_merges_txt(_decode(merges, source), source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name)
+
+
 def save_tokeniser(tokeniser: BTETokeniser, path: str | Path, *, hf: bool = False) -> None:
     """Write project JSON, or with ``hf`` an HF tokenizer.json (binary merges only)."""
     obj = tokeniser_to_hf_json(tokeniser) if hf else tokeniser_to_project_json(tokeniser)

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -63,9 +64,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(chromium_executable):
-    """``python -m streamlit run app.py`` on a free loopback port; its URL once /_stcore/health says ok."""
+@contextmanager
+def streamlit_server():
+    """``python -m streamlit run app.py`` on a free loopback port; yields its URL once
+    ``/_stcore/health`` says ok, and stops the server afterwards."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
@@ -99,6 +101,21 @@ def app_url(chromium_executable):
             process.kill()
             process.wait()
         shutil.rmtree(log_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_executable):
+    """One server shared by the tests of a session (its caches warm up as the tests go)."""
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url(chromium_executable):
+    """A server of its own that no request has reached yet: Streamlit still treats ``pages/`` as a
+    legacy multipage folder until ``st.navigation`` runs once, which is what deep links must survive."""
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

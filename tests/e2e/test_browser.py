@@ -1,7 +1,17 @@
-"""The explorer in real headless Chromium: it renders, stays offline and shows no exception box."""
+"""The explorer in real headless Chromium: deep links, offline, no exception box, the word debugger.
+
+- Every page of app.py's PAGES opened by deep link (``/<url_path>``) as the first request to a
+  freshly started server, which is when Streamlit would still run ``pages/<stem>.py`` alone or
+  show "Page not found" (see app.py): the sidebar must list the app's own page titles.
+- The word debugger: stepping, URL state, escaping, and the time one update takes on the Dutch 40k
+  (printed and written to test-artifacts/word-debugger-timing.json; measured, not asserted).
+"""
 from __future__ import annotations
 
+import json
 import re
+import statistics
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -13,9 +23,13 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
                                                       "pytest-playwright)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
+from app import available_pages, url_path  # noqa: E402
+
 pytestmark = pytest.mark.e2e
 
 LOOPBACK = "127.0.0.1"
+SLOW = 300_000  # ms: a first visit may run knockout and ReBPE on the Dutch 40k
+PAGES = available_pages()
 
 
 def outside_requests(page: Page) -> list[str]:
@@ -33,13 +47,13 @@ def outside_requests(page: Page) -> list[str]:
     return outside
 
 
-def wait_for_app(page: Page) -> None:
+def wait_for_app(page: Page, timeout: int = SLOW) -> None:
     """Connected, script finished, no skeleton left (as Streamlit's own e2e suite waits)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=60_000)
+                           timeout=timeout)
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=60_000)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=60_000)
+                           timeout=timeout)
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
 
 
 def screenshot(page: Page, path) -> None:
@@ -58,47 +72,154 @@ def no_error_boxes(page: Page) -> None:
     expect(page.get_by_text("Page not found")).to_have_count(0)
 
 
-def test_segment_page_tokenises_offline(page: Page, app_url: str, artifacts_dir) -> None:
+def sidebar_titles(page: Page) -> list[str]:
+    """The page titles in the sidebar (each link's text ends with its title, after the icon's name)."""
+    links = page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").all_inner_texts()
+    return [text.strip().splitlines()[-1].strip() for text in links]
+
+
+# --- deep links on a fresh server ---------------------------------------------------------------
+
+@pytest.mark.parametrize("file, title", [(file, title) for file, title, _ in PAGES],
+                         ids=[url_path(file) for file, *_ in PAGES])
+def test_deep_link_on_a_fresh_server(page: Page, fresh_app_url: str, artifacts_dir, file: str, title: str) -> None:
     outside = outside_requests(page)
+    page.goto(f"{fresh_app_url}/{url_path(file)}")
+    wait_for_app(page)
+    # app.py's navigation is in charge: its titles, not the legacy file-stem list ("app", "word debugger", ...)
+    expect(page.get_by_test_id("stSidebarNav")).to_be_visible(timeout=SLOW)
+    assert sidebar_titles(page) == [t for _, t, _ in PAGES]
+    current = page.locator("[data-testid=stSidebarNavLink][aria-current=page]")
+    expect(current).to_have_count(1)
+    expect(current).to_contain_text(title)
+    path = urlsplit(page.url).path.strip("/")
+    assert path in (url_path(file), "") and (path or file == PAGES[0][0])
+    page.wait_for_timeout(500)
+    wait_for_app(page)
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / f"deep-link-{url_path(file)}.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+# --- the workspace ------------------------------------------------------------------------------
+
+def test_workspace_shows_what_is_loaded(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/?tokeniser=a1_scenario2a")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Workspace", exact=True)).to_be_visible()
+    expect(page.get_by_text("Scenario 2a: parent knockout").first).to_be_visible()
+    expect(page.locator(".facts .fact").first).to_be_visible()
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "workspace-a1_scenario2a.png")
     page.goto(f"{app_url}/?tokeniser=nl-40k")
     wait_for_app(page)
+    expect(page.get_by_text("Dutch baseline tokeniser").first).to_be_visible()
+    screenshot(page, artifacts_dir / "workspace-nl-40k.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+# --- the word debugger --------------------------------------------------------------------------
+
+WORD_DEBUGGER = url_path("pages/word_debugger.py")
+
+
+def header(page: Page):
+    return page.locator("h2").filter(has_text="“")
+
+
+def test_word_debugger_steps_and_keeps_the_view_in_the_url(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/{WORD_DEBUGGER}?tokeniser=nl-40k&word=masterthesis")
+    wait_for_app(page)
+    expect(header(page)).to_have_text("“masterthesis”", timeout=SLOW)
+    expect(page.locator(".tok-word .tok-chip")).to_have_text(["Ġmast", "ert", "hes", "is"])
+    expect(page.get_by_text("Trapped token").first).to_be_visible()
+    expect(page.locator(".merge-tree img")).to_be_visible()
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "word-debugger-masterthesis.png")
+
+    # one merge back, twice: the step is in the address bar and the tree changes
+    tree = page.locator(".merge-tree img").get_attribute("src")
+    for _ in range(3):
+        page.get_by_role("button", name="◀").click()
+        wait_for_app(page)
+    expect(page.get_by_text("Step 6 of 9:")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]step=6"))
+    assert page.locator(".merge-tree img").get_attribute("src") != tree
+    screenshot(page, artifacts_dir / "word-debugger-masterthesis-step6.png")
+
+    # the link reproduces the view
+    link = page.url
+    page.goto(link)
+    wait_for_app(page)
+    expect(page.get_by_text("Step 6 of 9:")).to_be_visible(timeout=SLOW)
 
     words = page.get_by_label("Words (separated by spaces)", exact=True)
     words.fill("bruidsjurk gids")
     words.press("Enter")
-    chips = page.locator(".tok-word .tok-chip")
-    expect(chips).to_have_text(["Ġbruids", "jurk", "Ġgids"], timeout=60_000)
+    expect(header(page)).to_have_text("“bruidsjurk”", timeout=SLOW)
     wait_for_app(page)
-    # The view is in the address bar, so the link reproduces it.
     expect(page).to_have_url(re.compile(r"[?&]word=bruidsjurk(\+|%20)gids"))
-    expect(page.get_by_text("merges applied, in the order they fired").first).to_be_visible()
-
+    assert "step=" not in page.url  # a new word starts at its final segmentation
     no_error_boxes(page)
-    screenshot(page, artifacts_dir / "segment-nl-40k.png")
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
 
 
-def test_link_reproduces_a_scenario_view(page: Page, app_url: str, artifacts_dir) -> None:
+def test_scenario_link_and_tuple_merges(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/?tokeniser=a1_scenario2a&word=bruids+bruid")
+    page.goto(f"{app_url}/{WORD_DEBUGGER}?tokeniser=a1_scenario2b_i_first&word=bruids+bruid")
     wait_for_app(page)
-
-    expect(page.locator(".tok-word .tok-chip")).to_have_text(["_bruids", "_bru", "id"], timeout=60_000)
-    expect(page.get_by_text("Scenario 2a: parent knockout").first).to_be_visible()
+    expect(page.locator(".tok-word .tok-chip")).to_have_text(["_bruids", "_bruid"], timeout=SLOW)
+    expect(page.get_by_text("Trapped token").first).to_be_visible()
     no_error_boxes(page)
-    screenshot(page, artifacts_dir / "segment-a1_scenario2a.png")
+    screenshot(page, artifacts_dir / "word-debugger-a1_scenario2b_i_first.png")
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
 
 
 def test_hostile_link_falls_back_and_is_escaped(page: Page, app_url: str) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/?tokeniser=no-such-tokeniser&word=%3Cb%3E%26%22%27")  # word = <b>&"'
+    page.goto(f"{app_url}/{WORD_DEBUGGER}?tokeniser=no-such-tokeniser&step=x&word=%3Cb%3E%26%22%27")  # <b>&"'
     wait_for_app(page)
-
-    expect(page.get_by_text("which is not shipped")).to_be_visible()
-    expect(page.get_by_role("combobox", name="Tokeniser")).to_have_value("nl-40k")
-    chips = page.locator(".tok-word .tok-chip")
-    expect(chips).to_have_text(["Ġ<", "b", ">", "&", '"', "'"], timeout=60_000)
+    expect(page.locator(".tok-word .tok-chip")).to_have_text(["Ġ<", "b", ">", "&", '"', "'"], timeout=SLOW)
     expect(page.locator(".tok-word .tok-chips b")).to_have_count(0)  # the <b> stayed text
     no_error_boxes(page)
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+FINISHED_WITH = """([selector, text]) => {
+    const app = document.querySelector("[data-testid=stApp]");
+    const shown = [...document.querySelectorAll(selector)].some(e => e.textContent.includes(text));
+    return shown && app.dataset.testScriptState === "notRunning";
+}"""
+
+
+def timed(page: Page, action, selector: str, text: str) -> float:
+    """Seconds from ``action()`` until ``text`` shows in ``selector`` and the rerun has finished
+    (checked on every animation frame, so the polling adds no delay of its own)."""
+    started = time.perf_counter()
+    action()
+    page.wait_for_function(FINISHED_WITH, arg=[selector, text], polling="raf", timeout=60_000)
+    return time.perf_counter() - started
+
+
+def test_word_debugger_update_speed(page: Page, app_url: str, artifacts_dir) -> None:
+    """How long one word-debugger update takes on the Dutch 40k once the page has loaded (the target
+    is under 0.5 s): time from Enter / click until the finished rerun shows the new view."""
+    page.goto(f"{app_url}/{WORD_DEBUGGER}?tokeniser=nl-40k&word=gids")
+    wait_for_app(page)
+    expect(header(page)).to_have_text("“gids”", timeout=SLOW)
+    words = page.get_by_label("Words (separated by spaces)", exact=True)
+    timings: dict[str, list[float]] = {"new word": [], "one step back": []}
+    for word in ["bruidsjurk", "masterthesis", "reanimatietechniek", "arbeidsongeschiktheidsverzekering",
+                 "kinderboeken", "gidsen", "bruidstaart", "voetballer"]:
+        words.fill(word)
+        timings["new word"].append(timed(page, lambda: words.press("Enter"), "h2", f"“{word}”"))
+        n_steps = int(re.search(r"of (\d+):", page.get_by_text(re.compile(r"Step \d+ of \d+:")).inner_text()).group(1))
+        back = page.get_by_role("button", name="◀")
+        timings["one step back"].append(timed(page, back.click, "p", f"Step {n_steps - 1} of {n_steps}:"))
+    no_error_boxes(page)
+    summary = {kind: {"median_s": round(statistics.median(values), 3), "max_s": round(max(values), 3),
+                      "runs": [round(v, 3) for v in values]} for kind, values in timings.items()}
+    (artifacts_dir / "word-debugger-timing.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print("\nword debugger on nl-40k:", json.dumps(summary))

@@ -1,0 +1,244 @@
+"""Merge graph: the neighbourhood of a type, in the two views of bpe-knockout.txt (Fig. 1, Fig. 11).
+
+Thin on purpose: the neighbourhood and the graphs are core.graph's, the node/edge data, the HTML
+and the table rows come from viz/graph_html.py. The graph is vis-network (through pyvis) in an
+iframe hosted by a small ``st.components.v2`` component, loading the library from this server's
+``/app/static/`` (no CDN); clicking a node sends its type back to Python, which recentres. The view
+is in the URL: ``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&compare=BPE-knockout``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import time
+
+import streamlit as st
+
+from core.formats.references import ReferenceSet
+from core.model import BTETokeniser, Merge
+from core.rebpe import run_knockout, run_rebpe
+from ui.workspace import current
+from viz.graph_html import (
+    STATIC_DIR,
+    TYPES_VIEW,
+    VIEWS,
+    VIS_JS,
+    default_type,
+    graph_html,
+    html_key,
+    mio_rows,
+    resolve_type,
+    select_neighbourhood,
+    shown,
+    similar_types,
+    standalone_html,
+    type_labels,
+)
+from viz.tokeniser_info import md_escape, tokeniser_note
+from viz.tokens import PAGE_CSS, code_span
+
+NOTHING, KNOCKOUT, REBPE, PAPER = "nothing", "BPE-knockout", "ReBPE", "the paper's knockout"
+BEFORE, AFTER = "before", "after"
+GRAPH_HEIGHT = 680  # the iframe: legend, note and the graph canvas
+COMPONENT_JS = """
+export default function (component) {
+  const { data, setTriggerValue, parentElement } = component;
+  let frame = parentElement.querySelector("iframe.merge-graph");
+  if (!frame) {
+    frame = document.createElement("iframe");
+    frame.className = "merge-graph";
+    frame.title = "Merge graph";
+    frame.style.cssText = "box-sizing:border-box;width:100%;border:1px solid #d6d3d1;border-radius:8px;display:block;background:#fff";
+    parentElement.appendChild(frame);
+  }
+  frame.style.height = data.height + "px";
+  frame.__mergeGraphClick = (type) => setTriggerValue("clicked", type);
+  if (frame.dataset.key !== data.key) {
+    frame.dataset.key = data.key;
+    frame.srcdoc = data.html;
+  }
+}
+"""
+graph_component = st.components.v2.component("merge_graph_view", js=COMPONENT_JS)
+
+
+def fingerprint(tokeniser: BTETokeniser) -> str:
+    """Cheap identity of a tokeniser for cache keys when the workspace gives none."""
+    last = tokeniser.merges[-1] if tokeniser.merges else None
+    return f"{len(tokeniser.alphabet)}:{len(tokeniser.merges)}:{last}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def labels_and_default(name: str, key: str, _tokeniser: BTETokeniser) -> tuple[dict[str, str], str | None]:
+    return type_labels(_tokeniser), default_type(_tokeniser)
+
+
+def shown_label(type_: str) -> str:
+    return shown(type_, tokeniser.pretokeniser.display)
+
+
+@st.cache_resource(show_spinner="Running it on the loaded reference (once; cached for everyone)…", max_entries=8)
+def comparison(kind: str, name: str, key: str, reference_name: str, reference_key: str,
+               _tokeniser: BTETokeniser, _references: ReferenceSet) -> BTETokeniser:
+    if kind == PAPER:
+        merges = [Merge(rank, tuple(parts)) for rank, parts in _tokeniser.metadata["after_knockout_merges"]]
+        return _tokeniser.with_merges(merges, name=f"{name} after the paper's knockout")
+    if kind == KNOCKOUT:
+        return run_knockout(_tokeniser, _references.entries).tokeniser
+    return run_rebpe(_tokeniser, _references.entries).tokeniser
+
+
+def table_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out.getvalue()
+
+
+st.html(PAGE_CSS)
+st.title("Merge graph")
+st.caption("The types around one type, read from the tokeniser's merge graph (bpe-knockout.txt §3.1): its "
+           "**ancestors** (the merge tree that builds it), its **descendants** (types built on it) and its "
+           "**half-siblings** (other types built from its parents, like `Ġgids` next to `Ġbruids`). "
+           "*Types only* is the paper's Figure 1; *types and merges* is Figure 11, with every merge as a node "
+           "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
+           "keeps the view, so a link reproduces it.")
+
+ws = current()
+tokeniser = ws.tokeniser
+display = tokeniser.pretokeniser.display
+tokeniser_key = getattr(ws, "tokeniser_key", "") or fingerprint(tokeniser)
+labels, default = labels_and_default(ws.tokeniser_name, tokeniser_key, tokeniser)
+if default is None:
+    st.info("This tokeniser has no types, so there is no graph to draw.")
+    st.stop()
+note = tokeniser_note(ws.tokeniser_name, tokeniser.metadata) if tokeniser.metadata.get("title") else None
+if note:  # a teaching scenario: its explanation next to its graph
+    st.info(note[1])
+st.markdown(f"Tokeniser **{md_escape(ws.tokeniser_name)}** ({len(tokeniser.types):,} types, "
+            f"{len(tokeniser.merges):,} merges, {len(tokeniser.tuple_merges):,} tuple merges) · reference "
+            f"**{md_escape(ws.reference_name)}** ({len(ws.references):,} words). Choose them on the Workspace page.")
+
+# --- the type: typed, clicked or from the URL; always validated (a URL may say anything) ---------------
+# A text box, not a selectbox: 40,000 options would be resent to the browser on every rerun (seconds).
+if st.session_state.get("graph_tokeniser") not in (None, tokeniser_key):
+    st.session_state["type"] = labels[default]  # another tokeniser was chosen: start at its default
+elif "type" not in st.session_state and not st.query_params.get("type"):
+    st.session_state["type"] = labels[default]
+st.session_state["graph_tokeniser"] = tokeniser_key
+
+
+def recentre() -> None:
+    """The component's click callback: the clicked type becomes the centre (and goes to the URL)."""
+    clicked = st.session_state["merge_graph_view"].clicked
+    if clicked in tokeniser.types:
+        st.session_state["type"] = labels[clicked]
+    elif isinstance(clicked, str):
+        st.session_state["graph_click_note"] = clicked
+
+
+top = st.columns([3, 3, 3])
+asked = top[0].text_input("Type at the centre", value=None, key="type", bind="query-params", max_chars=200,
+                          placeholder=labels[default],
+                          help="A type as the graph shows it (Ġbruids, ids, é …) or a plain word: bruids finds "
+                               "the word-start type Ġbruids. Clicking a node in the graph also moves the centre.")
+text = (asked or "").strip() or (asked or "")
+center, how = resolve_type(tokeniser, text, labels) if text else (default, "")
+if center is None:
+    similar = similar_types(labels, text)
+    st.warning(f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing "
+               f"{code_span(labels[default])} instead."
+               + (" Types containing it: " + ", ".join(code_span(labels[t]) for t in similar) + "." if similar else ""))
+    center = default
+elif how == "word start":
+    st.info(f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing the word-start type "
+            f"{code_span(labels[center])}, as the word is tokenised in running text.")
+clicked_elsewhere = st.session_state.pop("graph_click_note", None)
+if clicked_elsewhere:
+    st.info(f"{code_span(shown_label(clicked_elsewhere))} exists only in the comparison tokeniser; the centre "
+            "stays where it is.")
+view = top[1].segmented_control("View", VIEWS, default=TYPES_VIEW, key="view", bind="query-params", required=True,
+                                help="Types only: an arrow from each part to the type it forms (Fig. 1). Types and "
+                                     "merges: every merge is a node between its parts and its result (Fig. 11).")
+compare_options = [NOTHING, KNOCKOUT, REBPE] + ([PAPER] if tokeniser.metadata.get("after_knockout_merges") else [])
+compare = top[2].selectbox("Compare with", compare_options, key="compare", bind="query-params",
+                           help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
+                                f"{ws.reference_name}) removes from this tokeniser, or draw the tokeniser they "
+                                f"produce. Computed once, then cached.")
+controls = st.columns([2, 2, 3, 3, 4])
+depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
+                           help="How many merge steps away from the centre to look (up and down).")
+max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bind="query-params",
+                               help="At most this many types are drawn. The centre and its ancestors come first, "
+                                    "then the nearest descendants and "
+                                    "half-siblings, lowest ranks (most frequent merges) first.")
+siblings = controls[2].slider("Half-siblings per parent", 0, 50, 4, key="siblings", bind="query-params",
+                              help="Types that share a parent with the centre, at most this many per parent.")
+others = controls[3].toggle("Other parts", value=True, key="others", bind="query-params",
+                            help="Show the other part of each merge as a grey box: the parts of the shown merges "
+                                 "that are outside the neighbourhood (the g of Ġbru + g). Switch off to declutter "
+                                 "a big graph.")
+draw = BEFORE
+if compare != NOTHING:
+    draw = controls[4].segmented_control(
+        f"Draw the tokeniser before or after {compare}", (BEFORE, AFTER), default=BEFORE, key="draw",
+        bind="query-params", required=True,
+        help="Before: this tokeniser, with what the edit removes marked ✗ and types it forms another way "
+             "marked ↻. After: the tokeniser the edit produces (tuple merges in orange), with what is new "
+             "marked ★.")
+
+# --- the comparison tokeniser ----------------------------------------------------------------------
+other = None
+if compare != NOTHING:
+    try:
+        other = comparison(compare, ws.tokeniser_name, tokeniser_key, ws.reference_name,
+                           getattr(ws, "reference_key", "") or str(len(ws.references)), tokeniser, ws.references)
+    except Exception as err:  # an engine failure on odd input must not become a traceback
+        st.error(f"Could not compute {compare} on {md_escape(ws.reference_name)}: {md_escape(err)}")
+label = f"{compare} on {ws.reference_name}" if compare in (KNOCKOUT, REBPE) else compare
+drawn, other_is_before = tokeniser, False
+if other is not None and draw == AFTER:
+    if center in other.types:
+        drawn, other, other_is_before = other, tokeniser, True
+        label = "this tokeniser before " + label
+    else:
+        st.warning(f"{code_span(labels[center])} is not a type after {md_escape(label)} (it was knocked out), so "
+                   "the graph shows the tokeniser before, with the knocked-out merges marked ✗.")
+
+# --- the graph -------------------------------------------------------------------------------------
+started = time.perf_counter()
+selection = select_neighbourhood(drawn, center, depth, max_nodes, siblings)
+hood = selection.hood
+shown_note = ""
+if hood.truncated:
+    shown_note = (f"Showing {len(hood.roles)} of {selection.found:,}{'+' if selection.more else ''} types within "
+                  f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more.")
+document = graph_html(drawn, hood, view, display=display, other=other, other_label=label,
+                      other_is_before=other_is_before, note=shown_note, other_parts=others)
+seconds = time.perf_counter() - started
+if not (STATIC_DIR / VIS_JS).is_file():
+    st.error(f"static/{VIS_JS} is missing, so the graph cannot be drawn (see static/README.md).")
+graph_component(key="merge_graph_view", data={"html": document, "key": html_key(document), "height": GRAPH_HEIGHT},
+                on_clicked_change=recentre, height=GRAPH_HEIGHT + 2)
+st.caption(f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
+           f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details.")
+
+# --- M_i / M_o --------------------------------------------------------------------------------------
+st.subheader("Merges forming and using the centre")
+rows = mio_rows(drawn, center, display, other=other, other_label=label, other_is_before=other_is_before)
+formed = sum(1 for row in rows if row["set"].startswith("M_i"))
+st.caption(f"M_i({code_span(labels[center])}): the merge that forms it ({formed}); M_o: the merges that use it as "
+           f"a part ({len(rows) - formed:,}), by rank. A tuple merge has three or more parts "
+           "(bpe-knockout.txt §3.2).")
+if rows:
+    st.dataframe(rows, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(rows)))
+else:
+    st.caption("No merge forms or uses this type (an unused alphabet symbol).")
+downloads = st.columns(2)
+downloads[0].download_button("Download this table (CSV)", table_csv(rows), file_name="merges.csv",
+                             mime="text/csv", on_click="ignore")
+downloads[1].download_button("Download this graph (HTML, works offline)", lambda: standalone_html(document),
+                             file_name=f"merge-graph-{html_key(document)}.html", mime="text/html", on_click="ignore",
+                             help="One file with vis-network inside (about 700 KB): opens in any browser, offline.")

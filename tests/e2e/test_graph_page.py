@@ -1,0 +1,168 @@
+"""The Merge graph page in real headless Chromium: the canvas draws, offline, and a click recentres.
+
+Uses the fixtures of tests/e2e/conftest.py (a Streamlit server on a free loopback port, Debian's
+chromium). Timings are printed (``pytest -s``), never asserted.
+"""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from tests.e2e.conftest import running_in_ci
+
+if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
+                                                      "pytest-playwright)")
+from playwright.sync_api import Frame, Page, expect  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+LOOPBACK = "127.0.0.1"
+GRAPH_PATH = "merge_graph"  # app.py: the url_path of pages/merge_graph.py is its file stem
+DRAWN = "#graph[data-drawn='1'] canvas"
+
+
+def outside_requests(page: Page) -> list[str]:
+    """Every request that leaves 127.0.0.1 (data:, blob: and about: URLs are local)."""
+    outside: list[str] = []
+
+    def record(request) -> None:
+        if request.url.startswith(("data:", "blob:", "about:")):
+            return
+        if urlsplit(request.url).hostname != LOOPBACK:
+            outside.append(request.url)
+
+    page.on("request", record)
+    return outside
+
+
+def wait_for_app(page: Page) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
+                           timeout=90_000)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
+                           timeout=90_000)
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=60_000)
+
+
+def graph_frame(page: Page) -> Frame:
+    """The iframe the page's component draws the graph in, once vis-network has drawn it."""
+    page.frame_locator("iframe.merge-graph").locator(DRAWN).wait_for(state="visible", timeout=60_000)
+    frame = page.locator("iframe.merge-graph").element_handle().content_frame()
+    assert frame is not None
+    return frame
+
+
+def node_labels(frame: Frame) -> list[str]:
+    return frame.evaluate("network.body.data.nodes.get().map(n => n.label)")
+
+
+def centre_of(frame: Frame) -> str:
+    return frame.evaluate("network.body.data.nodes.get().filter(n => n.role === 'center')[0].focus")
+
+
+def wait_for_graph(page: Page, condition: str, timeout: float = 30.0) -> Frame:
+    """The graph's frame once ``condition`` (JS over ``nodes``, the vis DataSet's items) holds.
+
+    The iframe sits in the component's shadow root, so this polls through Playwright's locators
+    (which pierce it) rather than ``document.querySelector``; the iframe is reloaded when the graph
+    changes, so the frame is looked up afresh each time.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            frame = graph_frame(page)
+            if frame.evaluate(f"(() => {{ const nodes = network.body.data.nodes.get(); return {condition}; }})()"):
+                return frame
+        except Exception:  # the frame was replaced while we looked at it
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"graph never satisfied: {condition}")
+        page.wait_for_timeout(100)
+
+
+def click_node(page: Page, frame: Frame, type_: str) -> None:
+    """Click the node of ``type_`` where vis-network drew it."""
+    page.locator("iframe.merge-graph").scroll_into_view_if_needed()
+    point = frame.evaluate("""(id) => {
+        const p = network.canvasToDOM(network.getPositions([id])[id]);
+        const r = document.querySelector("#graph canvas").getBoundingClientRect();
+        return {x: r.left + p.x, y: r.top + p.y};
+    }""", f"t:{type_}")
+    box = page.locator("iframe.merge-graph").bounding_box()
+    page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+
+
+def screenshot(page: Page, path) -> None:
+    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it."""
+    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
+                           ".map(e => e.scrollHeight))")
+    size = page.viewport_size or {"width": 1280, "height": 800}
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
+    page.wait_for_timeout(400)  # let the layout settle and vis-network refit
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
+def no_error_boxes(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+
+
+def test_graph_page_draws_offline_and_recentres_on_click(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    started = time.perf_counter()
+    page.goto(f"{app_url}/{GRAPH_PATH}?tokeniser=nl-40k&type={quote('Ġbruids')}")
+    wait_for_app(page)
+    frame = graph_frame(page)
+    print(f"\nfirst load (server cold, Dutch 40k): {time.perf_counter() - started:.2f} s")
+
+    assert centre_of(frame) == "Ġbruids"
+    assert {"Ġbruids", "Ġbru", "ids", "id", "s", "Ġgids"} <= set(node_labels(frame))
+    expect(page.get_by_text("Merges forming and using the centre")).to_be_visible()
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "graph-nl-40k-bruids.png")
+
+    # Clicking the half-sibling Ġgids moves the centre there, and the address bar follows.
+    started = time.perf_counter()
+    click_node(page, frame, "Ġgids")
+    expect(page).to_have_url(re.compile(r"[?&]type=(%C4%A0|Ġ)gids(&|$)"), timeout=30_000)
+    frame = wait_for_graph(page, "nodes.some(n => n.role === 'center' && n.focus === 'Ġgids')")
+    print(f"click -> recentred graph drawn: {time.perf_counter() - started:.2f} s")
+    wait_for_app(page)
+    assert centre_of(frame) == "Ġgids"
+    expect(page.get_by_role("textbox", name="Type at the centre")).to_have_value("Ġgids")
+
+    # The other view, through its control: merge nodes labelled with rank and parts.
+    started = time.perf_counter()
+    page.get_by_role("radio", name="types and merges").click()
+    frame = wait_for_graph(page, "nodes.some(n => n.role === 'merge')")
+    print(f"view switch -> graph drawn: {time.perf_counter() - started:.2f} s")
+    wait_for_app(page)
+    assert "#6460\nĠg + ids" in node_labels(frame)
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "graph-nl-40k-gids-merges.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/{GRAPH_PATH}?tokeniser=a1_scenario2a&view=types+and+merges"
+              f"&compare={quote(chr(39).join(['the paper', 's knockout']))}&draw=after")
+    wait_for_app(page)
+    frame = graph_frame(page)
+    assert centre_of(frame) == "_bruids"
+    assert "★ #5 tuple\n_bru + id + s" in node_labels(frame)
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "graph-a1_scenario2a-after-knockout.png")
+
+    # The download is one self-contained file: vis-network inside, nothing fetched from anywhere.
+    with page.expect_download(timeout=30_000) as download:
+        page.get_by_role("button", name="Download this graph (HTML, works offline)").click()
+    document = open(download.value.path(), encoding="utf-8").read()
+    assert "@version 9.1.2" in document and "_bru + id + s" in document
+    assert re.findall(r'(?:src|href)="', document) == []
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"

@@ -1,0 +1,184 @@
+"""The Merge graph page through AppTest: defaults, the type from the URL, controls, comparisons.
+
+AppTest runs no JavaScript: the graph is checked in the HTML the page hands to its component
+(the iframe's ``srcdoc``). Clicking a node, the canvas and offline loading are in
+tests/e2e/test_graph_page.py.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/merge_graph.py"
+TIMEOUT = 90  # the Dutch 40k tokeniser (and a knockout run) take a moment on a cold machine
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """AppTest runs in this process, so Streamlit caches would leak between tests."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def run_page(**query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def srcdoc(at: AppTest) -> str:
+    """The HTML document the component puts in its iframe."""
+    (component,) = [e for e in at.get("bidi_component") if e.key == "merge_graph_view"]
+    return json.loads(component.proto.json)["html"]
+
+
+def graph_nodes(at: AppTest) -> list[dict]:
+    return json.loads(re.search(r"new vis\.DataSet\((.*?)\);\n", srcdoc(at)).group(1))
+
+
+def type_labels(at: AppTest) -> set[str]:
+    return {node["label"] for node in graph_nodes(at) if node["role"] != "merge"}
+
+
+def centre(at: AppTest) -> str:
+    (node,) = [node for node in graph_nodes(at) if node["role"] == "center"]
+    return node["focus"]
+
+
+def table_rows(at: AppTest) -> list[dict]:
+    return at.dataframe[0].value.to_dict("records")
+
+
+def test_default_renders_the_dutch_40k_around_bruids():
+    at = run_page(tokeniser="nl-40k")
+    assert_clean(at)
+    assert at.title[0].value == "Merge graph"
+    assert at.text_input(key="type").value == "Ġbruids"
+    assert centre(at) == "Ġbruids"
+    # the paper's Figure 1: Ġbru + ids, id + s, and the half-sibling Ġgids sharing ids
+    assert {"Ġbruids", "Ġbru", "ids", "id", "s", "Ġb", "ru", "Ġgids"} <= type_labels(at)
+    assert re.findall(r"https?://", srcdoc(at)) == []
+    assert table_rows(at) == [{"set": "M_i: forms it", "rank": "15545", "merge": "Ġbru + ids", "result": "Ġbruids",
+                               "parts": 2, "tuple merge": ""}]
+    assert any("15 merges" in c.value or "merges around" in c.value for c in at.caption)
+
+
+def test_the_page_is_wired_into_the_app_navigation():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["tokeniser"] = "nl-40k"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert at.title[0].value == "Merge graph" and centre(at) == "Ġbruids"
+
+
+@pytest.mark.parametrize("asked, expected", [("gids", "gids"), ("Ġgids", "Ġgids"), ("ĠGids", "ĠGids"),
+                                             ("é", "Ã©")])
+def test_the_type_comes_from_the_url(asked, expected):
+    at = run_page(tokeniser="nl-40k", type=asked)
+    assert_clean(at)
+    assert at.text_input(key="type").value == asked
+    assert centre(at) == expected
+    assert not at.warning
+
+
+def test_a_word_that_is_not_a_type_becomes_its_word_start_type():
+    at = run_page(tokeniser="nl-40k", type="bruids")
+    assert_clean(at)
+    assert centre(at) == "Ġbruids"
+    assert any("word-start type" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize("asked", ["no-such-type-xyz", "<script>alert(1)</script>", "`x`"])
+def test_an_invalid_type_falls_back_with_a_warning(asked):
+    at = run_page(tokeniser="nl-40k", type=asked)
+    assert_clean(at)
+    assert centre(at) == "Ġbruids"
+    (warning,) = at.warning
+    assert "is not a type of nl\\-40k; showing `Ġbruids` instead" in warning.value
+    assert "alert(1)" not in srcdoc(at)
+
+
+def test_typing_a_type_or_a_near_miss():
+    at = run_page(tokeniser="nl-40k")
+    at.text_input(key="type").input("ids").run()
+    assert_clean(at)
+    assert centre(at) == "ids" and not at.warning
+    at.text_input(key="type").input("ruidegom").run()
+    assert_clean(at)
+    assert centre(at) == "Ġbruids"
+    (warning,) = at.warning
+    assert "Types containing it: `Ġbruidegom`" in warning.value
+
+
+def test_depth_and_node_limit_controls():
+    at = run_page(tokeniser="nl-40k")
+    deep = type_labels(at)
+    at.slider(key="depth").set_value(1).run()
+    assert_clean(at)
+    shallow = type_labels(at)
+    assert {"Ġbru", "ids", "Ġgids"} <= shallow and not {"Ġb", "ru", "id", "s"} & shallow
+    assert len(shallow) < len(deep)
+    at.slider(key="nodes").set_value(5).run()
+    assert_clean(at)
+    assert len([n for n in graph_nodes(at) if n["role"] not in ("merge", "other part")]) == 5
+    assert "Showing 5 of" in srcdoc(at)
+    at.toggle(key="others").set_value(False).run()
+    assert_clean(at)
+    assert {n["role"] for n in graph_nodes(at)} == {"center", "ancestor", "half-sibling"}  # no grey parts
+
+
+def test_types_and_merges_view_labels_merges_with_rank_and_parts():
+    at = run_page(tokeniser="nl-40k", view="types and merges")
+    assert_clean(at)
+    merges = {node["label"] for node in graph_nodes(at) if node["role"] == "merge"}
+    assert {"#15545\nĠbru + ids", "#1234\nid + s", "#1634\nĠb + ru", "#6460\nĠg + ids"} <= merges
+
+
+def test_scenario_default_and_the_papers_knockout():
+    at = run_page(tokeniser="a1_scenario2a", view="types and merges")
+    assert_clean(at)
+    assert centre(at) == "_bruids"
+    assert "the paper's knockout" in at.selectbox(key="compare").options
+    at.selectbox(key="compare").set_value("the paper's knockout").run()
+    assert_clean(at)
+    labels = {node["label"] for node in graph_nodes(at)}
+    assert {"✗ ids", "↻ _bruids", "✗ #1\nid + s", "✗ #5\n_bru + ids"} <= labels
+    assert table_rows(at)[0]["the paper's knockout"] == "replaced by _bru + id + s (#5)"
+    at.segmented_control(key="draw").set_value("after").run()
+    assert_clean(at)
+    labels = {node["label"] for node in graph_nodes(at)}
+    assert "★ #5 tuple\n_bru + id + s" in labels and "ids" not in labels
+    assert table_rows(at)[0]["tuple merge"] == "yes"
+
+
+def test_compare_with_bpe_knockout_on_the_loaded_reference():
+    at = run_page(tokeniser="a1_scenario2a", compare="BPE-knockout")
+    assert_clean(at)
+    assert centre(at) == "_bruids"
+    assert "BPE-knockout on nl_morph" in table_rows(at)[0]
+
+
+def test_a_clicked_type_recentres_the_graph():
+    """The component's click callback sets the ``type`` widget; the same path, driven from state."""
+    at = run_page(tokeniser="nl-40k")
+    at.session_state["type"] = "ids"
+    at.run()
+    assert_clean(at)
+    assert centre(at) == "ids" and at.text_input(key="type").value == "ids"
+    assert {"Ġbruids", "Ġgids", "id", "s"} <= type_labels(at)  # its descendants and parents

@@ -1,0 +1,223 @@
+"""The Knockout & ReBPE stepper page through AppTest (no JavaScript; the browser side is in tests/e2e/)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "stepper.py")
+TIMEOUT = 120  # the first ReBPE run on the Dutch 40k takes seconds; a cold shared machine more
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """AppTest runs in this process: clear Streamlit's caches (and with them the run store)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def open_page(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def title(at: AppTest) -> str:
+    return next(h.value for h in at.subheader if h.value.startswith("Step "))
+
+
+def trees(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith('<div class="merge-tree-block"')]
+
+
+def step_total(at: AppTest) -> int:
+    return int(re.match(r"Step \d+ of (\d+)", title(at)).group(1))
+
+
+def test_defaults_render_on_the_dutch_40k():
+    at = open_page()
+    assert title(at) == "Step 0 of 21 · the tokeniser as loaded"
+    summary = next(m.value for m in at.markdown if m.value.startswith("**The run:**"))
+    assert "21 steps in 7 iterations" in summary and "F1 12.31 % → 92.78 %" in summary
+    assert at.slider(key="stepper_step").value == 0
+    assert trees(at), "step 0 shows the tree of a reference word"
+    at.button(key="stepper_next").click().run()
+    assert_clean(at)
+    assert title(at) == "Step 1 of 21 · iteration 1 · knockout"
+    assert [m.value for m in at.metric][:2] == ["75.47", "832"]  # F1 after knockout, merges removed
+    assert at.selectbox(key="stepper_word").value == "bruiden"  # the first word this step changed
+    assert any(len(df.value) > 100 for df in at.dataframe)  # the merges changed
+
+
+def test_next_and_prev_step_through_a_scenario():
+    at = open_page(tokeniser="a1_scenario2a")
+    assert title(at) == "Step 0 of 9 · the tokeniser as loaded"
+    assert at.button(key="stepper_prev").disabled
+    before = trees(at)
+    assert len(before) == 1 and "tuple" not in before[0]
+
+    at.button(key="stepper_next").click().run()
+    assert_clean(at)
+    assert title(at) == "Step 1 of 9 · iteration 1 · knockout"
+    assert at.session_state["stepper_step"] == 1
+    left, right = trees(at)
+    assert 'class="tree-node merge current tuple highlight' in right  # _bru+id+s, the triplet
+    assert 'data-token="ids"' in left and 'data-token="ids"' not in right
+    assert at.selectbox(key="stepper_word").value == "bruids"  # tree changed although the tokens did not
+
+    at.button(key="stepper_next").click().run()
+    assert title(at) == "Step 2 of 9 · iteration 1 · reparation · nothing changed"
+    at.button(key="stepper_prev").click().run()
+    at.button(key="stepper_prev").click().run()
+    assert title(at) == "Step 0 of 9 · the tokeniser as loaded"
+    assert trees(at) == before
+
+
+def test_slider_moves_to_any_step_and_the_last_disables_next():
+    at = open_page(tokeniser="a1_scenario2a")
+    at.slider(key="stepper_step").set_value(3).run()
+    assert_clean(at)
+    assert title(at) == "Step 3 of 9 · iteration 1 · reification"
+    assert at.selectbox(key="stepper_word").value == "bruid"  # token change listed first
+    at.slider(key="stepper_step").set_value(9).run()
+    assert at.button(key="stepper_next").disabled
+    assert title(at).startswith("Step 9 of 9")
+
+
+def test_url_step_parameter():
+    at = open_page(tokeniser="a1_scenario2a", step="4")
+    assert title(at) == "Step 4 of 9 · iteration 2 · knockout"
+    table4 = next(df.value for df in at.dataframe if "BPE" in df.value.columns)
+    assert list(table4.iloc[0]) == ["0.00", "+0.00", "+0.00", "+0.00", "+100.00", "100.00"]
+    at.button(key="stepper_next").click().run()
+    assert at.query_params["step"] == "5"  # the step goes back to the address bar
+
+
+@pytest.mark.parametrize("bad", ["99", "-1", "abc", "2.5x"])
+def test_invalid_url_step_falls_back_to_step_0(bad):
+    at = open_page(tokeniser="a1_scenario2a", step=bad)
+    assert title(at).startswith("Step 0 of 9")
+    assert any("this run has steps 0–9" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("label, name, total", [("1", "a1_scenario1", 6), ("2b(ii)", "a1_scenario2b_ii", 12),
+                                                 ("3a", "a1_scenario3a", 12)])
+def test_scenario_buttons_load_the_scenario_and_its_reference(label, name, total):
+    at = open_page(tokeniser="a1_scenario2a", step="3")
+    next(b for b in at.button if b.label == label).click().run()
+    assert_clean(at)
+    assert at.session_state["ws_tokeniser"] == name
+    assert title(at) == f"Step 0 of {total} · the tokeniser as loaded"
+    assert any(m.value.startswith("**Reference for this scenario:** `bruids` → `bruid s`, `bruid` → `bruid`")
+               for m in at.markdown)
+    from core.formats.tokeniser_files import load_tokeniser
+    from core.samples import scenario_paths
+
+    explanation = load_tokeniser(scenario_paths()[name]).metadata["explanation"]
+    words = explanation.split()[:3]  # the paper's explanation, markdown-escaped
+    assert any(all(w.replace("_", "\\_").replace("+", "\\+") in i.value for w in words) for i in at.info)
+    at.button(key="stepper_next").click().run()
+    assert title(at).startswith(f"Step 1 of {total} · iteration 1 · knockout")
+
+
+def test_configuration_changes_the_run():
+    at = open_page(tokeniser="a1_scenario2a")
+    at.toggle(key="reify").set_value(False).run()
+    assert_clean(at)
+    assert title(at) == "Step 0 of 3 · the tokeniser as loaded"  # knockout only, until stable
+    at.toggle(key="reify").set_value(True).run()
+    at.toggle(key="expand").set_value(False).run()
+    assert step_total(at) != 3
+    at.slider(key="threshold").set_value(1.0).run()
+    assert_clean(at)
+
+
+def test_workspace_reference_instead_of_the_scenario_words():
+    at = open_page(tokeniser="a1_scenario2a")
+    at.toggle(key="stepper_workspace_reference").set_value(True).run()
+    assert_clean(at)
+    assert any("Tokeniser **a1\\_scenario2a**, reference **nl\\_morph**" in c.value for c in at.sidebar.caption)
+
+
+def test_merge_search_and_downloads():
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    merges = at.dataframe[0].value
+    assert list(merges["change"]) == ["removed", "rewired"]
+    at.text_input(key="stepper_merge_search").input("bruids").run()
+    assert list(at.dataframe[0].value["type"]) == ["_bruids"]
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Tokeniser after this step (project JSON)" in labels
+    assert "Tokeniser after this step (HF tokenizer.json)" not in labels  # it has a tuple merge now
+    at.slider(key="stepper_step").set_value(0).run()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Tokeniser after this step (HF tokenizer.json)" in labels
+
+
+def test_neighbourhood_of_a_changed_type():
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    assert at.selectbox(key="stepper_type").value == "ids"
+    tables = [df.value for df in at.dataframe if "relation" in df.value.columns]
+    before, after = tables[:2]
+    assert list(before["merge"]) == ["id + s", "_bru + ids"] and list(after["relation"]) == ["not in V"]
+
+
+def test_metrics_chart_grows_with_the_step():
+    import json
+
+    at = open_page(tokeniser="a1_scenario2a", step="4")
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    waterfall = next(t for t in spec["data"] if t["type"] == "waterfall")
+    assert waterfall["x"] == ["start", "1 knock", "1 repair", "1 reify", "2 knock"]
+    assert waterfall["y"][-1] == pytest.approx(100.0)
+
+
+def test_word_follows_the_step_unless_pinned():
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    assert at.selectbox(key="stepper_word").value == "bruids"
+    at.slider(key="stepper_step").set_value(3).run()
+    assert at.selectbox(key="stepper_word").value == "bruid"  # the first word step 3 changed
+    at.selectbox(key="stepper_word").set_value("bruids").run()
+    at.toggle(key="stepper_follow").set_value(True).run()
+    at.button(key="stepper_next").click().run()
+    assert_clean(at)
+    assert title(at).startswith("Step 4 of 9") and at.selectbox(key="stepper_word").value == "bruids"
+
+
+def test_url_word_is_validated():
+    at = open_page(tokeniser="a1_scenario2a", word="<b>nope</b>")
+    assert at.selectbox(key="stepper_word").value == "bruids"
+    at = open_page(tokeniser="a1_scenario2a", word="bruid")
+    assert at.selectbox(key="stepper_word").value == "bruid"
+
+
+def test_diagnostics_chart_switches_between_figures_3_and_4():
+    import json
+
+    at = open_page(tokeniser="a1_scenario2b_ii", step="7")
+
+    def names() -> list[str]:
+        spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+        return [t.get("name") for t in spec["data"] if t.get("name")]
+
+    assert names()[:2] == ["removed", "split by knockout"]
+    at.session_state["stepper_chart"] = "|V| (Fig. 3)"  # the segmented control above the chart
+    at.run()
+    assert_clean(at)
+    assert names() == ["|V|", "tuple merges"]
+    at.session_state["stepper_chart"] = "Knockouts (Fig. 4)"
+    at.run()
+    assert names() == ["pre-existing", "repaired"]  # iteration 3 knocks out the repaired _bruid + s

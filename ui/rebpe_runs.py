@@ -1,0 +1,170 @@
+"""Knockout / ReBPE runs and blocked-merge scans for the pages, computed once and shared.
+
+Streamlit glue around core (no algorithm here). A run on the Dutch 40k tokeniser takes seconds,
+so it is computed once per (tokeniser, reference, configuration) and kept in a small
+process-wide LRU store (behind ``st.cache_resource``, so tests can clear it). It is not a
+``@st.cache_resource`` function itself because the first computation reports live progress
+(one line per iteration) and a cached function would replay those elements on every hit.
+Everything stored is treated as immutable: edits in core return new tokenisers.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Sequence
+
+import streamlit as st
+
+from core.blocked import BlockedReport, find_blocked_merges
+from core.evaluation import MorphScores
+from core.formats.references import ReferenceSet, parse_references
+from core.model import BTETokeniser
+from core.rebpe import ReBPEConfig, Run, repair, run_rebpe
+from core.reference_state import TokenisedReference
+from core.steps import StepReport
+from viz.step_views import scenario_reference_tsv, segmentation_changes
+
+MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
+
+
+@dataclass(frozen=True)
+class ComputedRun:
+    """A finished run with what the pages need next to it."""
+
+    key: tuple
+    start: BTETokeniser          # the tokeniser as loaded (step 0)
+    run: Run
+    initial: MorphScores         # metrics before any phase
+    seconds: float
+    unaligned: tuple[str, ...]   # reference words the pre-tokeniser could not align (skipped)
+    words: tuple[str, ...]       # the reference words, in order
+
+    @property
+    def steps(self) -> list[StepReport]:
+        return self.run.steps
+
+    def tokeniser_at(self, index: int) -> BTETokeniser:
+        """The tokeniser after step ``index`` (0: as loaded)."""
+        return self.start if index <= 0 else self.steps[index - 1].tokeniser
+
+    def origins_before(self, index: int) -> dict[str, str]:
+        """Merge origins just before step ``index`` (>= 1)."""
+        return self.steps[index - 2].origins if index >= 2 else {}
+
+
+class _Store:
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[tuple, object] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _run_store() -> _Store:
+    return _Store(MAX_RUNS)
+
+
+def run_key(tokeniser_key: str, tokeniser: BTETokeniser, reference_key: str, references: ReferenceSet,
+            config: ReBPEConfig) -> tuple:
+    """A cheap key: the workspace's content keys (names, plus a digest for uploads), sizes as a
+    safety net, and the frozen configuration."""
+    return (tokeniser_key, len(tokeniser.merges), len(tokeniser.alphabet), reference_key,
+            len(references.entries), config)
+
+
+def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str, references: ReferenceSet,
+               config: ReBPEConfig, label: str = "ReBPE", *, tokeniser_key: str = "",
+               reference_key: str = "") -> ComputedRun:
+    """The run for these inputs; computed on first use with a live progress box. The keys default to
+    the names (``ui.workspace.Workspace.tokeniser_key`` also tells uploads of the same name apart)."""
+    key = run_key(tokeniser_key or tokeniser_name, tokeniser, reference_key or reference_name, references, config)
+    store = _run_store()
+    found = store.get(key)
+    if found is not None:
+        return found
+    holder = st.empty()
+    with holder.container():
+        with st.status(f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference words…",
+                       expanded=True) as status:
+            started = time.perf_counter()
+            entries = list(references.entries)
+            initial = TokenisedReference(tokeniser, entries)
+            st.write(f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %")
+
+            def progress(iteration: int, knocked: StepReport) -> None:
+                status.update(label=f"Running {label}: iteration {iteration}…")
+                st.write(f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
+                         f"({time.perf_counter() - started:.1f} s so far)")
+
+            run = run_rebpe(tokeniser, entries, config, progress=progress)
+            status.update(label=f"{label} done", state="complete")
+    holder.empty()
+    computed = ComputedRun(key, tokeniser, run, initial.scores(), time.perf_counter() - started,
+                           tuple(initial.unaligned), tuple(e.word for e in entries))
+    store.put(key, computed)
+    return computed
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _scenario_references(name: str, tsv: str) -> ReferenceSet:
+    return parse_references(tsv, f"{name} (scenario words)", format="tsv")
+
+
+def scenario_references(name: str, tokeniser: BTETokeniser) -> ReferenceSet | None:
+    """The small reference of a teaching scenario (:func:`viz.step_views.scenario_reference_tsv`)."""
+    tsv = scenario_reference_tsv(tokeniser)
+    return _scenario_references(name, tsv) if tsv else None
+
+
+@st.cache_resource(show_spinner="Looking for blocked merges (LIMITEDBPE on every merge)…", max_entries=8)
+def blocked_report(key: tuple, _tokeniser: BTETokeniser, _words: Sequence[str]) -> BlockedReport:
+    return find_blocked_merges(_tokeniser, list(_words))
+
+
+@dataclass(frozen=True)
+class Reparation:
+    tokeniser: BTETokeniser
+    repaired: list
+    changed_words: list          # (word, before, after)
+    blocked_after: BlockedReport
+
+
+@st.cache_resource(show_spinner="Applying reparation and re-segmenting the reference…", max_entries=8)
+def reparation(key: tuple, mode: str, _tokeniser: BTETokeniser, _words: Sequence[str]) -> Reparation:
+    repaired_tokeniser, repaired = repair(_tokeniser, mode)
+    changed = segmentation_changes(_tokeniser, repaired_tokeniser, _words)
+    return Reparation(repaired_tokeniser, repaired, changed, find_blocked_merges(repaired_tokeniser, list(_words)))
+
+
+def references_for(workspace, prefer_workspace: bool = False) -> tuple[ReferenceSet, str, ReferenceSet | None]:
+    """(references, their name, the scenario's own references or None) for a page's run: a teaching
+    scenario uses its own two words unless ``prefer_workspace``; anything else the workspace's."""
+    scenario = scenario_references(workspace.tokeniser_name, workspace.tokeniser)
+    if scenario is not None and not prefer_workspace:
+        return scenario, f"scenario:{workspace.tokeniser_name}", scenario
+    return workspace.references, workspace.reference_name, scenario
+
+
+def workspace_keys(workspace, reference_name: str) -> dict[str, str]:
+    """``tokeniser_key`` / ``reference_key`` for :func:`cached_run` from the workspace (content keys
+    when it has them) and the reference actually used."""
+    tokeniser_key = getattr(workspace, "tokeniser_key", "") or workspace.tokeniser_name
+    reference_key = (getattr(workspace, "reference_key", "") or workspace.reference_name
+                     if reference_name == workspace.reference_name else reference_name)
+    return {"tokeniser_key": tokeniser_key, "reference_key": reference_key}

@@ -1,0 +1,752 @@
+"""The neighbourhood of a type as an interactive vis-network graph, built through pyvis, offline.
+
+Pure functions (no Streamlit). Two views of bpe-knockout.txt: types only (Fig. 1, one arrow per
+merge part, :func:`core.graph.type_graph`) and types and merges alternating (Fig. 11, merge nodes
+labelled with rank and parts, :func:`core.graph.merge_graph`). Roles come from core.graph
+(center, ancestor, descendant, half-sibling); parts of a shown merge that are outside the
+neighbourhood are drawn as grey "other part" nodes so every merge is complete. Tuple merges and
+merges absent from a comparison tokeniser (knocked out, or new after an edit) are marked.
+
+pyvis assembles the vis-network node, edge and option data; the page HTML comes from this module's
+own template because pyvis 0.3.2's templates load vis-network and Bootstrap from CDNs. The
+embedded HTML loads vis-network from Streamlit's static serving (``/app/static/``, see
+``static/README.md``) and contains no http(s) address at all; :func:`standalone_html` inlines the
+library for a download that works anywhere. Every token string reaches the HTML either through
+``json.dumps`` with ``<``, ``>``, ``&`` escaped (node and edge data, drawn as canvas text by
+vis-network) or through :func:`html.escape` (the legend and the notes).
+
+Clicking a node recentres the graph: inside the explorer the iframe's host element carries a
+``__mergeGraphClick`` hook (set by the page's ``st.components.v2`` component); without it (a
+plain ``st.iframe``) the click loads ``?type=...`` in the top window.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from pyvis.network import Network
+
+from core.graph import (
+    ANCESTOR,
+    CENTER,
+    DESCENDANT,
+    HALF_SIBLING,
+    Neighbourhood,
+    merge_graph,
+    merge_node,
+    type_graph,
+    type_node,
+)
+from core.model import BTETokeniser, Merge
+from viz.tokens import code_points
+from viz.tokens import shown as _shown
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+VIS_JS, VIS_CSS = "vis-network.min.js", "vis-network.css"
+STATIC_URL = "/app/static/"  # where Streamlit serves STATIC_DIR (server.enableStaticServing)
+
+TYPES_VIEW, MERGES_VIEW = "types only", "types and merges"
+VIEWS = (TYPES_VIEW, MERGES_VIEW)
+OTHER = "other part"            # a part of a shown merge that is outside the neighbourhood
+DEFAULT_TYPES = ("Ġbruids", "_bruids", "▁bruids")  # the paper's case (bpe-knockout.txt Fig. 1)
+ENUMERATION_LIMIT = 5000        # stop collecting descendants beyond this many candidates
+
+#: Role -> (background, border, corner radius). Light fills with dark text read well on a
+#: projector; the roles also differ in shape (half-siblings are pills, the other parts have thin
+#: borders and small grey text) so the legend works without colour.
+ROLE_STYLE = {
+    CENTER: ("#fde047", "#854d0e", 4),
+    ANCESTOR: ("#bfdbfe", "#1e40af", 4),
+    DESCENDANT: ("#bbf7d0", "#166534", 4),
+    HALF_SIBLING: ("#f5d0fe", "#86198f", 20),
+    OTHER: ("#f5f5f4", "#a8a29e", 4),
+}
+ROLE_TEXT = {
+    CENTER: "the selected type",
+    ANCESTOR: "ancestor (its merge tree)",
+    DESCENDANT: "descendant (built on it)",
+    HALF_SIBLING: "half-sibling (shares a parent)",
+    OTHER: "other part of a shown merge",
+}
+MERGE_STYLE = ("#ffffff", "#44403c")
+TUPLE_STYLE = ("#fed7aa", "#c2410c")      # tuple merges (3+ parts, bpe-knockout.txt §3.2)
+EDGE_COLOUR, TUPLE_EDGE, ABSENT_COLOUR = "#57534e", "#ea580c", "#dc2626"
+ABSENT_MARK = "✗ "        # knocked out: a merge (or type) the tokeniser after the edit does not have
+NEW_MARK = "★ "           # new: a merge (or type) the tokeniser before the edit did not have
+REFORMED_MARK = "↻ "      # a type both have, formed by different merges (e.g. a knockout's tuple merge)
+GONE, NEW, REFORMED = "knocked out", "new", "re-formed"
+TYPE_FONT, SMALL_FONT = 22, 16
+
+
+def shown(token: str, display: Callable[[str], str] = lambda t: t) -> str:
+    """:func:`viz.tokens.shown` (bytes decoded, whitespace and control characters visible), with the
+    remaining invisible characters (line/paragraph separators, format characters such as U+200B,
+    odd spaces) written as ``\\uXXXX`` too: a graph label must never look empty or break a line."""
+    text = _shown(token, display)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
+
+
+# --- choosing the type --------------------------------------------------------------------------------
+def default_type(tokeniser: BTETokeniser) -> str | None:
+    """The paper's ``Ġbruids`` / ``_bruids`` if present, else the longest type containing "ids"
+    (lowest rank among equals), else the last merge's result, else the first alphabet symbol."""
+    types = tokeniser.types
+    for candidate in DEFAULT_TYPES:
+        if candidate in types:
+            return candidate
+    rank = {m.result: i for i, m in enumerate(tokeniser.merges)}
+    with_ids = [t for t in types if "ids" in t]
+    if with_ids:
+        return min(with_ids, key=lambda t: (-len(t), rank.get(t, -1), t))
+    if tokeniser.merges:
+        return tokeniser.merges[-1].result
+    return tokeniser.alphabet[0] if tokeniser.alphabet else None
+
+
+def type_labels(tokeniser: BTETokeniser, display: Callable[[str], str] | None = None) -> dict[str, str]:
+    """type -> the label people see (and the URL carries): the readable form of
+    :func:`viz.tokens.shown`, made unique with the code points where two types read alike."""
+    display = display or tokeniser.pretokeniser.display
+    labels = {t: shown(t, display) for t in tokeniser.types}
+    seen: dict[str, int] = defaultdict(int)
+    for label in labels.values():
+        seen[label] += 1
+    return {t: (label if seen[label] == 1 else f"{label} [{code_points(t)}]") for t, label in labels.items()}
+
+
+def similar_types(labels: Mapping[str, str], text: str, limit: int = 8) -> list[str]:
+    """Up to ``limit`` types whose label contains ``text`` (case-insensitive), shortest first: the
+    suggestions next to "not a type"."""
+    needle = (text or "").strip().casefold()
+    if not needle:
+        return []
+    found = [t for t, label in labels.items() if needle in label.casefold()]
+    return sorted(found, key=lambda t: (len(labels[t]), labels[t]))[:limit]
+
+
+def resolve_type(tokeniser: BTETokeniser, text: str | None, labels: Mapping[str, str]) -> tuple[str | None, str]:
+    """The type a (URL) value names and how: ``"label"`` (its readable form as the type selector
+    shows it and the URL carries it, e.g. ``é`` for the byte-level ``Ã©``), ``"exact"`` (the raw
+    type string), ``"word start"`` (``bruids`` -> ``Ġbruids``, through the tokeniser's own
+    pre-tokeniser), or ``(None, "")``."""
+    if not isinstance(text, str) or not text or len(text) > 200:
+        return None, ""
+    by_label = {label: t for t, label in labels.items()}
+    if text in by_label:  # first: the URL carries what the type selector shows
+        return by_label[text], "label"
+    if text in tokeniser.types:
+        return text, "exact"
+    try:
+        pretokens = tokeniser.pretokeniser.pretokenise(" " + text)
+    except Exception:  # a hostile string must never break the page
+        pretokens = []
+    if len(pretokens) == 1 and pretokens[0] in tokeniser.types:
+        return pretokens[0], "word start"
+    return None, ""
+
+
+# --- choosing the neighbourhood ---------------------------------------------------------------------
+@dataclass
+class Selection:
+    """A neighbourhood cut to size, with how many types were found before cutting."""
+
+    hood: Neighbourhood
+    found: int          # types found (center included), at most ENUMERATION_LIMIT + ancestors
+    more: bool          # the enumeration stopped at ENUMERATION_LIMIT
+
+
+def select_neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 40,
+                         siblings_per_parent: int = 6) -> Selection:
+    """The neighbourhood of ``center`` in core.graph's roles, cut for display.
+
+    Same roles and distances as :func:`core.graph.neighbourhood`, but the cut keeps what explains
+    the type first: the center, then its ancestors (nearest first), then descendants and
+    half-siblings by (distance, rank), at most ``siblings_per_parent`` half-siblings per parent
+    (lowest ranks, i.e. the most frequent merges, first). ``hood.truncated`` says whether anything
+    was left out.
+    """
+    if center not in tokeniser.types:
+        raise KeyError(center)
+    roles: dict[str, str] = {center: CENTER}
+    distances: dict[str, int] = {center: 0}
+    # ancestors: the parts of the center's merge tree, up to depth
+    frontier = [center]
+    for distance in range(1, depth + 1):
+        following = []
+        for type_ in frontier:
+            merge = tokeniser.merge_of(type_)
+            for part in dict.fromkeys(merge.parts if merge else ()):
+                if part not in roles:
+                    roles[part], distances[part] = ANCESTOR, distance
+                    following.append(part)
+        frontier = following
+    ancestors = [t for t in roles if t != center]
+    # candidates: (distance, rank position, type, role)
+    index = tokeniser.merge_index
+    candidates: list[tuple[int, int, str, str]] = []
+    seen = set(roles)
+    more = False
+    frontier = [center]
+    for distance in range(1, depth + 1):
+        following = []
+        for type_ in frontier:
+            for merge in tokeniser.used_by.get(type_, ()):
+                if merge.result in seen:
+                    continue
+                if len(candidates) >= ENUMERATION_LIMIT:
+                    more = True
+                    break
+                seen.add(merge.result)
+                candidates.append((distance, index[merge], merge.result, DESCENDANT))
+                following.append(merge.result)
+        frontier = following
+    extra_siblings = 0  # half-siblings beyond siblings_per_parent (counted, not shown)
+    own = tokeniser.merge_of(center)
+    if own is not None and depth >= 1:
+        for part in dict.fromkeys(own.parts):
+            taken = 0
+            for merge in tokeniser.used_by.get(part, ()):
+                if merge.result in seen:
+                    continue
+                seen.add(merge.result)
+                if taken >= siblings_per_parent:
+                    extra_siblings += 1
+                    continue
+                candidates.append((1, index[merge], merge.result, HALF_SIBLING))
+                taken += 1
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    found = 1 + len(ancestors) + len(candidates) + extra_siblings
+    keep = [center] + ancestors[: max(0, max_nodes - 1)]
+    room = max(0, max_nodes - len(keep))
+    hood = Neighbourhood(center, depth)
+    for type_ in keep:
+        hood.roles[type_], hood.distances[type_] = roles[type_], distances[type_]
+    for distance, _, type_, role in candidates[:room]:
+        hood.roles[type_], hood.distances[type_] = role, distance
+    hood.truncated = more or found > len(hood.roles)
+    collected = hood.roles
+    merges = {m for t in collected for m in tokeniser.produced_by.get(t, ())
+              if any(p in collected for p in m.parts)}
+    hood.merges = sorted(merges, key=lambda m: m.rank)
+    return Selection(hood, found, more)
+
+
+# --- comparing with another tokeniser -------------------------------------------------------------------
+def absent_merges(merges: Sequence[Merge], other: BTETokeniser | None) -> set[Merge]:
+    """The merges (by parts) that ``other`` does not have; nothing without ``other``."""
+    if other is None:
+        return set()
+    theirs = {m.parts for m in other.merges}
+    return {m for m in merges if m.parts not in theirs}
+
+
+def type_status(tokeniser: BTETokeniser, type_: str, other: BTETokeniser | None, absent: set[Merge],
+                other_is_before: bool = False) -> str:
+    """How ``type_`` differs in ``other``: GONE (not a type of ``other``, which comes after an edit),
+    NEW (not a type of ``other``, which comes before), REFORMED (a type of both, but the merge
+    forming it here is absent there), or "" (the same)."""
+    if other is None:
+        return ""
+    if type_ not in other.types:
+        return NEW if other_is_before else GONE
+    merge = tokeniser.merge_of(type_)
+    return REFORMED if merge is not None and merge in absent else ""
+
+
+# --- node and edge data ---------------------------------------------------------------------------
+def _rank(rank) -> str:
+    return str(int(rank)) if isinstance(rank, float) and rank.is_integer() else str(rank)
+
+
+def merge_text(merge: Merge, display: Callable[[str], str]) -> str:
+    return " + ".join(shown(p, display) for p in merge.parts)
+
+
+def graph_levels(hood: Neighbourhood, edges: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """Layers for a top-down drawing of the types view: longest path from the sources among the
+    neighbourhood's types (parts above results), other parts one layer above their first result."""
+    inside = set(hood.roles)
+    parents: dict[str, set[str]] = defaultdict(set)
+    for part, result in edges:
+        if part in inside and result in inside and part != result:
+            parents[result].add(part)
+    level: dict[str, int] = {}
+
+    def depth_of(type_: str, trail: frozenset = frozenset()) -> int:
+        if type_ in level:
+            return level[type_]
+        if type_ in trail:  # a cycle cannot happen in a sound merge graph; be safe anyway
+            return 0
+        ps = parents.get(type_, ())
+        value = 1 + max((depth_of(p, trail | {type_}) for p in ps), default=-1)
+        level[type_] = value
+        return value
+
+    for type_ in inside:
+        depth_of(type_)
+    for part, result in edges:
+        if part not in inside:
+            level[part] = min(level.get(part, level[result] - 1), level[result] - 1)
+    return level
+
+
+def _type_title(type_: str, role: str, tokeniser: BTETokeniser, hood: Neighbourhood,
+                display: Callable[[str], str], status: str) -> str:
+    lines = [shown(type_, display)]
+    if role == OTHER:
+        lines.append("outside the neighbourhood: a part of a merge shown here")
+    else:
+        lines.append(f"{ROLE_TEXT[role]} · distance {hood.distances.get(type_, 0)}")
+    merge = tokeniser.merge_of(type_)
+    if merge is not None:
+        kind = "tuple merge" if merge.is_tuple else "merge"
+        lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)}")
+    elif type_ in tokeniser.alphabet:
+        lines.append("an alphabet symbol (no merge forms it)")
+    used = len(tokeniser.used_by.get(type_, ()))
+    lines.append(f"used by {used:,} merge{'' if used == 1 else 's'}")
+    if status:
+        lines.append(status)
+    lines.append(code_points(type_))
+    lines.append("click: centre the graph on this type")
+    return "\n".join(lines)
+
+
+def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
+                   display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
+                   other_label: str = "", other_is_before: bool = False,
+                   other_parts: bool = True) -> tuple[list[dict], list[dict]]:
+    """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``.
+
+    ``other_parts=False`` leaves out the parts of shown merges that are outside the neighbourhood
+    (a merge node still names them in its label).
+
+    Every node carries ``focus``: the type a click recentres on (a merge node: its result). With
+    ``other``, merges absent from it are marked: as knocked out (``✗``, red, dashed) when ``other``
+    is the tokeniser after an edit, as new (``★``, red, dashed) when ``other_is_before``.
+    """
+    display = display or tokeniser.pretokeniser.display
+    absent = absent_merges(hood.merges, other)
+    mark = NEW_MARK if other_is_before else ABSENT_MARK
+    absent_text = (f"new: not in {other_label}" if other_is_before else f"knocked out: absent from {other_label}")
+    type_edges = [(part, merge.result) for merge in hood.merges for part in merge.parts]
+    levels = graph_levels(hood, type_edges)
+    scale = 2 if view == MERGES_VIEW else 1
+    nodes: list[dict] = []
+    edges: list[dict] = []
+
+    def add_type(type_: str) -> None:
+        role = hood.roles.get(type_, OTHER)
+        background, border, radius = ROLE_STYLE[role]
+        status = type_status(tokeniser, type_, other, absent, other_is_before)
+        status_text = {
+            GONE: f"knocked out: not a type of {other_label}",
+            NEW: f"new: not a type of {other_label}",
+            REFORMED: f"re-formed: {other_label} forms this type with another merge"
+                      + (f" ({merge_text(other.merge_of(type_), display)})"
+                         if other is not None and other.merge_of(type_) is not None else ""),
+        }.get(status, "")
+        prefix = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}.get(status, "")
+        node = {
+            "id": type_node(type_), "label": prefix + shown(type_, display), "focus": type_,
+            "shown": shown(type_, display),
+            "role": role, "shape": "box", "level": levels.get(type_, 0) * scale,
+            "title": _type_title(type_, role, tokeniser, hood, display, status_text),
+            "color": {"background": background, "border": ABSENT_COLOUR if status else border,
+                      "highlight": {"background": background, "border": "#0f172a"},
+                      "hover": {"background": background, "border": "#0f172a"}},
+            "borderWidth": 4 if role == CENTER else (1 if role == OTHER else 2),
+            "shapeProperties": {"borderRadius": radius},
+            "margin": 10 if role != OTHER else 7,
+            "font": {"size": TYPE_FONT if role != OTHER else SMALL_FONT,
+                     "color": "#1c1917" if role != OTHER else "#57534e",
+                     "face": "DejaVu Sans Mono, monospace", "bold": role == CENTER},
+        }
+        if status:
+            node["shapeProperties"]["borderDashes"] = [8, 5] if status in (GONE, NEW) else [2, 4]
+            node["borderWidth"] = 4
+            node["status"] = status
+        nodes.append(node)
+
+    if view == MERGES_VIEW:
+        by_id = {merge_node(m): m for m in hood.merges}
+        graph = merge_graph(tokeniser, hood.merges)
+        graph.add_node(type_node(hood.center), kind="type", label=hood.center)
+        for node_id, data in graph.nodes(data=True):
+            if data["kind"] == "type":
+                if other_parts or data["label"] in hood.roles:
+                    add_type(data["label"])
+                continue
+            merge = by_id[node_id]
+            gone = merge in absent
+            background, border = TUPLE_STYLE if merge.is_tuple else MERGE_STYLE
+            head = f"#{_rank(merge.rank)}" + (" tuple" if merge.is_tuple else "")
+            title = [f"{'tuple merge' if merge.is_tuple else 'merge'} #{_rank(merge.rank)}",
+                     f"{merge_text(merge, display)} → {shown(merge.result, display)}"]
+            if gone:
+                title.append(absent_text)
+            title.append("click: centre the graph on its result")
+            node = {
+                "id": node_id, "label": f"{mark if gone else ''}{head}\n{merge_text(merge, display)}",
+                "focus": merge.result, "shown": shown(merge.result, display), "role": "merge", "tuple": merge.is_tuple, "rank": merge.rank,
+                "shape": "box", "level": levels.get(merge.result, 0) * 2 - 1, "title": "\n".join(title),
+                "color": {"background": background, "border": ABSENT_COLOUR if gone else border,
+                          "highlight": {"background": background, "border": "#0f172a"},
+                          "hover": {"background": background, "border": "#0f172a"}},
+                "borderWidth": 3 if (merge.is_tuple or gone) else 1,
+                "shapeProperties": {"borderRadius": 0, **({"borderDashes": [8, 5]} if gone else {})},
+                "font": {"size": SMALL_FONT, "face": "DejaVu Sans Mono, monospace", "color": "#1c1917"},
+                "margin": 6,
+            }
+            if gone:
+                node["status"] = NEW if other_is_before else GONE
+            nodes.append(node)
+        for source, target, data in graph.edges(data=True):
+            if not other_parts and source.startswith("t:") and source[2:] not in hood.roles:
+                continue
+            merge_id = target if target.startswith("m:") else source
+            merge = by_id[merge_id]
+            gone = merge in absent
+            colour = TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else EDGE_COLOUR)
+            edge = {"from": source, "to": target, "color": colour, "width": 3 if merge.is_tuple else 1.5,
+                    "dashes": gone}
+            positions = data.get("positions")
+            if positions and len(positions) > 1:
+                edge["label"] = f"×{len(positions)}"
+            edges.append(edge)
+    else:
+        graph = type_graph(tokeniser, hood.merges)
+        for type_ in dict.fromkeys([hood.center, *graph.nodes]):
+            if other_parts or type_ in hood.roles:
+                add_type(type_)
+        grouped: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for part, result, data in graph.edges(data=True):
+            if not other_parts and part not in hood.roles:
+                continue
+            grouped[(part, result)].append(data)
+        for (part, result), datas in grouped.items():
+            merge = tokeniser.merge_of(result)
+            is_tuple = any(d["tuple"] for d in datas)
+            gone = merge is not None and merge in absent
+            colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else EDGE_COLOUR)
+            title = f"{'tuple merge' if is_tuple else 'merge'} #{_rank(datas[0]['rank'])}"
+            if merge is not None:
+                title += f": {merge_text(merge, display)} → {shown(result, display)}"
+            if gone:
+                title += f"\n{absent_text}"
+            edge = {"from": type_node(part), "to": type_node(result), "color": colour,
+                    "width": 3 if is_tuple else 1.5, "dashes": gone, "title": title}
+            if len(datas) > 1:
+                edge["label"] = f"×{len(datas)}"
+            edges.append(edge)
+    place(nodes, edges, row_gap=110 if view == TYPES_VIEW else 80)
+    return nodes, edges
+
+
+# --- layout -----------------------------------------------------------------------------------------
+CHAR_WIDTH = 0.61   # advance width of DejaVu Sans Mono, in em
+MAX_ROW = 800       # a wider layer is split into staggered sub-rows (readable after fitting)
+
+
+def node_width(node: Mapping) -> float:
+    """Estimated drawn width of a vis box node (monospace label, margins, border)."""
+    size = node.get("font", {}).get("size", TYPE_FONT)
+    longest = max((len(line) for line in str(node["label"]).split("\n")), default=1)
+    return longest * size * CHAR_WIDTH + 2 * node.get("margin", 10) + 2 * node.get("borderWidth", 1)
+
+
+def place(nodes: Sequence[dict], edges: Sequence[Mapping], *, row_gap: float = 110, sub_gap: float = 50,
+          gap: float = 22, max_row: float = MAX_ROW, sweeps: int = 6) -> None:
+    """Precomputed positions (``x``, ``y`` on every node), so vis-network needs no physics.
+
+    One layer per ``level`` (parts above results); within a layer, nodes are ordered by the mean
+    position of their neighbours in the layer above, then below (barycentre sweeps) and packed
+    without overlap using their estimated widths; a layer wider than ``max_row`` is split into
+    staggered sub-rows so the fitted graph stays readable.
+    """
+    if not nodes:
+        return
+    width = {n["id"]: node_width(n) for n in nodes}
+    centres = {n["id"] for n in nodes if n.get("role") == CENTER}
+    up: dict[str, list[str]] = defaultdict(list)
+    down: dict[str, list[str]] = defaultdict(list)
+    for edge in edges:
+        down[edge["from"]].append(edge["to"])
+        up[edge["to"]].append(edge["from"])
+    rows: dict[int, list[str]] = defaultdict(list)
+    for node in nodes:
+        rows[node["level"]].append(node["id"])
+    levels = sorted(rows)
+    x: dict[str, float] = {}
+    sub: dict[str, int] = {}
+    depth: dict[int, int] = {}
+
+    def pack(level: int) -> None:
+        ids = rows[level]
+        total = sum(width[i] for i in ids) + gap * (len(ids) - 1)
+        k = max(1, min(4, math.ceil(total / max_row)))
+        positions: list[float] = []
+        for i, node_id in enumerate(ids):
+            if i == 0:
+                value = 0.0
+            else:
+                value = positions[i - 1] + (width[ids[i - 1]] + width[node_id]) / (2 * k) + gap / k
+                if i >= k:
+                    left = ids[i - k]
+                    value = max(value, positions[i - k] + (width[left] + width[node_id]) / 2 + gap)
+            positions.append(value)
+        middle = (positions[0] - width[ids[0]] / 2 + positions[-1] + width[ids[-1]] / 2) / 2
+        shift = next((i for i, node_id in enumerate(ids) if node_id in centres), 0)  # the centre on top
+        for i, node_id in enumerate(ids):
+            x[node_id] = positions[i] - middle
+            sub[node_id] = (i - shift) % k
+        depth[level] = k
+
+    for level in levels:
+        pack(level)
+    for sweep in range(sweeps):
+        downward = sweep % 2 == 0
+        for level in (levels if downward else reversed(levels)):
+            neighbours = up if downward else down
+
+            def centre(node_id: str) -> float:
+                near = [x[n] for n in neighbours.get(node_id, ()) if n in x]
+                return sum(near) / len(near) if near else x[node_id]
+
+            rows[level].sort(key=centre)
+            pack(level)
+    y = 0.0
+    for level in levels:
+        k = depth[level]
+        offsets = {node_id: (sub[node_id] - (k - 1) / 2) * sub_gap for node_id in rows[level]}
+        top = y + (k - 1) / 2 * sub_gap
+        for node in nodes:
+            if node["level"] == level:
+                node["x"], node["y"] = round(x[node["id"]], 1), round(top + offsets[node["id"]], 1)
+        y = top + (k - 1) / 2 * sub_gap + row_gap
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+def legend_items(view: str, comparing: bool, other_is_before: bool = False) -> list[tuple[str, str]]:
+    """(swatch style, text) pairs for the legend; the text is plain (escaped when rendered)."""
+    items = []
+    for role in (CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING, OTHER):
+        background, border, radius = ROLE_STYLE[role]
+        items.append((f"background:{background};border:2px solid {border};border-radius:{min(radius, 8)}px",
+                       ROLE_TEXT[role]))
+    if view == MERGES_VIEW:
+        items.append((f"background:{MERGE_STYLE[0]};border:1px solid {MERGE_STYLE[1]};border-radius:0",
+                      "merge: #rank and its parts"))
+        items.append((f"background:{TUPLE_STYLE[0]};border:3px solid {TUPLE_STYLE[1]};border-radius:0",
+                      "tuple merge (3+ parts)"))
+    else:
+        items.append((f"background:{TUPLE_EDGE};height:4px;border:0", "arrow of a tuple merge (3+ parts)"))
+    if comparing:
+        text = ("★ new: not in the tokeniser before (dashed)" if other_is_before
+                else "✗ knocked out: gone after the edit (dashed)")
+        items.append((f"background:#fff;border:3px dashed {ABSENT_COLOUR}", text))
+        items.append((f"background:#fff;border:3px dotted {ABSENT_COLOUR}", "↻ re-formed: same type, other merge"))
+    return items
+
+
+def legend_html(items: Sequence[tuple[str, str]]) -> str:
+    return "".join(f'<span class="item"><span class="sw" style="{html.escape(style, quote=True)}"></span>'
+                   f"{html.escape(text)}</span>" for style, text in items)
+
+
+def vis_options(node_count: int) -> dict:
+    """vis-network options: positions come from :func:`place`, so no layout engine and no physics."""
+    return {
+        "layout": {"hierarchical": {"enabled": False}, "improvedLayout": False},
+        "physics": {"enabled": False},
+        "interaction": {"hover": True, "navigationButtons": True, "keyboard": False, "tooltipDelay": 120,
+                        "multiselect": False, "zoomSpeed": 0.6},
+        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}, "smooth": False,
+                  "font": {"size": 16, "strokeWidth": 4, "align": "middle"}, "selectionWidth": 1.5},
+        "nodes": {"margin": 10, "shadow": False},
+    }
+
+
+def build_network(nodes: Sequence[dict], edges: Sequence[dict], height: int = 560) -> Network:
+    """A pyvis Network holding the nodes, edges and options (its CDN-loading templates unused)."""
+    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="remote")
+    for node in nodes:
+        data = dict(node)
+        net.add_node(data.pop("id"), label=data.pop("label"), shape=data.pop("shape"), color=data.pop("color"), **data)
+    for edge in edges:
+        data = {"arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}, **edge}
+        net.add_edge(data.pop("from"), data.pop("to"), **data)
+    net.options = vis_options(len(nodes))
+    return net
+
+
+def _json(value) -> str:
+    """JSON safe inside <script>: no ``<``, ``>``, ``&`` or line separators survive unescaped."""
+    text = json.dumps(value, ensure_ascii=False)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escape)
+    return text
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Merge graph</title>
+%(head)s
+<style>
+html, body { margin: 0; padding: 0; height: 100%%; background: #ffffff; color: #1c1917;
+  font-family: "Source Sans Pro", "DejaVu Sans", system-ui, sans-serif; }
+body { display: flex; flex-direction: column; }
+.legend { flex: none; display: flex; flex-wrap: wrap; gap: 2px 16px; padding: 5px 10px; font-size: 15px;
+  border-bottom: 1px solid #e7e5e4; background: #fafaf9; }
+.legend .item { white-space: nowrap; }
+.legend .sw { display: inline-block; box-sizing: border-box; width: 22px; height: 15px;
+  vertical-align: -2px; margin-right: 6px; }
+.note { flex: none; padding: 3px 10px; font-size: 15px; color: #44403c; }
+#graph { width: 100%%; flex: 1 1 auto; min-height: 300px; }
+#graph.failed { display: flex; align-items: center; justify-content: center; font-size: 18px; color: #b91c1c; }
+div.vis-tooltip { white-space: pre-line; font-family: "DejaVu Sans Mono", monospace; font-size: 15px;
+  line-height: 1.35; max-width: 520px; }
+</style></head>
+<body>
+<div class="legend" id="legend">%(legend)s</div>
+%(note)s<div id="graph" aria-label="%(aria)s"></div>
+<script>
+(function () {
+  var container = document.getElementById("graph");
+  if (typeof vis === "undefined") {
+    container.className = "failed";
+    container.textContent = "The graph library (vis-network) did not load: static/vis-network.min.js must be "
+      + "served at /app/static/ (server.enableStaticServing = true in .streamlit/config.toml).";
+    return;
+  }
+  var nodes = new vis.DataSet(%(nodes)s);
+  var edges = new vis.DataSet(%(edges)s);
+  var center = %(center)s;
+  var network = new vis.Network(container, {nodes: nodes, edges: edges}, %(options)s);
+  window.network = network;
+  network.on("afterDrawing", function () { container.setAttribute("data-drawn", "1"); });
+  function frame() {
+    network.fit({animation: false, maxZoomLevel: 1.1});
+    network.moveTo({scale: network.getScale() * 0.92, animation: false});  // a margin for the buttons
+    if (network.getScale() < 0.55) {  // too small to read on a projector: zoom in around the center,
+      var positions = network.getPositions();  // keeping the top of the graph in view
+      var ys = Object.keys(positions).map(function (id) { return positions[id].y; });
+      var half = container.clientHeight / 2 / 0.55 - 30;
+      var top = Math.min.apply(null, ys) + half, bottom = Math.max.apply(null, ys) - half;
+      var y = Math.min(Math.max(positions[center].y, top), Math.max(top, bottom));
+      network.moveTo({position: {x: positions[center].x, y: y}, scale: 0.55, animation: false});
+    }
+  }
+  frame();
+  network.on("hoverNode", function () { container.style.cursor = "pointer"; });
+  network.on("blurNode", function () { container.style.cursor = "default"; });
+  network.on("click", function (params) {
+    if (!params.nodes.length) return;
+    var node = nodes.get(params.nodes[0]);
+    if (!node || typeof node.focus !== "string") return;
+    var host = window.frameElement;
+    if (host && typeof host.__mergeGraphClick === "function") {
+      host.__mergeGraphClick(node.focus);
+    } else if (window.top !== window) {
+      var url = new URL(window.top.location.href);
+      url.searchParams.set("type", node.shown || node.focus);  // the URL carries the readable form
+      window.top.location.href = url.toString();
+    }
+  });
+  window.addEventListener("resize", frame);
+})();
+</script>
+</body></html>
+"""
+
+
+def render_html(net: Network, center: str, *, legend: str = "", note: str = "", aria: str = "",
+                inline: Mapping[str, str] | None = None) -> str:
+    """The document for the iframe (the graph fills the height the legend leaves). ``inline`` maps VIS_JS / VIS_CSS to their text to embed them
+    (a standalone file); otherwise they are loaded from STATIC_URL."""
+    nodes, edges, _heading, _height, _width, options = net.get_network_data()
+    if inline:
+        head = f"<style>{inline[VIS_CSS]}</style>\n<script>{inline[VIS_JS]}</script>"
+    else:
+        head = (f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n'
+                f'<script src="{STATIC_URL}{VIS_JS}"></script>')
+    return _TEMPLATE % {
+        "head": head, "legend": legend,
+        "note": f'<div class="note">{html.escape(note)}</div>\n' if note else "",
+        "aria": html.escape(aria, quote=True), "nodes": _json(nodes), "edges": _json(edges),
+        "center": _json(type_node(center)), "options": _json(json.loads(options)),
+    }
+
+
+def graph_html(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
+               display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
+               other_label: str = "", other_is_before: bool = False, note: str = "",
+               other_parts: bool = True) -> str:
+    """The whole pipeline: nodes and edges, a pyvis network, the offline HTML document."""
+    display = display or tokeniser.pretokeniser.display
+    nodes, edges = graph_elements(tokeniser, hood, view, display=display, other=other, other_label=other_label,
+                                  other_is_before=other_is_before, other_parts=other_parts)
+    net = build_network(nodes, edges)
+    legend = legend_html(legend_items(view, other is not None, other_is_before))
+    aria = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"
+    return render_html(net, hood.center, legend=legend, note=note, aria=aria)
+
+
+@lru_cache(maxsize=2)
+def _library(static_dir: Path) -> tuple[str, str]:
+    return ((static_dir / VIS_JS).read_text(encoding="utf-8"), (static_dir / VIS_CSS).read_text(encoding="utf-8"))
+
+
+def standalone_html(document: str, static_dir: Path = STATIC_DIR) -> str:
+    """``document`` with vis-network embedded instead of loaded from the app (a download)."""
+    js, css = _library(static_dir)
+    if "</script" in js.lower() or "</style" in css.lower():
+        raise ValueError("vis-network cannot be embedded safely")
+    linked = (f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n'
+              f'<script src="{STATIC_URL}{VIS_JS}"></script>')
+    return document.replace(linked, f"<style>{css}</style>\n<script>{js}</script>", 1)
+
+
+def html_key(document: str) -> str:
+    """A short content hash: the component reloads its iframe only when the graph changed."""
+    return hashlib.sha1(document.encode("utf-8")).hexdigest()[:16]
+
+
+# --- the M_i / M_o table ------------------------------------------------------------------------------
+def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] | None = None, *,
+             other: BTETokeniser | None = None, other_label: str = "", other_is_before: bool = False) -> list[dict]:
+    """One row per merge forming ``type_`` (M_i) and per merge using it (M_o), by rank.
+
+    With ``other`` a last column says whether ``other`` has the same merge (same parts).
+    """
+    display = display or tokeniser.pretokeniser.display
+    theirs = {m.parts: m for m in other.merges} if other is not None else {}
+    rows = []
+    for kind, merges in (("M_i: forms it", tokeniser.produced_by.get(type_, ())),
+                         ("M_o: uses it", tokeniser.used_by.get(type_, ()))):
+        for merge in merges:
+            row = {"set": kind, "rank": _rank(merge.rank), "merge": merge_text(merge, display),
+                   "result": shown(merge.result, display), "parts": len(merge.parts),
+                   "tuple merge": "yes" if merge.is_tuple else ""}
+            if other is not None:
+                match = theirs.get(merge.parts)
+                instead = other.merge_of(merge.result)
+                if match is None and other_is_before:
+                    row[other_label] = "new (absent before)"
+                elif match is None and instead is not None:
+                    row[other_label] = f"replaced by {merge_text(instead, display)} (#{_rank(instead.rank)})"
+                elif match is None:
+                    row[other_label] = "knocked out"
+                else:
+                    row[other_label] = "same" if match.rank == merge.rank else f"rank {_rank(match.rank)}"
+            rows.append(row)
+    return rows

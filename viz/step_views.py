@@ -1,0 +1,534 @@
+"""Tables and figures for stepping through a BPE-knockout / ReBPE run, and for blocked merges.
+
+Pure builders (no Streamlit): rows are plain dicts of readable strings, figures are plotly
+``Figure`` objects (``st.plotly_chart`` draws them with the plotly.js bundled in Streamlit, no
+CDN). Token strings pass through :func:`viz.tokens.shown` (bytes decoded, whitespace visible);
+nothing here produces HTML.
+
+Step numbering: step 0 is the tokeniser as loaded, step ``i >= 1`` is ``run.steps[i - 1]`` (one
+phase: annealing, knockout, reparation or reification, rebpe.txt Alg. 1-2).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Callable, Iterable, Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from core.alignment import align_word
+from core.diagnostics import changes_by_origin, metrics_table, vocab_size_per_iteration
+from core.errors import InputError
+from core.evaluation import MorphScores
+from core.model import BTETokeniser, Merge
+from core.steps import ORIGINS, PREEXISTING, StepReport
+from viz.tokens import shown
+
+Display = Callable[[str], str]
+
+PHASE_SHORT = {"annealing": "anneal", "knockout": "knock", "reparation": "repair", "reification": "reify"}
+
+#: What each phase does, in a sentence a class can follow (rebpe.txt §3, Alg. 1-2).
+PHASE_TEXT = {
+    "annealing": ("**Annealing** (rebpe.txt §3.4) adds merges for adjacent token pairs whose boundary the "
+                  "reference never wants (false splits), appended after the last merge."),
+    "knockout": ("**Knockout** (bpe-knockout.txt §3.3-3.4) removes every merge whose blame ratio — how often "
+                 "it merged across a reference boundary, over how often it applied — reaches the threshold. "
+                 "Its type leaves the vocabulary; merges that used that type get its parts instead and "
+                 "become tuple merges (*split by knockout*)."),
+    "reparation": ("**Reparation** (rebpe.txt §3.1, Alg. 2 lines 2-15) checks every tuple merge with "
+                   "LIMITEDBPE: if the merges ranked before it no longer produce its parts, it could never "
+                   "apply (it is *blocked*), so its parts are replaced by what is really found at its turn."),
+    "reification": ("**Reification** (rebpe.txt §3.2, Alg. 2 lines 18-52) turns tuple merges back into "
+                    "binary ones: an adjacent pair inside a tuple is linked to an existing merge (*reused*) "
+                    "or created as a new merge just before the tuple (*reified*)."),
+}
+START_TEXT = ("**Step 0** is the tokeniser as loaded, before any phase. Press **Next** to apply the first "
+              "phase; every later step shows what that phase changed.")
+
+
+# --- labels ---------------------------------------------------------------------------------------
+def rank_text(rank) -> str:
+    """A rank as written in tables: ``1234``, or ``15544.999`` for reified merges."""
+    if isinstance(rank, float):
+        return str(int(rank)) if rank.is_integer() else f"{rank:.6g}"
+    return str(rank)
+
+
+def merge_text(merge: Merge | None, display: Display = lambda t: t) -> str:
+    """``Ġbru + ids``: the parts of a merge in readable form."""
+    if merge is None:
+        return ""
+    return " + ".join(shown(p, display) for p in merge.parts)
+
+
+def tokens_text(tokens: Iterable[str], display: Display = lambda t: t) -> str:
+    return " ".join(shown(t, display) for t in tokens)
+
+
+def step_labels(steps: Sequence[StepReport]) -> list[str]:
+    """Short, unique axis labels: ``start``, ``1 knock``, ``1 repair``, ``1 reify``, ``2 knock`` ..."""
+    labels, seen = ["start"], {"start"}
+    for step in steps:
+        label = f"{step.iteration} {PHASE_SHORT.get(step.phase, step.phase)}"
+        while label in seen:
+            label += "′"
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def step_title(steps: Sequence[StepReport], index: int) -> str:
+    """``Step 3 of 21 · iteration 1 · reification`` (step 0: the tokeniser as loaded)."""
+    if index <= 0:
+        return f"Step 0 of {len(steps)} · the tokeniser as loaded"
+    step = steps[index - 1]
+    note = "" if step.changed else " · nothing changed"
+    return f"Step {index} of {len(steps)} · iteration {step.iteration} · {step.phase}{note}"
+
+
+def step_counts(step: StepReport | None) -> list[tuple[str, int]]:
+    """(label, count) for the counts row of a step."""
+    if step is None:
+        return []
+    return [
+        ("Merges removed", len(step.removed)),
+        ("Merges added", len(step.added)),
+        ("Merges rewired", len(step.rewired)),
+        ("Types removed", len(step.types_removed)),
+        ("Types added", len(step.types_added)),
+        ("Words changed", len(step.changed_words)),
+    ]
+
+
+# --- what changed -------------------------------------------------------------------------------
+def _memo(function: Callable[[str], str]) -> Callable[[str], str]:
+    cache: dict[str, str] = {}
+
+    def memoised(text: str) -> str:
+        found = cache.get(text)
+        if found is None:
+            found = cache[text] = function(text)
+        return found
+    return memoised
+
+
+def merge_change_rows(step: StepReport, previous_origins: Mapping[str, str] | None = None,
+                      display: Display = lambda t: t) -> list[dict]:
+    """One row per merge the step removed, added or rewired (in rank order).
+
+    ``origin`` is how the merge came into existence (rebpe.txt Fig. 4): for a removed merge its
+    origin before the step (``previous_origins``, default pre-existing), otherwise after it.
+    """
+    previous_origins = previous_origins or {}
+    show = _memo(lambda t: shown(t, display))  # parts repeat a lot: make each token readable once
+
+    def parts(merge: Merge) -> str:
+        return " + ".join(show(p) for p in merge.parts)
+
+    rows = []
+    for merge in step.removed:
+        rows.append({"change": "removed", "rank": merge.rank, "merge before": parts(merge), "merge after": "",
+                     "type": show(merge.result), "origin": previous_origins.get(merge.result, PREEXISTING)})
+    for merge in step.added:
+        rows.append({"change": "added", "rank": merge.rank, "merge before": "", "merge after": parts(merge),
+                     "type": show(merge.result), "origin": step.origins.get(merge.result, PREEXISTING)})
+    for before, after in step.rewired:
+        rows.append({"change": "rewired", "rank": after.rank, "merge before": parts(before),
+                     "merge after": parts(after), "type": show(after.result),
+                     "origin": step.origins.get(after.result, PREEXISTING)})
+    rows.sort(key=lambda r: (r["rank"], r["change"]))
+    for row in rows:
+        row["rank"] = rank_text(row["rank"])
+    return rows
+
+
+def filter_rows(rows: Sequence[dict], query: str | None, columns: Sequence[str] | None = None) -> list[dict]:
+    """Rows with ``query`` (case-insensitive) in one of ``columns`` (default: every column)."""
+    query = (query or "").strip().lower()
+    if not query:
+        return list(rows)
+    out = []
+    for row in rows:
+        values = row.values() if columns is None else (row.get(c, "") for c in columns)
+        if any(query in str(v).lower() for v in values):
+            out.append(row)
+    return out
+
+
+def rows_to_csv(rows: Sequence[dict]) -> str:
+    """CSV text (header from the first row); empty rows give an empty string."""
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def changed_word_rows(changed_words: Iterable[tuple[str, Sequence[str], Sequence[str]]],
+                      display: Display = lambda t: t) -> list[dict]:
+    return [{"word": shown(word), "tokens before": tokens_text(before, display),
+             "tokens after": tokens_text(after, display)} for word, before, after in changed_words]
+
+
+def touched_types(step: StepReport | None) -> list[str]:
+    """Types whose merge the step changed: removed, then added, then rewired (rank order)."""
+    if step is None:
+        return []
+    out = dict.fromkeys(m.result for m in step.removed)
+    out.update(dict.fromkeys(m.result for m in step.added))
+    out.update(dict.fromkeys(after.result for _, after in sorted(step.rewired, key=lambda p: p[1].rank)))
+    return list(out)
+
+
+AFFECTED_LIMIT = 200
+
+
+def affected_words(before: BTETokeniser, after: BTETokeniser, words: Iterable[str],
+                   changed_words: Iterable[tuple] = (), *, touched: Iterable[str] | None = None,
+                   limit: int = AFFECTED_LIMIT, max_scan: int = 20_000) -> list[str]:
+    """Words to show trees for: first those whose tokens changed, then those whose merge tree changed
+    although their tokens did not (e.g. rebpe.txt App. A.1 scenario 2a, where knockout turns
+    ``_bru+ids`` into the triplet ``_bru+id+s``). A tree changed when some character boundary is
+    removed by another merge (compared with the light boundary trace). At most ``limit`` words;
+    at most ``max_scan`` words are traced.
+
+    ``touched``: the types whose merges the edit changed (:func:`touched_types`). A merge can only
+    fire where its whole string occurs, so only words with a pretoken containing one of them are
+    traced (one ``str.find`` pass per type over all pretokens).
+    """
+    out = list(dict.fromkeys(w for w, *_ in changed_words))[:limit]
+    if before is after or len(out) >= limit:
+        return out
+    seen = set(out)
+    candidates: list[tuple[str, list[str]]] = []
+    for n, word in enumerate(words):
+        if n >= max_scan:
+            break
+        if word in seen:
+            continue
+        try:
+            candidates.append((word, before.pretokeniser.pretokenise(" " + word)))
+        except InputError:
+            continue
+    if touched is not None:
+        candidates = [candidates[i] for i in sorted(_containing(candidates, touched))]
+    for word, pretokens in candidates:
+        if len(out) >= limit:
+            break
+        if any(before.engine.boundary_trace(p)[1] != after.engine.boundary_trace(p)[1] for p in pretokens):
+            out.append(word)
+    return out
+
+
+def _containing(candidates: Sequence[tuple[str, list[str]]], strings: Iterable[str]) -> set[int]:
+    """Indices of the candidates with a pretoken that contains one of ``strings``."""
+    from bisect import bisect_right
+
+    starts, owners, pieces, offset = [], [], [], 0
+    for index, (_, pretokens) in enumerate(candidates):
+        for pretoken in pretokens:
+            starts.append(offset)
+            owners.append(index)
+            pieces.append(pretoken)
+            offset += len(pretoken) + 1
+    haystack = "\0".join(pieces)
+    found: set[int] = set()
+    for string in set(strings):
+        if not string or "\0" in string:
+            continue
+        position = haystack.find(string)
+        while position != -1:
+            k = bisect_right(starts, position) - 1
+            found.add(owners[k])
+            position = haystack.find(string, starts[k] + len(pieces[k]) + 1)
+    return found
+
+
+def _neighbours(tokeniser: BTETokeniser, type_: str) -> tuple[tuple[Merge, ...], tuple[Merge, ...]]:
+    """M_i(type) and M_o(type). Uses the tokeniser's indexes when they are built already; otherwise one
+    scan of the merge list (building both indexes of a 40k tokeniser for one look-up takes ~0.4 s, and
+    every step of a run is a new tokeniser)."""
+    if "produced_by" in tokeniser.__dict__ and "used_by" in tokeniser.__dict__:
+        return tokeniser.produced_by.get(type_, ()), tokeniser.used_by.get(type_, ())
+    formed, used = [], []
+    size = len(type_)
+    for merge in tokeniser.merges:
+        parts = merge.parts
+        if type_ in parts:
+            used.append(merge)
+        elif type_.startswith(parts[0]) and sum(map(len, parts)) == size and "".join(parts) == type_:
+            formed.append(merge)
+    return tuple(formed), tuple(used)
+
+
+def neighbourhood_rows(tokeniser: BTETokeniser, type_: str, display: Display = lambda t: t,
+                       limit: int = 12) -> list[dict]:
+    """The merges around a type (bpe-knockout.txt §3.1): M_i (the merge forming it) and M_o (the
+    merges using it as a part, the first ``limit`` by rank)."""
+    if type_ not in tokeniser.types:
+        return [{"relation": "not in V", "merge": "", "forms": shown(type_, display), "rank": "",
+                 "tuple merge": ""}]
+    rows = []
+    if type_ in tokeniser.alphabet:
+        rows.append({"relation": "alphabet", "merge": "", "forms": shown(type_, display), "rank": "",
+                     "tuple merge": ""})
+    formed, users = _neighbours(tokeniser, type_)
+    for merge in formed:
+        rows.append({"relation": "formed by", "merge": merge_text(merge, display),
+                     "forms": shown(merge.result, display), "rank": rank_text(merge.rank),
+                     "tuple merge": "yes" if merge.is_tuple else ""})
+    for merge in users[:limit]:
+        rows.append({"relation": "used by", "merge": merge_text(merge, display),
+                     "forms": shown(merge.result, display), "rank": rank_text(merge.rank),
+                     "tuple merge": "yes" if merge.is_tuple else ""})
+    if len(users) > limit:
+        rows.append({"relation": "used by", "merge": f"… {len(users) - limit} more", "forms": "", "rank": "",
+                     "tuple merge": ""})
+    return rows
+
+
+# --- metrics (rebpe.txt Table 4 / App. D) ------------------------------------------------------------
+def metrics_rows(steps: Sequence[StepReport], initial: MorphScores | None, upto: int) -> list[dict]:
+    """:func:`core.diagnostics.metrics_table` up to step ``upto``, in percent, for a table."""
+    rows = []
+    for row in metrics_table(steps[:upto], initial):
+        rows.append({
+            "iteration": row["iteration"], "phase": row["phase"],
+            "|V|": row["vocab_size"], "tuple merges": row["tuple_merges"],
+            "Pr %": round(100 * row["precision"], 2), "Re %": round(100 * row["recall"], 2),
+            "F1 %": round(100 * row["f1"], 2),
+            "ΔF1": None if row["delta_f1"] is None else round(100 * row["delta_f1"], 2),
+        })
+    return rows
+
+
+def table4_row(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> dict[str, str]:
+    """The run so far as one row of rebpe.txt Table 4: BPE's F1, then the change of every phase
+    (percentage points, signed), then the F1 reached."""
+    labels = step_labels(steps)
+    row = {"BPE": f"{100 * initial.f1:.2f}"}
+    previous = initial.f1
+    for label, step in zip(labels[1:upto + 1], steps[:upto]):
+        row[label] = f"{100 * (step.metrics.f1 - previous):+.2f}"
+        previous = step.metrics.f1
+    row["F1"] = f"{100 * previous:.2f}"
+    return row
+
+
+def _fixed_categories(fig: go.Figure, labels: Sequence[str]) -> None:
+    """Keep every step's slot on the x axis, so stepping fills the chart in place."""
+    fig.add_trace(go.Scatter(x=list(labels), y=[None] * len(labels), mode="markers", showlegend=False,
+                             hoverinfo="skip", marker={"opacity": 0}))
+    fig.update_xaxes(categoryorder="array", categoryarray=list(labels), type="category")
+
+
+def _layout(fig: go.Figure, title: str, y_title: str, height: int = 380) -> go.Figure:
+    # The legend sits between the title and the plot, so rotated step labels below keep their room.
+    fig.update_layout(title={"text": title, "font": {"size": 15}, "y": 0.97, "yanchor": "top"}, height=height,
+                      margin={"l": 10, "r": 10, "t": 78, "b": 10}, yaxis_title=y_title,
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": 12}},
+                      font={"size": 13})
+    fig.update_xaxes(automargin=True)
+    if fig.layout.xaxis.type == "category":  # step labels: slanted, so all of them fit
+        fig.update_xaxes(tickangle=-45)
+    return fig
+
+
+def f1_figure(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> go.Figure:
+    """F1 so far as a waterfall: BPE's F1, then each phase's change (rebpe.txt Table 4)."""
+    labels = step_labels(steps)
+    values = [100 * initial.f1]
+    previous = initial.f1
+    for step in steps[:upto]:
+        values.append(100 * (step.metrics.f1 - previous))
+        previous = step.metrics.f1
+    shown_labels = labels[:upto + 1]
+    fig = go.Figure(go.Waterfall(
+        x=shown_labels, y=values, measure=["absolute"] + ["relative"] * upto,
+        # tiny changes get no label: neighbouring labels would overlap
+        text=[f"{values[0]:.1f}"] + [f"{v:+.1f}" if abs(v) >= 0.5 else "" for v in values[1:]],
+        customdata=[f"{values[0]:.2f}"] + [f"{v:+.2f}" for v in values[1:]], textposition="outside",
+        increasing={"marker": {"color": "#16a34a"}}, decreasing={"marker": {"color": "#dc2626"}},
+        totals={"marker": {"color": "#2563eb"}}, connector={"line": {"color": "#a8a29e"}},
+        textfont={"size": 12}, constraintext="none", cliponaxis=False,
+        hovertemplate="%{x}: %{customdata} points<extra></extra>", name="F1", showlegend=False))
+    _fixed_categories(fig, labels)
+    top = max([100 * initial.f1] + [100 * s.metrics.f1 for s in steps])
+    fig.update_yaxes(range=[0, min(100, top + 12) if top < 95 else 105])
+    return _layout(fig, f"Morphological F1 so far: {100 * previous:.2f} % (bars: change per phase)", "F1 (%)")
+
+
+def vocab_figure(steps: Sequence[StepReport], start: BTETokeniser, upto: int) -> go.Figure:
+    """|V| per iteration (core.diagnostics.vocab_size_per_iteration, rebpe.txt Fig. 3) and tuple merges."""
+    sizes = {0: start.vocab_size, **vocab_size_per_iteration(steps[:upto])}
+    tuples = {0: len(start.tuple_merges)}
+    for step in steps[:upto]:
+        tuples[step.iteration] = step.tuple_merges
+    iterations = sorted({0, *(s.iteration for s in steps)})
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=list(sizes), y=list(sizes.values()), mode="lines+markers", name="|V|",
+                             line={"color": "#2563eb"}))
+    fig.add_trace(go.Scatter(x=list(tuples), y=list(tuples.values()), mode="lines+markers", name="tuple merges",
+                             line={"color": "#c2410c", "dash": "dot"}, yaxis="y2"))
+    fig.update_layout(yaxis2={"overlaying": "y", "side": "right", "title": "tuple merges", "rangemode": "tozero"})
+    fig.update_xaxes(title="iteration", tickmode="array", tickvals=iterations,
+                     range=[-0.3, max(iterations) + 0.3])
+    return _layout(fig, "Vocabulary size per iteration (Fig. 3)", "|V|")
+
+
+ORIGIN_COLOURS = {"pre-existing": "#a8a29e", "split by knockout": "#c2410c", "reified": "#16a34a",
+                  "reused": "#0891b2", "annealed": "#7c3aed", "repaired": "#ca8a04"}
+
+
+def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
+    """Merges touched per step (core.diagnostics.changes_by_origin): removed below zero, added or
+    rewired above, coloured by their origin after the step (rebpe.txt Fig. 3-4)."""
+    labels = step_labels(steps)[1:]
+    rows = changes_by_origin(steps[:upto])
+    x = labels[:upto]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=x, y=[-r["removed"] for r in rows], name="removed", marker_color="#dc2626",
+                         hovertemplate="%{x}: %{customdata} removed<extra></extra>",
+                         customdata=[r["removed"] for r in rows]))
+    for origin in ORIGINS:
+        values = [r[origin] for r in rows]
+        if any(values):
+            fig.add_trace(go.Bar(x=x, y=values, name=origin, marker_color=ORIGIN_COLOURS.get(origin)))
+    _fixed_categories(fig, labels)
+    fig.update_layout(barmode="relative")
+    return _layout(fig, "Merges changed per step, by origin", "merges")
+
+
+def knocked_out_by_origin(steps: Sequence[StepReport]) -> list[dict]:
+    """Per knockout step: the merges it removed, by how they came into existence (rebpe.txt Fig. 4)."""
+    rows, origins = [], {}
+    for step in steps:
+        if step.phase == "knockout":
+            counts = dict.fromkeys(ORIGINS, 0)
+            for merge in step.removed:
+                counts[origins.get(merge.result, PREEXISTING)] += 1
+            rows.append({"iteration": step.iteration, **counts})
+        origins = step.origins
+    return rows
+
+
+def knocked_out_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
+    """Merges knocked out per iteration, stratified by origin (rebpe.txt Fig. 4)."""
+    all_rows = knocked_out_by_origin(steps)
+    rows = knocked_out_by_origin(steps[:upto])
+    fig = go.Figure()
+    for origin in ORIGINS:
+        if any(r[origin] for r in rows):
+            fig.add_trace(go.Bar(x=[r["iteration"] for r in rows], y=[r[origin] for r in rows], name=origin,
+                                 marker_color=ORIGIN_COLOURS.get(origin)))
+    iterations = [r["iteration"] for r in all_rows] or [1]
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title="iteration", tickmode="array", tickvals=iterations,
+                     range=[min(iterations) - 0.6, max(iterations) + 0.6])
+    return _layout(fig, "Merges knocked out per iteration, by origin (Fig. 4)", "merges")
+
+
+# --- scenarios (rebpe.txt App. A.1) -------------------------------------------------------------------
+_SCENARIO = re.compile(r"^a1_scenario(\d)([a-z]?)(?:_(i+))?(?:_(first|second))?$")
+
+
+def scenario_label(name: str) -> str:
+    """``a1_scenario2b_i_first`` -> ``2b(i) first``; other names unchanged."""
+    match = _SCENARIO.match(name)
+    if not match:
+        return name
+    number, letter, roman, which = match.groups()
+    return f"{number}{letter}" + (f"({roman})" if roman else "") + (f" {which}" if which else "")
+
+
+def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
+    """A reference for a teaching scenario, as TSV: each of the paper's words split where the parts of
+    the merge the paper knocks out join (``metadata["knockout"]``), e.g. ``id s`` gives
+    ``bruids -> bruid s`` and ``bruid -> bruid``. None when the tokeniser is no scenario."""
+    metadata = tokeniser.metadata or {}
+    knockout = str(metadata.get("knockout") or "").split()
+    words = [str(w.get("word", "")) for w in metadata.get("words", ()) if isinstance(w, Mapping)]
+    words = [w for w in words if w and "\t" not in w and "\n" not in w]
+    if len(knockout) < 2 or not words:
+        return None
+    result = "".join(knockout)
+    joins = [sum(len(p) for p in knockout[:k]) for k in range(1, len(knockout))]
+    lines = []
+    for word in words:
+        try:
+            aligned = align_word(tokeniser.pretokeniser, word)
+        except InputError:
+            continue
+        splits: set[int] = set()
+        for pretoken in aligned.pretokens:
+            start = pretoken.text.find(result)
+            while start != -1:
+                for join in joins:
+                    position = pretoken.boundary_positions[start + join - 1]
+                    if position is not None:
+                        splits.add(position)
+                start = pretoken.text.find(result, start + 1)
+        cuts = [0, *sorted(splits), len(word)]
+        lines.append(f"{word}\t{' '.join(word[a:b] for a, b in zip(cuts, cuts[1:]))}")
+    return "".join(line + "\n" for line in lines) or None
+
+
+# --- blocked merges (rebpe.txt §3.1, App. A.1, A.3) ---------------------------------------------------
+def blocked_rows(blocked: Sequence, display: Display = lambda t: t) -> list[dict]:
+    """One row per :class:`core.blocked.BlockedMerge`, in rank order."""
+    return [{
+        "rank": rank_text(item.merge.rank),
+        "blocked merge": merge_text(item.merge, display),
+        "type": shown(item.merge.result, display),
+        "scenario": item.scenario,
+        "found at its turn": tokens_text(item.limited_tokens, display),
+        "blocking merge": (merge_text(item.blocking_merge, display) if item.blocking_merge is not None else
+                           f"{merge_text(item.blocked_ancestor, display)} (blocked upstream)"
+                           if item.blocked_ancestor is not None else ""),
+        "example word": shown(item.example_word) if item.example_word else "",
+    } for item in blocked]
+
+
+def repair_rows(repaired: Sequence[tuple[Merge, Merge]], display: Display = lambda t: t) -> list[dict]:
+    """(merge before, merge after) pairs of :func:`core.rebpe.repair` as rows."""
+    return [{"rank": rank_text(after.rank), "type": shown(after.result, display),
+             "parts before": merge_text(before, display), "parts after": merge_text(after, display)}
+            for before, after in repaired]
+
+
+def segmentation_changes(before: BTETokeniser, after: BTETokeniser, words: Iterable[str],
+                         limit: int | None = None) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """(word, tokens before, tokens after) for the words the two tokenisers segment differently."""
+    out = []
+    for word in words:
+        try:
+            old, new = tuple(before.tokenise_word(word)), tuple(after.tokenise_word(word))
+        except InputError:
+            continue
+        if old != new:
+            out.append((word, old, new))
+            if limit is not None and len(out) >= limit:
+                break
+    return out
+
+
+# --- trees ------------------------------------------------------------------------------------------
+#: A style-only block for ``st.html``: trees in the pages' ``merge-tree-block`` wrappers shrink to the
+#: column width (the SVG has a viewBox) instead of hiding their right end behind a scroll bar.
+TREE_CSS = "<style>.merge-tree-block svg { max-width: 100%; height: auto; }</style>"
+TREE_HELP = ("Leaves are the characters; each box above them is a merge with the token it forms and its "
+             "rank (#); the filled boxes at the top are the final tokens; violet boxes are tuple merges "
+             "(three or more parts). Blue borders: on the left the merges this step removed or rewired, on "
+             "the right the merges it added or rewired.")
+
+
+def tokens_markdown(tokens: Sequence[str], display: Display = lambda t: t) -> str:
+    """Tokens as markdown code spans (escaped by construction) with their count."""
+    from viz.tokens import code_span
+
+    count = f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
+    return " ".join(code_span(shown(t, display)) for t in tokens) + f" ({count})"
