@@ -63,10 +63,10 @@ def align_word(pretokeniser, word: str) -> AlignedWord:
         first = next((s for s in sources if s >= 0), -1)
         if aligned and first >= 0 and first != last_source and position(first) is not None:
             splits.add(position(first))
-        boundaries = []
-        for k in range(len(sources) - 1):
-            a, b = sources[k], sources[k + 1]
-            boundaries.append(position(b) if a >= 0 and b >= 0 and a != b else None)
-        aligned.append(AlignedPretoken(pretoken.text, tuple(boundaries)))
+        # boundary k lies between characters k and k+1: a word position when both come from the
+        # word and from different characters of it
+        boundaries = tuple(b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
+                           for a, b in zip(sources, sources[1:]))
+        aligned.append(AlignedPretoken(pretoken.text, boundaries))
         last_source = next((s for s in reversed(sources) if s >= 0), last_source)
     return AlignedWord(word, tuple(aligned), frozenset(splits))

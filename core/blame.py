@@ -38,18 +38,20 @@ def compute_blame(reference: TokenisedReference, *, tuples_once: bool = False) -
     """B(m) and N(m) for every merge that removed at least one boundary in the reference."""
     blame: dict[Merge, float] = {}
     applications: dict[Merge, float] = {}
+    blame_get, applications_get = blame.get, applications.get
     for state in reference.words:
+        weight, gold = state.weight, state.gold
         seen_n: set[Merge] = set()
         seen_b: set[Merge] = set()
         for pretoken, boundaries in zip(state.aligned.pretokens, state.boundary_merges):
-            for k, merge in enumerate(boundaries):
+            for merge, position in zip(boundaries, pretoken.boundary_positions):
                 if merge is None:
                     continue
                 if not tuples_once or merge not in seen_n:
-                    applications[merge] = applications.get(merge, 0) + state.weight
+                    applications[merge] = applications_get(merge, 0) + weight
                     seen_n.add(merge)
-                if pretoken.boundary_positions[k] in state.gold and (not tuples_once or merge not in seen_b):
-                    blame[merge] = blame.get(merge, 0) + state.weight
+                if position in gold and (not tuples_once or merge not in seen_b):
+                    blame[merge] = blame_get(merge, 0) + weight
                     seen_b.add(merge)
     return {m: MergeBlame(m, blame.get(m, 0), n) for m, n in applications.items()}
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m core segment|train-bpe|evaluate|graph|knockout|rebpe|blocked ...``.
+"""Command line: ``python -m core segment|train|train-bpe|evaluate|graph|knockout|rebpe|blocked ...``.
 
 Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2.
 """
@@ -37,14 +37,16 @@ def cmd_segment(args) -> int:
     from core.formats.tokeniser_files import load_tokeniser
 
     tokeniser = load_tokeniser(args.tokeniser)
-    words = _read_words(args)
+    if args.text is not None:  # running text: BoundlessBPE's supermerges may span words
+        items = [(args.text, args.text)]
+    else:
+        items = [(word, " " + word) for word in _read_words(args)]
     results = []
-    with _progress(len(words), "segmenting") as bar:
-        for word in words:
-            item = {"word": word, "tokens": tokeniser.tokenise_word(word)}
+    with _progress(len(items), "segmenting") as bar:
+        for word, text in items:
+            item = {"word": word, "tokens": tokeniser.tokenise(text)}
             if args.trace:
-                item["trace"] = [tokeniser.trace_pretoken(p).to_json()
-                                 for p in tokeniser.pretokeniser.pretokenise(" " + word)]
+                item["trace"] = tokeniser.trace_text(text).to_json()
             results.append(item)
             bar.update()
     if args.json:
@@ -53,9 +55,59 @@ def cmd_segment(args) -> int:
         return 0
     for item in results:
         print(item["word"] + "\t" + " ".join(tokeniser.pretokeniser.display(t) for t in item["tokens"]))
-        for pretoken_trace in item.get("trace", ()):
-            for step in pretoken_trace["steps"]:
-                print(f"  rank {step['rank']:>8}  {step['merge']:<24} -> {' '.join(step['tokens'])}")
+        for event in item.get("trace", {}).get("events", ()):
+            print(f"  {event['kind']:<10} {event['label']:<32} -> {' '.join(event['tokens'])}")
+    return 0
+
+
+def _option_values(pairs: list[str]) -> dict:
+    """``KEY=VALUE`` algorithm options; VALUE is read as JSON when it parses (numbers, true), else text."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise InputError(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def cmd_train(args) -> int:
+    import time
+
+    from core.formats.corpora import iter_text_lines, load_word_counts
+    from core.formats.tokeniser_files import save_tokeniser
+    from core.variants import registry
+    from core.variants.base import TrainingCorpus
+
+    algorithm = registry.check_algorithm(args.algorithm)
+    pretokeniser = (registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser
+                    else registry.default_pretokeniser(algorithm))
+    if args.corpus:
+        corpus = TrainingCorpus.from_texts(iter_text_lines(args.corpus), pretokeniser)
+    else:
+        corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
+    options = _option_values(args.option)
+    with _progress(args.vocab_size, f"training {algorithm}", unit="type") as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        started = time.perf_counter()
+        run = registry.train(algorithm, corpus, args.vocab_size, progress=progress, **options)
+        seconds = time.perf_counter() - started
+    tokeniser = run.tokeniser
+    tokeniser.name = Path(args.out).stem
+    save_tokeniser(tokeniser, args.out)
+    if args.json_report:
+        report = {**run.to_json(), "seconds": seconds, "pretokeniser": pretokeniser.to_spec(),
+                  "corpus": {"pretokens": sum(corpus.pretoken_counts.values()),
+                             "unique_pretokens": len(corpus.pretoken_counts),
+                             "documents": len(corpus.documents) if corpus.documents is not None else None}}
+        Path(args.json_report).write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"{algorithm}: |V| = {tokeniser.vocab_size} in {seconds:.1f} s -> {args.out}", file=sys.stderr)
     return 0
 
 
@@ -232,8 +284,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON array of {word, tokens}")
     p.add_argument("--trace", action="store_true", help="include every applied merge and the merge trees")
     p.add_argument("--words-file", help="a text file of words (whitespace separated)")
+    p.add_argument("--text", help="segment this running text as a whole (BoundlessBPE supermerges span words)")
     p.add_argument("words", nargs="*")
     p.set_defaults(func=cmd_segment)
+
+    p = sub.add_parser("train", help="train any tokeniser family: bpe, scaffold, picky, boundless, unigram, unigram-fsp")
+    p.add_argument("--algorithm", required=True, help="bpe, scaffold, picky, boundless, unigram or unigram-fsp")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", help="a text file; every line is one document")
+    source.add_argument("--counts", help="word<TAB>count file (each word as in running text, ' ' + word)")
+    p.add_argument("--vocab-size", type=int, required=True)
+    p.add_argument("--out", required=True, help="the trained tokeniser (project JSON)")
+    p.add_argument("--json-report", help="write the training log and summary as JSON here")
+    p.add_argument("--pretokeniser", choices=["bytelevel", "boundless", "metaspace"],
+                   help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an algorithm option, e.g. threshold=0.9 (repeatable)")
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("train-bpe", help="train BPE on word counts (merges identical to HF BpeTrainer)")
     p.add_argument("--counts", required=True, help="word<TAB>count file")

@@ -18,6 +18,7 @@ from core.errors import InputError
 if TYPE_CHECKING:
     from core.pretokenisers.base import Pretokeniser
     from core.segmentation import SegmentationEngine, SegmentationTrace
+    from core.variants.base import Trace
 
 Rank = int | float
 
@@ -195,6 +196,29 @@ class BTETokeniser:
     def segment_limited(self, pretoken: str, max_rank: Rank) -> tuple[str, ...]:
         """ReBPE's LIMITEDBPE: apply only the merges ranked strictly below ``max_rank``."""
         return self.engine.segment_limited(pretoken, max_rank)
+
+    # --- the variant interface (core/variants/base.py) ------------------------------------------
+    kind = "bpe"
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return self.types
+
+    def trace_text(self, text: str) -> "Trace":
+        from core.variants.bpe import bte_trace
+
+        return bte_trace(self, text)
+
+    def to_json(self) -> dict:
+        from core.formats.tokeniser_files import tokeniser_to_project_json
+
+        return tokeniser_to_project_json(self)
+
+    @classmethod
+    def from_json(cls, obj: dict, source: str = "<project json>") -> "BTETokeniser":
+        from core.formats.tokeniser_files import tokeniser_from_project_json
+
+        return tokeniser_from_project_json(obj, source)
 
     # --- derivation ---------------------------------------------------------------------------
     def with_merges(self, merges: Iterable[Merge], *, alphabet: Iterable[str] | None = None, name: str | None = None) -> "BTETokeniser":

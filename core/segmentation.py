@@ -99,6 +99,7 @@ class SegmentationEngine:
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
         for first, entries in self.tuple_index.items():
             self.tuple_span[first] = max(len(parts) for _, parts in entries)
+        self._index_tuple_results()
         self.ignore_merges_vocab = ignore_merges_vocab
         self._cache: dict[str, tuple[str, ...]] = {}
         merge_of = {m.result: m for m in self.merges}
@@ -118,11 +119,29 @@ class SegmentationEngine:
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab:
             return (pretoken,)
         symbols = list(pretoken)
-        if self.tuple_index:
+        if self.tuple_index and self._may_fire_tuple(pretoken):
             self._run(symbols, len(self.merges), None)
         else:
             self._run_binary(symbols)
         return tuple(symbols)
+
+    def _index_tuple_results(self) -> None:
+        """The strings tuple merges form, by length: a tuple merge can only fire in a pretoken
+        that contains its result, so other pretokens take the binary fast path."""
+        self._tuple_results: set[str] = set(
+            "".join(parts) for entries in self.tuple_index.values() for _, parts in entries)
+        self._tuple_result_lengths: tuple[int, ...] = tuple(sorted({len(r) for r in self._tuple_results}))
+
+    def _may_fire_tuple(self, pretoken: str) -> bool:
+        results = self._tuple_results
+        n = len(pretoken)
+        for length in self._tuple_result_lengths:
+            if length > n:
+                return False
+            for start in range(n - length + 1):
+                if pretoken[start:start + length] in results:
+                    return True
+        return False
 
     def segment_limited(self, pretoken: str, max_rank: Rank) -> tuple[str, ...]:
         symbols = list(pretoken)
@@ -223,6 +242,9 @@ class SegmentationEngine:
                 del self.pair_index[(merge.parts[0], merge.parts[1])]
         self.merges = self.merges[:i] + (new,) + self.merges[i + 1:]
         self.window = max(self.window, len(new.parts))
+        if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
+            self._tuple_results.add(new.result)
+            self._tuple_result_lengths = tuple(sorted({*self._tuple_result_lengths, len(new.result)}))
         self._cache.clear()
         self._inner.clear()
         if self._merge_of is not None:

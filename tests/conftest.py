@@ -20,3 +20,17 @@ def dutch40k():
     from core.formats.tokeniser_files import load_tokeniser
 
     return load_tokeniser(DUTCH_40K)
+
+
+
+def _fresh_streamlit_caches():
+    """Empty Streamlit caches before and after (AppTest runs pages in this process)."""
+    from tests.apptest_support import clear_streamlit_caches
+
+    clear_streamlit_caches()
+    yield
+    clear_streamlit_caches()
+
+
+fresh_streamlit_caches = pytest.fixture(_fresh_streamlit_caches, name="fresh_streamlit_caches")
+module_streamlit_caches = pytest.fixture(_fresh_streamlit_caches, scope="module", name="module_streamlit_caches")

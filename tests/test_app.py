@@ -5,18 +5,17 @@ side (deep links, URL updates, rendering, offline) is in tests/e2e/.
 """
 from __future__ import annotations
 
-import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import Merge
-from core.samples import DUTCH_40K, scenario_paths, tokeniser_paths
+from core.samples import scenario_paths, tokeniser_paths
+from tests.apptest_support import APP, assert_clean
 from viz.tables import merge_rows, reference_rows, rejection_rows, scenario_rows
 from viz.tokeniser_info import (
     NOTES,
@@ -43,20 +42,10 @@ from viz.tokens import (
     visible,
 )
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the Dutch 40k tokeniser takes a moment to load on a cold machine
 CHOICES = tokeniser_choices(tokeniser_paths())
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 HOSTILE = "<b>&\"'"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """AppTest runs in this process, so Streamlit caches would leak between tests."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def run_app(**query) -> AppTest:
@@ -98,11 +87,6 @@ def html_bodies(at: AppTest) -> str:
 
 def md_unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 # --- the navigation ----------------------------------------------------------------------------

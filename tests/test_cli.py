@@ -36,10 +36,14 @@ def test_segment_json_equals_hf(tmp_path):
 def test_segment_trace_of_scenario():
     out = json.loads(run("segment", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json"),
                          "--json", "--trace", "bruids").stdout)
-    trace = out[0]["trace"][0]
-    assert out[0]["tokens"] == ["_bruids"]
-    assert [s["merge"] for s in trace["steps"]] == ["i d", "id s", "_ b", "_b r", "_br u", "_bru ids"]
-    assert trace["boundary_merges"][-1] == "id s"
+    trace = out[0]["trace"]
+    assert out[0]["tokens"] == ["_bruids"] == trace["tokens"]
+    assert [e["label"].split(" (")[0] for e in trace["events"]] == [
+        "i + d", "id + s", "_ + b", "_b + r", "_br + u", "_bru + ids"]
+    assert trace["events"][1]["tokens"] == ["_", "b", "r", "u", "ids"]
+    pretoken = trace["detail"]["pretokens"][0]
+    assert [s["merge"] for s in pretoken["steps"]] == ["i d", "id s", "_ b", "_b r", "_br u", "_bru ids"]
+    assert pretoken["boundary_merges"][-1] == "id s"
 
 
 def test_train_bpe_matches_hf_trainer(tmp_path):

@@ -1,37 +1,21 @@
 """The Blocked merges page through AppTest (no JavaScript; the browser side is in tests/e2e/)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "blocked_merges.py")
+from tests.apptest_support import assert_clean, run_page as run_at
+
+PAGE = "pages/blocked_merges.py"
 TIMEOUT = 120  # knockout and the blocked-merge scan of the Dutch 40k take seconds
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def open_page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
+    at = run_at(PAGE, timeout=TIMEOUT, **query)
     assert_clean(at)
     return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def metrics(at: AppTest) -> dict[str, str]:

@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
+
+from tests.apptest_support import assert_clean, run_page as run_at
 
 from core import corpus_metrics as cm
 from core.blame import compute_blame
@@ -27,30 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGE = "pages/distributions.py"
 TIMEOUT = 180
-CORPUS = "Corpus distributions"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("module_streamlit_caches")
 
 
 def run_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page(PAGE)
-    at.run()
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return run_at(PAGE, timeout=TIMEOUT, via_app=True, **query)
+CORPUS = "Corpus distributions"
 
 
 def charts(at: AppTest) -> dict[str, dict]:

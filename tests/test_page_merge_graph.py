@@ -11,34 +11,18 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
+
+from tests.apptest_support import assert_clean, run_page as run_at
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/merge_graph.py"
 TIMEOUT = 90  # the Dutch 40k tokeniser (and a knockout run) take a moment on a cold machine
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """AppTest runs in this process, so Streamlit caches would leak between tests."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def run_page(**query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+def run_page(**query) -> AppTest:
+    return run_at(PAGE, timeout=TIMEOUT, **query)
 
 
 def srcdoc(at: AppTest) -> str:

@@ -2,38 +2,21 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "stepper.py")
+from tests.apptest_support import assert_clean, run_page as run_at
+
+PAGE = "pages/stepper.py"
 TIMEOUT = 120  # the first ReBPE run on the Dutch 40k takes seconds; a cold shared machine more
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """AppTest runs in this process: clear Streamlit's caches (and with them the run store)."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def open_page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
+    at = run_at(PAGE, timeout=TIMEOUT, **query)
     assert_clean(at)
     return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def title(at: AppTest) -> str:

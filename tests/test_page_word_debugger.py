@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_support import assert_clean, run_page as run_at
+
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import DUTCH_40K, scenario_paths
 from viz.trees import svg_from_html
@@ -19,21 +21,11 @@ from viz.trees import svg_from_html
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/word_debugger.py"
 TIMEOUT = 90
-HOSTILE = "<b>&\"'"
 
 
 def run_page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page(PAGE)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return run_at(PAGE, timeout=TIMEOUT, via_app=True, **query)
+HOSTILE = "<b>&\"'"
 
 
 class _Chips(HTMLParser):

@@ -4,30 +4,19 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.formats.tokeniser_files import load_tokeniser, tokeniser_to_project_json
 from core.samples import scenario_paths
+from tests.apptest_support import assert_clean, run_page as run_at
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90
 
 
 def run_page(page: str = "pages/workspace.py", **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page(page)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return run_at(page, timeout=TIMEOUT, via_app=True, **query)
 
 
 def errors(at: AppTest) -> list[str]:

@@ -4,7 +4,8 @@
   pre-tokeniser and normaliser settings are honoured;
 - ``merges.txt`` (+ optional ``vocab.json``), GPT-2 style; a line of n > 2 parts is a tuple merge;
 - the project's own JSON (``"format": "bte-tokeniser"``), which round-trips tuple merges and
-  fractional ranks exactly (JSON numbers written with ``repr`` precision).
+  fractional ranks exactly (JSON numbers written with ``repr`` precision);
+- the other tokeniser families' JSON (``"format": "variant:<kind>"``, :mod:`core.variants`).
 
 Every loader raises :class:`core.errors.InputError` naming the file, the line (or JSON field)
 and what was expected.
@@ -20,6 +21,7 @@ from core.model import BTETokeniser, Merge
 from core.pretokenisers import ByteLevel, Metaspace, WhitespaceSplit, pretokeniser_from_spec
 from core.pretokenisers.byte_level import BYTE_TO_CHAR
 from core.pretokenisers.huggingface import from_hf, to_hf
+from core.variants.registry import is_variant_format, variant_from_json
 
 PROJECT_FORMAT = "bte-tokeniser"
 PROJECT_VERSION = 1
@@ -60,6 +62,8 @@ def parse_tokeniser_bytes(data: bytes, source: str, name: str = "") -> BTETokeni
         raise InputError("expected a JSON object (a tokenizer.json or a project tokeniser file)", source)
     if obj.get("format") == PROJECT_FORMAT:
         return tokeniser_from_project_json(obj, source)
+    if is_variant_format(obj):
+        return variant_from_json(obj, source)
     if "model" in obj:
         return tokeniser_from_hf_json(obj, source, name=name)
     raise InputError("JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser "
@@ -75,9 +79,12 @@ def parse_merges_vocab_bytes(merges: bytes, source: str, vocab: bytes, vocab_sou
     return parse_merges_txt(_decode(merges, source), source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name)
 
 
-def save_tokeniser(tokeniser: BTETokeniser, path: str | Path, *, hf: bool = False) -> None:
-    """Write project JSON, or with ``hf`` an HF tokenizer.json (binary merges only)."""
-    obj = tokeniser_to_hf_json(tokeniser) if hf else tokeniser_to_project_json(tokeniser)
+def save_tokeniser(tokeniser, path: str | Path, *, hf: bool = False) -> None:
+    """Write project JSON (any tokeniser family: its ``to_json``), or with ``hf`` an HF
+    tokenizer.json (BPE with binary merges only)."""
+    if hf and not isinstance(tokeniser, BTETokeniser):
+        raise InputError(f"only BPE tokenisers can be written as tokenizer.json, not {tokeniser.kind!r}", str(path))
+    obj = tokeniser_to_hf_json(tokeniser) if hf else tokeniser.to_json()
     Path(path).write_text(json.dumps(obj, ensure_ascii=False, indent=1 if not hf else 2) + "\n", encoding="utf-8")
 
 

@@ -1,0 +1,198 @@
+"""The small interface every tokeniser family implements (BPE, Scaffold-BPE, PickyBPE,
+BoundlessBPE, Unigram), so pages, metrics and the CLI take any of them.
+
+No paper section: plumbing. A *variant* is a class with
+
+- ``name``, ``pretokeniser`` (a :class:`core.pretokenisers.base.Pretokeniser`), ``kind`` (the
+  algorithm name used by ``train --algorithm`` and in saved files);
+- ``vocabulary`` (the types counted in |V|) and ``vocab_size``;
+- ``tokenise(text)``, ``tokenise_word(word)`` (the word as in running text, ``" " + word``);
+- ``trace_text(text) -> Trace``: every operation applied while tokenising ``text``, in order;
+- ``to_json() -> dict`` with ``"format": FORMAT_PREFIX + kind`` and ``from_json(obj, source)``.
+
+Training lives in each variant's module as ``train(corpus: TrainingCorpus, vocab_size, *,
+progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called now and then.
+:mod:`core.variants.registry` maps algorithm names to trainers and saved formats to loaders.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from core.errors import InputError
+from core.pretokenisers.base import Pretokeniser
+
+#: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
+FORMAT_PREFIX = "variant:"
+FORMAT_VERSION = 1
+
+
+def initial_alphabet(pretokeniser: Pretokeniser) -> tuple[str, ...]:
+    """All 256 byte characters for a byte-level pre-tokeniser (so every text stays encodable, as
+    HF's ``ByteLevel.alphabet()`` is used), else nothing: the alphabet is what the corpus shows."""
+    from core.pretokenisers.byte_level import BYTE_TO_CHAR, ByteLevel
+
+    if isinstance(pretokeniser, ByteLevel) or getattr(pretokeniser, "byte_level", False):
+        return tuple(BYTE_TO_CHAR[b] for b in range(256))
+    return ()
+
+
+@dataclass(frozen=True)
+class TrainingCorpus:
+    """What a trainer learns from: pretoken counts (pretokens already in the tokeniser's alphabet,
+    e.g. with ``Ġ``/``▁``) and, when trained from running text, each document (line) as its
+    sequence of pretokens, which BoundlessBPE needs for supermerges across pretokens."""
+
+    pretokeniser: Pretokeniser
+    pretoken_counts: dict[str, int]
+    documents: tuple[tuple[str, ...], ...] | None = None
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], pretokeniser: Pretokeniser) -> "TrainingCorpus":
+        """Every item of ``texts`` is one document (a line of a corpus file)."""
+        if isinstance(texts, str):
+            texts = (texts,)
+        documents = []
+        for number, text in enumerate(texts, 1):
+            if not isinstance(text, str):
+                raise InputError(f"expected text, got {type(text).__name__}", "<corpus>", number)
+            pretokens = tuple(p for p in pretokeniser.pretokenise(text.rstrip("\r\n")) if p)
+            if pretokens:
+                documents.append(pretokens)
+        counts = Counter(p for document in documents for p in document)
+        if not counts:
+            raise InputError("empty corpus: no pretokens to train on", "<corpus>")
+        return cls(pretokeniser, dict(counts), tuple(documents))
+
+    @classmethod
+    def from_word_counts(cls, word_counts: Mapping[str, int], pretokeniser: Pretokeniser) -> "TrainingCorpus":
+        """Each word as it appears in running text (``" " + word`` through the pre-tokeniser),
+        with its count; no documents."""
+        counts: Counter[str] = Counter()
+        for word, count in word_counts.items():
+            for pretoken in pretokeniser.pretokenise(" " + word):
+                if pretoken:
+                    counts[pretoken] += count
+        if not counts:
+            raise InputError("empty corpus: no words to train on", "<counts>")
+        return cls(pretokeniser, dict(counts))
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One operation applied during tokenisation.
+
+    ``kind``: "merge", "split" (PickyBPE), "deletion" / "supermerge" (BoundlessBPE), "demolish"
+    (Scaffold-BPE), "viterbi" (Unigram) ...; ``index`` the operation's position in the
+    tokeniser's ordered list (rank, event id), None when it has none; ``label`` a short
+    human-readable description; ``tokens`` all tokens of the text right after the event.
+    """
+
+    kind: str
+    label: str
+    tokens: tuple[str, ...]
+    index: int | float | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "label": self.label, "index": self.index, "tokens": list(self.tokens)}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The tokenisation of one text as a sequence of states: ``initial`` (atoms of every pretoken,
+    after pre-tokenisation), then one state per event. ``pretokens`` are the pre-tokeniser's output.
+    """
+
+    text: str
+    pretokens: tuple[str, ...]
+    initial: tuple[str, ...]
+    events: tuple[TraceEvent, ...]
+    extra: dict = field(default_factory=dict)  # variant-specific detail (JSON-serialisable)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.events[-1].tokens if self.events else self.initial
+
+    def problems(self) -> list[str]:
+        """Ways in which the trace is not a replayable chain (empty when it is one): every state
+        must spell the concatenated pretokens."""
+        surface = "".join(self.pretokens)
+        out = []
+        if "".join(self.initial) != surface:
+            out.append(f"initial atoms {self.initial!r} do not spell {surface!r}")
+        for n, event in enumerate(self.events):
+            if "".join(event.tokens) != surface:
+                out.append(f"event {n} ({event.label}) leaves {event.tokens!r}, which does not spell {surface!r}")
+        return out
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "pretokens": list(self.pretokens), "initial": list(self.initial),
+                "events": [e.to_json() for e in self.events], "tokens": list(self.tokens),
+                **({"detail": self.extra} if self.extra else {})}
+
+
+@dataclass(frozen=True)
+class TrainingEvent:
+    """One step of training, for the training-dynamics views.
+
+    ``kind``: "merge", "scaffold", "readmit", "split", "supermerge", "deletion", "prune", ...;
+    ``label`` e.g. ``"e + s -> es"``; ``count`` the frequency behind the decision (pair count,
+    token count); ``vocab_size`` |V| right after the event; ``detail`` anything else.
+    """
+
+    step: int
+    kind: str
+    label: str
+    count: float
+    vocab_size: int
+    detail: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "kind": self.kind, "label": self.label, "count": self.count,
+                "vocab_size": self.vocab_size, **({"detail": self.detail} if self.detail else {})}
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """A trained tokeniser with its training log (events in order) and summary figures."""
+
+    tokeniser: object
+    events: tuple[TrainingEvent, ...]
+    summary: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"algorithm": getattr(self.tokeniser, "kind", ""), "vocab_size": self.tokeniser.vocab_size,
+                "summary": self.summary, "events": [e.to_json() for e in self.events]}
+
+
+@runtime_checkable
+class Variant(Protocol):
+    """What pages, metrics and the CLI rely on (see the module docstring)."""
+
+    kind: str
+    name: str
+
+    @property
+    def vocabulary(self) -> frozenset[str]: ...
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    def tokenise(self, text: str) -> list[str]: ...
+
+    def tokenise_word(self, word: str) -> list[str]: ...
+
+    def trace_text(self, text: str) -> Trace: ...
+
+    def to_json(self) -> dict: ...
+
+
+def check_format(obj: dict, kind: str, source: str) -> None:
+    """Raise InputError unless ``obj`` is a saved ``kind`` variant of a supported version."""
+    expected = FORMAT_PREFIX + kind
+    if obj.get("format") != expected:
+        raise InputError(f"expected \"format\": \"{expected}\", found {obj.get('format')!r}", source)
+    if obj.get("version") != FORMAT_VERSION:
+        raise InputError(f"unsupported version {obj.get('version')!r} (expected {FORMAT_VERSION})", source)

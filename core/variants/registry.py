@@ -1,0 +1,83 @@
+"""Algorithm names -> trainers, saved formats -> loaders, for every tokeniser family.
+
+No paper section: plumbing for ``train --algorithm``, ``segment`` and the explorer pages. Modules
+are imported on first use, so loading one family never pays for the others.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from core.errors import InputError
+from core.pretokenisers import ByteLevel, Metaspace, RegexSplit
+from core.pretokenisers.base import Pretokeniser
+from core.variants.base import FORMAT_PREFIX, TrainingCorpus, TrainingRun
+
+#: algorithm -> (module with ``train``, fixed options, description)
+ALGORITHMS: dict[str, tuple[str, dict, str]] = {
+    "bpe": ("core.variants.bpe", {}, "BPE (Sennrich et al. 2016; merges identical to HF tokenizers)"),
+    "scaffold": ("core.variants.scaffold", {}, "Scaffold-BPE (scaffold-bpe.txt Alg. 1-2)"),
+    "picky": ("core.variants.picky", {}, "PickyBPE (rebpe.txt §2.1; IoS removal during training)"),
+    "boundless": ("core.variants.boundless", {}, "BoundlessBPE (boundless-bpe.txt; supermerges across pretokens)"),
+    "unigram": ("core.unigram.trainer", {"pruning": "loss"}, "Unigram (unigram.txt Alg. 1; loss-based pruning)"),
+    "unigram-fsp": ("core.unigram.trainer", {"pruning": "fsp"}, "Unigram with Flat Score Pruning (unigram.txt §4)"),
+}
+
+#: saved ``format`` -> (module, class name)
+FORMATS: dict[str, tuple[str, str]] = {
+    FORMAT_PREFIX + "scaffold": ("core.variants.scaffold", "ScaffoldBPE"),
+    FORMAT_PREFIX + "picky": ("core.variants.picky", "PickyBPE"),
+    FORMAT_PREFIX + "boundless": ("core.variants.boundless", "BoundlessBPE"),
+    FORMAT_PREFIX + "unigram": ("core.unigram.model", "UnigramTokeniser"),
+}
+
+#: pre-tokeniser names the CLI and the pages offer
+PRETOKENISERS = {
+    "bytelevel": lambda: ByteLevel(),
+    "boundless": lambda: RegexSplit("boundless", byte_level=True),
+    "metaspace": lambda: Metaspace(),
+}
+
+
+def default_pretokeniser(algorithm: str) -> Pretokeniser:
+    """BoundlessBPE's own pattern for BoundlessBPE (boundless-bpe.txt App. A), GPT-2 byte-level
+    pre-tokenisation for the others."""
+    return PRETOKENISERS["boundless" if algorithm == "boundless" else "bytelevel"]()
+
+
+def check_algorithm(algorithm: str) -> str:
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    return algorithm
+
+
+def algorithm_options(algorithm: str) -> dict[str, object]:
+    """The options ``algorithm``'s trainer takes, with their defaults."""
+    module, fixed, _ = ALGORITHMS[check_algorithm(algorithm)]
+    parameters = inspect.signature(importlib.import_module(module).train).parameters
+    return {name: p.default for name, p in parameters.items()
+            if p.kind is p.KEYWORD_ONLY and name != "progress" and name not in fixed}
+
+
+def train(algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=None, **options) -> TrainingRun:
+    """Train ``algorithm`` on ``corpus`` to ``vocab_size`` types; InputError for an unknown option."""
+    known = algorithm_options(algorithm)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(f"{algorithm} has no option {', '.join(unknown)}; its options: {', '.join(known) or 'none'}")
+    module, fixed, _ = ALGORITHMS[algorithm]
+    return importlib.import_module(module).train(corpus, vocab_size, progress=progress, **fixed, **options)
+
+
+def is_variant_format(obj: dict) -> bool:
+    return isinstance(obj.get("format"), str) and obj["format"].startswith(FORMAT_PREFIX)
+
+
+def variant_from_json(obj: dict, source: str):
+    """The saved variant tokeniser ``obj`` (InputError naming ``source`` for an unknown format)."""
+    spec = FORMATS.get(obj.get("format"))
+    if spec is None:
+        known = ", ".join(FORMATS)
+        raise InputError(f"unknown tokeniser format {obj.get('format')!r}; known: {known}", source)
+    module, name = spec
+    return getattr(importlib.import_module(module), name).from_json(obj, source)
