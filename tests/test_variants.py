@@ -114,3 +114,31 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
     assert segmented.returncode == 0, segmented.stderr
     item = json.loads(segmented.stdout)[0]
     assert item["tokens"] == load_tokeniser(out).tokenise("The cat sat on the mat.")
+
+
+def test_vocabulary_overlap_by_hand():
+    from core.variants.compare import vocabulary_overlap
+
+    rows = vocabulary_overlap({"x": frozenset({"a", "b", "ab", "abc"}), "y": frozenset({"a", "ab", "bc"}),
+                               "z": frozenset({"a"})})
+    assert rows == [
+        {"a": "x", "b": "y", "shared": 1, "only a": 1, "only b": 1, "jaccard": 1 / 3},
+        {"a": "x", "b": "z", "shared": 0, "only a": 2, "only b": 0, "jaccard": 0.0},
+        {"a": "y", "b": "z", "shared": 0, "only a": 2, "only b": 0, "jaccard": 0.0},
+    ]
+    assert vocabulary_overlap({"p": frozenset("ab"), "q": frozenset("c")})[0]["jaccard"] == 1.0
+
+
+def test_kind_fractions_by_hand():
+    from core.variants.base import TrainingEvent
+    from core.variants.dynamics import kind_fractions, kind_totals
+
+    kinds = ["merge", "merge", "supermerge", "merge", "deletion"]
+    events = [TrainingEvent(i, k, "", 1, 0) for i, k in enumerate(kinds)]
+    rows = kind_fractions(events, 2)
+    assert [(r["start"], r["end"], r["kind"], r["fraction"]) for r in rows if r["count"]] == [
+        (0, 2, "merge", 1.0), (2, 4, "merge", 0.5), (2, 4, "supermerge", 0.5), (4, 5, "deletion", 1.0)]
+    assert len(rows) == 3 * 3  # every kind in every block, zeros included
+    assert kind_totals(events) == {"merge": 3, "supermerge": 1, "deletion": 1}
+    with pytest.raises(InputError):
+        kind_fractions(events, 0)

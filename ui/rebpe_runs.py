@@ -54,7 +54,9 @@ class ComputedRun:
         return self.steps[index - 2].origins if index >= 2 else {}
 
 
-class _Store:
+class LRUStore:
+    """A small thread-safe LRU map, process-wide when kept behind ``st.cache_resource``."""
+
     def __init__(self, size: int):
         self.size = size
         self.items: OrderedDict[tuple, object] = OrderedDict()
@@ -76,8 +78,8 @@ class _Store:
 
 
 @st.cache_resource(show_spinner=False)
-def _run_store() -> _Store:
-    return _Store(MAX_RUNS)
+def _run_store() -> LRUStore:
+    return LRUStore(MAX_RUNS)
 
 
 def run_key(tokeniser_key: str, tokeniser: BTETokeniser, reference_key: str, references: ReferenceSet,

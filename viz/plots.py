@@ -491,3 +491,47 @@ __all__ = [
     "rank_bins", "knocked_rank_histogram", "tokens_change_figure", "compress_runs", "zipf_figure",
     "token_frequency_figure", "renyi_figure", "summary_rows", "summary_table", "log_ticks", "metric_bars", "curve_rows", "change_rows", "rank_rows",
 ]
+
+
+# --- training dynamics (boundless-bpe.txt Fig. 2-3) ---------------------------------------------------
+def selected_counts_figure(events: Sequence, marker_step: int | None = None) -> go.Figure:
+    """log10 of the count behind each training event, by step, one colour per kind (Fig. 2)."""
+    fig = go.Figure()
+    colours = colour_map(dict.fromkeys(e.kind for e in events))
+    for kind, colour in colours.items():
+        chosen = [e for e in events if e.kind == kind]
+        fig.add_trace(go.Scatter(
+            x=[e.step for e in chosen], y=[math.log10(e.count) if e.count > 0 else None for e in chosen],
+            mode="markers", name=kind, marker=dict(size=5, color=colour),
+            text=[hover_escape(e.label) for e in chosen],
+            hovertemplate="step %{x}<br>%{text}<br>log10 count %{y:.2f}<extra>" + hover_escape(kind) + "</extra>"))
+    if marker_step is not None:
+        fig.add_vline(x=marker_step, line_dash="dot", line_color="#57534e")
+    return _style(fig, "Count of each selected operation", "training step", "log10 count")
+
+
+def kind_fraction_figure(rows: Sequence[dict]) -> go.Figure:
+    """Stacked share of each event kind per interval of steps (Fig. 3)."""
+    fig = go.Figure()
+    kinds = list(dict.fromkeys(r["kind"] for r in rows))
+    colours = colour_map(kinds)
+    for kind in kinds:
+        chosen = [r for r in rows if r["kind"] == kind]
+        fig.add_trace(go.Bar(x=[f"{r['start']}–{r['end'] - 1}" for r in chosen], y=[r["fraction"] for r in chosen],
+                             name=kind, marker_color=colours[kind],
+                             hovertemplate="steps %{x}<br>%{y:.1%}<extra>" + hover_escape(kind) + "</extra>"))
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(tickformat=".0%", range=[0, 1])
+    return _style(fig, "Share of each kind of operation per interval", "training steps", "share", legend="bottom")
+
+
+def vocab_size_figure(events: Sequence, target: int | None = None, marker_step: int | None = None) -> go.Figure:
+    """|V| after each training event (scaffold and removal events make it go down)."""
+    fig = go.Figure(go.Scatter(x=[e.step for e in events], y=[e.vocab_size for e in events], mode="lines",
+                               line=dict(color=PALETTE[0]), name="|V|",
+                               hovertemplate="step %{x}<br>|V| %{y:,}<extra></extra>"))
+    if target is not None:
+        fig.add_hline(y=target, line_dash="dash", line_color="#a8a29e", annotation_text=f"target {target:,}")
+    if marker_step is not None:
+        fig.add_vline(x=marker_step, line_dash="dot", line_color="#57534e")
+    return _style(fig, "Vocabulary size during training", "training step", "|V|", legend=None)

@@ -21,55 +21,15 @@ from tests.e2e.conftest import running_in_ci
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
                                                       "pytest-playwright)")
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
 from app import available_pages, url_path  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-LOOPBACK = "127.0.0.1"
 SLOW = 300_000  # ms: a first visit may run knockout and ReBPE on the Dutch 40k
 PAGES = available_pages()
-
-
-def outside_requests(page: Page) -> list[str]:
-    """Start recording every request that leaves 127.0.0.1 (data: and blob: URLs are local)."""
-    outside: list[str] = []
-
-    def record(request) -> None:
-        url = request.url
-        if url.startswith(("data:", "blob:")):
-            return
-        if urlsplit(url).hostname != LOOPBACK:
-            outside.append(url)
-
-    page.on("request", record)
-    return outside
-
-
-def wait_for_app(page: Page, timeout: int = SLOW) -> None:
-    """Connected, script finished, no skeleton left (as Streamlit's own e2e suite waits)."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
-
-
-def screenshot(page: Page, path) -> None:
-    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it."""
-    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
-                           ".map(e => e.scrollHeight))")
-    size = page.viewport_size or {"width": 1280, "height": 800}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
-    page.wait_for_timeout(300)  # let the layout settle at the new size
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
-
-
-def no_error_boxes(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_text("Page not found")).to_have_count(0)
 
 
 def sidebar_titles(page: Page) -> list[str]:
@@ -141,10 +101,10 @@ def test_word_debugger_steps_and_keeps_the_view_in_the_url(page: Page, app_url: 
 
     # one merge back, twice: the step is in the address bar and the tree changes
     tree = page.locator(".merge-tree img").get_attribute("src")
-    for _ in range(3):
+    for step in (8, 7, 6):  # wait for each step to show before the next click, or a click can be lost
         page.get_by_role("button", name="◀").click()
+        expect(page.get_by_text(f"Step {step} of 9:")).to_be_visible(timeout=60_000)
         wait_for_app(page)
-    expect(page.get_by_text("Step 6 of 9:")).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]step=6"))
     assert page.locator(".merge-tree img").get_attribute("src") != tree
     screenshot(page, artifacts_dir / "word-debugger-masterthesis-step6.png")

@@ -9,7 +9,6 @@ import json
 import re
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -18,12 +17,12 @@ from tests.e2e.conftest import running_in_ci
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
                                                       "pytest-playwright)")
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-LOOPBACK = "127.0.0.1"
 PAGE_FILE = "pages/distributions.py"
 SLOW = 240_000  # ms: the first visit knocks out, sweeps 19 thresholds and runs ReBPE on the Dutch 40k
 
@@ -40,50 +39,12 @@ def url_path() -> str:
     pytest.fail(f"{PAGE_FILE} is not in app.py PAGES")
 
 
-def outside_requests(page: Page) -> list[str]:
-    """Start recording every request that leaves 127.0.0.1 (data: and blob: URLs are local)."""
-    outside: list[str] = []
-
-    def record(request) -> None:
-        url = request.url
-        if not url.startswith(("data:", "blob:")) and urlsplit(url).hostname != LOOPBACK:
-            outside.append(url)
-
-    page.on("request", record)
-    return outside
-
-
-def wait_for_app(page: Page, timeout: int = SLOW) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
-
-
 def wait_for_plots(page: Page, count: int, timeout: int = SLOW) -> None:
     """``count`` plotly charts, each drawn (plotly's SVG is in the DOM)."""
     charts = page.get_by_test_id("stPlotlyChart")
     expect(charts).to_have_count(count, timeout=timeout)
     for i in range(count):
         expect(charts.nth(i).locator(".main-svg").first).to_be_attached(timeout=timeout)
-
-
-def no_error_boxes(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
-    expect(page.get_by_text("Page not found")).to_have_count(0)
-
-
-def screenshot(page: Page, path) -> None:
-    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it."""
-    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
-                           ".map(e => e.scrollHeight))")
-    size = page.viewport_size or {"width": 1280, "height": 800}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
-    page.wait_for_timeout(800)  # let plotly redraw at the new size
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
 
 
 def timed_load(page: Page, url: str, charts: int) -> float:

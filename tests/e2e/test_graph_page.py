@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 
@@ -16,35 +16,13 @@ from tests.e2e.conftest import running_in_ci
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
                                                       "pytest-playwright)")
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
 from playwright.sync_api import Frame, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-LOOPBACK = "127.0.0.1"
 GRAPH_PATH = "merge_graph"  # app.py: the url_path of pages/merge_graph.py is its file stem
 DRAWN = "#graph[data-drawn='1'] canvas"
-
-
-def outside_requests(page: Page) -> list[str]:
-    """Every request that leaves 127.0.0.1 (data:, blob: and about: URLs are local)."""
-    outside: list[str] = []
-
-    def record(request) -> None:
-        if request.url.startswith(("data:", "blob:", "about:")):
-            return
-        if urlsplit(request.url).hostname != LOOPBACK:
-            outside.append(request.url)
-
-    page.on("request", record)
-    return outside
-
-
-def wait_for_app(page: Page) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=90_000)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=90_000)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=60_000)
 
 
 def graph_frame(page: Page) -> Frame:
@@ -93,23 +71,6 @@ def click_node(page: Page, frame: Frame, type_: str) -> None:
     }""", f"t:{type_}")
     box = page.locator("iframe.merge-graph").bounding_box()
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
-
-
-def screenshot(page: Page, path) -> None:
-    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it."""
-    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
-                           ".map(e => e.scrollHeight))")
-    size = page.viewport_size or {"width": 1280, "height": 800}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
-    page.wait_for_timeout(400)  # let the layout settle and vis-network refit
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
-
-
-def no_error_boxes(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
-    expect(page.get_by_text("Page not found")).to_have_count(0)
 
 
 def test_graph_page_draws_offline_and_recentres_on_click(page: Page, app_url: str, artifacts_dir) -> None:

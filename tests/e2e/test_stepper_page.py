@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -14,47 +13,12 @@ from tests.e2e.conftest import running_in_ci
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
                                                       "pytest-playwright)")
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-LOOPBACK = "127.0.0.1"
 FIRST_RUN_MS = 240_000  # the first ReBPE run on the Dutch 40k, on a slow shared machine
-
-
-def outside_requests(page: Page) -> list[str]:
-    outside: list[str] = []
-
-    def record(request) -> None:
-        if not request.url.startswith(("data:", "blob:")) and urlsplit(request.url).hostname != LOOPBACK:
-            outside.append(request.url)
-
-    page.on("request", record)
-    return outside
-
-
-def wait_for_app(page: Page, timeout: int = 60_000) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
-
-
-def screenshot(page: Page, path) -> None:
-    """The whole page (Streamlit scrolls inside its main container, so grow the viewport to fit)."""
-    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
-                           ".map(e => e.scrollHeight))")
-    size = page.viewport_size or {"width": 1280, "height": 800}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
-    page.wait_for_timeout(400)
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
-
-
-def no_error_boxes(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    expect(page.get_by_text("Page not found")).to_have_count(0)
 
 
 def step_heading(page: Page):

@@ -1,0 +1,61 @@
+"""The Pre-tokenisers, Train & compare and Training dynamics pages in real headless Chromium:
+they render offline (no request leaves 127.0.0.1), show no error box, and keep the view in the URL."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.conftest import running_in_ci
+
+if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
+                                                      "pytest-playwright)")
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from core.variants.registry import ALGORITHMS  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+
+def test_pretokenisers_show_the_papers_examples(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/pretokenisers")
+    wait_for_app(page)
+    page.get_by_role("button", name="Runs of whitespace").click()
+    wait_for_app(page)
+    boundless = page.locator(".pretok-row[data-name='BOUNDLESS_PATTERN'] .tok-chip")
+    expect(boundless).to_have_count(6)
+    expect(page).to_have_url(re.compile(r"[?&]text=Hello"))
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "pretokenisers-whitespace.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_train_and_compare_every_family(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/train_compare?size=300&lines=200")
+    wait_for_app(page)
+    expect(page.locator(".variant-row")).to_have_count(len(ALGORITHMS))
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(2)
+    expect(charts.first.locator(".main-svg").first).to_be_attached()
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "train-compare.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_training_dynamics_scrubber_moves_the_step(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/training_dynamics?algorithm=boundless&size=400&lines=500")
+    wait_for_app(page)
+    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
+    page.get_by_role("slider", name="Training step").focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"[?&]step=1\b"))
+    expect(page.get_by_text(re.compile(r"^Step 1: "))).to_be_visible()
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "training-dynamics-boundless.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"

@@ -1,0 +1,76 @@
+"""The Train & compare and Training dynamics pages through AppTest."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.variants import registry
+from tests.apptest_support import assert_clean, run_page
+
+COMPARE, DYNAMICS = "pages/train_compare.py", "pages/training_dynamics.py"
+TIMEOUT = 300
+pytestmark = pytest.mark.usefixtures("module_streamlit_caches")
+
+
+def variant_rows(at: AppTest) -> dict[str, list[str]]:
+    """algorithm -> the token chips' data-token values of its row."""
+    out = {}
+    for block in (h.value for h in at.html if 'class="variant-row"' in h.value):
+        name = re.search(r'data-algorithm="([^"]+)"', block).group(1)
+        out[name] = [re.sub("&#x27;", "'", t) for t in re.findall(r'data-token="([^"]*)"', block)]
+    return out
+
+
+def test_every_family_is_trained_and_compared_on_the_same_corpus():
+    at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, size="300", lines="200", text="of the of the cat")
+    assert_clean(at)
+    summary = at.dataframe[0].value
+    assert list(summary["tokeniser"]) == list(registry.ALGORITHMS)
+    assert (summary["|V|"] <= 300).all() and (summary["|V|"] > 256).all()
+    rows = variant_rows(at)
+    assert list(rows) == list(registry.ALGORITHMS)
+    # every family spells the text (byte-level: a space is Ġ)
+    assert all("".join(tokens).replace("Ġ", " ") == "of the of the cat" for tokens in rows.values()), rows
+    overlap = at.dataframe[1].value
+    n = len(registry.ALGORITHMS)
+    assert len(overlap) == n * (n - 1) // 2 and overlap["jaccard"].between(0, 1).all()
+    assert len(at.expander) >= n
+
+
+def test_one_family_from_the_url_and_its_trace():
+    at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, algorithms="bpe", size="300", lines="200",
+                  text="lowest")
+    assert_clean(at)
+    assert list(variant_rows(at)) == ["bpe"]
+    trace = at.dataframe[-1].value
+    assert list(trace.columns) == ["step", "kind", "operation", "tokens after"]
+    assert set(trace["kind"]) == {"merge"}
+    assert trace["tokens after"].iloc[-1].replace(" ", "") == "".join(variant_rows(at)["bpe"])
+
+
+def test_dynamics_scrubs_through_the_training_log_and_keeps_the_step_in_the_url():
+    at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm="bpe", size="300", lines="200")
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert list(metrics) == ["merge"] and int(metrics["merge"]) == 300 - 256
+    at.slider(key="dynamics_step").set_value(10).run()
+    assert_clean(at)
+    assert at.query_params["step"] == ["10"] or at.query_params["step"] == "10"
+    assert any(m.value.startswith("**Step 10: merge**") for m in at.markdown)
+    log = at.dataframe[0].value
+    assert len(log) == 44 and list(log["|V| after"]) == list(range(257, 301))
+
+
+def test_dynamics_of_boundless_shows_supermerges():
+    at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm="boundless", size="400", lines="500")
+    assert_clean(at)
+    metrics = {m.label: int(m.value.replace(",", "")) for m in at.metric}
+    assert metrics["merge"] > 0 and metrics.get("supermerge", 0) > 0
+
+
+def test_a_bad_step_in_the_url_is_named():
+    at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm="bpe", size="300", lines="200", step="999")
+    assert_clean(at)
+    assert any("no step 999" in w.value for w in at.warning)

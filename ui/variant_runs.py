@@ -1,0 +1,65 @@
+"""Cached training of any tokeniser family on the workspace corpus, shared by the Train & compare
+and Training dynamics pages (a run trained on one page is instant on the other)."""
+from __future__ import annotations
+
+import hashlib
+import time
+
+import streamlit as st
+
+from core import corpus_metrics as cm
+from core.errors import InputError
+from core.variants import registry
+from core.variants.base import TrainingCorpus, TrainingRun
+from ui.rebpe_runs import LRUStore
+
+
+def corpus_key(corpus_name: str, lines: list[str]) -> str:
+    return f"{corpus_name}@{hashlib.sha1(chr(10).join(lines).encode('utf-8', 'replace')).hexdigest()[:12]}"
+
+
+MAX_RUNS = 48
+
+
+@st.cache_resource(show_spinner=False)
+def _run_store() -> LRUStore:
+    return LRUStore(MAX_RUNS)
+
+
+def trained(algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None) -> tuple[TrainingRun, float]:
+    """(run, training seconds) of ``algorithm`` on ``lines`` (``key`` identifies them), computed
+    once per process. Not an ``st.cache_resource`` function: ``progress`` draws live elements,
+    which a cached function would have to replay on every hit."""
+    store = _run_store()
+    found = store.get((algorithm, key, vocab_size))
+    if found is None:
+        corpus = TrainingCorpus.from_texts(lines, registry.default_pretokeniser(algorithm))
+        started = time.perf_counter()
+        run = registry.train(algorithm, corpus, vocab_size, progress=progress)
+        found = (run, time.perf_counter() - started)
+        store.put((algorithm, key, vocab_size), found)
+    return found
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def corpus_stats(algorithm: str, key: str, vocab_size: int, _tokeniser, _lines: list[str]) -> cm.CorpusStats:
+    return cm.token_counts(_tokeniser, _lines)
+
+
+def train_with_progress(algorithms: list[str], key: str, size: int, lines: list[str]) -> dict[str, tuple[TrainingRun, float]]:
+    """Train each algorithm (cached) under one progress bar; a failure is a warning, not a traceback."""
+    runs = {}
+    bar = st.empty()
+    for i, algorithm in enumerate(algorithms):
+        def progress(done: int, total: int, i=i, algorithm=algorithm) -> None:
+            share = min(1.0, done / total) if total else 1.0
+            bar.progress((i + share) / len(algorithms),
+                         text=f"Training {algorithm} ({i + 1} of {len(algorithms)}): {done:,} of {total:,}")
+
+        bar.progress(i / len(algorithms), text=f"Training {algorithm} ({i + 1} of {len(algorithms)})…")
+        try:
+            runs[algorithm] = trained(algorithm, key, size, lines, progress)
+        except InputError as err:
+            st.warning(f"{algorithm}: {err}")
+    bar.empty()
+    return runs
