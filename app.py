@@ -25,6 +25,7 @@ PAGES = [  # (file, title, icon); the url_path is the file stem. Material icons 
     ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:"),
     ("pages/train_compare.py", "Train & compare", ":material/compare_arrows:"),
     ("pages/training_dynamics.py", "Training dynamics", ":material/timeline:"),
+    ("pages/unigram.py", "Unigram lattice", ":material/account_tree:"),
     ("pages/pretokenisers.py", "Pre-tokenisers", ":material/content_cut:"),
 ]
 

@@ -74,3 +74,31 @@ def test_a_bad_step_in_the_url_is_named():
     at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm="bpe", size="300", lines="200", step="999")
     assert_clean(at)
     assert any("no step 999" in w.value for w in at.warning)
+
+
+UNIGRAM = "pages/unigram.py"
+
+
+def test_unigram_lattice_viterbi_and_comparison():
+    at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="lowest")
+    assert_clean(at)
+    svg = next(h.value for h in at.html if 'class="lattice-view"' in h.value)
+    chips = next(h.value for h in at.html if 'class="tok-chip"' in h.value and "lattice" not in h.value)
+    viterbi = re.findall(r'data-token="([^"]*)"', chips)
+    assert "".join(viterbi) == "Ġlowest"
+    assert svg.count('class="arc viterbi"') == len(viterbi)  # the highlighted spans are the segmentation
+    best = at.dataframe[0].value
+    assert best["segmentation"].iloc[0] == " ".join(viterbi)  # the best of the n-best is the Viterbi path
+    assert list(best["log p"]) == sorted(best["log p"], reverse=True)
+    comparison = at.dataframe[-1].value
+    assert list(comparison["tokeniser"]) == ["unigram", "unigram-fsp", "bpe"]
+    assert comparison["boundary recall"].between(0, 1).all() and (comparison["|V|"] <= 400).all()
+    assert len(at.get("plotly_chart")) == 3  # |V|, objective, tokens per round
+
+
+def test_unigram_samples_spell_the_word():
+    at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="lowest", alpha="0.0")
+    assert_clean(at)
+    samples = at.dataframe[1].value["sample"]
+    assert len(samples) == 5 and all(s.replace(" ", "") == "Ġlowest" for s in samples)
+    assert len(set(samples)) > 1  # α = 0: uniform over segmentations, so five draws differ

@@ -59,3 +59,18 @@ def test_training_dynamics_scrubber_moves_the_step(page: Page, app_url: str, art
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "training-dynamics-boundless.png")
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_unigram_lattice_renders(page: Page, app_url: str, artifacts_dir) -> None:
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/unigram?size=400&lines=200&word=lowest")
+    wait_for_app(page)
+    expect(page.locator("svg.lattice .arc.viterbi").first).to_be_visible()
+    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
+    page.get_by_role("textbox", name="Word").fill("newest")
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"[?&]word=newest"))
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "unigram-lattice.png")
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"

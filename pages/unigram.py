@@ -1,0 +1,135 @@
+"""Unigram: the lattice of a word, the training trajectory, and Unigram vs FSP vs BPE (issue 6).
+
+unigram.txt §2-4: every vocabulary piece that matches the word is an arc of the lattice with its
+log-probability; the Viterbi path is the segmentation; forward-backward gives the probability of a
+token boundary at every position; sampling draws segmentations (subword regularisation). The
+models are trained on the workspace corpus (shared with Train & compare, ui/variant_runs.py);
+the comparison with BPE scores boundary precision/recall against a reference (bpe-knockout.txt
+§4.1). The view (word, size, lines, reference, α) is in the URL.
+"""
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.errors import InputError
+from core.evaluation import evaluate_morphology
+from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress
+from ui.workspace import SAMPLE_REFERENCES, current, sample_references
+from viz.lattice import lattice_svg
+from viz.tokeniser_info import md_escape
+from viz.tokens import PAGE_CSS, token_chips_html
+
+SIZES = (300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
+LINE_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
+FAMILIES = ("unigram", "unigram-fsp", "bpe")
+SAMPLES = 5
+CHART_CONFIG = {"displaylogo": False}
+
+
+@st.cache_data(show_spinner="Scoring boundaries against the reference…", max_entries=32)
+def morph_scores(algorithm: str, key: str, size: int, reference: str, _tokeniser) -> dict:
+    return evaluate_morphology(_tokeniser, sample_references(SAMPLE_REFERENCES[reference]).entries).to_json()
+
+
+def trajectory_figure(rounds: list[dict], field: str, title: str) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=list(range(1, len(rounds) + 1)), y=[r[field] for r in rounds], mode="lines+markers",
+                               hovertemplate="round %{x}<br>%{y:,.4g}<extra></extra>"))
+    fig.update_layout(title=title, height=280, margin=dict(l=50, r=10, t=50, b=40), xaxis_title="round",
+                      plot_bgcolor="white", font=dict(size=14))
+    return fig
+
+
+st.html(PAGE_CSS)
+st.title("Unigram")
+ws = current()
+all_lines = ws.corpus_lines()
+if not all_lines:
+    st.info("The corpus has no lines: choose another one on the Workspace page.")
+    st.stop()
+top = st.columns([2, 2, 2, 2])
+size = top[0].select_slider("Vocabulary size", SIZES, value=500, key="size", bind="query-params")
+line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
+n_lines = top[1].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - 1000)),
+                               key="lines", bind="query-params", help=f"The first lines of {ws.corpus_name}.")
+model_name = top[2].segmented_control("Model", FAMILIES[:2], default="unigram", key="model", bind="query-params",
+                                      required=True, help="unigram-fsp prunes by flat score (unigram.txt §4)")
+references = list(SAMPLE_REFERENCES)
+reference = top[3].selectbox("Reference", references, index=references.index("en_morph") if "en_morph" in references else 0,
+                             key="reference_for_unigram", bind="query-params",
+                             help="Segmentations whose boundaries the comparison below scores.")
+lines = all_lines[:n_lines]
+key = make_corpus_key(ws.corpus_name, lines)
+runs = train_with_progress(list(FAMILIES), key, size, lines)
+if model_name not in runs:
+    st.stop()
+model = runs[model_name][0].tokeniser
+
+# --- the lattice of a word --------------------------------------------------------------------------
+st.subheader("The lattice of a word")
+if "word" not in st.session_state and "word" not in st.query_params:
+    st.session_state["word"] = "tokenisation"
+word = st.text_input("Word", key="word", bind="query-params", max_chars=40,
+                     help="As in running text: a space before it, so it carries the word-start byte Ġ.")
+pretokens = [p for p in model.pretokeniser.pretokenise(" " + word) if p] if word else []
+if not pretokens:
+    st.info("Type a word.")
+else:
+    pretoken = pretokens[0]
+    if len(pretokens) > 1:
+        pretoken = st.radio("Pretoken", pretokens, horizontal=True, key="pretoken",
+                            format_func=model.pretokeniser.display)
+    lattice = model.lattice(pretoken)
+    path, best = lattice.viterbi()
+    display = model.pretokeniser.display
+    st.html(token_chips_html([a.token for a in path], display, types=model.vocabulary))
+    st.caption(f"Viterbi log p = {best:.3f}; log Z = {lattice.log_partition():.3f} (all segmentations); "
+               f"{len(lattice.arcs)} arcs. Yellow spans: the Viterbi path. Bars: P(token boundary here).")
+    st.html(f'<div class="lattice-view" style="overflow-x:auto">{lattice_svg(lattice, display)}</div>')
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**The 5 best segmentations**")
+        st.dataframe(pd.DataFrame([{"segmentation": " ".join(display(a.token) for a in p), "log p": round(s, 4)}
+                                   for p, s in lattice.nbest(5)]), hide_index=True, width="stretch")
+    with right:
+        alpha = st.slider("Sampling α", 0.0, 2.0, 0.2, 0.05, key="alpha", bind="query-params",
+                          help="Subword regularisation: segmentations drawn ∝ P(x)^α (α = 0 uniform).")
+        rng = random.Random(0)
+        st.markdown(f"**{SAMPLES} samples** (seed 0)")
+        st.dataframe(pd.DataFrame([{"sample": " ".join(display(t) for t in model.sample(" " + word, alpha, rng))}
+                                   for _ in range(SAMPLES)]), hide_index=True, width="stretch")
+
+# --- training trajectory ----------------------------------------------------------------------------
+st.subheader("Training trajectory")
+rounds = runs[model_name][0].summary.get("rounds", [])
+if rounds:
+    columns = st.columns(3)
+    for column, (field, title) in zip(columns, [("vocab_size", "|V| per round"),
+                                                ("objective", "objective (NLL per character, Eq. 2)"),
+                                                ("tokens", "tokens on the training corpus")]):
+        with column:
+            st.plotly_chart(trajectory_figure(rounds, field, title), config=CHART_CONFIG, key=f"chart_{field}")
+
+# --- Unigram vs FSP vs BPE -----------------------------------------------------------------------------
+st.subheader("Unigram vs FSP vs BPE")
+rows = []
+for name in FAMILIES:
+    if name not in runs:
+        continue
+    tokeniser = runs[name][0].tokeniser
+    try:
+        scores = morph_scores(name, key, size, reference, tokeniser)
+    except InputError as err:
+        st.warning(f"{name}: {err}")
+        continue
+    rows.append({"tokeniser": name, "|V|": tokeniser.vocab_size,
+                 f"tokens for “{word}”": " ".join(tokeniser.pretokeniser.display(t) for t in tokeniser.tokenise_word(word))
+                 if word else "",
+                 "boundary precision": round(scores["precision"], 4), "boundary recall": round(scores["recall"], 4),
+                 "F1": round(scores["f1"], 4), "reference words": scores["words"]})
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.caption(f"Boundaries of the **{md_escape(reference)}** reference segmentations (bpe-knockout.txt §4.1), each "
+           "word segmented as in running text.")
