@@ -39,7 +39,9 @@ def test_training_reaches_at_most_the_target(trained):
     assert isinstance(tokeniser, Variant)
     assert tokeniser.kind == algorithm.split("-")[0]
     assert 256 < tokeniser.vocab_size <= TARGET
-    assert run.events and all(e.vocab_size <= TARGET for e in run.events)
+    assert run.events and run.events[-1].vocab_size == tokeniser.vocab_size
+    if not algorithm.startswith("unigram"):  # Unigram prunes down from a larger seed
+        assert all(e.vocab_size <= TARGET for e in run.events)
     assert [e.step for e in run.events] == sorted(e.step for e in run.events)
 
 

@@ -5,7 +5,8 @@
 - ``merges.txt`` (+ optional ``vocab.json``), GPT-2 style; a line of n > 2 parts is a tuple merge;
 - the project's own JSON (``"format": "bte-tokeniser"``), which round-trips tuple merges and
   fractional ranks exactly (JSON numbers written with ``repr`` precision);
-- the other tokeniser families' JSON (``"format": "variant:<kind>"``, :mod:`core.variants`).
+- the other tokeniser families' JSON (``"format": "variant:<kind>"``, :mod:`core.variants`), and
+  SentencePiece ``.model`` files of the unigram type.
 
 Every loader raises :class:`core.errors.InputError` naming the file, the line (or JSON field)
 and what was expected.
@@ -40,6 +41,8 @@ def load_tokeniser(path: str | Path) -> BTETokeniser:
     if not path.is_file():
         raise InputError("no such file", str(path))
     data = path.read_bytes()
+    if path.suffix == ".model":
+        return parse_tokeniser_bytes(data, str(path), name=path.stem)
     if path.suffix == ".txt":
         vocab_path = path.with_name("vocab.json")
         vocab = _vocab_from_bytes(vocab_path.read_bytes(), str(vocab_path)) if vocab_path.is_file() else None
@@ -51,6 +54,10 @@ def parse_tokeniser_bytes(data: bytes, source: str, name: str = "") -> BTETokeni
     """Parse an uploaded tokeniser file: HF tokenizer.json or project JSON (sniffed), or merges.txt."""
     if len(data) > MAX_TOKENISER_BYTES:
         raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", source)
+    if source.endswith(".model"):  # a SentencePiece model (protobuf)
+        from core.unigram.sentencepiece_model import parse_sentencepiece_model
+
+        return parse_sentencepiece_model(data, source)
     text = _decode(data, source)
     if not text.lstrip().startswith(("{", "[")):
         return parse_merges_txt(text, source, name=name)

@@ -1,0 +1,107 @@
+"""Unigram training options: every hyperparameter of unigram.txt Alg. 1 and every choice on which
+the two reference implementations differ (reference-implementations.md §6).
+
+Defaults are the paper's (Alg. 1 and §4: n_seed = beta_seed * n with beta_seed = 10, N_em = 2,
+alpha_prune = 0.75, alpha_inter = 1.1, tau_mp = 0.5, digamma on, the pretoken seed without
+recovery) and, where the paper leaves a choice open, those of its authors' code (script_tok):
+
+- ``atoms="required"``: characters are never dropped (script_tok ``required``), so every
+  pretoken can always be segmented. ``"prunable"`` is SentencePiece: the M-step and the pruning
+  step may drop characters like any piece, a missing character is an unknown arc scored
+  min_score - 10, and finalisation puts the corpus characters back (score min_score + k * 1e-4 in
+  order of frequency, ``FinalizeSentencePieces``).
+- ``size_basis="total"``: the paper's n_seed = beta * n, n_inter = alpha_inter * n,
+  n_new = max(n_inter, alpha_prune * |V|) (also SentencePiece's). ``"additional"`` is
+  script_tok: the factors apply to the non-character part (n_seed = A + beta (n - A),
+  n_inter = A + alpha_inter (n - A), n_new = max(n_inter, m - floor((1 - alpha_prune) m)) with
+  m = |V| - A, as ``prune_tokens`` computes it; A = number of characters).
+- ``max_piece_length=16`` (SentencePiece ``max_sentencepiece_length``; script_tok counts 32
+  atomic SCRIPT tokens).
+- ``split_by_script=False``: script_tok has no such rule; SentencePiece rejects seed pieces that
+  mix Unicode scripts (``split_by_unicode_script``).
+
+:data:`SENTENCEPIECE` is the set of options that emulates SentencePiece's trainer.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+from core.errors import InputError
+
+PRUNING = ("loss", "fsp")
+SEEDS = ("pretokens", "full_text")
+ATOMS = ("required", "prunable")
+SIZE_BASES = ("total", "additional")
+
+#: SentencePiece's unigram trainer (0.2.x) as far as it differs from the defaults.
+SENTENCEPIECE = {"seed": "full_text", "seed_size": 1_000_000, "split_by_script": True,
+                 "atoms": "prunable", "size_basis": "total"}
+
+
+@dataclass(frozen=True)
+class UnigramOptions:
+    """See the module docstring; Greek names are those of unigram.txt Alg. 1."""
+
+    pruning: str = "loss"             # "fsp": Flat Score Pruning in every round (§4.3)
+    seed: str = "pretokens"           # "full_text": SentencePiece-style seed (Alg. 2)
+    seed_recovery: bool = False       # maximal valid prefix recovery (Alg. 3)
+    seed_factor: float = 10.0         # beta_seed
+    seed_size: int | None = None      # absolute n_seed (SentencePiece: 1e6); overrides seed_factor
+    max_piece_length: int = 16        # l_max
+    split_by_script: bool = False
+    em_iterations: int = 2            # N_em
+    alpha_prune: float = 0.75
+    alpha_inter: float = 1.1
+    min_expected_count: float = 0.5   # tau_mp, early prune in the M-step
+    digamma: bool = True              # M-step p ~ exp(digamma(c)) instead of c (maximum likelihood)
+    atoms: str = "required"
+    size_basis: str = "total"
+    max_rounds: int = 100             # script_tok max_iterations
+    initial_alphabet: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        _choice("pruning", self.pruning, PRUNING)
+        _choice("seed", self.seed, SEEDS)
+        _choice("atoms", self.atoms, ATOMS)
+        _choice("size_basis", self.size_basis, SIZE_BASES)
+        for name in ("seed_recovery", "split_by_script", "digamma"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"option {name} must be true or false, got {getattr(self, name)!r}")
+        _integer("max_piece_length", self.max_piece_length, 1)
+        _integer("em_iterations", self.em_iterations, 1)
+        _integer("max_rounds", self.max_rounds, 1)
+        if self.seed_size is not None:
+            _integer("seed_size", self.seed_size, 1)
+        _number("seed_factor", self.seed_factor, 1.0, math.inf)
+        _number("alpha_prune", self.alpha_prune, 0.0, 1.0, open_high=True)
+        _number("alpha_inter", self.alpha_inter, 1.0, math.inf)
+        _number("min_expected_count", self.min_expected_count, 0.0, math.inf)
+        alphabet = self.initial_alphabet
+        if not isinstance(alphabet, (list, tuple)) or not all(isinstance(c, str) and len(c) == 1 for c in alphabet):
+            raise InputError(f"option initial_alphabet must be a list of single characters, got {alphabet!r}")
+        object.__setattr__(self, "initial_alphabet", tuple(alphabet))
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["initial_alphabet"] = list(self.initial_alphabet)
+        return out
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise InputError(f"option {name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def _integer(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise InputError(f"option {name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _number(name, value, low, high, open_high=False):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
+    ok = ok and low <= value and (value < high if open_high else value <= high)
+    if not ok:
+        bound = f"< {high}" if open_high else f"<= {high}"
+        raise InputError(f"option {name} must be a number >= {low} and {bound}, got {value!r}")

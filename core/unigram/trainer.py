@@ -1,0 +1,371 @@
+"""Unigram training: unigram.txt Algorithm 1 ("SentencePiece Implementation") line by line.
+
+    Initialize V <- V_seed(C, n_seed)                          :func:`train` via core.unigram.seed
+    n_inter <- alpha_inter * n
+    loop:
+        N_em times: E-step (forward-backward expected counts)  :meth:`Trainer.e_step`
+                    fast prune (c < tau_mp), M-step (digamma)  :meth:`Trainer.m_step`
+        if |V| <= n_inter: break
+        n_new <- max(n_inter, alpha_prune * |V|)               :meth:`Trainer.prune_target`
+        prune to n_new by loss (§3.3) or flat score (§4.3)    :meth:`Trainer.prune`
+    finalise: Flat Score Pruning to n (§3.4)                   :meth:`Trainer.finalise`
+
+E-step (§3.2): expected count c_j = sum over pretokens of count x posterior of every arc of
+piece j; the objective is Eq. 2, -sum count * log Z / sum count * |pretoken| (marginal NLL per
+atomic token, i.e. per character of the pretokens); ``tokens`` is the count-weighted number of
+Viterbi tokens. M-step: pieces with c_j < tau_mp are removed (never the required characters),
+counts are clamped at 0.01 (script_tok ``MIN_EXPECTED_COUNT``) and
+log p_j = digamma(c_j) - digamma(sum c) (SentencePiece's Bayesian EM) or log(c_j / sum c).
+
+Pruning (§3.3, SentencePiece ``PruneSentencePieces``, script_tok ``prune_tokens``): Viterbi over
+the corpus gives every piece's usage f_i; a piece whose own best segmentation is not itself
+(or f_i = 0) is removed; a piece with no other segmentation is kept; for the others the
+alternative is the Viterbi path over the piece's own string without the singleton, and
+loss_i = (f_i / F) * (log p_i - log p_alt) with log p_i = log(f_i / F),
+log p_alt = sum_{a in alt} log(f_a + f_i) - |alt| log(F + f_i (|alt| - 1)), F = sum f. The
+pieces with the highest loss are kept (ties: seed order). With ``pruning="fsp"`` every round
+keeps the highest log p instead (Flat Score Pruning).
+
+Options and their provenance: :mod:`core.unigram.options`.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from core.errors import InputError
+from core.train_bpe import _check_int, _collect_word_counts
+from core.unigram.batch import ActiveArcs, CorpusArcs
+from core.unigram.options import UnigramOptions
+from core.unigram.seed import PieceRules, char_counts, full_text_seed, pretoken_seed, select_seed
+from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun
+from core.variants.base import initial_alphabet as byte_alphabet
+
+#: SentencePiece's penalty for an unknown character: its arc scores min_score - UNK_PENALTY.
+UNK_PENALTY = 10.0
+#: script_tok clamps expected counts before the M-step (digamma(0) would be -inf).
+MIN_CLAMPED_COUNT = 0.01
+#: SentencePiece ``kMinScorePenaltyDelta`` for characters put back at finalisation.
+MIN_SCORE_PENALTY_DELTA = 1e-4
+
+
+def digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x) for x > 0: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the
+    asymptotic series (absolute error below 1e-13)."""
+    x = np.array(x, dtype=np.float64)
+    out = np.zeros_like(x)
+    small = x < 10
+    while small.any():
+        out[small] -= 1.0 / x[small]
+        x[small] += 1.0
+        small = x < 10
+    inv2 = 1.0 / (x * x)
+    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (1 / 240 - inv2 / 132))))
+    return out + np.log(x) - 0.5 / x - series
+
+
+class EStep:
+    """Expected counts per piece id, Eq. 2 objective, Viterbi token count."""
+
+    def __init__(self, expected: np.ndarray, objective: float, tokens: float):
+        self.expected, self.objective, self.tokens = expected, objective, tokens
+
+
+class Trainer:
+    """The state of Alg. 1: pieces (ids = seed order), their log p, which are alive."""
+
+    def __init__(self, counts: dict[str, int], seed: dict[str, float], options: UnigramOptions,
+                 characters: dict[str, int] | None = None):
+        """``characters``: every character with its frequency (default: those of ``counts``
+        and ``options.initial_alphabet``); one missing from ``seed`` starts out dropped."""
+        self.options = options
+        chars = characters if characters is not None else corpus_characters(counts, options)
+        seed = {**seed, **{ch: -np.inf for ch in chars if ch not in seed}}
+        self.pieces = list(seed)
+        self.ids = {p: i for i, p in enumerate(self.pieces)}
+        self.logp = np.array([seed[p] for p in self.pieces], dtype=np.float64)
+        self.alive = np.isfinite(self.logp)
+        self.is_char = np.array([len(p) == 1 for p in self.pieces])
+        self.required = self.is_char & (options.atoms == "required")
+        #: finalisation order of the characters: frequency descending, then code point
+        self.char_order = sorted(chars, key=lambda c: (-chars[c], c))
+        words = list(counts)
+        self.weight = np.array([counts[w] for w in words], dtype=np.float64)
+        self.atoms_total = float(sum(counts[w] * len(w) for w in words))
+        self.corpus = CorpusArcs(words, self.ids, options.max_piece_length)
+        self._pieces_lattice: tuple[CorpusArcs, np.ndarray] | None = None
+        self._active: tuple[bytes, ActiveArcs] | None = None
+
+    @property
+    def size(self) -> int:
+        return int(self.alive.sum())
+
+    def vocabulary(self) -> dict[str, float]:
+        return {self.pieces[i]: float(self.logp[i]) for i in np.flatnonzero(self.alive)}
+
+    # --- lattices over the corpus -----------------------------------------------------------------
+    def _corpus_arcs(self) -> tuple[ActiveArcs, np.ndarray, np.ndarray]:
+        """Active arcs (cached while the vocabulary is unchanged), their scores, and which are
+        known pieces (the others are unknown characters, SentencePiece atoms only)."""
+        piece = self.corpus.piece
+        usable = self.alive[piece] | (self.is_char[piece] & (self.options.atoms == "prunable"))
+        key = np.packbits(self.alive).tobytes()
+        if self._active is None or self._active[0] != key:
+            self._active = (key, self.corpus.select(usable))
+        active = self._active[1]
+        known = self.alive[active.piece]
+        unk = float(self.logp[self.alive].min()) - UNK_PENALTY
+        return active, np.where(known, self.logp[active.piece], unk), known
+
+    def e_step(self) -> EStep:
+        active, score, known = self._corpus_arcs()
+        post, log_z = active.marginals(score, self.weight)
+        expected = np.bincount(active.piece[known], post[known], minlength=len(self.pieces))
+        objective = float(-(self.weight * log_z).sum() / self.atoms_total)
+        _, back = active.viterbi(score)
+        owners, _ = active.viterbi_paths(back)
+        return EStep(expected, objective, float(self.weight[owners].sum()))
+
+    def m_step(self, expected: np.ndarray) -> int:
+        """Early prune (c < tau_mp) and re-estimate log p; returns the number of pieces dropped."""
+        drop = self.alive & ~self.required & (expected < self.options.min_expected_count)
+        self.alive &= ~drop
+        counts = np.maximum(expected[self.alive], MIN_CLAMPED_COUNT)
+        total = counts.sum()
+        if self.options.digamma:
+            logp = digamma(counts) - digamma(np.array(total))
+        else:
+            logp = np.log(counts / total)
+        self.logp[:] = -np.inf
+        self.logp[self.alive] = logp
+        return int(drop.sum())
+
+    # --- pruning -------------------------------------------------------------------------------------
+    def prune_target(self, n_inter: int) -> int:
+        size, opts = self.size, self.options
+        if opts.size_basis == "total":
+            return max(n_inter, int(opts.alpha_prune * size))
+        additional = size - int(self.is_char[self.alive].sum())
+        return max(n_inter, additional - int(additional * (1 - opts.alpha_prune)))
+
+    def usage(self) -> np.ndarray:
+        """Count-weighted number of times each piece is on a Viterbi path of the corpus."""
+        active, score, known = self._corpus_arcs()
+        _, back = active.viterbi(score)
+        owners, arcs = active.viterbi_paths(back)
+        keep = known[arcs]
+        return np.bincount(active.piece[arcs[keep]], self.weight[owners[keep]], minlength=len(self.pieces))
+
+    def alternatives(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every piece, the best segmentation of its own string without itself: (log p of
+        that path, -inf when none), and the paths as parallel arrays (piece, alternative piece).
+        The lattices of the pieces alive at the first call are built once; later vocabularies
+        are subsets of it."""
+        if self._pieces_lattice is None:
+            alive = np.flatnonzero(self.alive)
+            strings = [self.pieces[i] for i in alive]
+            lattice = CorpusArcs(strings, dict(zip(strings, alive)), self.options.max_piece_length)
+            self._pieces_lattice = (lattice, alive)
+        lat, string_piece = self._pieces_lattice
+        owner_piece = string_piece[lat.owner]
+        singleton = (lat.start_pos == 0) & (lat.end_pos == lat.lengths[lat.owner])
+        active = lat.select(self.alive[lat.piece] & self.alive[owner_piece] & ~singleton)
+        best, back = active.viterbi(self.logp[active.piece])
+        alt_logp = np.full(len(self.pieces), -np.inf)
+        alt_logp[string_piece] = best[lat.final_nodes]
+        strings = np.flatnonzero(self.alive[string_piece] & np.isfinite(best[lat.final_nodes]))
+        owners, arcs = active.viterbi_paths(back, strings)
+        return alt_logp, string_piece[owners], active.piece[arcs]
+
+    def pruning_losses(self) -> tuple[np.ndarray, np.ndarray]:
+        """(loss of every piece, which pieces are candidates for removal by loss). Pieces that
+        are not candidates are removed outright when unused or not their own best
+        segmentation (``self.alive`` is updated), kept otherwise (required, or no alternative)."""
+        freq = self.usage()
+        alt_logp, alt_owner, alt_piece = self.alternatives()
+        total = freq[self.alive].sum()
+        has_alt = np.isfinite(alt_logp)
+        optional = self.alive & ~self.required
+        self.alive &= ~(optional & ((freq == 0) | (has_alt & (alt_logp > self.logp))))
+        candidate = self.alive & ~self.required & has_alt
+        f_alt = freq[alt_piece] + freq[alt_owner]
+        sum_log = np.bincount(alt_owner, np.log(np.maximum(f_alt, 1e-300)), minlength=len(self.pieces))
+        n_alt = np.bincount(alt_owner, minlength=len(self.pieces))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logp_piece = np.log(freq) - math.log(total)
+            logp_alt = sum_log - n_alt * np.log(total + freq * (n_alt - 1))
+            loss = np.where(candidate, (freq / total) * (logp_piece - logp_alt), np.nan)
+        return loss, candidate
+
+    def prune(self, target: int) -> int:
+        """One pruning step to ``target`` pieces; returns the number removed."""
+        before = self.size
+        if self.options.pruning == "fsp":
+            self._keep_best(self.logp, target)
+        else:
+            loss, candidate = self.pruning_losses()
+            self._keep_best(np.where(candidate, loss, np.inf), target, fixed=self.alive & ~candidate,
+                            by_string=False)
+        return before - self.size
+
+    def _keep_best(self, value: np.ndarray, target: int, fixed: np.ndarray | None = None,
+                   by_string: bool = True) -> None:
+        """Keep ``fixed`` (default: the required pieces), then the highest ``value`` until
+        ``target`` pieces (ties: piece string, or seed order)."""
+        fixed = self.required & self.alive if fixed is None else fixed
+        rest = np.flatnonzero(self.alive & ~fixed)
+        tie = [self.pieces[i] for i in rest] if by_string else rest
+        order = sorted(range(len(rest)), key=lambda k: (-value[rest[k]], tie[k]))
+        room = max(0, target - int(fixed.sum()))
+        self.alive[:] = fixed
+        self.alive[rest[order[:room]]] = True
+        self.logp[~self.alive] = -np.inf
+
+    def finalise(self, vocab_size: int) -> None:
+        """§3.4 (SentencePiece ``FinalizeSentencePieces``): the characters first (a dropped one
+        scores min_score + k * 1e-4, k = 0, 1, ... in frequency order), then the highest log p."""
+        min_score = float(self.logp[self.alive].min())
+        penalty = 0.0
+        for ch in self.char_order:
+            i = self.ids[ch]
+            if not self.alive[i]:
+                self.alive[i] = True
+                self.logp[i] = min_score + penalty
+                penalty += MIN_SCORE_PENALTY_DELTA
+            self.required[i] = True
+        self._keep_best(self.logp, vocab_size)
+
+
+# --- the whole of Algorithm 1 ------------------------------------------------------------------------
+def seed_vocabulary(corpus: TrainingCorpus, counts: dict[str, int], vocab_size: int,
+                    options: UnigramOptions) -> dict[str, float]:
+    """V_seed(C, n_seed) with log p = log(score / sum of scores)."""
+    rules = PieceRules(options.max_piece_length, options.split_by_script, corpus.pretokeniser.marker)
+    if options.seed == "pretokens":
+        candidates = pretoken_seed(counts, rules, options.seed_recovery)
+    else:
+        candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery)
+    atoms = sum(1 for p in candidates if len(p) == 1) + len(set(options.initial_alphabet) - set(candidates))
+    if options.seed_size is not None:
+        size = options.seed_size
+    elif options.size_basis == "total":
+        size = int(options.seed_factor * vocab_size)
+    else:
+        size = atoms + int(options.seed_factor * (vocab_size - atoms))
+    return select_seed(candidates, size, options.initial_alphabet)
+
+
+def corpus_statistics(tokeniser, counts: dict[str, int]) -> tuple[float, float]:
+    """(Eq. 2 objective, Viterbi token count) of a :class:`UnigramTokeniser` on pretoken counts;
+    characters that are not pieces are unknown arcs scored as the tokeniser scores them (each
+    counts as one token here, where ``tokenise`` joins runs of them)."""
+    options = UnigramOptions(atoms="prunable", max_piece_length=tokeniser.max_piece_length)
+    stats = Trainer(_collect_word_counts(counts), tokeniser.pieces, options).e_step()
+    return stats.objective, stats.tokens
+
+
+def inter_size(vocab_size: int, atoms: int, options: UnigramOptions) -> int:
+    if options.size_basis == "total":
+        return int(options.alpha_inter * vocab_size)
+    return atoms + int(options.alpha_inter * (vocab_size - atoms))
+
+
+def corpus_characters(counts: dict[str, int], options: UnigramOptions) -> dict[str, int]:
+    """Every character of the corpus with its count, plus ``initial_alphabet`` (count 0)."""
+    chars = char_counts(counts)
+    for ch in options.initial_alphabet:
+        chars.setdefault(ch, 0)
+    return chars
+
+
+_DEFAULT = UnigramOptions()
+
+
+def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, int], None] | None = None,
+          pruning: str = _DEFAULT.pruning, seed: str = _DEFAULT.seed,
+          seed_recovery: bool = _DEFAULT.seed_recovery, seed_factor: float = _DEFAULT.seed_factor,
+          seed_size: int | None = _DEFAULT.seed_size, max_piece_length: int = _DEFAULT.max_piece_length,
+          split_by_script: bool = _DEFAULT.split_by_script, em_iterations: int = _DEFAULT.em_iterations,
+          alpha_prune: float = _DEFAULT.alpha_prune, alpha_inter: float = _DEFAULT.alpha_inter,
+          min_expected_count: float = _DEFAULT.min_expected_count, digamma: bool = _DEFAULT.digamma,
+          atoms: str = _DEFAULT.atoms, size_basis: str = _DEFAULT.size_basis,
+          max_rounds: int = _DEFAULT.max_rounds,
+          initial_alphabet: tuple[str, ...] | None = None) -> TrainingRun:
+    """Train a Unigram tokeniser with ``vocab_size`` pieces on ``corpus`` (Alg. 1); the options
+    are those of :class:`UnigramOptions`. ``initial_alphabet=None`` takes all 256 bytes for a
+    byte-level pre-tokeniser (every text stays encodable), else none.
+
+    Events: one "round" per E-step (detail: vocab_size, objective, tokens, for the vocabulary
+    the E-step ran on) and one "prune" per removal (M-step early prune, pruning step,
+    finalisation); the last round is the final vocabulary. ``summary["rounds"]`` lists the
+    rounds as {vocab_size, objective, tokens}."""
+    from core.unigram.model import UnigramTokeniser
+
+    opts = UnigramOptions(
+        pruning=pruning, seed=seed, seed_recovery=seed_recovery, seed_factor=seed_factor, seed_size=seed_size,
+        max_piece_length=max_piece_length, split_by_script=split_by_script, em_iterations=em_iterations,
+        alpha_prune=alpha_prune, alpha_inter=alpha_inter, min_expected_count=min_expected_count,
+        digamma=digamma, atoms=atoms, size_basis=size_basis, max_rounds=max_rounds,
+        initial_alphabet=byte_alphabet(corpus.pretokeniser) if initial_alphabet is None else initial_alphabet)
+    vocab_size = _check_int(vocab_size, "vocab_size", 1)
+    counts = _collect_word_counts(corpus.pretoken_counts)
+    chars = corpus_characters(counts, opts)
+    if vocab_size < len(chars):
+        raise InputError(f"vocab_size {vocab_size} is smaller than the {len(chars)} characters of the corpus "
+                         f"(every character must stay a piece)")
+    trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts), opts, chars)
+    n_inter = inter_size(vocab_size, len(chars), opts)
+    log = _Log(progress, _expected_rounds(trainer.size, n_inter, opts))
+    for round_number in range(1, opts.max_rounds + 1):
+        for sub in range(1, opts.em_iterations + 1):
+            size = trainer.size
+            stats = trainer.e_step()
+            log.round(f"EM {round_number}.{sub}", size, stats)
+            dropped = trainer.m_step(stats.expected)
+            log.removal(f"M-step: {dropped} pieces with expected count < tau_mp", dropped, trainer.size)
+        if trainer.size <= n_inter:
+            break
+        before = trainer.size
+        removed = trainer.prune(trainer.prune_target(n_inter))
+        log.removal(f"{opts.pruning} prune {before} -> {trainer.size}", removed, trainer.size)
+    before = trainer.size
+    trainer.finalise(vocab_size)
+    log.removal(f"finalise {before} -> {trainer.size}", before - trainer.size, trainer.size)
+    final = trainer.e_step()
+    log.round("final", trainer.size, final, last=True)
+    tokeniser = UnigramTokeniser(trainer.vocabulary(), corpus.pretokeniser)
+    return TrainingRun(tokeniser, tuple(log.events), {
+        "rounds": log.rounds, "objective": final.objective, "tokens": final.tokens,
+        "seed_size": len(trainer.pieces), "options": opts.to_json()})
+
+
+def _expected_rounds(seed_size: int, n_inter: int, options: UnigramOptions) -> int:
+    """E-steps a run should take (for progress reports): N_em per pruning round, plus the final."""
+    prunes = 0
+    if seed_size > n_inter and 0 < options.alpha_prune < 1:
+        prunes = math.ceil(math.log(n_inter / seed_size) / math.log(options.alpha_prune))
+    return options.em_iterations * (prunes + 1) + 1
+
+
+class _Log:
+    """Training events, the rounds table and progress reports."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None, expected_rounds: int):
+        self.progress = progress
+        self.total = expected_rounds
+        self.events: list[TrainingEvent] = []
+        self.rounds: list[dict] = []
+
+    def round(self, label: str, size: int, stats: EStep, last: bool = False) -> None:
+        row = {"vocab_size": size, "objective": stats.objective, "tokens": stats.tokens}
+        self.rounds.append(row)
+        self.events.append(TrainingEvent(len(self.events), "round", label, stats.tokens, size, dict(row)))
+        if self.progress is not None:
+            self.total = len(self.rounds) if last else max(self.total, len(self.rounds) + 1)
+            self.progress(len(self.rounds), self.total)
+
+    def removal(self, label: str, removed: int, size: int) -> None:
+        if removed:
+            self.events.append(TrainingEvent(len(self.events), "prune", label, removed, size))
