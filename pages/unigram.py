@@ -22,6 +22,7 @@ from ui.workspace import SAMPLE_REFERENCES, current, sample_references
 from viz.lattice import lattice_svg
 from viz.tokeniser_info import md_escape
 from viz.tokens import PAGE_CSS, token_chips_html
+from viz.trees import svg_html
 
 SIZES = (300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
 LINE_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
@@ -88,7 +89,7 @@ else:
     st.html(token_chips_html([a.token for a in path], display, types=model.vocabulary))
     st.caption(f"Viterbi log p = {best:.3f}; log Z = {lattice.log_partition():.3f} (all segmentations); "
                f"{len(lattice.arcs)} arcs. Yellow spans: the Viterbi path. Bars: P(token boundary here).")
-    st.html(f'<div class="lattice-view" style="overflow-x:auto">{lattice_svg(lattice, display)}</div>')
+    st.html(f'<div class="lattice-view">{svg_html(lattice_svg(lattice, display), alt="segmentation lattice")}</div>')
     left, right = st.columns(2)
     with left:
         st.markdown("**The 5 best segmentations**")

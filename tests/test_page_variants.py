@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.variants import registry
 from tests.apptest_support import assert_clean, run_page
+from viz.trees import svg_from_html
 
 COMPARE, DYNAMICS = "pages/train_compare.py", "pages/training_dynamics.py"
 TIMEOUT = 300
@@ -82,7 +83,7 @@ UNIGRAM = "pages/unigram.py"
 def test_unigram_lattice_viterbi_and_comparison():
     at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="lowest")
     assert_clean(at)
-    svg = next(h.value for h in at.html if 'class="lattice-view"' in h.value)
+    svg = svg_from_html(next(h.value for h in at.html if 'class="lattice-view"' in h.value))
     chips = next(h.value for h in at.html if 'class="tok-chip"' in h.value and "lattice" not in h.value)
     viterbi = re.findall(r'data-token="([^"]*)"', chips)
     assert "".join(viterbi) == "Ġlowest"

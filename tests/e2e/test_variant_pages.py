@@ -65,7 +65,7 @@ def test_unigram_lattice_renders(page: Page, app_url: str, artifacts_dir) -> Non
     outside = outside_requests(page)
     page.goto(f"{app_url}/unigram?size=400&lines=200&word=lowest")
     wait_for_app(page)
-    expect(page.locator("svg.lattice .arc.viterbi").first).to_be_visible()
+    expect(page.locator(".lattice-view img[alt='segmentation lattice']")).to_be_visible()
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
     page.get_by_role("textbox", name="Word").fill("newest")
     page.keyboard.press("Enter")
