@@ -18,6 +18,7 @@ from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress
 from ui.workspace import current
 from viz import plots
 from viz.tokeniser_info import md_escape
+from viz.tokens import code_span
 
 SIZES = (280, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
 LINE_CHOICES = (50, 100, 200, 500, 1000, 2000, 5000)
@@ -29,7 +30,8 @@ EXPLAINED = {
     "split": "PickyBPE removed a type whose intersection-over-self exceeded the threshold",
     "scaffold": "Scaffold-BPE marked a type as scaffold: it stays a merge step but leaves the vocabulary",
     "readmit": "a scaffold type reached the head of the queue and re-entered the vocabulary",
-    "round": "a Unigram EM + pruning round",
+    "round": "a Unigram EM step: the vocabulary's size, objective and token count at that point",
+    "prune": "Unigram removed pieces (M-step early prune, a pruning round, or finalisation)",
 }
 
 
@@ -78,7 +80,7 @@ step = st.slider("Training step", 0, len(events) - 1, key="dynamics_step",
                  help="Scrub through training one operation at a time.")
 write_to_url("step", step, default=0)
 event = events[step]
-st.markdown(f"**Step {event.step}: {md_escape(event.kind)}** `{md_escape(event.label)}` · count {event.count:,} · "
+st.markdown(f"**Step {event.step}: {md_escape(event.kind)}** {code_span(event.label)} · count {event.count:,} · "
             f"|V| after = {event.vocab_size:,}  \n{EXPLAINED.get(event.kind, '')}")
 
 left, right = st.columns(2)

@@ -103,3 +103,15 @@ def test_unigram_samples_spell_the_word():
     samples = at.dataframe[1].value["sample"]
     assert len(samples) == 5 and all(s.replace(" ", "") == "Ġidentifier" for s in samples)
     assert len(set(samples)) > 1  # α = 0: uniform over segmentations, so five draws differ
+
+
+@pytest.mark.parametrize("algorithm, kinds", [("scaffold", {"merge", "scaffold", "readmit"}),
+                                              ("picky", {"merge", "split"}),
+                                              ("unigram", {"round", "prune"})])
+def test_dynamics_names_each_familys_events(algorithm, kinds):
+    at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm=algorithm, size="400", lines="500")
+    assert_clean(at)
+    metrics = {m.label: int(m.value.replace(",", "")) for m in at.metric}
+    assert kinds <= set(metrics) and all(metrics[k] > 0 for k in kinds), metrics
+    log = at.dataframe[0].value
+    assert set(log["kind"]) == set(metrics) and len(log) == sum(metrics.values())

@@ -110,6 +110,10 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads(report.read_text(encoding="utf-8"))
     assert summary["vocab_size"] == load_tokeniser(out).vocab_size <= 280
+    assert summary["events"] and summary["seconds"] >= 0
+    if algorithm.startswith("unigram"):  # issue 6: every round's size, objective and token count
+        assert summary["rounds"] and all(set(r) == {"vocab_size", "objective", "tokens"} for r in summary["rounds"])
+        assert summary["rounds"][-1]["vocab_size"] == summary["vocab_size"]
     segmented = subprocess.run([sys.executable, "-m", "core", "segment", "--tokeniser", str(out), "--json",
                                 "--text", "The cat sat on the mat."], cwd=ROOT, capture_output=True, text=True,
                                timeout=120)

@@ -12,13 +12,14 @@ from viz.tokens import shown, token_chips_html
 
 #: badge colours per event kind (light backgrounds, dark text: readable on a projector)
 KIND_COLOURS = {"merge": "#dbeafe", "supermerge": "#ede9fe", "split": "#fee2e2", "deletion": "#fee2e2",
-                "demolish": "#ffedd5", "viterbi": "#dcfce7"}
+                "demolish": "#ffedd5", "viterbi": "#dcfce7", "whole": "#dcfce7"}
 KIND_HELP = {"merge": "a merge joined adjacent tokens",
              "supermerge": "BoundlessBPE joined two whole pretokens into one token",
              "split": "PickyBPE split a removed token back into its parts",
              "deletion": "BoundlessBPE deleted a token: it falls apart into bytes",
              "demolish": "Scaffold-BPE replaced a scaffold token by its parts",
-             "viterbi": "Unigram chose the most probable segmentation of a pretoken"}
+             "viterbi": "Unigram chose the most probable segmentation of a pretoken",
+             "whole": "PickyBPE kept a pretoken whole because it is itself a type"}
 
 
 def kind_badge(kind: str) -> str:

@@ -84,8 +84,8 @@ class TrainingCorpus:
 class TraceEvent:
     """One operation applied during tokenisation.
 
-    ``kind``: "merge", "split" (PickyBPE), "deletion" / "supermerge" (BoundlessBPE), "demolish"
-    (Scaffold-BPE), "viterbi" (Unigram) ...; ``index`` the operation's position in the
+    ``kind``: "merge", "split" / "whole" (PickyBPE), "deletion" / "supermerge" (BoundlessBPE),
+    "demolish" (Scaffold-BPE), "viterbi" (Unigram); ``index`` the operation's position in the
     tokeniser's ordered list (rank, event id), None when it has none; ``label`` a short
     human-readable description; ``tokens`` all tokens of the text right after the event.
     """
@@ -163,8 +163,9 @@ class TrainingRun:
     summary: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"algorithm": getattr(self.tokeniser, "kind", ""), "vocab_size": self.tokeniser.vocab_size,
-                "summary": self.summary, "events": [e.to_json() for e in self.events]}
+        """The summary's keys at the top level (e.g. Unigram's ``rounds``), then the events."""
+        return {"algorithm": getattr(self.tokeniser, "kind", ""), **self.summary,
+                "vocab_size": self.tokeniser.vocab_size, "events": [e.to_json() for e in self.events]}
 
 
 @runtime_checkable
