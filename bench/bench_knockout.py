@@ -11,9 +11,10 @@ What it measures
 
     Our time is the whole run: building the traced reference (``TokenisedReference``: aligning and
     segmenting every reference word, with the merge that removed each boundary) plus every phase.
-    Loading the tokeniser and reference files is excluded: every repetition gets a freshly loaded
-    tokeniser (so compiling its merge tables is inside the timing) and the parsed reference
-    entries. The figure is the best (minimum) of ``--repeats`` repetitions; the share spent on the
+    Loading the tokeniser and reference files is excluded: every repetition runs in a fresh
+    interpreter, as the CLI does (so compiling the merge tables is inside the timing, and the heap
+    of an earlier repetition does not slow a later one), on a freshly loaded tokeniser and the
+    parsed reference entries. The figure is the best (minimum) of ``--repeats`` repetitions; the share spent on the
     initial tracing (the run's time minus the time of its phases, ``StepReport.seconds``) is shown
     next to it.
 
@@ -174,13 +175,23 @@ def run_peer_once(python: Path, tokeniser: Path, reference: Path, mode: str, tim
     return {"seconds": float(run["seconds"]), "wall": wall, "run": run}
 
 
-def ours_once(tokeniser_path: Path, entries, mode: str) -> tuple[dict[str, float], object]:
-    """({"<mode>_ours": seconds, "<mode>_ours_tracing": seconds}, the Run) on a freshly loaded
-    tokeniser (loading not timed)."""
+def ours_once(tokeniser_path: Path, reference_path: Path, mode: str) -> dict[str, float]:
+    """{"<mode>_ours": seconds, "<mode>_ours_tracing": seconds} of one run in a fresh interpreter
+    (as the CLI runs it: the heap left by an earlier run in the same process slows the next one
+    by up to a fifth), loading not timed. The child is this script with ``--child``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", mode,
+               "--tokeniser", str(tokeniser_path), "--reference", str(reference_path)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def child(mode: str, tokeniser_path: Path, reference_path: Path) -> None:
+    """The timed run of ``ours_once``, printed as JSON."""
+    entries = load_references(reference_path).entries
     tokeniser = load_tokeniser(tokeniser_path)
     seconds, run = timed(lambda: MODES[mode][1](tokeniser, entries))
     phases = sum(step.seconds for step in run.steps)
-    return {f"{mode}_ours": seconds, f"{mode}_ours_tracing": max(0.0, seconds - phases)}, run
+    print(json.dumps({f"{mode}_ours": seconds, f"{mode}_ours_tracing": max(0.0, seconds - phases)}))
 
 
 def rounds_ours(run) -> list[list[str]]:
@@ -277,7 +288,11 @@ def main(argv=None) -> int:
     parser.add_argument("--peer-timeout", type=float, default=900, help="seconds before a peer run is abandoned")
     parser.add_argument("--modes", default="knockout,rebpe", help="comma-separated subset of knockout,rebpe")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+    parser.add_argument("--child", choices=list(MODES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, Path(args.tokeniser), Path(args.reference))
+        return 0
     if args.repeats < 1 or args.peer_repeats < 1:
         parser.error("--repeats and --peer-repeats must be at least 1")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -318,8 +333,8 @@ def main(argv=None) -> int:
                     print(f"# peer {mode} run FAILED: {outcome['error']}")
                     break
         for r in range(args.repeats):
-            figures, last_run[mode] = ours_once(tokeniser_path, entries, mode)
-            reps[r].update(figures)
+            reps[r].update(ours_once(tokeniser_path, reference_path, mode))
+        last_run[mode] = MODES[mode][1](load_tokeniser(tokeniser_path), entries)  # for the agreement checks
     best, median = summarise(reps)
 
     rows, ratios, verdicts, agree_rows, agree_json, peer_json = [], {}, {}, [], {}, {}

@@ -35,25 +35,9 @@ class MergeBlame:
 
 
 def compute_blame(reference: TokenisedReference, *, tuples_once: bool = False) -> dict[Merge, MergeBlame]:
-    """B(m) and N(m) for every merge that removed at least one boundary in the reference."""
-    blame: dict[Merge, float] = {}
-    applications: dict[Merge, float] = {}
-    blame_get, applications_get = blame.get, applications.get
-    for state in reference.words:
-        weight, gold = state.weight, state.gold
-        seen_n: set[Merge] = set()
-        seen_b: set[Merge] = set()
-        for pretoken, boundaries in zip(state.aligned.pretokens, state.boundary_merges):
-            for merge, position in zip(boundaries, pretoken.boundary_positions):
-                if merge is None:
-                    continue
-                if not tuples_once or merge not in seen_n:
-                    applications[merge] = applications_get(merge, 0) + weight
-                    seen_n.add(merge)
-                if position in gold and (not tuples_once or merge not in seen_b):
-                    blame[merge] = blame_get(merge, 0) + weight
-                    seen_b.add(merge)
-    return {m: MergeBlame(m, blame.get(m, 0), n) for m, n in applications.items()}
+    """B(m) and N(m) for every merge that removed at least one boundary in the reference (the
+    reference keeps the counts up to date as it is re-traced: see ``BlameTally``)."""
+    return {m: MergeBlame(m, b, n) for m, (n, b, _) in reference.blame_totals(tuples_once).items()}
 
 
 def select_for_knockout(blames: dict[Merge, MergeBlame], threshold: float = 0.5, *,

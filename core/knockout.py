@@ -8,6 +8,7 @@ that moment, which makes the result independent of the order (footnote 5).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Iterable
 
 from core.errors import InputError
@@ -28,37 +29,44 @@ def knock_out(tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = 
     With ``cascade`` (the authors' NONE_CASCADE mode, the naive removal §3.3 warns about) no
     tuple merges are made: every type built on a removed type is removed with it.
     """
+    types = list(dict.fromkeys(types))
+    if not types:
+        return tokeniser, KnockoutEdit((), ())
     if cascade:
         return _knock_out_cascading(tokeniser, types)
     parts_of: dict[str, tuple[str, ...]] = {m.result: m.parts for m in tokeniser.merges}
     rank_of: dict[str, Rank] = {m.result: m.rank for m in tokeniser.merges}
     if len(parts_of) != len(tokeniser.merges):
         raise InputError("knockout needs every type formed by exactly one merge; see check_invariants()")
-    users: dict[str, set[str]] = {}
+    users: dict[str, set[str]] = {t: set() for t in types}  # only the knocked-out types' users are asked for
     for result, parts in parts_of.items():
         for part in parts:
-            users.setdefault(part, set()).add(result)
+            if part in users:
+                users[part].add(result)
     original = {m.result: m for m in tokeniser.merges}
     removed = []
-    for type_ in dict.fromkeys(types):
+    for type_ in types:
         if type_ not in parts_of:
             continue
         old_parts = parts_of.pop(type_)  # Alg. 1 line 4-7 (parts as rewired by earlier knockouts)
         rank_of.pop(type_)
         removed.append(original[type_])
         for part in old_parts:
-            users.get(part, set()).discard(type_)
-        for child in users.pop(type_, set()):  # lines 8-12
+            if part in users:
+                users[part].discard(type_)
+        for child in users.pop(type_):  # lines 8-12
             expanded = []
             for part in parts_of[child]:
                 expanded.extend(old_parts if part == type_ else (part,))
             parts_of[child] = tuple(expanded)
             for part in old_parts:
-                users.setdefault(part, set()).add(child)
+                if part in users:
+                    users[part].add(child)
     if not removed:
         return tokeniser, KnockoutEdit((), ())
     new_merges = [original[t] if original[t].parts == parts else Merge(rank_of[t], parts) for t, parts in parts_of.items()]
-    rewired = tuple((original[m.result], m) for m in sorted(new_merges, key=lambda m: m.rank) if original[m.result] is not m)
+    rewired = tuple((original[m.result], m) for m in sorted((m for m in new_merges if original[m.result] is not m),
+                                                              key=attrgetter("rank")))
     return tokeniser.with_merges(new_merges), KnockoutEdit(tuple(removed), rewired)
 
 

@@ -9,8 +9,9 @@ A tokeniser is immutable: edits (knockout, reparation, reification, ...) build a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from core.errors import InputError
@@ -29,6 +30,13 @@ class Merge:
 
     rank: Rank
     parts: tuple[str, ...]
+    # Derived once: read millions of times on hot paths (tracing, blame, engine tables).
+    result: str = field(init=False, repr=False, compare=False)
+    is_tuple: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "result", "".join(self.parts))
+        object.__setattr__(self, "is_tuple", len(self.parts) > 2)
 
     def __hash__(self) -> int:
         # Merges are dictionary keys on hot paths (blame, indexes); hash the fields once.
@@ -47,14 +55,6 @@ class Merge:
     def __reduce__(self):
         # The cached hash depends on the process's string-hash seed: never pickle it.
         return (Merge, (self.rank, self.parts))
-
-    @property
-    def result(self) -> str:
-        return "".join(self.parts)
-
-    @property
-    def is_tuple(self) -> bool:
-        return len(self.parts) > 2
 
     def __str__(self) -> str:
         return " ".join(self.parts)
@@ -82,7 +82,7 @@ class BTETokeniser:
         metadata: dict | None = None,
     ):
         self.alphabet: tuple[str, ...] = tuple(dict.fromkeys(alphabet))
-        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=lambda m: m.rank))
+        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.pretokeniser = pretokeniser
         self.specials: tuple[str, ...] = tuple(specials)
         self.type_ids: dict[str, int] | None = dict(type_ids) if type_ids is not None else None
@@ -93,8 +93,9 @@ class BTETokeniser:
 
     def _validate_merges(self) -> None:
         merges = self.merges
-        if (len({m.rank for m in merges}) == len(merges) and len({m.parts for m in merges}) == len(merges)
-                and all(len(m.parts) >= 2 and all(m.parts) for m in merges)):
+        parts = [m.parts for m in merges]
+        if (len(set(map(attrgetter("rank"), merges))) == len(merges) and len(set(parts)) == len(merges)
+                and min(map(len, parts), default=2) >= 2 and all(map(all, parts))):
             return  # the common case, checked at C speed; otherwise find the culprit below
         seen_ranks: dict[Rank, Merge] = {}
         seen_parts: dict[tuple[str, ...], Merge] = {}
@@ -165,7 +166,7 @@ class BTETokeniser:
                 problems.append(f"merge '{merge}' (rank {merge.rank}) uses parts not in V: {missing}")
         return problems
 
-    @property
+    @cached_property
     def tuple_merges(self) -> tuple[Merge, ...]:
         return tuple(m for m in self.merges if m.is_tuple)
 

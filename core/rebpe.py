@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from core.blame import compute_blame, select_for_knockout
+from core.gc_pause import cyclic_gc_paused
 from core.knockout import knock_out
 from core.model import BTETokeniser, Merge, Rank
 from core.reference_state import TokenisedReference
@@ -124,7 +125,8 @@ def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser
     """
     if mode not in ("limited", "undo"):
         raise ValueError(f"unknown reparation mode {mode!r}")
-    engine = SegmentationEngine(tokeniser.merges)
+    # LIMITEDBPE sees earlier repairs, so it needs an engine of its own; "undo" only reads.
+    engine = SegmentationEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
     repaired = []
     for merge in tokeniser.merges:
         if not merge.is_tuple:
@@ -299,6 +301,11 @@ def run_rebpe(tokeniser: BTETokeniser, reference_entries: Iterable, config: ReBP
     ``evaluation_entries`` (a holdout split) get the metrics; by default the reference itself, as in
     the paper (§4: no holdout).
     """
+    with cyclic_gc_paused():
+        return _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress)
+
+
+def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress) -> Run:
     reference = TokenisedReference(tokeniser, reference_entries, free=free, weights=weights)
     evaluation = (TokenisedReference(tokeniser, evaluation_entries, free=free, weights=weights)
                   if evaluation_entries is not None else None)

@@ -10,6 +10,8 @@ the whole reference (what the authors' implementation does after every edit).
 """
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -17,6 +19,8 @@ from core.alignment import AlignedWord, align_word
 from core.errors import InputError
 from core.evaluation import MorphScores, scores_from_counts
 from core.model import BTETokeniser, Merge
+
+MANY_STRINGS = 600  # above this many new strings, add_words_containing matches them all in one pass
 
 
 @dataclass
@@ -45,6 +49,63 @@ class WordState:
         return self.aligned.predicted_splits(self.segmentations)
 
 
+def trie_pattern(strings: Iterable[str]) -> re.Pattern:
+    """A regular expression matching exactly the (non-empty) ``strings``, as a trie, so that the
+    matcher branches on one character at a time instead of trying every string."""
+    trie: dict = {}
+    for string in strings:
+        node = trie
+        for char in string:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return re.compile(pattern(trie))
+
+
+class BlameTally:
+    """Running N(m) and B(m) over the reference (bpe-knockout.txt §3.4; counted as
+    ``core.blame.compute_blame`` documents), brought up to date from the re-traced words only, so
+    blame after an edit costs the changed words, not the whole reference. Per merge:
+    [N, B, number of words it fired in]; a merge leaves the tally when that number reaches 0."""
+
+    def __init__(self, tuples_once: bool):
+        self.tuples_once = tuples_once
+        self.totals: dict[Merge, list] = {}
+
+    def add(self, state: WordState, boundary_merges: list, sign: int) -> None:
+        """Add (sign +1) or withdraw (sign -1) one word's contribution under ``boundary_merges``."""
+        weight, gold, totals = sign * state.weight, state.gold, self.totals
+        counted_n: set[Merge] = set()
+        counted_b: set[Merge] = set()
+        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges):
+            for merge, position in zip(boundaries, pretoken.boundary_positions):
+                if merge is None:
+                    continue
+                entry = totals.get(merge)
+                if entry is None:
+                    entry = totals[merge] = [0, 0, 0]
+                if merge not in counted_n:
+                    entry[2] += sign
+                    entry[0] += weight
+                    counted_n.add(merge)
+                elif not self.tuples_once:
+                    entry[0] += weight
+                if position in gold and (not self.tuples_once or merge not in counted_b):
+                    entry[1] += weight
+                    counted_b.add(merge)
+        if sign < 0:
+            for merge in counted_n:
+                if not totals[merge][2]:
+                    del totals[merge]
+
+
 class TokenisedReference:
     """Reference words with their current traces, an index merge -> words it fired in, and scores."""
 
@@ -65,8 +126,11 @@ class TokenisedReference:
             weight = weights.get(entry.word, 1) if weights is not None else 1
             self.words.append(WordState(entry.word, weight, aligned, entry.boundaries(free=free), [], []))
         self.index: dict[Merge, set[int]] = {}
+        self._tallies: dict[bool, BlameTally] = {}
+        self._untallied: dict[int, list] = {}  # word -> its boundary merges when the tallies last saw it
         self._pretoken_owner: dict[str, set[int]] = {}
         self._haystack = ""
+        self._containing: dict[str, frozenset[int]] = {}
         self._haystack_starts: list[int] = []
         self._haystack_pretokens: list[str] = []
         self._build_pretoken_index()
@@ -86,20 +150,36 @@ class TokenisedReference:
         self._haystack = "\0".join(self._haystack_pretokens)
         self._haystack_starts = starts
 
-    def words_containing(self, string: str) -> set[int]:
-        """Indices of words with a pretoken containing ``string``."""
-        from bisect import bisect_right
-
-        found: set[int] = set()
-        position = self._haystack.find(string)
-        while position != -1:
-            k = bisect_right(self._haystack_starts, position) - 1
-            found |= self._pretoken_owner[self._haystack_pretokens[k]]
-            position = self._haystack.find(string, self._haystack_starts[k] + len(self._haystack_pretokens[k]) + 1)
+    def words_containing(self, string: str) -> frozenset[int]:
+        """Indices of words with a pretoken containing ``string`` (memoised: the pretokens of the
+        reference never change, and edits keep presenting the same merge results)."""
+        found = self._containing.get(string)
+        if found is None:
+            words: set[int] = set()
+            position = self._haystack.find(string)
+            while position != -1:
+                k = bisect_right(self._haystack_starts, position) - 1
+                words |= self._pretoken_owner[self._haystack_pretokens[k]]
+                position = self._haystack.find(string, self._haystack_starts[k] + len(self._haystack_pretokens[k]) + 1)
+            found = self._containing[string] = frozenset(words)
         return found
+
+    def add_words_containing(self, found: set[int], strings: set[str]) -> None:
+        """Add to ``found`` the words with a pretoken containing one of ``strings``: a memoised
+        search per string for a few new strings; for many, one pass of a regular expression
+        that reads the strings as a trie over all pretokens (on a 20k-word reference it costs
+        about as much as 600 searches)."""
+        if sum(s not in self._containing for s in strings) <= MANY_STRINGS:
+            found.update(*map(self.words_containing, strings))
+            return
+        starts, pretokens, owners = self._haystack_starts, self._haystack_pretokens, self._pretoken_owner
+        for match in trie_pattern(strings).finditer(self._haystack):  # at least one match per pretoken
+            found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
 
     def _retrace(self, i: int) -> None:
         state = self.words[i]
+        if self._tallies and i not in self._untallied:
+            self._untallied[i] = state.boundary_merges
         for merge in state.merges_applied():
             users = self.index.get(merge)
             if users is not None:
@@ -131,8 +211,7 @@ class TokenisedReference:
         candidates: set[int] = set()
         for merge in gone:
             candidates |= self.index.get(merge, set())
-        for result in {m.result for m in tokeniser.merges if id(m) not in old_ids}:
-            candidates |= self.words_containing(result)
+        self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
         self.tokeniser = tokeniser
         changed = []
         for i in sorted(candidates):
@@ -146,6 +225,21 @@ class TokenisedReference:
         return changed
 
     # --- read-outs -------------------------------------------------------------------------------
+    def blame_totals(self, tuples_once: bool = False) -> dict[Merge, list]:
+        """Merge -> [N(m), B(m), words]; counted in full once, then maintained by every re-trace."""
+        for i, before in self._untallied.items():
+            state = self.words[i]
+            for tally in self._tallies.values():
+                tally.add(state, before, -1)
+                tally.add(state, state.boundary_merges, +1)
+        self._untallied.clear()
+        tally = self._tallies.get(tuples_once)
+        if tally is None:
+            tally = self._tallies[tuples_once] = BlameTally(tuples_once)
+            for state in self.words:
+                tally.add(state, state.boundary_merges, +1)
+        return tally.totals
+
     def scores(self) -> MorphScores:
         tp = sum(s.weight * s.tp for s in self.words)
         fp = sum(s.weight * s.fp for s in self.words)

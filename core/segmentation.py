@@ -13,6 +13,7 @@ every character boundary, the merge that removed it (the basis of blame, bpe-kno
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Iterable
 
 from core.model import Merge, Rank
@@ -85,20 +86,18 @@ class SegmentationEngine:
     """Merge tables compiled for fast segmentation, plus a per-pretoken cache."""
 
     def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None):
-        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=lambda m: m.rank))
+        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.ranks: tuple[Rank, ...] = tuple(m.rank for m in self.merges)
         # Merge indices follow rank order, so comparing indices compares ranks.
-        self.pair_index: dict[tuple[str, str], int] = {}
+        self.pair_index: dict[tuple[str, str], int] = {m.parts: i for i, m in enumerate(self.merges) if not m.is_tuple}
         self.tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         for i, merge in enumerate(self.merges):
             if merge.is_tuple:
                 self.tuple_index.setdefault(merge.parts[0], []).append((i, merge.parts))
-            else:
-                self.pair_index[(merge.parts[0], merge.parts[1])] = i
-        self.window = max((len(m.parts) for m in self.merges), default=2)
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
         for first, entries in self.tuple_index.items():
             self.tuple_span[first] = max(len(parts) for _, parts in entries)
+        self.window = max(self.tuple_span.values(), default=2)
         self._index_tuple_results()
         self.ignore_merges_vocab = ignore_merges_vocab
         self._cache: dict[str, tuple[str, ...]] = {}

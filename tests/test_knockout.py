@@ -137,6 +137,26 @@ def test_incremental_reference_matches_fresh_tracing(case, seed):
     assert run.reference.scores() == fresh.scores()
 
 
+@settings(max_examples=40, deadline=None)
+@given(tokeniser_and_words(), st.lists(st.text(alphabet="_abcd", min_size=1, max_size=4), max_size=12))
+def test_both_substring_searches_find_the_same_words(case, strings):
+    tok, words = case
+    refs = parse_references("".join(f"{w}\t{w}\n" for w in words), "r.tsv").entries
+    reference = TokenisedReference(tok, refs)
+    expected = {i for i, s in enumerate(reference.words) if any(x in p.text for p in s.aligned.pretokens
+                                                                  for x in strings)}
+    known = set(range(0, len(words), 3))
+    for many in (10**9, 0):  # a search per string; one trie-shaped pattern over all pretokens
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("core.reference_state.MANY_STRINGS", many)
+            found = set()
+            reference.add_words_containing(found, set(strings))
+            assert found == expected
+            found = set(known)
+            reference.add_words_containing(found, set(strings))
+            assert found == expected | known
+
+
 def test_cascading_removal_drops_descendants_instead_of_making_tuples():
     tok = load_tokeniser(scenario_paths()["a1_scenario2a"])
     cascaded, edit = knock_out(tok, ["ids"], cascade=True)

@@ -11,6 +11,7 @@ from core.formats.references import parse_references
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import ReBPEPipeline
+from core.blame import compute_blame
 from core.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, repair, reify, run_rebpe
 from core.reference_state import TokenisedReference
 from core.samples import scenario_paths
@@ -142,6 +143,8 @@ def test_every_phase_keeps_the_graph_sound_and_the_run_converges(case):
         assert all(not s.added for s in run.steps if s.phase == "reification")
     fresh = TokenisedReference(run.tokeniser, refs)
     assert run.reference.scores() == fresh.scores()
+    for once in (False, True):  # blame kept up to date through every edit == blame counted afresh
+        assert compute_blame(run.reference, tuples_once=once) == compute_blame(fresh, tuples_once=once)
 
 
 def test_authors_reparation_undoes_later_merges_on_the_full_segmentation():

@@ -1,0 +1,25 @@
+"""Pausing Python's cyclic garbage collector around long engine runs.
+
+A knockout/ReBPE run keeps millions of small container objects alive (merges, traces, per-word
+states) and makes few reference cycles, so the collector's full passes mostly re-scan live data:
+on the German 40k with a 20k-word reference they cost a fifth of a ReBPE run. Garbage is still
+freed by reference counting while the collector is paused; it is switched back on afterwards
+(if it was on), and a collection of the young generations runs then.
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from typing import Iterator
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+            gc.collect(1)
