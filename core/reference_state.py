@@ -149,6 +149,7 @@ class TokenisedReference:
             offset += len(pretoken) + 1
         self._haystack = "\0".join(self._haystack_pretokens)
         self._haystack_starts = starts
+        self._longest_pretoken = max(map(len, self._haystack_pretokens), default=0)
 
     def words_containing(self, string: str) -> frozenset[int]:
         """Indices of words with a pretoken containing ``string`` (memoised: the pretokens of the
@@ -169,12 +170,18 @@ class TokenisedReference:
         search per string for a few new strings; for many, one pass of a regular expression
         that reads the strings as a trie over all pretokens (on a 20k-word reference it costs
         about as much as 600 searches)."""
-        if sum(s not in self._containing for s in strings) <= MANY_STRINGS:
-            found.update(*map(self.words_containing, strings))
-            return
-        starts, pretokens, owners = self._haystack_starts, self._haystack_pretokens, self._pretoken_owner
-        for match in trie_pattern(strings).finditer(self._haystack):  # at least one match per pretoken
-            found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
+        strings = {s for s in strings if len(s) <= self._longest_pretoken}
+        if sum(s not in self._containing for s in strings) > MANY_STRINGS:
+            try:
+                pattern = trie_pattern(strings)
+            except RecursionError:  # a trie deeper than the parser allows (pretokens of hundreds of characters)
+                pass
+            else:
+                starts, pretokens, owners = self._haystack_starts, self._haystack_pretokens, self._pretoken_owner
+                for match in pattern.finditer(self._haystack):  # at least one match per pretoken holding one
+                    found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
+                return
+        found.update(*map(self.words_containing, strings))
 
     def _retrace(self, i: int) -> None:
         state = self.words[i]

@@ -15,7 +15,8 @@ import streamlit as st
 from core import corpus_metrics as cm
 from core.variants import registry
 from core.variants.compare import vocabulary_overlap
-from ui.variant_runs import corpus_key as make_corpus_key, corpus_stats, train_with_progress
+from ui.variant_runs import (algorithms_help, corpus_key as make_corpus_key, corpus_stats, train_with_progress,
+                             training_lines)
 from ui.workspace import current
 from viz import plots
 from viz.tokeniser_info import md_escape
@@ -38,15 +39,12 @@ def show_figure(fig, name: str) -> None:
 st.html(PAGE_CSS)
 st.title("Train & compare")
 ws = current()
-all_lines = ws.corpus_lines()
-if not all_lines:
-    st.info("The corpus has no lines: choose another one on the Workspace page.")
-    st.stop()
+all_lines = training_lines()
 
 names = list(registry.ALGORITHMS)
 top = st.columns([3, 2, 2])
-algorithms = top[0].multiselect("Tokenisers", names, default=names, key="algorithms", bind="query-params", help="\n".join(f"- **{a}**: {registry.ALGORITHMS[a][2]}"
-                                                                        for a in names))
+algorithms = top[0].multiselect("Tokenisers", names, default=names, key="algorithms", bind="query-params",
+                                help=algorithms_help(names))
 size = top[1].select_slider("Vocabulary size", SIZES, value=DEFAULT_SIZE, key="size", bind="query-params",
                             help="The target |V| of every tokeniser (byte-level ones start from 256 bytes).")
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]

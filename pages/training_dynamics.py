@@ -14,7 +14,7 @@ import streamlit as st
 from core.variants import registry
 from core.variants.dynamics import kind_fractions, kind_totals
 from ui.url_state import seed_from_url, write_to_url
-from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress
+from ui.variant_runs import algorithms_help, corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import current
 from viz import plots
 from viz.tokeniser_info import md_escape
@@ -41,15 +41,12 @@ def show_figure(fig, name: str) -> None:
 
 st.title("Training dynamics")
 ws = current()
-all_lines = ws.corpus_lines()
-if not all_lines:
-    st.info("The corpus has no lines: choose another one on the Workspace page.")
-    st.stop()
+all_lines = training_lines()
 names = list(registry.ALGORITHMS)
 top = st.columns([2, 2, 2])
 algorithm = top[0].selectbox("Tokeniser", names, index=names.index("boundless") if "boundless" in names else 0,
                              key="algorithm", bind="query-params",  # the URL holds the option's label
-                             help="\n".join(f"- **{a}**: {registry.ALGORITHMS[a][2]}" for a in names))
+                             help=algorithms_help(names))
 size = top[1].select_slider("Vocabulary size", SIZES, value=400, key="size", bind="query-params")
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
 n_lines = top[2].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - 500)),

@@ -17,7 +17,7 @@ import streamlit as st
 
 from core.errors import InputError
 from core.evaluation import evaluate_morphology
-from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress
+from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import SAMPLE_REFERENCES, current, sample_references
 from viz.lattice import lattice_svg
 from viz.tokeniser_info import md_escape
@@ -47,10 +47,7 @@ def trajectory_figure(rounds: list[dict], field: str, title: str) -> go.Figure:
 st.html(PAGE_CSS)
 st.title("Unigram")
 ws = current()
-all_lines = ws.corpus_lines()
-if not all_lines:
-    st.info("The corpus has no lines: choose another one on the Workspace page.")
-    st.stop()
+all_lines = training_lines()
 top = st.columns([2, 2, 2, 2])
 size = top[0].select_slider("Vocabulary size", SIZES, value=500, key="size", bind="query-params")
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]

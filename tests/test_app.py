@@ -6,7 +6,6 @@ side (deep links, URL updates, rendering, offline) is in tests/e2e/.
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -54,31 +53,6 @@ def run_app(**query) -> AppTest:
         at.query_params[key] = value
     at.run()
     return at
-
-
-class _Chips(HTMLParser):
-    """Collects ``data-token`` of every chip, grouped per ``tok-word`` block."""
-
-    def __init__(self):
-        super().__init__()
-        self.words: list[list[str]] = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if "tok-word" in classes:
-            self.words.append([])
-        elif "tok-chip" in classes and self.words:
-            self.words[-1].append(attrs["data-token"])
-
-
-def word_chips(at: AppTest) -> list[list[str]]:
-    """The tokens shown for each word, in page order (from the chips' ``data-token``)."""
-    parser = _Chips()
-    for element in at.get("html"):
-        if "tok-word" in element.proto.body:
-            parser.feed(element.proto.body)
-    return parser.words
 
 
 def html_bodies(at: AppTest) -> str:

@@ -14,7 +14,7 @@ from core.knockout import knock_out
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import ReBPEPipeline
 from core.rebpe import KnockoutConfig, run_knockout
-from core.reference_state import TokenisedReference
+from core.reference_state import TokenisedReference, trie_pattern
 from core.samples import scenario_paths
 
 # A toy in the spirit of bpe-knockout.txt App. A.5: bruidsjurk, beleidsmaker and gids all apply id+s.
@@ -155,6 +155,15 @@ def test_both_substring_searches_find_the_same_words(case, strings):
             found = set(known)
             reference.add_words_containing(found, set(strings))
             assert found == expected | known
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.text(alphabet="ab.*", min_size=1, max_size=5), min_size=1, max_size=10),
+       st.text(alphabet="ab.*", max_size=12))
+def test_trie_pattern_matches_exactly_the_strings(strings, text):
+    pattern = trie_pattern(strings)
+    assert pattern.fullmatch(text) is not None or text not in strings
+    assert (pattern.search(text) is not None) == any(s in text for s in strings)
 
 
 def test_cascading_removal_drops_descendants_instead_of_making_tuples():

@@ -6,13 +6,12 @@ the process); hence the long timeout.
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, run_page as run_at
+from tests.apptest_support import assert_clean, run_page as run_at, word_chips
 
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import DUTCH_40K, scenario_paths
@@ -28,34 +27,6 @@ def run_page(**query) -> AppTest:
 HOSTILE = "<b>&\"'"
 
 
-class _Chips(HTMLParser):
-    """``data-token`` of every chip, grouped per ``tok-word`` block (the words at a glance)."""
-
-    def __init__(self):
-        super().__init__()
-        self.words: list[list[str]] = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if "tok-word" in classes:
-            self.words.append([])
-        elif "tok-chip" in classes and self.words:
-            self.words[-1].append(attrs["data-token"])
-
-
-def bodies(at: AppTest) -> list[str]:
-    return [element.proto.body for element in at.get("html")]
-
-
-def word_chips(at: AppTest) -> list[list[str]]:
-    parser = _Chips()
-    for body in bodies(at):
-        if "tok-word" in body:
-            parser.feed(body)
-    return parser.words
-
-
 def step_chips(at: AppTest) -> list[str]:
     """The tokens shown at the current step (the chips right above the tree)."""
     found = [b for b in bodies(at) if b.startswith('<span class="tok-chip"')]
@@ -64,6 +35,10 @@ def step_chips(at: AppTest) -> list[str]:
 
 def tree_svg(at: AppTest) -> str:
     return next(svg_from_html(b) for b in bodies(at) if 'class="merge-tree"' in b)
+
+
+def bodies(at: AppTest) -> list[str]:
+    return [element.proto.body for element in at.get("html")]
 
 
 def comparison(at: AppTest) -> dict[str, str]:

@@ -12,6 +12,21 @@ from core.errors import InputError
 from core.variants import registry
 from core.variants.base import TrainingCorpus, TrainingRun
 from ui.rebpe_runs import LRUStore
+from ui.workspace import current
+
+
+def training_lines() -> list[str]:
+    """Every line of the workspace corpus; the page stops with a hint when there are none."""
+    lines = current().corpus_lines()
+    if not lines:
+        st.info("The corpus has no lines: choose another one on the Workspace page.")
+        st.stop()
+    return lines
+
+
+def algorithms_help(names: list[str]) -> str:
+    """A widget's help text: one line per tokeniser family."""
+    return "\n".join(f"- **{a}**: {registry.ALGORITHMS[a][2]}" for a in names)
 
 
 def corpus_key(corpus_name: str, lines: list[str]) -> str:

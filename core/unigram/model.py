@@ -25,13 +25,11 @@ import numbers
 import random
 
 from core.errors import InputError
-from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
 from core.unigram.lattice import Arc, Lattice
-from core.variants.base import FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, check_format
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent, read_envelope,
+                                read_flag)
 
-#: Pretoken segmentations cached per tokeniser (the cache is emptied when full).
-CACHE_LIMIT = 1_000_000
 #: SentencePiece ``kUnkPenalty``.
 UNK_PENALTY = 10.0
 
@@ -51,7 +49,7 @@ def path_tokens(path: list[Arc]) -> list[str]:
     return tokens
 
 
-class UnigramTokeniser:
+class UnigramTokeniser(PretokenSegmenter):
     kind = "unigram"
 
     def __init__(self, pieces: dict[str, float], pretokeniser: Pretokeniser, name: str = "", *,
@@ -72,7 +70,6 @@ class UnigramTokeniser:
         self.max_piece_length = max(len(p) for p in self.pieces)
         self.unk_score = min(self.pieces.values()) - UNK_PENALTY
         self._prefixes = frozenset(p[:k] for p in self.pieces for k in range(1, len(p) + 1))
-        self._cache: dict[str, tuple[str, ...]] = {}
 
     @property
     def vocabulary(self) -> frozenset[str]:
@@ -89,25 +86,10 @@ class UnigramTokeniser:
         return Lattice.build(pretoken, self.pieces.get, self.max_piece_length, self.unk_score,
                              self._prefixes, self.float32)
 
-    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
-        """The Viterbi segmentation of one pretoken (cached)."""
-        tokens = self._cache.get(pretoken)
-        if tokens is None:
-            path, _ = self.lattice(pretoken).viterbi()
-            tokens = tuple(path_tokens(path))
-            if len(self._cache) >= CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[pretoken] = tokens
-        return tokens
-
-    def tokenise(self, text: str) -> list[str]:
-        return [t for p in self.pretokeniser.pretokenise(text) if p for t in self.segment_pretoken(p)]
-
-    def tokenise_word(self, word: str) -> list[str]:
-        """``word`` as it appears in running text: ``" " + word`` through the pre-tokeniser."""
-        if not isinstance(word, str):
-            raise InputError(f"expected a word (str), got {type(word).__name__}")
-        return self.tokenise(" " + word)
+    def _segment_uncached(self, pretoken: str) -> tuple[str, ...]:
+        """The Viterbi segmentation of one pretoken."""
+        path, _ = self.lattice(pretoken).viterbi()
+        return tuple(path_tokens(path))
 
     def sample(self, text: str, alpha: float, rng: random.Random | None = None) -> list[str]:
         """Subword regularisation: each pretoken's segmentation drawn with probability
@@ -142,19 +124,8 @@ class UnigramTokeniser:
 
     @classmethod
     def from_json(cls, obj: dict, source: str = "<json>") -> UnigramTokeniser:
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-        check_format(obj, cls.kind, source)
-        try:
-            pretokeniser = pretokeniser_from_spec(obj.get("pretokeniser"))
-        except InputError as err:
-            raise InputError(f"field \"pretokeniser\": {err.message}", source) from None
-        name = obj.get("name", "")
-        if not isinstance(name, str):
-            raise InputError(f"field \"name\" must be a string, got {name!r}", source)
-        float32 = obj.get("float32", False)
-        if not isinstance(float32, bool):
-            raise InputError(f"field \"float32\" must be true or false, got {float32!r}", source)
+        name, pretokeniser = read_envelope(obj, cls.kind, source)
+        float32 = read_flag(obj, "float32", False, source)
         rows = obj.get("pieces")
         if not isinstance(rows, list) or not rows:
             raise InputError("field \"pieces\" must be a non-empty list of [piece, log_prob] pairs", source)

@@ -19,14 +19,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol, runtime_checkable
 
 from core.errors import InputError
+from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
 FORMAT_PREFIX = "variant:"
 FORMAT_VERSION = 1
+#: Pretokens whose segmentation a tokeniser remembers before it starts afresh.
+CACHE_LIMIT = 1_000_000
 
 
 def initial_alphabet(pretokeniser: Pretokeniser) -> tuple[str, ...]:
@@ -188,6 +192,59 @@ class Variant(Protocol):
     def trace_text(self, text: str) -> Trace: ...
 
     def to_json(self) -> dict: ...
+
+
+class PretokenSegmenter:
+    """``tokenise`` and ``tokenise_word`` for a variant that segments every pretoken on its own
+    (Scaffold-BPE, PickyBPE, Unigram): each pretoken is segmented once by the subclass's
+    ``_segment_uncached(pretoken)``, then read from a cache (emptied at CACHE_LIMIT pretokens).
+    The subclass also provides ``pretokeniser``."""
+
+    @cached_property
+    def _segmented(self) -> dict[str, tuple[str, ...]]:
+        return {}
+
+    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
+        cache = self._segmented
+        tokens = cache.get(pretoken)
+        if tokens is None:
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            tokens = cache[pretoken] = self._segment_uncached(pretoken)
+        return tokens
+
+    def tokenise(self, text: str) -> list[str]:
+        segment = self.segment_pretoken
+        return [t for pretoken in self.pretokeniser.pretokenise(text) if pretoken for t in segment(pretoken)]
+
+    def tokenise_word(self, word: str) -> list[str]:
+        """``word`` as it appears in running text: ``" " + word`` through the pre-tokeniser."""
+        if not isinstance(word, str):
+            raise InputError(f"expected a word (str), got {type(word).__name__}")
+        return self.tokenise(" " + word)
+
+
+def read_envelope(obj, kind: str, source: str) -> tuple[str, Pretokeniser]:
+    """What every saved variant starts with: a JSON object of ``kind``'s format and version, a
+    string ``name`` and a valid ``pretokeniser``. Returns (name, pre-tokeniser)."""
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
+    check_format(obj, kind, source)
+    name = obj.get("name", "")
+    if not isinstance(name, str):
+        raise InputError(f"field 'name' must be a string, got {name!r}", source)
+    try:
+        return name, pretokeniser_from_spec(obj.get("pretokeniser"))
+    except InputError as err:
+        raise InputError(f"field 'pretokeniser': {err.message}", source) from None
+
+
+def read_flag(obj: dict, key: str, default: bool, source: str) -> bool:
+    """A true/false field of a saved variant."""
+    value = obj.get(key, default)
+    if not isinstance(value, bool):
+        raise InputError(f"field '{key}' must be true or false, got {value!r}", source)
+    return value
 
 
 def check_format(obj: dict, kind: str, source: str) -> None:

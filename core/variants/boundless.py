@@ -38,10 +38,11 @@ from bisect import bisect_right
 from collections.abc import Iterable
 
 from core.errors import InputError
-from core.pretokenisers import RegexSplit, pretokeniser_from_spec
+from core.pretokenisers import RegexSplit
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
-from core.variants.base import FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, check_format, initial_alphabet
+from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, initial_alphabet,
+                                read_envelope, read_flag)
 from core.variants.boundless_train import train  # noqa: F401  (the trainer, App. B)
 
 KIND = "boundless"
@@ -69,7 +70,6 @@ ULTIMATE_PATTERN = "|".join([
 PATTERNS = {"ultimate": ULTIMATE_PATTERN, "boundless": "boundless"}
 
 _NEVER = float("inf")
-_CACHE_LIMIT = 1_000_000
 
 
 def boundless_pretokeniser(pattern: str = "ultimate") -> RegexSplit:
@@ -241,22 +241,11 @@ class BoundlessBPE:
 
     @classmethod
     def from_json(cls, obj, source: str = "<json>") -> BoundlessBPE:
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-        check_format(obj, KIND, source)
-        name = obj.get("name", "")
-        if not isinstance(name, str):
-            raise InputError(f"field 'name' must be a string, got {name!r}", source)
-        blowup = obj.get("blowup", True)
-        if not isinstance(blowup, bool):
-            raise InputError(f"field 'blowup' must be true or false, got {blowup!r}", source)
+        name, pretokeniser = read_envelope(obj, KIND, source)
+        blowup = read_flag(obj, "blowup", True, source)
         operations = obj.get("operations")
         if not isinstance(operations, list):
             raise InputError("field 'operations' must be a list of [kind, token, ...] items", source)
-        try:
-            pretokeniser = pretokeniser_from_spec(obj.get("pretokeniser"))
-        except InputError as err:
-            raise InputError(f"field 'pretokeniser': {err.message}", source) from None
         try:
             return cls(operations, pretokeniser, blowup=blowup, name=name)
         except InputError as err:
@@ -315,7 +304,7 @@ class BoundlessBPE:
                 end = states[n + 1][0] if n + 1 < len(states) else _NEVER
                 singles.append((start, end, state[0]))
         result = (tuple(states), tuple(singles))
-        if len(self._timelines) >= _CACHE_LIMIT:
+        if len(self._timelines) >= CACHE_LIMIT:
             self._timelines.clear()
         self._timelines[pretoken] = result
         return result

@@ -68,11 +68,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.errors import InputError
-from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.spec_checks import check_choice
 from core.train_bpe import PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, TrainingCorpus,
-                                TrainingEvent, TrainingRun, check_format, initial_alphabet)
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent,
+                                TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope,
+                                read_flag)
 
 KIND = "picky"
 MERGE, SPLIT = "merge", "split"
@@ -83,7 +83,6 @@ AUTHORS_SPECIALS = 4
 
 _SHIFT = 32  # pair key = left << _SHIFT | right; ids are not bounded by vocab_size
 _MASK = (1 << _SHIFT) - 1
-_CACHE_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ def final_vocabulary(alphabet: Iterable[str], events: Iterable[PickyEvent]) -> f
     return frozenset(present)
 
 
-class PickyBPE:
+class PickyBPE(PretokenSegmenter):
     """A trained PickyBPE tokeniser: an alphabet, the event list, a pre-tokeniser."""
 
     kind = KIND
@@ -156,7 +155,6 @@ class PickyBPE:
                 self._merge_ids.setdefault(event.parts, []).append(n)
             else:
                 self._split_ids.setdefault(event.token, []).append(n)
-        self._segmented: dict[str, tuple[str, ...]] = {}
 
     @property
     def vocab_size(self) -> int:
@@ -196,25 +194,13 @@ class PickyBPE:
     def _shortcut(self, pretoken: str) -> bool:
         return self.whole_word and len(pretoken) > 1 and pretoken in self.vocabulary
 
-    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
-        """The shortcut (when on and the pretoken is a type), else the event replay (cached)."""
-        cached = self._segmented.get(pretoken)
-        if cached is None:
-            if len(self._segmented) >= _CACHE_LIMIT:
-                self._segmented.clear()
-            cached = (pretoken,) if self._shortcut(pretoken) else tuple(pretoken)
-            if len(cached) > 1:
-                for _, tokens in self.replay(pretoken):
-                    cached = tokens
-            self._segmented[pretoken] = cached
-        return cached
-
-    def tokenise(self, text: str) -> list[str]:
-        segment = self.segment_pretoken
-        return [t for pretoken in self.pretokeniser.pretokenise(text) for t in segment(pretoken)]
-
-    def tokenise_word(self, word: str) -> list[str]:
-        return self.tokenise(" " + word)
+    def _segment_uncached(self, pretoken: str) -> tuple[str, ...]:
+        """The shortcut (when on and the pretoken is a type), else the event replay."""
+        tokens = (pretoken,) if self._shortcut(pretoken) else tuple(pretoken)
+        if len(tokens) > 1:
+            for _, tokens in self.replay(pretoken):
+                pass
+        return tokens
 
     def trace_text(self, text: str) -> Trace:
         """First one "whole" event per pretoken kept whole by the shortcut, then every event id
@@ -252,19 +238,8 @@ class PickyBPE:
 
     @classmethod
     def from_json(cls, obj, source: str = "<json>") -> "PickyBPE":
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-        check_format(obj, KIND, source)
-        name = obj.get("name", "")
-        if not isinstance(name, str):
-            raise InputError(f"field 'name' must be a string, got {name!r}", source)
-        whole_word = obj.get("whole_word", True)
-        if not isinstance(whole_word, bool):
-            raise InputError(f"field 'whole_word' must be true or false, got {whole_word!r}", source)
-        try:
-            pretokeniser = pretokeniser_from_spec(obj.get("pretokeniser"))
-        except InputError as err:
-            raise InputError(f"field 'pretokeniser': {err.message}", source) from None
+        name, pretokeniser = read_envelope(obj, KIND, source)
+        whole_word = read_flag(obj, "whole_word", True, source)
         alphabet = obj.get("alphabet")
         if not isinstance(alphabet, list) or not all(isinstance(a, str) and len(a) == 1 for a in alphabet):
             raise InputError("field 'alphabet' must be a list of single characters", source)

@@ -52,12 +52,11 @@ from functools import cached_property
 
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
-from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.spec_checks import check_choice
 from core.train_bpe import (PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab,
                             _merge_words)
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, TrainingCorpus,
-                                TrainingEvent, TrainingRun, check_format, initial_alphabet)
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent,
+                                TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope)
 
 KIND = "scaffold"
 TIE_RULES = ("scaffold-first", "pair-first")
@@ -65,10 +64,9 @@ SCAFFOLD_PRIORITIES = ("current", "marked")
 
 _SHIFT = 32  # pair key = left << _SHIFT | right: ids of E are not bounded by vocab_size
 _MASK = (1 << _SHIFT) - 1
-_CACHE_LIMIT = 1_000_000
 
 
-class ScaffoldBPE:
+class ScaffoldBPE(PretokenSegmenter):
     """A trained Scaffold-BPE tokeniser: the merges of E as a BTE tokeniser (``bte``) and the
     scaffold set S. ``vocabulary`` is V = types of E minus S (scaffold-bpe.txt Eq. 2-3)."""
 
@@ -82,7 +80,6 @@ class ScaffoldBPE:
             raise InputError(f"scaffold tokens {unknown[:5]!r} are not types of the merge list")
         self.name = name or bte.name
         self._demolished = _demolition_table(bte, self.scaffold_tokens)
-        self._segmented: dict[str, tuple[str, ...]] = {}
 
     @property
     def pretokeniser(self):
@@ -100,24 +97,10 @@ class ScaffoldBPE:
         """Alg. 2 Demolishing of one token: its shortest non-scaffold child sequence."""
         return self._demolished.get(token, (token,))
 
-    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
-        """Alg. 2 on one pretoken: BPE with all merges of E, then demolish (cached)."""
-        cached = self._segmented.get(pretoken)
-        if cached is None:
-            if len(self._segmented) >= _CACHE_LIMIT:
-                self._segmented.clear()
-            table = self._demolished
-            cached = tuple(piece for token in self.bte.segment_pretoken(pretoken)
-                           for piece in table.get(token, (token,)))
-            self._segmented[pretoken] = cached
-        return cached
-
-    def tokenise(self, text: str) -> list[str]:
-        segment = self.segment_pretoken
-        return [t for pretoken in self.pretokeniser.pretokenise(text) for t in segment(pretoken)]
-
-    def tokenise_word(self, word: str) -> list[str]:
-        return self.tokenise(" " + word)
+    def _segment_uncached(self, pretoken: str) -> tuple[str, ...]:
+        """Alg. 2 on one pretoken: BPE with all merges of E, then demolish."""
+        table = self._demolished
+        return tuple(piece for token in self.bte.segment_pretoken(pretoken) for piece in table.get(token, (token,)))
 
     def trace_text(self, text: str) -> Trace:
         """Every merge of E applied (pretoken by pretoken, in order), then one "demolish" event
@@ -161,16 +144,7 @@ class ScaffoldBPE:
 
     @classmethod
     def from_json(cls, obj, source: str = "<json>") -> ScaffoldBPE:
-        if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-        check_format(obj, KIND, source)
-        name = obj.get("name", "")
-        if not isinstance(name, str):
-            raise InputError(f"field 'name' must be a string, got {name!r}", source)
-        try:
-            pretokeniser = pretokeniser_from_spec(obj.get("pretokeniser"))
-        except InputError as err:
-            raise InputError(f"field 'pretokeniser': {err.message}", source) from None
+        name, pretokeniser = read_envelope(obj, KIND, source)
         alphabet = _string_list(obj, "alphabet", source)
         merges = obj.get("merges")
         if not isinstance(merges, list):
