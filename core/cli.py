@@ -165,11 +165,13 @@ def cmd_graph(args) -> int:
                    if p in tokeniser.types]
         hint = f"; did you mean {', '.join(map(repr, dict.fromkeys(guesses)))}?" if guesses else ""
         raise InputError(f"type {args.type!r} is not in the vocabulary{hint}", args.tokeniser)
-    hood = neighbourhood(tokeniser, args.type, depth=args.depth, max_nodes=args.max_nodes)
+    hood = neighbourhood(tokeniser, args.type, depth=args.depth, max_nodes=args.max_nodes,
+                         siblings_per_parent=args.siblings_per_parent)
     if args.json:
         print(json.dumps(hood.to_json(), ensure_ascii=False))
         return 0
-    print(f"neighbourhood of {args.type!r} (depth {args.depth}{', truncated' if hood.truncated else ''})")
+    cut = f", {len(hood.roles)} of {hood.found}{'+' if hood.more else ''} types" if hood.truncated else ""
+    print(f"neighbourhood of {args.type!r} (depth {args.depth}{cut})")
     for type_, role in hood.roles.items():
         print(f"  {role:<12} d={hood.distances[type_]}  {type_}")
     print("merges:")
@@ -323,7 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokeniser", required=True)
     p.add_argument("--type", required=True)
     p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--max-nodes", type=int, default=60)
+    p.add_argument("--max-nodes", type=int, default=60, help="types kept: the merge tree first, then the nearest")
+    p.add_argument("--siblings-per-parent", type=int, help="half-siblings kept per parent (lowest ranks first)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_graph)
     for name, func, text in (("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),

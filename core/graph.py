@@ -9,7 +9,6 @@ children of its parents, e.g. ``Ġbruids`` and ``Ġgids`` sharing ``id`` in the 
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -57,9 +56,16 @@ def type_graph(tokeniser: BTETokeniser, merges=None) -> nx.MultiDiGraph:
     return graph
 
 
+#: Descendants collected before the enumeration stops (a frequent type can have thousands).
+ENUMERATION_LIMIT = 5000
+
+
 @dataclass
 class Neighbourhood:
-    """The types and merges around ``center`` up to ``depth`` steps, at most ``max_nodes`` types."""
+    """The types and merges around ``center`` up to ``depth`` steps, at most ``max_nodes`` types.
+
+    ``found`` counts the types found before the cut (center included); ``more`` says that the
+    enumeration of descendants stopped at ENUMERATION_LIMIT, so there are more still."""
 
     center: str
     depth: int
@@ -67,57 +73,88 @@ class Neighbourhood:
     distances: dict[str, int] = field(default_factory=dict)
     merges: list[Merge] = field(default_factory=list)
     truncated: bool = False
+    found: int = 0
+    more: bool = False
 
     def to_json(self) -> dict:
         return {
             "center": self.center,
             "depth": self.depth,
             "truncated": self.truncated,
+            "found": self.found,
             "types": [{"type": t, "role": r, "distance": self.distances[t]} for t, r in self.roles.items()],
             "merges": [{"rank": m.rank, "parts": list(m.parts), "result": m.result, "tuple": m.is_tuple}
                        for m in sorted(self.merges, key=lambda m: m.rank)],
         }
 
 
-def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 60) -> Neighbourhood:
-    """Breadth-first: ancestors via M_i, descendants via M_o, half-siblings via the parents' M_o.
-
-    Nearer types come first; once ``max_nodes`` types are collected the rest is cut off and
-    ``truncated`` is set. Every merge between two collected types is included.
+def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 60,
+                  siblings_per_parent: int | None = None) -> Neighbourhood:
+    """Ancestors via M_i (up to ``depth``), descendants via M_o (up to ``depth``) and half-siblings
+    (the other children of the center's parents), cut to ``max_nodes`` types so that what explains
+    the type comes first: the center, its ancestors (nearest first), then descendants and
+    half-siblings by (distance, rank), at most ``siblings_per_parent`` half-siblings per parent
+    (lowest ranks, i.e. the most frequent merges, first; None: no limit). Every merge between two
+    collected types is included; ``truncated`` says whether anything was left out.
     """
     if center not in tokeniser.types:
         raise KeyError(center)
-    hood = Neighbourhood(center, depth)
-    hood.roles[center] = CENTER
-    hood.distances[center] = 0
-    queue = deque([(center, 0, CENTER)])
-
-    def add(type_: str, distance: int, role: str) -> None:
-        if type_ in hood.roles:
-            return
-        if len(hood.roles) >= max_nodes:
-            hood.truncated = True
-            return
-        hood.roles[type_] = role
-        hood.distances[type_] = distance
-        queue.append((type_, distance, role))
-
-    while queue:
-        type_, distance, role = queue.popleft()
-        if distance >= depth:
-            continue
-        merge = tokeniser.merge_of(type_)
-        if role in (CENTER, ANCESTOR) and merge is not None:
-            for part in merge.parts:
-                add(part, distance + 1, ANCESTOR)
-        if role in (CENTER, DESCENDANT):
-            for child_merge in tokeniser.used_by.get(type_, ()):
-                add(child_merge.result, distance + 1, DESCENDANT)
-        if role == CENTER and merge is not None:
-            for part in merge.parts:
-                for sibling_merge in tokeniser.used_by.get(part, ()):
-                    add(sibling_merge.result, distance + 1, HALF_SIBLING)
-    collected = set(hood.roles)
-    hood.merges = [m for m in tokeniser.merges
-                   if m.result in collected and any(p in collected for p in m.parts)]
+    roles: dict[str, str] = {center: CENTER}
+    distances: dict[str, int] = {center: 0}
+    frontier = [center]
+    for distance in range(1, depth + 1):  # ancestors: the center's merge tree
+        following = []
+        for type_ in frontier:
+            merge = tokeniser.merge_of(type_)
+            for part in dict.fromkeys(merge.parts if merge else ()):
+                if part not in roles:
+                    roles[part], distances[part] = ANCESTOR, distance
+                    following.append(part)
+        frontier = following
+    ancestors = [t for t in roles if t != center]
+    index = tokeniser.merge_index
+    candidates: list[tuple[int, int, str, str]] = []  # (distance, rank position, type, role)
+    seen = set(roles)
+    more = False
+    frontier = [center]
+    for distance in range(1, depth + 1):  # descendants
+        following = []
+        for type_ in frontier:
+            for merge in tokeniser.used_by.get(type_, ()):
+                if merge.result in seen:
+                    continue
+                if len(candidates) >= ENUMERATION_LIMIT:
+                    more = True
+                    break
+                seen.add(merge.result)
+                candidates.append((distance, index[merge], merge.result, DESCENDANT))
+                following.append(merge.result)
+        frontier = following
+    extra_siblings = 0  # half-siblings beyond siblings_per_parent (counted, not kept)
+    own = tokeniser.merge_of(center)
+    if own is not None and depth >= 1:
+        for part in dict.fromkeys(own.parts):
+            taken = 0
+            for merge in tokeniser.used_by.get(part, ()):
+                if merge.result in seen:
+                    continue
+                seen.add(merge.result)
+                if siblings_per_parent is not None and taken >= siblings_per_parent:
+                    extra_siblings += 1
+                    continue
+                candidates.append((1, index[merge], merge.result, HALF_SIBLING))
+                taken += 1
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    found = 1 + len(ancestors) + len(candidates) + extra_siblings
+    keep = [center] + ancestors[: max(0, max_nodes - 1)]
+    room = max(0, max_nodes - len(keep))
+    hood = Neighbourhood(center, depth, found=found, more=more)
+    for type_ in keep:
+        hood.roles[type_], hood.distances[type_] = roles[type_], distances[type_]
+    for distance, _, type_, role in candidates[:room]:
+        hood.roles[type_], hood.distances[type_] = role, distance
+    hood.truncated = more or found > len(hood.roles)
+    collected = hood.roles
+    merges = {m for t in collected for m in tokeniser.produced_by.get(t, ()) if any(p in collected for p in m.parts)}
+    hood.merges = sorted(merges, key=lambda m: m.rank)
     return hood

@@ -15,6 +15,7 @@ import time
 import streamlit as st
 
 from core.formats.references import ReferenceSet
+from core.graph import neighbourhood
 from core.model import BTETokeniser, Merge
 from core.rebpe import run_knockout, run_rebpe
 from ui.workspace import current
@@ -28,7 +29,6 @@ from viz.graph_html import (
     html_key,
     mio_rows,
     resolve_type,
-    select_neighbourhood,
     shown,
     similar_types,
     standalone_html,
@@ -209,11 +209,10 @@ if other is not None and draw == AFTER:
 
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
-selection = select_neighbourhood(drawn, center, depth, max_nodes, siblings)
-hood = selection.hood
+hood = neighbourhood(drawn, center, depth, max_nodes, siblings)
 shown_note = ""
 if hood.truncated:
-    shown_note = (f"Showing {len(hood.roles)} of {selection.found:,}{'+' if selection.more else ''} types within "
+    shown_note = (f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
                   f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more.")
 document = graph_html(drawn, hood, view, display=display, other=other, other_label=label,
                       other_is_before=other_is_before, note=shown_note, other_parts=others)

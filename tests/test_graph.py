@@ -47,4 +47,16 @@ def test_neighbourhood_descendants_and_cap(dutch40k):
     assert hood.roles["Ġgids"] == DESCENDANT and hood.roles["Ġbruids"] == DESCENDANT
     capped = neighbourhood(dutch40k, "ids", depth=3, max_nodes=10)
     assert len(capped.roles) == 10 and capped.truncated
-    assert set(capped.to_json()) == {"center", "depth", "truncated", "types", "merges"}
+    assert set(capped.to_json()) == {"center", "depth", "truncated", "found", "types", "merges"}
+
+
+def test_the_cut_keeps_ancestors_and_caps_half_siblings(dutch40k):
+    whole = neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=1000)
+    assert whole.found == len(whole.roles) == 35 and not whole.truncated
+    small = neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=7, siblings_per_parent=6)
+    assert set(small.roles) == {"Ġbruids", "Ġbru", "ids", "Ġb", "ru", "id", "s"}  # the merge tree first
+    assert small.truncated and small.found == 35
+    capped = neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=100, siblings_per_parent=2)
+    siblings = [t for t, role in capped.roles.items() if role == HALF_SIBLING]
+    assert siblings == ["Ġarbeids", "Ġbrug", "Ġgids", "Ġbruin"]  # two per parent, lowest ranks first
+    assert capped.truncated and capped.found == 35

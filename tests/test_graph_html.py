@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.formats.tokeniser_files import load_tokeniser
-from core.graph import ANCESTOR, CENTER, HALF_SIBLING, neighbourhood
+from core.graph import ANCESTOR, CENTER, neighbourhood
 from core.knockout import knock_out
 from core.model import BTETokeniser, Merge
 from core.pretokenisers.whitespace import WhitespaceSplit
@@ -38,7 +38,6 @@ from viz.graph_html import (
     mio_rows,
     node_width,
     resolve_type,
-    select_neighbourhood,
     standalone_html,
     similar_types,
     type_labels,
@@ -97,7 +96,7 @@ def knocked2a(scenario2a) -> BTETokeniser:
 
 
 def hood_of(tokeniser, center="_bruids", depth=2, max_nodes=40, siblings=6):
-    return select_neighbourhood(tokeniser, center, depth, max_nodes, siblings).hood
+    return neighbourhood(tokeniser, center, depth, max_nodes, siblings)
 
 
 # --- scenario 2a before and after knockout --------------------------------------------------------
@@ -222,7 +221,7 @@ def hostile_tokeniser() -> BTETokeniser:
 @pytest.mark.parametrize("center", HOSTILE)
 def test_hostile_token_strings_are_escaped(center, view):
     tokeniser = hostile_tokeniser()
-    hood = select_neighbourhood(tokeniser, center, depth=3, max_nodes=200, siblings_per_parent=50).hood
+    hood = neighbourhood(tokeniser, center, depth=3, max_nodes=200, siblings_per_parent=50)
     document = graph_html(tokeniser, hood, view, note="<b>not bold</b> & \"quoted\"")
     # nothing a token contains can open or close a tag or leave the script
     assert "<script>alert" not in document and "</script><b>" not in document and "<b>" not in document
@@ -239,7 +238,7 @@ def test_hostile_token_strings_are_escaped(center, view):
 
 def test_whitespace_and_bytes_are_visible():
     dutch = load_tokeniser(ROOT / "sample_data/tokenisers/bpe-40k_oscar-nl-clean/tokenizer.json")
-    hood = select_neighbourhood(dutch, "Ã©", depth=1, max_nodes=10).hood  # the two bytes of é
+    hood = neighbourhood(dutch, "Ã©", depth=1, max_nodes=10)  # the two bytes of é
     nodes, _ = graph_data(graph_html(dutch, hood))
     assert by_id(nodes)["t:Ã©"]["label"] == "é"
     assert by_id(nodes)["t:Ã"]["label"] == "\\xc3"  # half a character: shown as its byte
@@ -278,29 +277,9 @@ def test_similar_types_suggest_what_the_user_may_have_meant(dutch40k):
     assert similar_types(names, "") == [] and similar_types(names, "qqqqq") == []
 
 
-def test_neighbourhood_agrees_with_core_when_nothing_is_cut(dutch40k):
-    selection = select_neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=1000, siblings_per_parent=1000)
-    core = neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=1000)
-    assert selection.hood.roles == core.roles and selection.hood.distances == core.distances
-    assert selection.hood.merges == core.merges and not selection.hood.truncated
-    assert selection.found == len(core.roles) == 35
-    assert {"Ġgids", "Ġbruid", "Ġbru", "ids", "id", "s"} <= set(core.roles)
-
-
-def test_the_cut_keeps_ancestors_and_caps_half_siblings(dutch40k):
-    small = select_neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=7, siblings_per_parent=6)
-    assert set(small.hood.roles) == {"Ġbruids", "Ġbru", "ids", "Ġb", "ru", "id", "s"}
-    assert small.hood.truncated and small.found == 35
-    capped = select_neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=100, siblings_per_parent=2).hood
-    siblings = [t for t, role in capped.roles.items() if role == HALF_SIBLING]
-    assert siblings == ["Ġarbeids", "Ġbrug", "Ġgids", "Ġbruin"]  # two per parent, lowest ranks first
-    with pytest.raises(KeyError):
-        select_neighbourhood(dutch40k, "no such type")
-
-
 def test_precomputed_layout_has_no_overlaps(dutch40k):
     for view in (TYPES_VIEW, MERGES_VIEW):
-        hood = select_neighbourhood(dutch40k, "ids", depth=2, max_nodes=120, siblings_per_parent=10).hood
+        hood = neighbourhood(dutch40k, "ids", depth=2, max_nodes=120, siblings_per_parent=10)
         nodes, _ = graph_elements(dutch40k, hood, view)
         assert len(nodes) > 80
         rows: dict[float, list[dict]] = {}

@@ -26,7 +26,6 @@ import html
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -56,7 +55,6 @@ TYPES_VIEW, MERGES_VIEW = "types only", "types and merges"
 VIEWS = (TYPES_VIEW, MERGES_VIEW)
 OTHER = "other part"            # a part of a shown merge that is outside the neighbourhood
 DEFAULT_TYPES = ("Ġbruids", "_bruids", "▁bruids")  # the paper's case (bpe-knockout.txt Fig. 1)
-ENUMERATION_LIMIT = 5000        # stop collecting descendants beyond this many candidates
 
 #: Role -> (background, border, corner radius). Light fills with dark text read well on a
 #: projector; the roles also differ in shape (half-siblings are pills, the other parts have thin
@@ -152,92 +150,6 @@ def resolve_type(tokeniser: BTETokeniser, text: str | None, labels: Mapping[str,
     if len(pretokens) == 1 and pretokens[0] in tokeniser.types:
         return pretokens[0], "word start"
     return None, ""
-
-
-# --- choosing the neighbourhood ---------------------------------------------------------------------
-@dataclass
-class Selection:
-    """A neighbourhood cut to size, with how many types were found before cutting."""
-
-    hood: Neighbourhood
-    found: int          # types found (center included), at most ENUMERATION_LIMIT + ancestors
-    more: bool          # the enumeration stopped at ENUMERATION_LIMIT
-
-
-def select_neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 40,
-                         siblings_per_parent: int = 6) -> Selection:
-    """The neighbourhood of ``center`` in core.graph's roles, cut for display.
-
-    Same roles and distances as :func:`core.graph.neighbourhood`, but the cut keeps what explains
-    the type first: the center, then its ancestors (nearest first), then descendants and
-    half-siblings by (distance, rank), at most ``siblings_per_parent`` half-siblings per parent
-    (lowest ranks, i.e. the most frequent merges, first). ``hood.truncated`` says whether anything
-    was left out.
-    """
-    if center not in tokeniser.types:
-        raise KeyError(center)
-    roles: dict[str, str] = {center: CENTER}
-    distances: dict[str, int] = {center: 0}
-    # ancestors: the parts of the center's merge tree, up to depth
-    frontier = [center]
-    for distance in range(1, depth + 1):
-        following = []
-        for type_ in frontier:
-            merge = tokeniser.merge_of(type_)
-            for part in dict.fromkeys(merge.parts if merge else ()):
-                if part not in roles:
-                    roles[part], distances[part] = ANCESTOR, distance
-                    following.append(part)
-        frontier = following
-    ancestors = [t for t in roles if t != center]
-    # candidates: (distance, rank position, type, role)
-    index = tokeniser.merge_index
-    candidates: list[tuple[int, int, str, str]] = []
-    seen = set(roles)
-    more = False
-    frontier = [center]
-    for distance in range(1, depth + 1):
-        following = []
-        for type_ in frontier:
-            for merge in tokeniser.used_by.get(type_, ()):
-                if merge.result in seen:
-                    continue
-                if len(candidates) >= ENUMERATION_LIMIT:
-                    more = True
-                    break
-                seen.add(merge.result)
-                candidates.append((distance, index[merge], merge.result, DESCENDANT))
-                following.append(merge.result)
-        frontier = following
-    extra_siblings = 0  # half-siblings beyond siblings_per_parent (counted, not shown)
-    own = tokeniser.merge_of(center)
-    if own is not None and depth >= 1:
-        for part in dict.fromkeys(own.parts):
-            taken = 0
-            for merge in tokeniser.used_by.get(part, ()):
-                if merge.result in seen:
-                    continue
-                seen.add(merge.result)
-                if taken >= siblings_per_parent:
-                    extra_siblings += 1
-                    continue
-                candidates.append((1, index[merge], merge.result, HALF_SIBLING))
-                taken += 1
-    candidates.sort(key=lambda c: (c[0], c[1]))
-    found = 1 + len(ancestors) + len(candidates) + extra_siblings
-    keep = [center] + ancestors[: max(0, max_nodes - 1)]
-    room = max(0, max_nodes - len(keep))
-    hood = Neighbourhood(center, depth)
-    for type_ in keep:
-        hood.roles[type_], hood.distances[type_] = roles[type_], distances[type_]
-    for distance, _, type_, role in candidates[:room]:
-        hood.roles[type_], hood.distances[type_] = role, distance
-    hood.truncated = more or found > len(hood.roles)
-    collected = hood.roles
-    merges = {m for t in collected for m in tokeniser.produced_by.get(t, ())
-              if any(p in collected for p in m.parts)}
-    hood.merges = sorted(merges, key=lambda m: m.rank)
-    return Selection(hood, found, more)
 
 
 # --- comparing with another tokeniser -------------------------------------------------------------------
