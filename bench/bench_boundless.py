@@ -5,7 +5,8 @@ What it measures
     The text is ``core.samples.running_text()`` (the reference-manual topics of CPython's
     ``pydoc_data``, about 460 KB, one document per non-empty line) repeated line by line until it
     reaches ``--megabytes`` MB of UTF-8 (default 1, so the topics about 2.2 times; the repeated
-    part adds documents and counts but no new pretokens).
+    part adds documents and counts but no new pretokens). ``--corpus FILE`` takes another text
+    instead, e.g. the more varied Leipzig English Wikipedia sample of ../shared/data (1.3 MB).
 
     * pretokenise: ``TrainingCorpus.from_texts(lines, boundless_pretokeniser())`` (the authors'
       ULTIMATE_PATTERN, byte level), pretoken counts plus every document, shared by both trainers;
@@ -41,9 +42,13 @@ from core.variants.boundless import boundless_pretokeniser, train  # noqa: E402
 TARGET = 120.0  # seconds
 
 
-def text_of_size(megabytes: float) -> list[str]:
-    """Lines of the running text, cycled until their UTF-8 size (with newlines) reaches the goal."""
-    lines = list(running_text())
+def text_of_size(megabytes: float, corpus: Path | None = None) -> list[str]:
+    """Lines of the running text (or of ``corpus``, one document per line), cycled until their
+    UTF-8 size (with newlines) reaches the goal."""
+    if corpus is None:
+        lines = list(running_text())
+    else:
+        lines = [line for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
     goal, size, out = int(megabytes * 1_000_000), 0, []
     while size < goal:
         for line in lines:
@@ -60,6 +65,8 @@ def main(argv=None) -> int:
     parser.add_argument("--vocab-size", type=int, action="append",
                         help="target vocabulary size, repeatable (default 8192 and 32768)")
     parser.add_argument("--repeats", type=int, default=3, help="repetitions, best reported (default 3)")
+    parser.add_argument("--corpus", type=Path, help="a text file (one document per line) instead of the "
+                        "shipped sample, e.g. ../shared/data/corpus_en_leipzig_wikipedia2016_10k.txt")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     args = parser.parse_args(argv)
     sizes = args.vocab_size or [8192, 32768]
@@ -67,7 +74,7 @@ def main(argv=None) -> int:
         parser.error("--megabytes must be positive, --repeats >= 1, --vocab-size >= 256")
 
     env = environment()
-    lines = text_of_size(args.megabytes)
+    lines = text_of_size(args.megabytes, args.corpus)
     megabytes = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
     print(environment_line(env))
 
@@ -80,7 +87,7 @@ def main(argv=None) -> int:
             out[f"bpe_{size}"], bpe_runs[size] = timed(lambda: bpe.train(corpus, size))
         reps.append(out)
     best, median = summarise(reps)
-    print(f"# {megabytes:.2f} MB of running text ({len(lines):,} documents), "
+    print(f"# {megabytes:.2f} MB of running text from {args.corpus or 'the shipped sample'} ({len(lines):,} documents), "
           f"{sum(corpus.pretoken_counts.values()):,} pretokens, {len(corpus.pretoken_counts):,} unique; "
           f"best of {args.repeats} repetitions")
     print(f"# pretokenising (ULTIMATE_PATTERN, byte level): {best['pretokenise']:.2f} s")
