@@ -210,6 +210,8 @@ def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: boo
                 parts_of[t] = _replace_pair(parts_of[t], left, right)
                 if result in tokeniser.types:
                     reused.add(result)
+    if not created and all(parts_of[m.result] == m.parts for m in tokeniser.tuple_merges):
+        return tokeniser, [], [], reused  # nothing linked or created: the same tokeniser
     final_ranks = _spread_new_ranks(tokeniser, created, epsilon)
     for merge, _ in created:
         rank_of[merge.result] = final_ranks[merge.result]
@@ -247,8 +249,6 @@ def reification_phase(run: Run, blacklist: set[tuple[str, ...]], config: ReBPECo
     started = time.perf_counter()
     new, created, rewired, reused = reify(run.tokeniser, blacklist, link=config.link, expand=config.expand,
                                           epsilon=config.epsilon)
-    if not created and not rewired:
-        new = run.tokeniser
     updates = {m.result: REIFIED for m in created}
     updates.update({r: REUSED for r in reused})
     return run.commit("reification", iteration, new, started, added=created, rewired=rewired,

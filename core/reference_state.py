@@ -212,13 +212,13 @@ class TokenisedReference:
             return []
         if tokeniser.pretokeniser != self.tokeniser.pretokeniser:
             raise ValueError("an edited tokeniser must keep the pre-tokeniser of the reference")
-        old_ids = {id(m) for m in self.tokeniser.merges}
-        new_ids = {id(m) for m in tokeniser.merges}
-        gone = [m for m in self.tokeniser.merges if id(m) not in new_ids]
+        old_ids, new_ids = set(map(id, self.tokeniser.merges)), set(map(id, tokeniser.merges))
+        gone = [m for m in self.tokeniser.merges if id(m) not in new_ids] if old_ids - new_ids else []
         candidates: set[int] = set()
         for merge in gone:
             candidates |= self.index.get(merge, set())
-        self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
+        if new_ids - old_ids:
+            self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
         self.tokeniser = tokeniser
         changed = []
         for i in sorted(candidates):

@@ -86,8 +86,8 @@ class SegmentationEngine:
     """Merge tables compiled for fast segmentation, plus a per-pretoken cache."""
 
     def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None):
-        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
-        self.ranks: tuple[Rank, ...] = tuple(m.rank for m in self.merges)
+        self.merges: list[Merge] = sorted(merges, key=attrgetter("rank"))  # a list: replace_merge edits it
+        self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
         # Merge indices follow rank order, so comparing indices compares ranks.
         self.pair_index: dict[tuple[str, str], int] = {m.parts: i for i, m in enumerate(self.merges) if not m.is_tuple}
         self.tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
@@ -101,7 +101,7 @@ class SegmentationEngine:
         self._index_tuple_results()
         self.ignore_merges_vocab = ignore_merges_vocab
         self._cache: dict[str, tuple[str, ...]] = {}
-        merge_of = {m.result: m for m in self.merges}
+        merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges))
         self._merge_of: dict[str, Merge] | None = merge_of if len(merge_of) == len(self.merges) else None
         self._inner: dict[str, tuple[Merge | None, ...]] = {}
 
@@ -239,7 +239,7 @@ class SegmentationEngine:
                 self.pair_index[(merge.parts[0], merge.parts[1])] = i
             else:
                 del self.pair_index[(merge.parts[0], merge.parts[1])]
-        self.merges = self.merges[:i] + (new,) + self.merges[i + 1:]
+        self.merges[i] = new
         self.window = max(self.window, len(new.parts))
         if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
             self._tuple_results.add(new.result)
