@@ -5,59 +5,33 @@ Implements bpe-knockout.txt §3.1 (BPE as a merge graph (V, M_i, M_o): every mer
 more* parts). Ranks may be fractional (ReBPE reification inserts merges at rank r - ε, rebpe.txt
 §3.2 and Alg. 2), so a rank is an ``int`` or a ``float``.
 
+Around the merge graph sit the settings of a real BPE model (HF ``tokenizers``, SentencePiece,
+tiktoken): what happens to characters outside the vocabulary (:mod:`core.unknowns`), atoms longer
+than a character, ``ignore_merges`` and the ids of the loaded vocabulary. The project's own JSON
+format (``"format": "bte-tokeniser"``) is read and written here, like every family's own format.
+
 A tokeniser is immutable: edits (knockout, reparation, reification, ...) build a new one.
+This module imports nothing above it (merges, segmentation, pre-tokenisers, traces).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import numbers
 from functools import cached_property
 from operator import attrgetter
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from core.errors import InputError
+from core.merges import Merge, Rank
+from core.pretokenisers.base import Pretokeniser
+from core.pretokenisers.registry import pretokeniser_from_spec
+from core.segmentation import SegmentationEngine, SegmentationTrace
+from core.trace import Trace, TraceEvent
+from core.unknowns import UnknownPolicy
 
-if TYPE_CHECKING:
-    from core.pretokenisers.base import Pretokeniser
-    from core.segmentation import SegmentationEngine, SegmentationTrace
-    from core.variants.base import Trace
+__all__ = ["BTETokeniser", "Merge", "Rank", "PROJECT_FORMAT", "PROJECT_VERSION"]
 
-Rank = int | float
-
-
-@dataclass(frozen=True)
-class Merge:
-    """A merge (rank, (p_1, ..., p_n)) -> p_1 ... p_n; a *tuple merge* when n > 2 (§3.2)."""
-
-    rank: Rank
-    parts: tuple[str, ...]
-    # Derived once: read millions of times on hot paths (tracing, blame, engine tables).
-    result: str = field(init=False, repr=False, compare=False)
-    is_tuple: bool = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "result", "".join(self.parts))
-        object.__setattr__(self, "is_tuple", len(self.parts) > 2)
-
-    def __hash__(self) -> int:
-        # Merges are dictionary keys on hot paths (blame, indexes); hash the fields once.
-        try:
-            return self._hash
-        except AttributeError:
-            value = hash((self.rank, self.parts))
-            object.__setattr__(self, "_hash", value)
-            return value
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        return isinstance(other, Merge) and self.rank == other.rank and self.parts == other.parts
-
-    def __reduce__(self):
-        # The cached hash depends on the process's string-hash seed: never pickle it.
-        return (Merge, (self.rank, self.parts))
-
-    def __str__(self) -> str:
-        return " ".join(self.parts)
+PROJECT_FORMAT = "bte-tokeniser"
+PROJECT_VERSION = 1
 
 
 class BTETokeniser:
@@ -66,20 +40,30 @@ class BTETokeniser:
     ``type_ids`` optionally keeps the ids of a loaded vocabulary (so HF files round-trip);
     ``specials`` are tokens outside the merge graph (``<s>``, ``<pad>`` ...). With
     ``ignore_merges`` a pretoken that is itself a type is returned whole (HF's option).
-    ``metadata`` is free-form description (source, licence, the scenario a sample illustrates).
+    ``unknown`` says what happens to characters outside V; ``atoms`` are alphabet entries longer
+    than one character that segmentation takes whole (SentencePiece user-defined pieces);
+    ``dropout`` is the file's BPE-dropout setting (kept, not applied: segmentation here is
+    deterministic; :mod:`core.dropout` samples). ``metadata`` is free-form description (source,
+    licence, what was detected while loading, the scenario a sample illustrates).
     """
+
+    kind = "bpe"
 
     def __init__(
         self,
         alphabet: Iterable[str],
         merges: Iterable[Merge],
-        pretokeniser: "Pretokeniser",
+        pretokeniser: Pretokeniser,
         *,
         specials: Iterable[str] = (),
         type_ids: Mapping[str, int] | None = None,
         ignore_merges: bool = False,
         name: str = "",
         metadata: dict | None = None,
+        unknown: UnknownPolicy = UnknownPolicy(),
+        atoms: Iterable[str] = (),
+        end_of_word_suffix: str = "",
+        dropout: float | None = None,
     ):
         self.alphabet: tuple[str, ...] = tuple(dict.fromkeys(alphabet))
         self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
@@ -89,21 +73,28 @@ class BTETokeniser:
         self.ignore_merges = ignore_merges
         self.name = name
         self.metadata: dict = dict(metadata or {})
+        self.unknown = unknown
+        self.atoms: tuple[str, ...] = tuple(a for a in dict.fromkeys(atoms) if len(a) > 1)
+        self.end_of_word_suffix = end_of_word_suffix
+        self.dropout = dropout
         self._validate_merges()
 
     def _validate_merges(self) -> None:
         merges = self.merges
         parts = [m.parts for m in merges]
-        if (len(set(map(attrgetter("rank"), merges))) == len(merges) and len(set(parts)) == len(merges)
-                and min(map(len, parts), default=2) >= 2 and all(map(all, parts))):
+        ranks = set(map(attrgetter("rank"), merges))
+        if (len(set(parts)) == len(merges) and min(map(len, parts), default=2) >= 2 and all(map(all, parts))
+                and (len(ranks) == len(merges) or len({(m.rank, m.result) for m in merges}) == len(ranks))):
             return  # the common case, checked at C speed; otherwise find the culprit below
         seen_ranks: dict[Rank, Merge] = {}
         seen_parts: dict[tuple[str, ...], Merge] = {}
         for merge in merges:
             if len(merge.parts) < 2 or any(not p for p in merge.parts):
                 raise InputError(f"merge {merge.parts!r} at rank {merge.rank} needs two or more non-empty parts")
-            if merge.rank in seen_ranks:
-                raise InputError(f"merges '{seen_ranks[merge.rank]}' and '{merge}' share rank {merge.rank}")
+            other = seen_ranks.get(merge.rank)
+            if other is not None and other.result != merge.result:
+                raise InputError(f"merges '{other}' and '{merge}' share rank {merge.rank} but form different "
+                                 "types (only merges forming the same type may share a rank)")
             if merge.parts in seen_parts:
                 raise InputError(
                     f"merge '{merge}' appears twice (ranks {seen_parts[merge.parts].rank} and {merge.rank})"
@@ -118,9 +109,30 @@ class BTETokeniser:
         return frozenset(self.alphabet) | {m.result for m in self.merges}
 
     @property
+    def vocabulary(self) -> frozenset[str]:
+        return self.types
+
+    @property
     def vocab_size(self) -> int:
         """|V| plus special tokens, as HF counts a vocabulary."""
         return len(self.types) + len(set(self.specials) - self.types)
+
+    def token_ids(self) -> dict[str, int]:
+        """Every token (specials and V) with its id: the loaded ids where there are any, new
+        types appended after them. Without loaded ids: specials, the alphabet, then merge
+        results in rank order (HF's order for a trained tokeniser)."""
+        old = self.type_ids or {}
+        ordered = list(dict.fromkeys([*self.specials, *self.alphabet, *(m.result for m in self.merges)]))
+        ids = {t: old[t] for t in ordered if t in old}
+        next_id = max(ids.values(), default=-1) + 1
+        used = set(ids.values())
+        for t in ordered:
+            if t not in ids:
+                while next_id in used:
+                    next_id += 1
+                ids[t] = next_id
+                used.add(next_id)
+        return dict(sorted(ids.items(), key=lambda kv: kv[1]))
 
     @cached_property
     def produced_by(self) -> dict[str, tuple[Merge, ...]]:
@@ -140,7 +152,7 @@ class BTETokeniser:
         return {t: tuple(ms) for t, ms in index.items()}
 
     def merge_of(self, type_: str) -> Merge | None:
-        """The unique merge forming ``type_`` (None for an alphabet type or an unknown string)."""
+        """The lowest-ranked merge forming ``type_`` (None for an alphabet type or an unknown string)."""
         merges = self.produced_by.get(type_, ())
         return merges[0] if merges else None
 
@@ -148,6 +160,11 @@ class BTETokeniser:
     def merge_index(self) -> dict[Merge, int]:
         """Position of each merge in rank order (0-based)."""
         return {m: i for i, m in enumerate(self.merges)}
+
+    @cached_property
+    def multi_merge_types(self) -> int:
+        """How many types more than one merge forms (converted tiktoken/SentencePiece files)."""
+        return sum(len(ms) > 1 for ms in self.produced_by.values())
 
     def check_invariants(self) -> list[str]:
         """Violations of §3.2's invariants: each type formed by at most one merge, every part a type.
@@ -172,25 +189,40 @@ class BTETokeniser:
 
     # --- segmentation ------------------------------------------------------------------------
     @cached_property
-    def engine(self) -> "SegmentationEngine":
-        from core.segmentation import SegmentationEngine
+    def engine(self) -> SegmentationEngine:
+        return SegmentationEngine(self.merges, ignore_merges_vocab=self.ignore_merges_vocab,
+                                  atoms=self.atoms, known=self.types, unknown=self.unknown,
+                                  suffix=self.end_of_word_suffix)
 
-        return SegmentationEngine(self.merges, ignore_merges_vocab=self.types if self.ignore_merges else None)
+    @property
+    def ignore_merges_vocab(self) -> frozenset[str] | None:
+        """What ``ignore_merges`` emits whole: V and the rest of the loaded vocabulary."""
+        if not self.ignore_merges:
+            return None
+        return self.types | frozenset(self.type_ids or ()) - set(self.specials)
 
     def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
         """BTE segmentation of one pretoken (cached)."""
         return self.engine.segment(pretoken)
 
     def tokenise(self, text: str) -> list[str]:
-        """Pre-tokenise running text and segment every pretoken."""
+        """Pre-tokenise running text and segment every pretoken; added tokens stay whole."""
         segment = self.engine.segment
-        return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
+        if not getattr(self.pretokeniser, "sources_in_original", False):
+            return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
+        tokens: list[str] = []
+        for pretoken in self.pretokeniser.pretokenise_with_sources(text):
+            if pretoken.added:
+                tokens.append(pretoken.text)
+            elif pretoken.text:
+                tokens.extend(segment(pretoken.text))
+        return tokens
 
     def tokenise_word(self, word: str) -> list[str]:
         """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
         return self.tokenise(" " + word)
 
-    def trace_pretoken(self, pretoken: str, max_rank: Rank | None = None) -> "SegmentationTrace":
+    def trace_pretoken(self, pretoken: str, max_rank: Rank | None = None) -> SegmentationTrace:
         """Segmentation with a full trace; with ``max_rank`` only merges ranked below it apply."""
         return self.engine.trace(pretoken, max_rank=max_rank)
 
@@ -198,31 +230,112 @@ class BTETokeniser:
         """ReBPE's LIMITEDBPE: apply only the merges ranked strictly below ``max_rank``."""
         return self.engine.segment_limited(pretoken, max_rank)
 
-    # --- the variant interface (core/variants/base.py) ------------------------------------------
-    kind = "bpe"
+    def trace_text(self, text: str) -> Trace:
+        """Every merge applied while tokenising ``text``, pretoken by pretoken (bpe-knockout.txt
+        §3.2 order); ``extra["pretokens"]`` holds each pretoken's full trace (merge trees, the
+        merge behind every removed boundary)."""
+        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        done: list[str] = []
+        pending = [list(p) for p in pretokens]
+        events = []
+        traces = [self.trace_pretoken(p) for p in pretokens]
+        for k, trace in enumerate(traces):
+            for step in trace.steps:
+                state = (*done, *step.tokens, *(t for rest in pending[k + 1:] for t in rest))
+                events.append(TraceEvent("merge", f"{' + '.join(step.merge.parts)} (rank {step.merge.rank})",
+                                         state, step.merge.rank))
+            done.extend(trace.tokens)
+        return Trace(text, pretokens, tuple(ch for p in pretokens for ch in p), tuple(events),
+                     {"pretokens": [t.to_json() for t in traces]})
 
-    @property
-    def vocabulary(self) -> frozenset[str]:
-        return self.types
-
-    def trace_text(self, text: str) -> "Trace":
-        from core.variants.bpe import bte_trace
-
-        return bte_trace(self, text)
-
-    def to_json(self) -> dict:
-        from core.formats.tokeniser_files import tokeniser_to_project_json
-
-        return tokeniser_to_project_json(self)
+    # --- the project's JSON format ----------------------------------------------------------------
+    def to_json(self, metadata: dict | None = None) -> dict[str, Any]:
+        """``"format": "bte-tokeniser"``: round-trips tuple merges and fractional ranks exactly."""
+        out: dict[str, Any] = {
+            "format": PROJECT_FORMAT,
+            "version": PROJECT_VERSION,
+            "name": self.name,
+            "pretokeniser": self.pretokeniser.to_spec(),
+            "alphabet": list(self.alphabet),
+            "specials": list(self.specials),
+            "ignore_merges": self.ignore_merges,
+            "merges": [[m.rank, list(m.parts)] for m in self.merges],
+            "type_ids": self.type_ids,
+            "metadata": metadata if metadata is not None else self.metadata,
+        }
+        if not self.unknown.is_default:
+            out["unknown"] = self.unknown.to_json()
+        if self.atoms:
+            out["atoms"] = list(self.atoms)
+        if self.end_of_word_suffix:
+            out["end_of_word_suffix"] = self.end_of_word_suffix
+        if self.dropout is not None:
+            out["dropout"] = self.dropout
+        return out
 
     @classmethod
-    def from_json(cls, obj: dict, source: str = "<project json>") -> "BTETokeniser":
-        from core.formats.tokeniser_files import tokeniser_from_project_json
+    def from_json(cls, obj: dict[str, Any], source: str = "<project json>") -> "BTETokeniser":
+        def require(condition: bool, message: str) -> None:
+            if not condition:
+                raise InputError(message, source)
 
-        return tokeniser_from_project_json(obj, source)
+        require(isinstance(obj, dict) and obj.get("format") == PROJECT_FORMAT,
+                f"expected a JSON object with \"format\": \"{PROJECT_FORMAT}\"")
+        require(obj.get("version") == PROJECT_VERSION,
+                f"unsupported version {obj.get('version')!r} (expected {PROJECT_VERSION})")
+        alphabet = obj.get("alphabet")
+        require(isinstance(alphabet, list) and all(isinstance(a, str) and a for a in alphabet),
+                "field 'alphabet' must be a list of non-empty strings")
+        raw_merges = obj.get("merges") or []
+        require(isinstance(raw_merges, list), "field 'merges' must be a list")
+        merges = []
+        for i, raw in enumerate(raw_merges):
+            ok = (isinstance(raw, list) and len(raw) == 2 and isinstance(raw[0], numbers.Real)
+                  and not isinstance(raw[0], bool) and isinstance(raw[1], list)
+                  and len(raw[1]) >= 2 and all(isinstance(p, str) and p for p in raw[1]))
+            require(ok, f"merges[{i}] must be [rank, [part, part, ...]] with two or more non-empty parts, "
+                        f"found {str(raw)[:80]}")
+            merges.append(Merge(raw[0], tuple(raw[1])))
+        spec = obj.get("pretokeniser")
+        require(isinstance(spec, dict), "field 'pretokeniser' must be an object")
+        try:
+            pretokeniser = pretokeniser_from_spec(spec)
+        except InputError as err:
+            raise InputError("pretokeniser: " + err.message, source) from None
+        type_ids = obj.get("type_ids")
+        require(type_ids is None or (isinstance(type_ids, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())),
+            "field 'type_ids' must be null or map tokens to integer ids")
+        metadata = obj.get("metadata") or {}
+        require(isinstance(metadata, dict), "field 'metadata' must be an object")
+        specials = obj.get("specials") or []
+        require(isinstance(specials, list) and all(isinstance(t, str) for t in specials),
+                "field 'specials' must be a list of strings")
+        unknown = obj.get("unknown") or {}
+        require(isinstance(unknown, dict) and set(unknown) <= {"unk_token", "fuse_unk", "byte_fallback", "drop_unknown"}
+                and all(isinstance(unknown.get(k, False), bool) for k in ("fuse_unk", "byte_fallback", "drop_unknown"))
+                and isinstance(unknown.get("unk_token"), (str, type(None))),
+                "field 'unknown' must be an object with unk_token (string or null), fuse_unk, byte_fallback, "
+                "drop_unknown (true/false)")
+        atoms = obj.get("atoms") or []
+        require(isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
+                "field 'atoms' must be a list of non-empty strings")
+        suffix = obj.get("end_of_word_suffix") or ""
+        require(isinstance(suffix, str), "field 'end_of_word_suffix' must be a string")
+        dropout = obj.get("dropout")
+        require(dropout is None or (isinstance(dropout, numbers.Real) and not isinstance(dropout, bool)
+                                    and 0 <= dropout <= 1), "field 'dropout' must be null or a number in [0, 1]")
+        try:
+            return cls(alphabet, merges, pretokeniser, specials=specials, type_ids=type_ids,
+                       ignore_merges=bool(obj.get("ignore_merges", False)), name=str(obj.get("name") or ""),
+                       metadata=metadata, unknown=UnknownPolicy(**unknown), atoms=atoms,
+                       end_of_word_suffix=suffix, dropout=dropout)
+        except InputError as err:
+            raise InputError(err.message, source) from None
 
     # --- derivation ---------------------------------------------------------------------------
-    def with_merges(self, merges: Iterable[Merge], *, alphabet: Iterable[str] | None = None, name: str | None = None) -> "BTETokeniser":
+    def with_merges(self, merges: Iterable[Merge], *, alphabet: Iterable[str] | None = None,
+                    name: str | None = None) -> "BTETokeniser":
         """A new tokeniser with the same pre-tokeniser and settings but other merges."""
         return BTETokeniser(
             self.alphabet if alphabet is None else alphabet,
@@ -232,6 +345,10 @@ class BTETokeniser:
             type_ids=self.type_ids,
             ignore_merges=self.ignore_merges,
             name=self.name if name is None else name,
+            unknown=self.unknown,
+            atoms=self.atoms,
+            end_of_word_suffix=self.end_of_word_suffix,
+            dropout=self.dropout,
         )
 
     def __repr__(self) -> str:

@@ -6,6 +6,13 @@ first, leftmost occurrence first, one occurrence at a time — the order of HF `
 ``Word::merge_all`` (a queue ordered by (rank, position)), so binary merge lists segment exactly
 as HF BPE does, even for merge lists that are not in training order.
 
+Merges that share a rank (all of them form the same type: tiktoken, SentencePiece-BPE) have one
+priority, so among them the leftmost occurrence fires first, as tiktoken's byte-pair merge and
+SentencePiece's agenda do. A pretoken starts as its characters, except that ``atoms`` (longer
+strings that are atoms of the vocabulary, e.g. SentencePiece user-defined pieces) are taken whole,
+longest first; characters outside the vocabulary are handled by an
+:class:`core.unknowns.UnknownPolicy`.
+
 ``max_rank`` gives ReBPE's LIMITEDBPE (rebpe.txt Alg. 2, reparation: apply merges 1..r-1 only).
 The trace records every applied merge, its position, the merge tree of every token and, for
 every character boundary, the merge that removed it (the basis of blame, bpe-knockout.txt §3.4).
@@ -13,10 +20,12 @@ every character boundary, the merge that removed it (the basis of blame, bpe-kno
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Iterable
 
-from core.model import Merge, Rank
+from core.merges import Merge, Rank
+from core.unknowns import UnknownPolicy
 
 _NONE = 1 << 62  # "no candidate" in the per-position candidate list
 CACHE_LIMIT = 1_000_000
@@ -85,25 +94,69 @@ class SegmentationTrace:
 class SegmentationEngine:
     """Merge tables compiled for fast segmentation, plus a per-pretoken cache."""
 
-    def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None):
+    def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None, *,
+                 atoms: Iterable[str] = (), known: frozenset[str] | None = None,
+                 unknown: UnknownPolicy | None = None, suffix: str = ""):
         self.merges: list[Merge] = sorted(merges, key=attrgetter("rank"))  # a list: replace_merge edits it
         self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
-        # Merge indices follow rank order, so comparing indices compares ranks.
-        self.pair_index: dict[tuple[str, str], int] = {m.parts: i for i, m in enumerate(self.merges) if not m.is_tuple}
+        # A merge's priority is the index of the first merge of its rank, so comparing priorities
+        # compares ranks, and merges sharing a rank tie (the leftmost occurrence wins).
+        priorities = list(range(len(self.merges)))
+        for i in range(1, len(priorities)):
+            if self.ranks[i] == self.ranks[i - 1]:
+                priorities[i] = priorities[i - 1]
+        self.shared_ranks = priorities != list(range(len(priorities)))
+        self.pair_index: dict[tuple[str, str], int] = {
+            m.parts: p for m, p in zip(self.merges, priorities) if not m.is_tuple}
         self.tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-        for i, merge in enumerate(self.merges):
+        for merge, priority in zip(self.merges, priorities):
             if merge.is_tuple:
-                self.tuple_index.setdefault(merge.parts[0], []).append((i, merge.parts))
+                self.tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
         for first, entries in self.tuple_index.items():
             self.tuple_span[first] = max(len(parts) for _, parts in entries)
         self.window = max(self.tuple_span.values(), default=2)
         self._index_tuple_results()
         self.ignore_merges_vocab = ignore_merges_vocab
+        self._atoms: dict[str, tuple[str, ...]] = {}  # first character -> longer atoms, longest first
+        for atom in sorted({a for a in atoms if len(a) > 1}, key=len, reverse=True):
+            self._atoms[atom[0]] = (*self._atoms.get(atom[0], ()), atom)
+        self.known = known
+        self.suffix = suffix
+        self.unknown = unknown if unknown is not None and not unknown.is_default and known is not None else None
         self._cache: dict[str, tuple[str, ...]] = {}
         merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges))
         self._merge_of: dict[str, Merge] | None = merge_of if len(merge_of) == len(self.merges) else None
         self._inner: dict[str, tuple[Merge | None, ...]] = {}
+
+    def atomise(self, pretoken: str) -> list[str]:
+        """The pretoken's initial symbols: characters, or a longer atom where one starts; the
+        last one carries the end-of-word suffix, if any."""
+        symbols = list(pretoken) if not self._atoms else self._atoms_and_characters(pretoken)
+        if self.suffix and symbols:
+            symbols[-1] += self.suffix
+        return symbols
+
+    def _atoms_and_characters(self, pretoken: str) -> list[str]:
+        symbols, i, n = [], 0, len(pretoken)
+        while i < n:
+            for atom in self._atoms.get(pretoken[i], ()):
+                if pretoken.startswith(atom, i):
+                    symbols.append(atom)
+                    i += len(atom)
+                    break
+            else:
+                symbols.append(pretoken[i])
+                i += 1
+        return symbols
+
+    def merge_at(self, symbols: list[str], position: int, width: int) -> Merge:
+        """The merge that joins ``symbols[position:position + width]``."""
+        return self._parts_index[tuple(symbols[position:position + width])]
+
+    @cached_property
+    def _parts_index(self) -> dict[tuple[str, ...], Merge]:
+        return {m.parts: m for m in self.merges}
 
     # --- public entry points -------------------------------------------------------------------
     def segment(self, pretoken: str) -> tuple[str, ...]:
@@ -117,11 +170,15 @@ class SegmentationEngine:
     def segment_uncached(self, pretoken: str) -> tuple[str, ...]:
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab:
             return (pretoken,)
-        symbols = list(pretoken)
+        symbols = self.atomise(pretoken)
+        if self.unknown is not None:
+            symbols = self.unknown.drop(symbols, self.known)
         if self.tuple_index and self._may_fire_tuple(pretoken):
             self._run(symbols, len(self.merges), None)
         else:
             self._run_binary(symbols)
+        if self.unknown is not None:
+            return self.unknown.replace(tuple(symbols), self.known)
         return tuple(symbols)
 
     def _index_tuple_results(self) -> None:
@@ -143,21 +200,23 @@ class SegmentationEngine:
         return False
 
     def segment_limited(self, pretoken: str, max_rank: Rank) -> tuple[str, ...]:
-        symbols = list(pretoken)
+        symbols = self.atomise(pretoken)
         self._run(symbols, self._limit(max_rank), None)
         return tuple(symbols)
 
     def trace(self, pretoken: str, max_rank: Rank | None = None) -> SegmentationTrace:
         limit = len(self.merges) if max_rank is None else self._limit(max_rank)
-        symbols = list(pretoken)
-        trees = [MergeTree(ch, k) for k, ch in enumerate(pretoken)]
+        symbols = self.atomise(pretoken)
+        trees, start = [], 0
+        for atom in symbols:
+            trees.append(MergeTree(atom, start))
+            start += len(atom)
         steps: list[TraceStep] = []
         boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
         whole = (self.ignore_merges_vocab is not None and max_rank is None
                  and pretoken in self.ignore_merges_vocab and len(pretoken) > 1)
         if not whole:
-            def record(position: int, width: int, merge_idx: int) -> None:
-                merge = self.merges[merge_idx]
+            def record(position: int, width: int, merge: Merge) -> None:
                 children = tuple(trees[position:position + width])
                 start = children[0].start
                 for child in children[1:]:
@@ -180,19 +239,21 @@ class SegmentationEngine:
         """
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
             return (pretoken,), (None,) * (len(pretoken) - 1)
-        if self._merge_of is not None:
+        if self._merge_of is not None and self.unknown is None and not self.suffix:
             tokens = self.segment(pretoken)
             boundary: list[Merge | None] = list(self._inner_boundaries(tokens[0]))
             for token in tokens[1:]:
                 boundary.append(None)
                 boundary.extend(self._inner_boundaries(token))
             return tokens, tuple(boundary)
-        symbols = list(pretoken)
-        starts = list(range(len(pretoken)))
+        symbols = self.atomise(pretoken)
+        starts, start = [], 0
+        for atom in symbols:
+            starts.append(start)
+            start += len(atom)
         boundary = [None] * max(len(pretoken) - 1, 0)
 
-        def record(position: int, width: int, merge_idx: int) -> None:
-            merge = self.merges[merge_idx]
+        def record(position: int, width: int, merge: Merge) -> None:
             for start in starts[position + 1:position + width]:
                 boundary[start - 1] = merge
             del starts[position + 1:position + width]
@@ -225,7 +286,7 @@ class SegmentationEngine:
         from bisect import bisect_left
 
         i = bisect_left(self.ranks, old.rank)
-        assert self.merges[i] == old and new.rank == old.rank
+        assert self.merges[i] == old and new.rank == old.rank and not self.shared_ranks
         for merge, add in ((old, False), (new, True)):
             if merge.is_tuple:
                 entries = self.tuple_index.setdefault(merge.parts[0], [])
@@ -310,9 +371,11 @@ class SegmentationEngine:
                 return
             i = cands.index(best)
             width = best & 0xFFFF
+            if record is not None:
+                merge = self.merge_at(symbols, i, width) if self.shared_ranks else self.merges[best >> 16]
             symbols[i:i + width] = ["".join(symbols[i:i + width])]
             if record is not None:
-                record(i, width, best >> 16)
+                record(i, width, merge)
             del cands[i + 1:i + width]
             cands[i] = candidate(i)
             if i:

@@ -13,7 +13,7 @@ import re
 import streamlit as st
 
 from core.errors import InputError
-from core.formats.tokeniser_files import tokeniser_to_hf_json, tokeniser_to_project_json
+from core.formats.hf_json import tokeniser_to_hf_json
 from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
@@ -253,7 +253,7 @@ def show_downloads(index: int) -> None:
                            "reify": config.reify, "fix": config.fix, "reparation": config.reparation,
                            "link": config.link, "expand": config.expand}}
     st.download_button("Tokeniser after this step (project JSON)", key="stepper_dl_project", on_click="ignore",
-                       data=lambda: json.dumps(tokeniser_to_project_json(tok, metadata), ensure_ascii=False),
+                       data=lambda: json.dumps(tok.to_json(metadata), ensure_ascii=False),
                        file_name=f"{stem}-step{index}.json", mime="application/json")
     tuple_count = steps[index - 1].tuple_merges if index else len(tokeniser.tuple_merges)
     if tuple_count:

@@ -17,6 +17,7 @@ from core.errors import InputError
 from core.pretokenisers import ByteLevel, RegexSplit
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, text_to_byte_chars
 from core.variants import registry
+from core.tokeniser import from_saved_json
 from core.variants.base import TrainingCorpus
 from core.variants.boundless import BoundlessBPE, boundless_pretokeniser, train
 from core.variants.boundless_train import MERGE_PATTERNS
@@ -161,7 +162,7 @@ def test_v8_through_the_registry_and_a_file_round_trip(v8, tmp_path):
     corpus = TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser())
     run = registry.train("boundless", corpus, 290)
     assert run.tokeniser.operations == v8.tokeniser.operations
-    loaded = registry.variant_from_json(json.loads(json.dumps(run.tokeniser.to_json())), "x.json")
+    loaded = from_saved_json(json.loads(json.dumps(run.tokeniser.to_json())), "x.json")
     assert loaded.operations == v8.tokeniser.operations and loaded.vocabulary == v8.tokeniser.vocabulary
 
 

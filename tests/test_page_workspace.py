@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.formats.tokeniser_files import load_tokeniser, tokeniser_to_project_json
+from core.formats.tokeniser_files import load_tokeniser
 from core.samples import scenario_paths
 from tests.apptest_support import assert_clean, run_page as run_at
 
@@ -131,7 +131,7 @@ def test_every_bad_tokeniser_file_is_an_error_message(name, data, expected):
 
 def test_project_json_upload_becomes_the_choice_and_a_later_bad_one_keeps_it():
     scenario = load_tokeniser(scenario_paths()["a1_scenario2b_ii"])
-    data = json.dumps(tokeniser_to_project_json(scenario)).encode()
+    data = json.dumps(scenario.to_json()).encode()
     at = run_page()
     upload(at, "upload_tokeniser", "mine.json", data)
     assert_clean(at)

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from core.errors import InputError
 from core.pretokenisers import Metaspace, WhitespaceSplit
 from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus, Variant
+from core.tokeniser import Tokeniser
+from core.variants.base import TrainingCorpus
 from core.variants.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
 from tests.conftest import SHARED
 
@@ -272,7 +273,7 @@ def test_encoding_trace_and_save_properties(counts, vocab_size, threshold, tie, 
     run = train(TrainingCorpus.from_word_counts(counts, Metaspace()), vocab_size, threshold=threshold, tie=tie,
                 whole_word=whole_word)
     tokeniser = run.tokeniser
-    assert isinstance(tokeniser, Variant)
+    assert isinstance(tokeniser, Tokeniser)
     assert tokeniser.vocab_size <= vocab_size and tokeniser.vocabulary >= set(tokeniser.alphabet)
     sizes = [e.vocab_size for e in run.events]
     steps = [0 if e.detail.get("additional") else 1 if e.kind == "merge" else -1 for e in run.events]

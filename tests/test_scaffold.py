@@ -12,7 +12,8 @@ from core.formats.corpora import load_word_counts
 from core.pretokenisers import Metaspace, WhitespaceSplit
 from core.samples import SAMPLE_DIR
 from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus, Variant
+from core.tokeniser import Tokeniser
+from core.variants.base import TrainingCorpus
 from core.variants.scaffold import ScaffoldBPE, train
 
 # TEST_VECTORS.md V6 (shared/reference/corpora/scaffold_arizona.tsv), no prefix, target 17.
@@ -197,7 +198,7 @@ def test_training_invariants(words, extra, options):
 def test_encoding_properties(words, extra, options, texts):
     corpus = TrainingCorpus(WhitespaceSplit(), words)
     tokeniser = train(corpus, len({ch for w in words for ch in w}) + extra, **options).tokeniser
-    assert isinstance(tokeniser, Variant)
+    assert isinstance(tokeniser, Tokeniser)
     for token in tokeniser.scaffold_tokens:
         pieces = tokeniser.demolish(token)
         assert "".join(pieces) == token

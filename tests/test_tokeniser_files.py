@@ -9,10 +9,9 @@ from tokenizers import Tokenizer
 
 from core.errors import InputError
 from core.formats.corpora import load_word_counts
-from core.formats.tokeniser_files import (
-    load_tokeniser, merges_txt, parse_merges_txt, parse_tokeniser_bytes, save_merges_and_vocab,
-    save_tokeniser, tokeniser_from_project_json, tokeniser_to_hf_json, tokeniser_to_project_json,
-)
+from core.formats.hf_json import tokeniser_to_hf_json
+from core.formats.merges_txt import merges_txt, parse_merges_txt, save_merges_and_vocab
+from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import ByteLevel, Metaspace, ReBPEPipeline, WhitespaceSplit
 from core.samples import DUTCH_40K, SAMPLE_DIR, tokeniser_paths
@@ -94,7 +93,7 @@ def tokenisers(draw):
 @settings(max_examples=80, deadline=None)
 @given(tokenisers())
 def test_project_json_round_trips_exactly(tok):
-    text = json.dumps(tokeniser_to_project_json(tok), ensure_ascii=False)
+    text = json.dumps(tok.to_json(), ensure_ascii=False)
     again = parse_tokeniser_bytes(text.encode(), "x.json")
     assert again.merges == tok.merges
     assert [type(m.rank) for m in again.merges] == [type(m.rank) for m in tok.merges]
@@ -135,6 +134,6 @@ def test_missing_file_and_empty_folder(tmp_path):
 
 
 def test_scenario_files_load_with_metadata():
-    tok = tokeniser_from_project_json(json.loads((SAMPLE_DIR / "scenarios" / "a1_scenario1.json").read_text()))
+    tok = BTETokeniser.from_json(json.loads((SAMPLE_DIR / "scenarios" / "a1_scenario1.json").read_text()))
     assert tok.metadata["knockout"] == "_bruid s"
     assert isinstance(tok.pretokeniser, ReBPEPipeline)

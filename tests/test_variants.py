@@ -17,7 +17,9 @@ from core.errors import InputError
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
 from core.samples import running_text
 from core.variants import registry
-from core.variants.base import Trace, TrainingCorpus, Variant
+from core.tokeniser import Tokeniser
+from core.trace import Trace
+from core.variants.base import TrainingCorpus
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = list(itertools.islice(running_text(), 400))
@@ -36,7 +38,7 @@ def trained(request):
 def test_training_reaches_at_most_the_target(trained):
     algorithm, run = trained
     tokeniser = run.tokeniser
-    assert isinstance(tokeniser, Variant)
+    assert isinstance(tokeniser, Tokeniser)
     assert tokeniser.kind == algorithm.split("-")[0]
     assert 256 < tokeniser.vocab_size <= TARGET
     assert run.events and run.events[-1].vocab_size == tokeniser.vocab_size

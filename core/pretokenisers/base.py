@@ -22,6 +22,9 @@ class Pretoken:
 
     text: str
     sources: tuple[int, ...]
+    #: an added token (HF ``added_tokens``, SentencePiece user-defined/control pieces) matched in
+    #: the text: the model emits it whole, as one token, and never segments it.
+    added: bool = False
 
 
 class Pretokeniser(ABC):
@@ -31,6 +34,9 @@ class Pretokeniser(ABC):
     kind: str = ""
     #: The word-start marker as it appears in pretokens ("Ġ", "▁", "_"), or None.
     marker: str | None = None
+    #: True when ``Pretoken.sources`` index the text as given (before normalisation) rather than
+    #: ``normalise(text)``; such pipelines may change the text's length.
+    sources_in_original: bool = False
 
     def normalise(self, text: str) -> str:
         """Normalisation applied before splitting (identity unless overridden)."""

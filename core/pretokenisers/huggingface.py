@@ -40,7 +40,7 @@ SUPPORTED_PRE_TOKENIZERS = (
 )
 
 
-def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None) -> Pretokeniser:
+def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None, added_tokens=(), decoder=None) -> Pretokeniser:
     """The pre-tokeniser for a tokenizer.json's ``normalizer`` and ``pre_tokenizer`` values."""
     steps = normaliser_from_hf(normalizer_json)
     if pre_tokenizer_json is None:
@@ -135,3 +135,16 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
                              "supported: Removed with invert=true, Isolated with invert=false")
         return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
     raise InputError(f"unsupported pre_tokenizer type {kind!r}; supported: {SUPPORTED_PRE_TOKENIZERS}")
+
+
+def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:
+    """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``."""
+    normalizer, pre_tokenizer = to_hf(p)
+    decoder = None
+    if isinstance(p, ByteLevel):
+        decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    elif isinstance(p, Metaspace):
+        decoder = {"type": "Metaspace", "replacement": p.replacement, "prepend_scheme": p.prepend_scheme, "split": True}
+    added = [{"id": vocab[s], "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True} for s in specials]
+    return {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "decoder": decoder, "added_tokens": added}

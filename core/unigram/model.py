@@ -27,7 +27,8 @@ import random
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
 from core.unigram.lattice import Arc, Lattice
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent, read_envelope,
+from core.trace import Trace, TraceEvent
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, read_envelope,
                                 read_flag)
 
 #: SentencePiece ``kUnkPenalty``.

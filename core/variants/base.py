@@ -1,7 +1,8 @@
-"""The small interface every tokeniser family implements (BPE, Scaffold-BPE, PickyBPE,
-BoundlessBPE, Unigram), so pages, metrics and the CLI take any of them.
+"""What the tokeniser families (BPE, Scaffold-BPE, PickyBPE, BoundlessBPE, Unigram) share beyond
+the :class:`core.tokeniser.Tokeniser` interface: training corpora and runs, and the saved-file
+envelope.
 
-No paper section: plumbing. A *variant* is a class with
+No paper section: plumbing. A *variant* is a :class:`core.tokeniser.Tokeniser` with
 
 - ``name``, ``pretokeniser`` (a :class:`core.pretokenisers.base.Pretokeniser`), ``kind`` (the
   algorithm name used by ``train --algorithm`` and in saved files);
@@ -12,7 +13,8 @@ No paper section: plumbing. A *variant* is a class with
 
 Training lives in each variant's module as ``train(corpus: TrainingCorpus, vocab_size, *,
 progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called now and then.
-:mod:`core.variants.registry` maps algorithm names to trainers and saved formats to loaders.
+:mod:`core.variants.registry` maps algorithm names to trainers; :data:`core.tokeniser.SAVED_FORMATS`
+maps saved formats to loaders.
 """
 from __future__ import annotations
 
@@ -20,11 +22,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol, runtime_checkable
 
 from core.errors import InputError
 from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
+from core.tokeniser import ids_in_order
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
 FORMAT_PREFIX = "variant:"
@@ -85,59 +87,6 @@ class TrainingCorpus:
 
 
 @dataclass(frozen=True)
-class TraceEvent:
-    """One operation applied during tokenisation.
-
-    ``kind``: "merge", "split" / "whole" (PickyBPE), "deletion" / "supermerge" (BoundlessBPE),
-    "demolish" (Scaffold-BPE), "viterbi" (Unigram); ``index`` the operation's position in the
-    tokeniser's ordered list (rank, event id), None when it has none; ``label`` a short
-    human-readable description; ``tokens`` all tokens of the text right after the event.
-    """
-
-    kind: str
-    label: str
-    tokens: tuple[str, ...]
-    index: int | float | None = None
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "label": self.label, "index": self.index, "tokens": list(self.tokens)}
-
-
-@dataclass(frozen=True)
-class Trace:
-    """The tokenisation of one text as a sequence of states: ``initial`` (atoms of every pretoken,
-    after pre-tokenisation), then one state per event. ``pretokens`` are the pre-tokeniser's output.
-    """
-
-    text: str
-    pretokens: tuple[str, ...]
-    initial: tuple[str, ...]
-    events: tuple[TraceEvent, ...]
-    extra: dict = field(default_factory=dict)  # variant-specific detail (JSON-serialisable)
-
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return self.events[-1].tokens if self.events else self.initial
-
-    def problems(self) -> list[str]:
-        """Ways in which the trace is not a replayable chain (empty when it is one): every state
-        must spell the concatenated pretokens."""
-        surface = "".join(self.pretokens)
-        out = []
-        if "".join(self.initial) != surface:
-            out.append(f"initial atoms {self.initial!r} do not spell {surface!r}")
-        for n, event in enumerate(self.events):
-            if "".join(event.tokens) != surface:
-                out.append(f"event {n} ({event.label}) leaves {event.tokens!r}, which does not spell {surface!r}")
-        return out
-
-    def to_json(self) -> dict:
-        return {"text": self.text, "pretokens": list(self.pretokens), "initial": list(self.initial),
-                "events": [e.to_json() for e in self.events], "tokens": list(self.tokens),
-                **({"detail": self.extra} if self.extra else {})}
-
-
-@dataclass(frozen=True)
 class TrainingEvent:
     """One step of training, for the training-dynamics views.
 
@@ -172,28 +121,6 @@ class TrainingRun:
                 "vocab_size": self.tokeniser.vocab_size, "events": [e.to_json() for e in self.events]}
 
 
-@runtime_checkable
-class Variant(Protocol):
-    """What pages, metrics and the CLI rely on (see the module docstring)."""
-
-    kind: str
-    name: str
-
-    @property
-    def vocabulary(self) -> frozenset[str]: ...
-
-    @property
-    def vocab_size(self) -> int: ...
-
-    def tokenise(self, text: str) -> list[str]: ...
-
-    def tokenise_word(self, word: str) -> list[str]: ...
-
-    def trace_text(self, text: str) -> Trace: ...
-
-    def to_json(self) -> dict: ...
-
-
 class PretokenSegmenter:
     """``tokenise`` and ``tokenise_word`` for a variant that segments every pretoken on its own
     (Scaffold-BPE, PickyBPE, Unigram): each pretoken is segmented once by the subclass's
@@ -212,6 +139,10 @@ class PretokenSegmenter:
                 cache.clear()
             tokens = cache[pretoken] = self._segment_uncached(pretoken)
         return tokens
+
+    def token_ids(self) -> dict[str, int]:
+        """Ids in sorted vocabulary order (these families keep no ids of their own)."""
+        return ids_in_order(sorted(self.vocabulary))
 
     def tokenise(self, text: str) -> list[str]:
         segment = self.segment_pretoken

@@ -41,7 +41,9 @@ from core.errors import InputError
 from core.pretokenisers import RegexSplit
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
-from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, Trace, TraceEvent, initial_alphabet,
+from core.tokeniser import ids_in_order
+from core.trace import Trace, TraceEvent
+from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, initial_alphabet,
                                 read_envelope, read_flag)
 from core.variants.boundless_train import train  # noqa: F401  (the trainer, App. B)
 
@@ -180,6 +182,10 @@ class BoundlessBPE:
         for kind, *_ in self.operations:
             out[kind] += 1
         return out
+
+    def token_ids(self) -> dict[str, int]:
+        """Ids in sorted vocabulary order (BoundlessBPE files keep no ids)."""
+        return ids_in_order(sorted(self.vocabulary))
 
     def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
         """The word operations alone on one pretoken (no supermerges: they need neighbours)."""

@@ -70,7 +70,8 @@ from functools import cached_property
 from core.errors import InputError
 from core.pretokenisers.spec_checks import check_choice
 from core.train_bpe import PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent,
+from core.trace import Trace, TraceEvent
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
                                 TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope,
                                 read_flag)
 

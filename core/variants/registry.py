@@ -1,4 +1,4 @@
-"""Algorithm names -> trainers, saved formats -> loaders, for every tokeniser family.
+"""Algorithm names -> trainers, for every tokeniser family (saved formats: core.tokeniser).
 
 No paper section: plumbing for ``train --algorithm``, ``segment`` and the explorer pages. Modules
 are imported on first use, so loading one family never pays for the others.
@@ -11,7 +11,7 @@ import inspect
 from core.errors import InputError
 from core.pretokenisers import ByteLevel, Metaspace, RegexSplit
 from core.pretokenisers.base import Pretokeniser
-from core.variants.base import FORMAT_PREFIX, TrainingCorpus, TrainingRun
+from core.variants.base import TrainingCorpus, TrainingRun
 
 #: algorithm -> (module with ``train``, fixed options, description)
 ALGORITHMS: dict[str, tuple[str, dict, str]] = {
@@ -21,14 +21,6 @@ ALGORITHMS: dict[str, tuple[str, dict, str]] = {
     "boundless": ("core.variants.boundless", {}, "BoundlessBPE (boundless-bpe.txt; supermerges across pretokens)"),
     "unigram": ("core.unigram.trainer", {"pruning": "loss"}, "Unigram (unigram.txt Alg. 1; loss-based pruning)"),
     "unigram-fsp": ("core.unigram.trainer", {"pruning": "fsp"}, "Unigram with Flat Score Pruning (unigram.txt §4)"),
-}
-
-#: saved ``format`` -> (module, class name)
-FORMATS: dict[str, tuple[str, str]] = {
-    FORMAT_PREFIX + "scaffold": ("core.variants.scaffold", "ScaffoldBPE"),
-    FORMAT_PREFIX + "picky": ("core.variants.picky", "PickyBPE"),
-    FORMAT_PREFIX + "boundless": ("core.variants.boundless", "BoundlessBPE"),
-    FORMAT_PREFIX + "unigram": ("core.unigram.model", "UnigramTokeniser"),
 }
 
 #: pre-tokeniser names the CLI and the pages offer
@@ -68,16 +60,3 @@ def train(algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=N
     module, fixed, _ = ALGORITHMS[algorithm]
     return importlib.import_module(module).train(corpus, vocab_size, progress=progress, **fixed, **options)
 
-
-def is_variant_format(obj: dict) -> bool:
-    return isinstance(obj.get("format"), str) and obj["format"].startswith(FORMAT_PREFIX)
-
-
-def variant_from_json(obj: dict, source: str):
-    """The saved variant tokeniser ``obj`` (InputError naming ``source`` for an unknown format)."""
-    spec = FORMATS.get(obj.get("format"))
-    if spec is None:
-        known = ", ".join(FORMATS)
-        raise InputError(f"unknown tokeniser format {obj.get('format')!r}; known: {known}", source)
-    module, name = spec
-    return getattr(importlib.import_module(module), name).from_json(obj, source)

@@ -55,7 +55,8 @@ from core.model import BTETokeniser, Merge
 from core.pretokenisers.spec_checks import check_choice
 from core.train_bpe import (PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab,
                             _merge_words)
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, Trace, TraceEvent,
+from core.trace import Trace, TraceEvent
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
                                 TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope)
 
 KIND = "scaffold"

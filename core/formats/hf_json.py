@@ -1,0 +1,126 @@
+"""HF ``tokenizer.json`` files with a BPE model <-> :class:`core.model.BTETokeniser`.
+
+No paper section (file format); semantics are those of HF ``tokenizers`` (``models/bpe``):
+
+- ``model``: ``vocab`` (token -> id), ``merges`` (``"a b"`` strings or ``["a", "b"]`` pairs, rank =
+  position), ``ignore_merges`` (a pretoken that is a vocabulary entry is emitted whole),
+  ``byte_fallback`` / ``unk_token`` / ``fuse_unk`` (:mod:`core.unknowns`; with none of them an
+  unknown character is dropped, as HF does), ``end_of_word_suffix`` (CLIP's ``</w>``: the last
+  character of every pretoken carries it), ``dropout`` (kept as a setting).
+  ``continuing_subword_prefix`` (WordPiece-style ``##`` inside BPE) is refused: a merge's result
+  would not be the concatenation of its parts, which the merge graph assumes.
+- ``normalizer``, ``pre_tokenizer``, ``added_tokens`` and ``decoder``: the whole pipeline in front of
+  the model, :func:`core.pretokenisers.huggingface.from_hf`.
+
+Types are the vocabulary's entries; the alphabet is the entries no merge forms (byte-fallback
+tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InputError
+from core.merges import Merge
+from core.model import BTETokeniser
+from core.pretokenisers.huggingface import from_hf, hf_pipeline_json
+from core.unknowns import UnknownPolicy
+
+
+def _require(condition: bool, message: str, source: str) -> None:
+    if not condition:
+        raise InputError(message, source)
+
+
+def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>", name: str = "") -> BTETokeniser:
+    model = obj.get("model")
+    _require(isinstance(model, dict), "field 'model' must be an object (is this a tokenizer.json?)", source)
+    kind = model.get("type", "BPE")
+    _require(kind == "BPE", f"model.type {kind!r} is not supported here: only BPE models load from a "
+                            "tokenizer.json (Unigram models load from their SentencePiece .model file)", source)
+    _require(not model.get("continuing_subword_prefix"),
+             f"model.continuing_subword_prefix = {model.get('continuing_subword_prefix')!r} is not supported: with "
+             "it a merge's result is not the concatenation of its parts, which the merge graph needs", source)
+    vocab = model.get("vocab")
+    _require(isinstance(vocab, dict) and all(isinstance(i, int) and not isinstance(i, bool) for i in vocab.values()),
+             "model.vocab must map token strings to integer ids", source)
+    merges = _merges(model.get("merges"), vocab, source)
+    added = obj.get("added_tokens") or []
+    _require(isinstance(added, list) and all(isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"]
+                                             for t in added),
+             "added_tokens must be a list of objects with a non-empty 'content' string", source)
+    suffix = model.get("end_of_word_suffix") or ""
+    _require(isinstance(suffix, str), "model.end_of_word_suffix must be a string or null", source)
+    try:
+        pretokeniser = from_hf(obj.get("normalizer"), obj.get("pre_tokenizer"), added, obj.get("decoder"))
+    except InputError as err:
+        raise InputError(err.message, source) from None
+    unk = model.get("unk_token")
+    _require(unk is None or isinstance(unk, str), "model.unk_token must be a string or null", source)
+    dropout = model.get("dropout")
+    _require(dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
+             f"model.dropout must be null or a number in [0, 1], got {dropout!r}", source)
+    unknown = UnknownPolicy(unk_token=unk, fuse_unk=bool(model.get("fuse_unk")),
+                            byte_fallback=bool(model.get("byte_fallback")), drop_unknown=True)
+    results = {m.result for m in merges}
+    specials = [t["content"] for t in added]
+    special_set = set(specials)
+    alphabet = sorted((t for t in vocab if t not in results and t not in special_set), key=vocab.__getitem__)
+    ids = dict(vocab)
+    for token in added:
+        ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
+    try:
+        return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=ids,
+                            ignore_merges=bool(model.get("ignore_merges", False)), name=name,
+                            unknown=unknown, end_of_word_suffix=suffix, dropout=dropout)
+    except InputError as err:
+        raise InputError(err.message, source) from None
+
+
+def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
+    _require(isinstance(raw_merges, list), "model.merges must be a list", source)
+    merges = []
+    for i, raw in enumerate(raw_merges):
+        if isinstance(raw, str):
+            parts = tuple(raw.split(" "))
+        elif isinstance(raw, list) and all(isinstance(p, str) for p in raw):
+            parts = tuple(raw)
+        else:
+            raise InputError(f"model.merges[{i}] must be a string 'a b' or a list of strings, found {str(raw)[:60]}",
+                             source)
+        if len(parts) != 2 or not all(parts):
+            raise InputError(f"model.merges[{i}] = {str(raw)[:60]!r} is not a pair of tokens", source)
+        if parts[0] not in vocab or parts[1] not in vocab or parts[0] + parts[1] not in vocab:
+            missing = [p for p in (*parts, "".join(parts)) if p not in vocab]
+            raise InputError(f"model.merges[{i}] = {str(raw)[:60]!r} uses tokens missing from model.vocab: "
+                             f"{missing}", source)
+        merges.append(Merge(i, parts))
+    return merges
+
+
+def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
+    """A tokenizer.json that HF ``tokenizers`` loads and that segments as ``tokeniser`` does."""
+    tuples = tokeniser.tuple_merges
+    if tuples:
+        raise InputError(f"{len(tuples)} tuple merges (e.g. '{tuples[0]}') cannot be written as an HF "
+                         "tokenizer.json; save as project JSON instead")
+    if tokeniser.atoms:
+        raise InputError(f"{len(tokeniser.atoms)} multi-character atoms (e.g. {tokeniser.atoms[0]!r}) cannot be "
+                         "written as an HF tokenizer.json; save as project JSON instead")
+    ranks = [m.rank for m in tokeniser.merges]
+    if len(set(ranks)) != len(ranks):
+        raise InputError("merges that share a rank (tiktoken / SentencePiece style) cannot be written as an HF "
+                         "tokenizer.json, whose merges are strictly ordered; save as project JSON instead")
+    vocab = tokeniser.token_ids()
+    pipeline = hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, vocab)
+    unknown = tokeniser.unknown
+    model_vocab = {t: i for t, i in vocab.items() if t in tokeniser.types or t not in tokeniser.specials}
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": pipeline["added_tokens"],
+        "normalizer": pipeline["normalizer"], "pre_tokenizer": pipeline["pre_tokenizer"], "post_processor": None,
+        "decoder": pipeline["decoder"],
+        "model": {"type": "BPE", "dropout": tokeniser.dropout, "unk_token": unknown.unk_token,
+                  "continuing_subword_prefix": None, "end_of_word_suffix": tokeniser.end_of_word_suffix or None,
+                  "fuse_unk": unknown.fuse_unk, "byte_fallback": unknown.byte_fallback,
+                  "ignore_merges": tokeniser.ignore_merges, "vocab": model_vocab,
+                  "merges": [list(m.parts) for m in tokeniser.merges]},
+    }

@@ -1,0 +1,133 @@
+"""The one interface every tokeniser family implements, and the capabilities some add.
+
+No paper section: plumbing, shaped like HF ``tokenizers`` (a model behind a normaliser and a
+pre-tokeniser, the same for BPE and Unigram). Every family (BTE/BPE, Scaffold-BPE, PickyBPE,
+BoundlessBPE, Unigram) is a :class:`Tokeniser`; the CLI, the metrics and every page take one.
+
+What only some families can do is a *capability*, asked for by name with :func:`require`:
+
+- ``merge_graph``: a :class:`core.model.BTETokeniser` over the family's merges (V, M_i, M_o of
+  bpe-knockout.txt §3.1), for the graph, blame, knockout, ReBPE and blocked merges. BPE/BTE is its
+  own merge graph; Scaffold-BPE offers its merge list (with its scaffold tokens still in V);
+  PickyBPE and BoundlessBPE offer theirs when they define one (``merge_graph()``).
+
+A tokeniser without the capability gets :class:`CapabilityError`, an :class:`InputError` whose
+one-line message names the family, the command and what it needs (CLI: exit 2; pages: a notice).
+
+Saved files: every family writes ``to_json()`` with a ``"format"`` key that
+:data:`SAVED_FORMATS` maps to the class whose ``from_json(obj, source)`` reads it back.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from core.errors import InputError
+from core.pretokenisers.base import Pretokeniser
+from core.trace import Trace
+
+if TYPE_CHECKING:
+    from core.model import BTETokeniser
+
+#: saved ``format`` -> (module, class name); the class has ``from_json(obj, source)``.
+SAVED_FORMATS: dict[str, tuple[str, str]] = {
+    "bte-tokeniser": ("core.model", "BTETokeniser"),
+    "variant:scaffold": ("core.variants.scaffold", "ScaffoldBPE"),
+    "variant:picky": ("core.variants.picky", "PickyBPE"),
+    "variant:boundless": ("core.variants.boundless", "BoundlessBPE"),
+    "variant:unigram": ("core.unigram.model", "UnigramTokeniser"),
+}
+
+
+@runtime_checkable
+class Tokeniser(Protocol):
+    """What every family provides: identity, pipeline, vocabulary, segmentation, a trace, and
+    its own JSON (``from_json`` is a classmethod of each class)."""
+
+    kind: str
+    name: str
+
+    @property
+    def pretokeniser(self) -> Pretokeniser: ...
+
+    @property
+    def vocabulary(self) -> frozenset[str]: ...
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    def token_ids(self) -> Mapping[str, int]: ...
+
+    def tokenise(self, text: str) -> list[str]: ...
+
+    def tokenise_word(self, word: str) -> list[str]: ...
+
+    def trace_text(self, text: str) -> Trace: ...
+
+    def to_json(self) -> dict: ...
+
+
+def specials_of(tokeniser: Tokeniser) -> tuple[str, ...]:
+    """Special tokens (outside the vocabulary's structure); none for families without them."""
+    return tuple(getattr(tokeniser, "specials", ()))
+
+
+def ids_in_order(tokens) -> dict[str, int]:
+    """Ids 0, 1, ... in the given order (families that keep no ids of their own)."""
+    return {token: i for i, token in enumerate(dict.fromkeys(tokens))}
+
+
+class CapabilityError(InputError):
+    """A command or page needs something this tokeniser family does not have."""
+
+
+#: capability -> what it is for (used in messages)
+CAPABILITIES = {
+    "merge_graph": "a merge graph (ranked merges: BPE, BTE, Scaffold-BPE, PickyBPE, BoundlessBPE)",
+}
+
+
+def require(tokeniser: Tokeniser, capability: str, needed_for: str):
+    """The ``capability`` view of ``tokeniser`` or CapabilityError: "<needed_for> needs ...".
+
+    ``merge_graph`` returns a :class:`core.model.BTETokeniser`.
+    """
+    if capability not in CAPABILITIES:
+        raise ValueError(f"unknown capability {capability!r}")
+    view = _merge_graph(tokeniser) if capability == "merge_graph" else None
+    if view is None:
+        name = f" {tokeniser.name!r}" if getattr(tokeniser, "name", "") else ""
+        raise CapabilityError(f"{needed_for} needs {CAPABILITIES[capability]}; the {tokeniser.kind} "
+                              f"tokeniser{name} has none")
+    return view
+
+
+def has(tokeniser: Tokeniser, capability: str) -> bool:
+    try:
+        require(tokeniser, capability, "")
+    except CapabilityError:
+        return False
+    return True
+
+
+def _merge_graph(tokeniser) -> "BTETokeniser | None":
+    from core.model import BTETokeniser
+
+    if isinstance(tokeniser, BTETokeniser):
+        return tokeniser
+    view = getattr(tokeniser, "merge_graph", None)
+    return view() if callable(view) else None
+
+
+def from_saved_json(obj, source: str) -> Tokeniser:
+    """The tokeniser a saved project file describes (any family); InputError naming ``source``."""
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
+    spec = SAVED_FORMATS.get(obj.get("format")) if isinstance(obj.get("format"), str) else None
+    if spec is None:
+        raise InputError(f"unknown tokeniser format {obj.get('format')!r}; known: {', '.join(SAVED_FORMATS)}",
+                         source)
+    module, name = spec
+    return getattr(importlib.import_module(module), name).from_json(obj, source)
+

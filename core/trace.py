@@ -1,0 +1,60 @@
+"""What a tokeniser did to one text, as a replayable sequence of states (every family's
+``trace_text`` returns a :class:`Trace`). No paper section: the common shape behind the explorer's
+step-by-step views.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One operation applied during tokenisation.
+
+    ``kind``: "merge", "split" / "whole" (PickyBPE), "deletion" / "supermerge" (BoundlessBPE),
+    "demolish" (Scaffold-BPE), "viterbi" (Unigram); ``index`` the operation's position in the
+    tokeniser's ordered list (rank, event id), None when it has none; ``label`` a short
+    human-readable description; ``tokens`` all tokens of the text right after the event.
+    """
+
+    kind: str
+    label: str
+    tokens: tuple[str, ...]
+    index: int | float | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "label": self.label, "index": self.index, "tokens": list(self.tokens)}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The tokenisation of one text as a sequence of states: ``initial`` (atoms of every pretoken,
+    after pre-tokenisation), then one state per event. ``pretokens`` are the pre-tokeniser's output.
+    """
+
+    text: str
+    pretokens: tuple[str, ...]
+    initial: tuple[str, ...]
+    events: tuple[TraceEvent, ...]
+    extra: dict = field(default_factory=dict)  # variant-specific detail (JSON-serialisable)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.events[-1].tokens if self.events else self.initial
+
+    def problems(self) -> list[str]:
+        """Ways in which the trace is not a replayable chain (empty when it is one): every state
+        must spell the concatenated pretokens."""
+        surface = "".join(self.pretokens)
+        out = []
+        if "".join(self.initial) != surface:
+            out.append(f"initial atoms {self.initial!r} do not spell {surface!r}")
+        for n, event in enumerate(self.events):
+            if "".join(event.tokens) != surface:
+                out.append(f"event {n} ({event.label}) leaves {event.tokens!r}, which does not spell {surface!r}")
+        return out
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "pretokens": list(self.pretokens), "initial": list(self.initial),
+                "events": [e.to_json() for e in self.events], "tokens": list(self.tokens),
+                **({"detail": self.extra} if self.extra else {})}
