@@ -47,7 +47,7 @@ class AlignedWord:
 def align_word(pretokeniser, word: str) -> AlignedWord:
     """Pre-tokenise ``" " + word`` and map every pretoken boundary back to the word."""
     text = " " + word
-    if len(pretokeniser.normalise(text)) != len(text):
+    if not pretokeniser.sources_in_original and len(pretokeniser.normalise(text)) != len(text):
         raise InputError(f"normalisation changes the length of {word!r}; its boundaries cannot be aligned")
     n = len(word)
 

@@ -33,10 +33,24 @@ def _read_words(args) -> list[str]:
     return words
 
 
-def cmd_segment(args) -> int:
+def _load(args, capability: str | None = None):
+    """The ``--tokeniser`` of a command, with what the loader inferred printed to stderr; with
+    ``capability``, that view of it (a one-line error when the family lacks it)."""
     from core.formats.tokeniser_files import load_tokeniser
+    from core.tokeniser import require
+    from core.variants.registry import PRETOKENISERS
 
-    tokeniser = load_tokeniser(args.tokeniser)
+    override = PRETOKENISERS[args.pretokeniser]() if getattr(args, "pretokeniser", None) else None
+    tokeniser = load_tokeniser(args.tokeniser, pretokeniser=override, pattern=getattr(args, "pattern", None))
+    for note in (getattr(tokeniser, "metadata", None) or {}).get("detected", ()):
+        print(f"note: {args.tokeniser}: {note}", file=sys.stderr)
+    if capability is None:
+        return tokeniser
+    return require(tokeniser, capability, f"'{args.command}'")
+
+
+def cmd_segment(args) -> int:
+    tokeniser = _load(args)
     if args.text is not None:  # running text: BoundlessBPE's supermerges may span words
         items = [(args.text, args.text)]
     else:
@@ -137,9 +151,8 @@ def cmd_evaluate(args) -> int:
     from core.evaluation import evaluate_morphology
     from core.formats.corpora import load_word_counts
     from core.formats.references import load_references
-    from core.formats.tokeniser_files import load_tokeniser
 
-    tokeniser = load_tokeniser(args.tokeniser)
+    tokeniser = _load(args)
     references = load_references(args.reference)
     if references.rejected:
         print(references.summary(), file=sys.stderr)
@@ -155,11 +168,21 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def cmd_inspect(args) -> int:
+    from core.tokeniser_summary import summarise, summary_lines
+
+    summary = summarise(_load(args))
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=1))
+    else:
+        print("\n".join(summary_lines(summary)))
+    return 0
+
+
 def cmd_graph(args) -> int:
-    from core.formats.tokeniser_files import load_tokeniser
     from core.graph import neighbourhood
 
-    tokeniser = load_tokeniser(args.tokeniser)
+    tokeniser = _load(args, "merge_graph")
     if args.type not in tokeniser.types:
         guesses = [p for text in (args.type, " " + args.type) for p in tokeniser.pretokeniser.pretokenise(text)
                    if p in tokeniser.types]
@@ -196,13 +219,12 @@ def _edit_command(args, run_edit) -> int:
     """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, save, report."""
     import time
 
-    from core.evaluation import evaluate_morphology
-    from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
-
     from core.blame import holdout_split
+    from core.evaluation import evaluate_morphology
     from core.formats.corpora import load_word_counts
+    from core.formats.tokeniser_files import save_tokeniser
 
-    tokeniser = load_tokeniser(args.tokeniser)
+    tokeniser = _load(args, "merge_graph")
     entries = _load_reference_entries(args.reference, args.free)
     problems = tokeniser.check_invariants()
     if problems:
@@ -262,9 +284,8 @@ def cmd_rebpe(args) -> int:
 
 def cmd_blocked(args) -> int:
     from core.blocked import find_blocked_merges
-    from core.formats.tokeniser_files import load_tokeniser
 
-    tokeniser = load_tokeniser(args.tokeniser)
+    tokeniser = _load(args, "merge_graph")
     words = [e.word for e in _load_reference_entries(args.reference, False)] if args.reference else None
     report = find_blocked_merges(tokeniser, words)
     if args.json:
@@ -277,12 +298,31 @@ def cmd_blocked(args) -> int:
     return 0
 
 
+TOKENISER_HELP = ("a tokenizer.json, project JSON, merges.txt (vocab.json beside it), SentencePiece .model, "
+                  "tiktoken rank file, a folder as transformers saves it, or hf:ORG/NAME from the local HF cache")
+
+
+def _tokeniser_arguments(p: argparse.ArgumentParser) -> None:
+    from core.variants.registry import PRETOKENISERS
+
+    p.add_argument("--tokeniser", required=True, help=TOKENISER_HELP)
+    p.add_argument("--pretokeniser", choices=list(PRETOKENISERS),
+                   help="pre-tokeniser of a merges.txt, instead of the inferred one (default: inferred, and said so)")
+    p.add_argument("--pattern", help="split pattern of a tiktoken rank file: r50k_base, p50k_base, cl100k_base, "
+                                     "o200k_base, llama3, or a regex (default: detected from the file, and said so)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Structured subword tokenisers: BPE/BTE engine.")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    p = sub.add_parser("inspect", help="what a tokeniser file holds: family, sizes, pipeline, specials, unknowns")
+    _tokeniser_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_inspect)
+
     p = sub.add_parser("segment", help="tokenise words as they appear in running text")
-    p.add_argument("--tokeniser", required=True, help="tokenizer.json, project JSON, merges.txt or a folder")
+    _tokeniser_arguments(p)
     p.add_argument("--json", action="store_true", help="print a JSON array of {word, tokens}")
     p.add_argument("--trace", action="store_true", help="include every applied merge and the merge trees")
     p.add_argument("--words-file", help="a text file of words (whitespace separated)")
@@ -298,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab-size", type=int, required=True)
     p.add_argument("--out", required=True, help="the trained tokeniser (project JSON)")
     p.add_argument("--json-report", help="write the training log and summary as JSON here")
-    p.add_argument("--pretokeniser", choices=["bytelevel", "boundless", "metaspace"],
+    p.add_argument("--pretokeniser", choices=["bytelevel", "boundless", "metaspace", "whitespace"],
                    help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="an algorithm option, e.g. threshold=0.9 (repeatable)")
@@ -314,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train_bpe)
 
     p = sub.add_parser("evaluate", help="morphological precision/recall/F1 of split positions")
-    p.add_argument("--tokeniser", required=True)
+    _tokeniser_arguments(p)
     p.add_argument("--reference", required=True, help="reference segmentations (tsv, morphynet, celex, sigmorphon)")
     p.add_argument("--weights", help="word<TAB>count file for frequency weighting")
     p.add_argument("--free", action="store_true", help="whole-word (free morph) boundaries only")
@@ -322,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("graph", help="the merge-graph neighbourhood of a type")
-    p.add_argument("--tokeniser", required=True)
+    _tokeniser_arguments(p)
     p.add_argument("--type", required=True)
     p.add_argument("--depth", type=int, default=2)
     p.add_argument("--max-nodes", type=int, default=60, help="types kept: the merge tree first, then the nearest")
@@ -332,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, func, text in (("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
                              ("rebpe", cmd_rebpe, "ReBPE: knockout, reparation, reification (and annealing) until stable")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("--tokeniser", required=True)
+        _tokeniser_arguments(p)
         p.add_argument("--reference", required=True)
         p.add_argument("--out", required=True, help="the edited tokeniser (project JSON)")
         p.add_argument("--threshold", type=float, default=0.5)
@@ -355,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="limited: Alg. 2 as written (LIMITEDBPE); undo: the authors' implementation")
 
     p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
-    p.add_argument("--tokeniser", required=True)
+    _tokeniser_arguments(p)
     p.add_argument("--reference", help="reference file: example words for each blocked merge")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_blocked)

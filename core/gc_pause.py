@@ -14,12 +14,17 @@ from typing import Iterator
 
 
 @contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused(*, freeze: bool = False) -> Iterator[None]:
+    """With ``freeze`` (for long-lived results such as a loaded tokeniser), everything alive
+    afterwards moves to the collector's permanent generation instead of being scanned again."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()
-            gc.collect(1)
+            if not freeze:
+                gc.collect(1)

@@ -208,7 +208,7 @@ class BTETokeniser:
     def tokenise(self, text: str) -> list[str]:
         """Pre-tokenise running text and segment every pretoken; added tokens stay whole."""
         segment = self.engine.segment
-        if not getattr(self.pretokeniser, "sources_in_original", False):
+        if not self.pretokeniser.emits_added_tokens:
             return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
         tokens: list[str] = []
         for pretoken in self.pretokeniser.pretokenise_with_sources(text):
@@ -234,18 +234,19 @@ class BTETokeniser:
         """Every merge applied while tokenising ``text``, pretoken by pretoken (bpe-knockout.txt
         §3.2 order); ``extra["pretokens"]`` holds each pretoken's full trace (merge trees, the
         merge behind every removed boundary)."""
-        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        pieces = self.pretokeniser.pretokenise_with_sources(text)
+        pretokens = tuple(p.text for p in pieces)
         done: list[str] = []
-        pending = [list(p) for p in pretokens]
+        pending = [[p.text] if p.added else self.engine.atomise(p.text) for p in pieces]
         events = []
-        traces = [self.trace_pretoken(p) for p in pretokens]
+        traces = [self.engine.trace_whole(p.text) if p.added else self.trace_pretoken(p.text) for p in pieces]
         for k, trace in enumerate(traces):
             for step in trace.steps:
                 state = (*done, *step.tokens, *(t for rest in pending[k + 1:] for t in rest))
                 events.append(TraceEvent("merge", f"{' + '.join(step.merge.parts)} (rank {step.merge.rank})",
                                          state, step.merge.rank))
             done.extend(trace.tokens)
-        return Trace(text, pretokens, tuple(ch for p in pretokens for ch in p), tuple(events),
+        return Trace(text, pretokens, tuple(a for atoms in pending for a in atoms), tuple(events),
                      {"pretokens": [t.to_json() for t in traces]})
 
     # --- the project's JSON format ----------------------------------------------------------------
@@ -312,11 +313,12 @@ class BTETokeniser:
         require(isinstance(specials, list) and all(isinstance(t, str) for t in specials),
                 "field 'specials' must be a list of strings")
         unknown = obj.get("unknown") or {}
-        require(isinstance(unknown, dict) and set(unknown) <= {"unk_token", "fuse_unk", "byte_fallback", "drop_unknown"}
-                and all(isinstance(unknown.get(k, False), bool) for k in ("fuse_unk", "byte_fallback", "drop_unknown"))
+        flags = ("fuse_unk", "byte_fallback", "drop_unknown", "defer_unk")
+        require(isinstance(unknown, dict) and set(unknown) <= {"unk_token", *flags}
+                and all(isinstance(unknown.get(k, False), bool) for k in flags)
                 and isinstance(unknown.get("unk_token"), (str, type(None))),
                 "field 'unknown' must be an object with unk_token (string or null), fuse_unk, byte_fallback, "
-                "drop_unknown (true/false)")
+                "drop_unknown, defer_unk (true/false)")
         atoms = obj.get("atoms") or []
         require(isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
                 "field 'atoms' must be a list of non-empty strings")

@@ -230,6 +230,11 @@ class SegmentationEngine:
             trees = [MergeTree(pretoken, 0)]
         return SegmentationTrace(pretoken, tuple(symbols), tuple(steps), tuple(trees), tuple(boundary))
 
+    @staticmethod
+    def trace_whole(token: str) -> SegmentationTrace:
+        """The trace of an added token: emitted whole, no merge applied."""
+        return SegmentationTrace(token, (token,), (), (MergeTree(token, 0),), (None,) * max(len(token) - 1, 0))
+
     def boundary_trace(self, pretoken: str) -> tuple[tuple[str, ...], tuple[Merge | None, ...]]:
         """Tokens and, per character boundary, the merge that removed it (a light ``trace``).
 

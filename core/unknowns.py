@@ -11,6 +11,10 @@ character that is not a vocabulary entry:
 3. with neither, HF drops the character before merging (``drop_unknown``); the project's own
    tokenisers keep it as a token of its own, which is what a teaching example should show.
 
+HF emits an unk only when the next known character or the end of the pretoken arrives, so
+byte-fallback tokens of a later character come out *before* it (``x é`` -> ``<0xC3> <0xA9>
+<unk>``); ``defer_unk`` reproduces that order, SentencePiece keeps the text's order.
+
 No merge can involve an unknown character (every part of a merge is a type), so the segmentation
 engine merges as if the characters were there and this policy maps them afterwards; only dropping
 happens before merging, because HF merges across a dropped character.
@@ -32,46 +36,56 @@ class UnknownPolicy:
     fuse_unk: bool = False
     byte_fallback: bool = False
     drop_unknown: bool = False
+    defer_unk: bool = False
 
     @property
     def is_default(self) -> bool:
         return self == UnknownPolicy()
 
     def drop(self, symbols: list[str], known: Container[str]) -> list[str]:
-        """The symbols to merge: unknown ones removed when the policy drops them."""
-        if self.drop_unknown and self.unk_token is None and not self.byte_fallback:
-            return [s for s in symbols if s in known]
-        return symbols
+        """The symbols to merge: without an unk token, unknown ones that no byte fallback covers
+        are removed when the policy drops them."""
+        if not self.drop_unknown or self.unk_token is not None or all(s in known for s in symbols):
+            return symbols
+        return [s for s in symbols if s in known or (self.byte_fallback and self._bytes_known(s, known))]
+
+    @staticmethod
+    def _bytes_known(symbol: str, known: Container[str]) -> bool:
+        return all(byte_token(b) in known for b in symbol.encode("utf-8", "surrogatepass"))
 
     def replace(self, tokens: tuple[str, ...], known: Container[str]) -> tuple[str, ...]:
         """``tokens`` with every unknown one replaced by its byte tokens or the unk token."""
         if all(t in known for t in tokens):
             return tokens
         out: list[str] = []
-        previous_unk = False
+        pending = False  # an unk not yet written (fused runs, HF's deferred order)
         for token in tokens:
             if token in known:
+                if pending:
+                    out.append(self.unk_token)
+                    pending = False
                 out.append(token)
-                previous_unk = False
                 continue
-            if self.byte_fallback:
-                pieces = [byte_token(b) for b in token.encode("utf-8", "surrogatepass")]
-                if all(p in known for p in pieces):
-                    out.extend(pieces)
-                    previous_unk = False
-                    continue
+            if self.byte_fallback and self._bytes_known(token, known):
+                if pending and not self.defer_unk:
+                    out.append(self.unk_token)
+                    pending = False
+                out.extend(byte_token(b) for b in token.encode("utf-8", "surrogatepass"))
+                continue
             if self.unk_token is None:
                 if not self.drop_unknown:
                     out.append(token)
                 continue
-            if not (self.fuse_unk and previous_unk):
+            if pending and not self.fuse_unk:
                 out.append(self.unk_token)
-            previous_unk = True
+            pending = True
+        if pending:
+            out.append(self.unk_token)
         return tuple(out)
 
     def to_json(self) -> dict:
         return {"unk_token": self.unk_token, "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback,
-                "drop_unknown": self.drop_unknown}
+                "drop_unknown": self.drop_unknown, "defer_unk": self.defer_unk}
 
     def describe(self) -> str:
         parts = []
@@ -81,4 +95,4 @@ class UnknownPolicy:
             parts.append(f"unk {self.unk_token!r}" + (" (fused)" if self.fuse_unk else ""))
         if not parts:
             parts.append("dropped" if self.drop_unknown else "kept as their own tokens")
-        return "unknown characters: " + ", then ".join(parts)
+        return ", then ".join(parts)

@@ -334,12 +334,13 @@ def test_spec_round_trip(p):
 
 
 def test_kinds():
-    assert set(pretokeniser_kinds()) == {"bytelevel", "metaspace", "whitespace_split", "regex", "rebpe"}
+    assert set(pretokeniser_kinds()) == {"bytelevel", "metaspace", "whitespace_split", "regex", "rebpe",
+                                         "sentencepiece", "special_tokens"}
     assert ByteLevel() != Metaspace() and ByteLevel() != ByteLevel(add_prefix_space=True)
 
 
 @pytest.mark.parametrize("spec, words", [
-    ({"kind": "sentencepiece"}, ["'sentencepiece'", "bytelevel", "metaspace", "rebpe"]),
+    ({"kind": "wordpiece"}, ["'wordpiece'", "bytelevel", "metaspace", "rebpe"]),
     ({}, ["None", "known kinds"]),
     ([], ["object"]),
     ({"kind": "metaspace", "prepend_scheme": "sometimes"}, ["prepend_scheme", "'sometimes'", "'first'"]),

@@ -57,7 +57,7 @@ def test_model_files_load_like_any_tokeniser(tmp_path):
 def test_without_dummy_prefix(tmp_path):
     path, sp = train_spm(tmp_path, add_dummy_prefix=False)
     tok = load_sentencepiece_model(path)
-    assert tok.pretokeniser.prepend_scheme == "never"
+    assert tok.pretokeniser.add_dummy_prefix is False
     for line in TEXT[::17]:
         assert tok.tokenise(line) == sp.encode(line, out_type=str)
 

@@ -17,6 +17,7 @@ tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from core.errors import InputError
@@ -60,7 +61,7 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     _require(dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
              f"model.dropout must be null or a number in [0, 1], got {dropout!r}", source)
     unknown = UnknownPolicy(unk_token=unk, fuse_unk=bool(model.get("fuse_unk")),
-                            byte_fallback=bool(model.get("byte_fallback")), drop_unknown=True)
+                            byte_fallback=bool(model.get("byte_fallback")), drop_unknown=True, defer_unk=True)
     results = {m.result for m in merges}
     specials = [t["content"] for t in added]
     special_set = set(specials)
@@ -78,6 +79,18 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
 
 def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
     _require(isinstance(raw_merges, list), "model.merges must be a list", source)
+    if all(type(raw) is str for raw in raw_merges):
+        pairs = [tuple(raw.split(" ")) for raw in raw_merges]
+    elif all(type(raw) is list for raw in raw_merges):
+        pairs = list(map(tuple, raw_merges))
+    else:
+        pairs = None
+    # checked with set operations first (a real file has hundreds of thousands of merges); the
+    # slow loop below only runs to name the culprit
+    if (pairs is not None and set(map(len, pairs)) <= {2} and all(type(p) is str for pair in pairs[:1] for p in pair)
+            and vocab.keys() >= set(map(itemgetter(0), pairs)) | set(map(itemgetter(1), pairs))
+            and vocab.keys() >= set(map("".join, pairs)) and "" not in vocab):
+        return list(map(Merge, range(len(pairs)), pairs))
     merges = []
     for i, raw in enumerate(raw_merges):
         if isinstance(raw, str):

@@ -25,6 +25,7 @@ from core.errors import InputError
 from core.formats.hf_json import tokeniser_from_hf_json, tokeniser_to_hf_json
 from core.formats.locations import HF_PREFIX, resolve_hf_id, special_tokens_beside, tokeniser_file_in
 from core.formats.merges_txt import parse_merges_txt, vocab_from_json
+from core.gc_pause import cyclic_gc_paused
 from core.model import BTETokeniser
 from core.tokeniser import Tokeniser, from_saved_json
 
@@ -60,7 +61,16 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
 def parse_tokeniser_bytes(data: bytes, source: str, name: str = "", *, pretokeniser=None,
                           pattern: str | None = None, beside: Path | None = None) -> Tokeniser:
     """Parse the bytes of a tokeniser file of any supported kind (see the module docstring).
-    ``beside``: the file's path, so a merges.txt finds its vocab.json and special tokens."""
+    ``beside``: the file's path, so a merges.txt finds its vocab.json and special tokens.
+
+    The cyclic garbage collector is paused meanwhile, and what was loaded is frozen: a large file
+    makes a million small long-lived objects and no cycles, and the collector's passes over them
+    would double the loading time."""
+    with cyclic_gc_paused(freeze=True):
+        return _parse(data, source, name, pretokeniser, pattern, beside)
+
+
+def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | None, beside: Path | None) -> Tokeniser:
     if len(data) > MAX_TOKENISER_BYTES:
         raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", source)
     kind = sniff(data)
@@ -72,6 +82,9 @@ def parse_tokeniser_bytes(data: bytes, source: str, name: str = "", *, pretokeni
         from core.formats.tiktoken_files import parse_tiktoken_bytes
 
         return parse_tiktoken_bytes(data, source, name=name, pattern=pattern)
+    if kind == "merges" and ".model" in Path(source).name:
+        raise InputError("neither a SentencePiece model (a protobuf ModelProto) nor a tiktoken rank file "
+                         "(lines '<base64> <rank>')", source)
     text = _decode(data, source)
     if kind == "merges":
         vocab = specials = None

@@ -37,6 +37,8 @@ class Pretokeniser(ABC):
     #: True when ``Pretoken.sources`` index the text as given (before normalisation) rather than
     #: ``normalise(text)``; such pipelines may change the text's length.
     sources_in_original: bool = False
+    #: True when some pretokens may be added tokens (``Pretoken.added``), which the model emits whole.
+    emits_added_tokens: bool = False
 
     def normalise(self, text: str) -> str:
         """Normalisation applied before splitting (identity unless overridden)."""

@@ -13,11 +13,14 @@ from core.pretokenisers.byte_level import ByteLevel
 from core.pretokenisers.metaspace import Metaspace
 from core.pretokenisers.rebpe_pipeline import ReBPEPipeline
 from core.pretokenisers.regex_split import RegexSplit
+from core.pretokenisers.sentencepiece_normaliser import SentencePieceNormaliser
+from core.pretokenisers.special_tokens import SpecialTokenSplit
 from core.pretokenisers.whitespace import WhitespaceSplit
 
 #: kind -> class; every class has ``from_spec(spec)``.
 PRETOKENISER_CLASSES: dict[str, type[Pretokeniser]] = {
-    cls.kind: cls for cls in (ByteLevel, Metaspace, WhitespaceSplit, RegexSplit, ReBPEPipeline)
+    cls.kind: cls for cls in (ByteLevel, Metaspace, WhitespaceSplit, RegexSplit, ReBPEPipeline,
+                              SentencePieceNormaliser, SpecialTokenSplit)
 }
 
 

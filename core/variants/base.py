@@ -26,6 +26,8 @@ from functools import cached_property
 from core.errors import InputError
 from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
+from core.merges import Merge
+from core.model import BTETokeniser
 from core.tokeniser import ids_in_order
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
@@ -153,6 +155,16 @@ class PretokenSegmenter:
         if not isinstance(word, str):
             raise InputError(f"expected a word (str), got {type(word).__name__}")
         return self.tokenise(" " + word)
+
+
+def merge_list_graph(alphabet: Iterable[str], pairs: Iterable[tuple[str, ...]], pretokeniser: Pretokeniser,
+                     name: str) -> BTETokeniser:
+    """A merge graph of a family's merge list: each pair ranked by its first occurrence (a pair
+    learnt again after a removal or deletion is the same vertex)."""
+    first = dict.fromkeys(pairs)
+    merges = [Merge(rank, parts) for rank, parts in enumerate(first)]
+    alphabet = list(dict.fromkeys([*alphabet, *(p for m in merges for p in m.parts if len(p) == 1)]))
+    return BTETokeniser(alphabet, merges, pretokeniser, name=name)
 
 
 def read_envelope(obj, kind: str, source: str) -> tuple[str, Pretokeniser]:

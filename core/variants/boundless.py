@@ -43,7 +43,8 @@ from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.tokeniser import ids_in_order
 from core.trace import Trace, TraceEvent
-from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, initial_alphabet,
+from core.model import BTETokeniser
+from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, initial_alphabet, merge_list_graph,
                                 read_envelope, read_flag)
 from core.variants.boundless_train import train  # noqa: F401  (the trainer, App. B)
 
@@ -182,6 +183,13 @@ class BoundlessBPE:
         for kind, *_ in self.operations:
             out[kind] += 1
         return out
+
+    def merge_graph(self) -> BTETokeniser:
+        """The merges (not the supermerges or deletions) as a merge graph over the 256 bytes,
+        each pair at its first operation's position."""
+        return merge_list_graph(initial_alphabet(self.pretokeniser),
+                                (tuple(parts) for kind, *parts in self.operations if kind == "merge"),
+                                self.pretokeniser, self.name)
 
     def token_ids(self) -> dict[str, int]:
         """Ids in sorted vocabulary order (BoundlessBPE files keep no ids)."""

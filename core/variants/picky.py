@@ -71,7 +71,8 @@ from core.errors import InputError
 from core.pretokenisers.spec_checks import check_choice
 from core.train_bpe import PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab
 from core.trace import Trace, TraceEvent
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
+from core.model import BTETokeniser
+from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, merge_list_graph,
                                 TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope,
                                 read_flag)
 
@@ -165,6 +166,12 @@ class PickyBPE(PretokenSegmenter):
     def removed_types(self) -> frozenset[str]:
         """Types some merge formed that are not in the final vocabulary."""
         return frozenset(e.token for e in self.events if e.kind == MERGE) - self.vocabulary
+
+    def merge_graph(self) -> BTETokeniser:
+        """The merge events as a merge graph, each pair at its first event's position; removed
+        types stay vertices (what PickyBPE splits at inference is not part of the graph)."""
+        return merge_list_graph(self.alphabet, (e.parts for e in self.events if e.kind == MERGE),
+                                self.pretokeniser, self.name)
 
     def replay(self, pretoken: str):
         """The event replay on ``pretoken``'s characters (no shortcut): yields (event id, tokens

@@ -9,7 +9,7 @@ import importlib
 import inspect
 
 from core.errors import InputError
-from core.pretokenisers import ByteLevel, Metaspace, RegexSplit
+from core.pretokenisers import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
 from core.pretokenisers.base import Pretokeniser
 from core.variants.base import TrainingCorpus, TrainingRun
 
@@ -28,6 +28,7 @@ PRETOKENISERS = {
     "bytelevel": lambda: ByteLevel(),
     "boundless": lambda: RegexSplit("boundless", byte_level=True),
     "metaspace": lambda: Metaspace(),
+    "whitespace": lambda: WhitespaceSplit(),
 }
 
 

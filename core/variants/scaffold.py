@@ -94,6 +94,10 @@ class ScaffoldBPE(PretokenSegmenter):
     def vocab_size(self) -> int:
         return len(self.vocabulary)
 
+    def merge_graph(self) -> BTETokeniser:
+        """The merge list E as a merge graph (scaffold tokens included: they are its vertices)."""
+        return self.bte
+
     def demolish(self, token: str) -> tuple[str, ...]:
         """Alg. 2 Demolishing of one token: its shortest non-scaffold child sequence."""
         return self._demolished.get(token, (token,))

@@ -1,0 +1,100 @@
+"""Special tokens matched in running text in front of another pre-tokeniser (tiktoken's
+``encode(text, allowed_special="all")``).
+
+No paper section. tiktoken (``CoreBPE::encode``) finds the next special token in the text, encodes
+the ordinary text before it with the split regex, emits the special token's id, and goes on after
+it; the regex therefore never sees across a special token. Here every special token found (the
+leftmost, the longest of those starting there) becomes ``Pretoken(special, sources, added=True)``
+and every stretch between them is pre-tokenised by ``inner`` on its own, its sources shifted to
+positions in the whole text. ``inner`` must not normalise (sources must stay positions in the
+text as given).
+"""
+from __future__ import annotations
+
+import regex
+
+from core.errors import InputError
+from core.pretokenisers.base import Pretoken, Pretokeniser
+from core.pretokenisers.spec_checks import check_text, spec_arguments
+
+
+class SpecialTokenSplit(Pretokeniser):
+    kind = "special_tokens"
+
+    def __init__(self, inner: Pretokeniser, specials: list[str] | tuple[str, ...] = ()):
+        if not isinstance(inner, Pretokeniser):
+            raise InputError(f"inner must be a pre-tokeniser, got {inner!r}")
+        if getattr(inner, "normaliser", ()):
+            raise InputError("the inner pre-tokeniser of special-token splitting must not normalise")
+        if isinstance(specials, str) or not isinstance(specials, (list, tuple)) or not all(
+                isinstance(s, str) and s for s in specials):
+            raise InputError(f"specials must be a list of non-empty strings, got {specials!r}")
+        self.inner = inner
+        self.specials: tuple[str, ...] = tuple(dict.fromkeys(specials))
+        self.marker = inner.marker
+        # The inner pre-tokeniser does not normalise, so sources index the text as given.
+        self.sources_in_original = True
+        self.emits_added_tokens = bool(self.specials)
+        longest_first = sorted(self.specials, key=len, reverse=True)
+        self._regex = regex.compile("|".join(map(regex.escape, longest_first))) if self.specials else None
+
+    def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
+        text = check_text(text)
+        if self._regex is None:
+            return self.inner.pretokenise_with_sources(text)
+        out: list[Pretoken] = []
+        done = 0
+        for match in self._regex.finditer(text):
+            start, end = match.span()
+            out.extend(self._ordinary(text, done, start))
+            out.append(Pretoken(match.group(), tuple(range(start, end)), added=True))
+            done = end
+        out.extend(self._ordinary(text, done, len(text)))
+        return out
+
+    def _ordinary(self, text: str, start: int, end: int) -> list[Pretoken]:
+        if start >= end:
+            return []
+        pretokens = self.inner.pretokenise_with_sources(text[start:end])
+        if not start:
+            return pretokens
+        return [Pretoken(p.text, tuple(s + start if s >= 0 else s for s in p.sources), p.added) for p in pretokens]
+
+    def pretokenise(self, text: str) -> list[str]:
+        if self._regex is None:
+            return self.inner.pretokenise(check_text(text))
+        return [p.text for p in self.pretokenise_with_sources(text)]
+
+    def decode(self, tokens: list[str]) -> str:
+        if not self.specials:
+            return self.inner.decode(tokens)
+        specials = set(self.specials)
+        parts, run = [], []
+        for token in tokens:
+            if token in specials:
+                parts.append(self.inner.decode(run))
+                parts.append(token)
+                run = []
+            else:
+                run.append(token)
+        parts.append(self.inner.decode(run))
+        return "".join(parts)
+
+    def display(self, token: str) -> str:
+        return token if token in self.specials else self.inner.display(token)
+
+    def to_spec(self) -> dict:
+        return {"kind": self.kind, "inner": self.inner.to_spec(), "specials": list(self.specials)}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "SpecialTokenSplit":
+        from core.pretokenisers.registry import pretokeniser_from_spec
+
+        args = spec_arguments(spec, cls.kind, ("inner", "specials"))
+        return cls(pretokeniser_from_spec(args.get("inner")), args.get("specials", []))
+
+    def __hash__(self) -> int:
+        return hash((self.inner, self.specials))
+
+    def __repr__(self) -> str:
+        return f"SpecialTokenSplit({self.inner!r}, {len(self.specials)} specials)"
