@@ -117,6 +117,12 @@ class BTETokeniser:
         """|V| plus special tokens, as HF counts a vocabulary."""
         return len(self.types) + len(set(self.specials) - self.types)
 
+    def token_id(self, token: str) -> int | None:
+        """The id of an output token: its own, else the unk token's (unknown characters)."""
+        ids = self.type_ids if self.type_ids is not None else self.token_ids()
+        found = ids.get(token)
+        return found if found is not None or self.unknown.unk_token is None else ids.get(self.unknown.unk_token)
+
     def token_ids(self) -> dict[str, int]:
         """Every token (specials and V) with its id: the loaded ids where there are any, new
         types appended after them. Without loaded ids: specials, the alphabet, then merge
@@ -211,11 +217,11 @@ class BTETokeniser:
         if not self.pretokeniser.emits_added_tokens:
             return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
         tokens: list[str] = []
-        for pretoken in self.pretokeniser.pretokenise_with_sources(text):
-            if pretoken.added:
-                tokens.append(pretoken.text)
-            elif pretoken.text:
-                tokens.extend(segment(pretoken.text))
+        for pretoken, added in self.pretokeniser.pretokenise_marked(text):
+            if added:
+                tokens.append(pretoken)
+            elif pretoken:
+                tokens.extend(segment(pretoken))
         return tokens
 
     def tokenise_word(self, word: str) -> list[str]:
@@ -312,13 +318,7 @@ class BTETokeniser:
         specials = obj.get("specials") or []
         require(isinstance(specials, list) and all(isinstance(t, str) for t in specials),
                 "field 'specials' must be a list of strings")
-        unknown = obj.get("unknown") or {}
-        flags = ("fuse_unk", "byte_fallback", "drop_unknown", "defer_unk")
-        require(isinstance(unknown, dict) and set(unknown) <= {"unk_token", *flags}
-                and all(isinstance(unknown.get(k, False), bool) for k in flags)
-                and isinstance(unknown.get("unk_token"), (str, type(None))),
-                "field 'unknown' must be an object with unk_token (string or null), fuse_unk, byte_fallback, "
-                "drop_unknown, defer_unk (true/false)")
+        unknown = UnknownPolicy.from_json(obj.get("unknown") or {}, source)
         atoms = obj.get("atoms") or []
         require(isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
                 "field 'atoms' must be a list of non-empty strings")
@@ -330,7 +330,7 @@ class BTETokeniser:
         try:
             return cls(alphabet, merges, pretokeniser, specials=specials, type_ids=type_ids,
                        ignore_merges=bool(obj.get("ignore_merges", False)), name=str(obj.get("name") or ""),
-                       metadata=metadata, unknown=UnknownPolicy(**unknown), atoms=atoms,
+                       metadata=metadata, unknown=unknown, atoms=atoms,
                        end_of_word_suffix=suffix, dropout=dropout)
         except InputError as err:
             raise InputError(err.message, source) from None

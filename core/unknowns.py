@@ -11,6 +11,9 @@ character that is not a vocabulary entry:
 3. with neither, HF drops the character before merging (``drop_unknown``); the project's own
    tokenisers keep it as a token of its own, which is what a teaching example should show.
 
+SentencePiece encodes a run of unknown characters as one unk id but shows the run's own text as
+its piece (``show_surface``): that surface is the token, and its id is the unk token's.
+
 HF emits an unk only when the next known character or the end of the pretoken arrives, so
 byte-fallback tokens of a later character come out *before* it (``x é`` -> ``<0xC3> <0xA9>
 <unk>``); ``defer_unk`` reproduces that order, SentencePiece keeps the text's order.
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass
+
+from core.errors import InputError
 
 
 def byte_token(byte: int) -> str:
@@ -37,6 +42,7 @@ class UnknownPolicy:
     byte_fallback: bool = False
     drop_unknown: bool = False
     defer_unk: bool = False
+    show_surface: bool = False
 
     @property
     def is_default(self) -> bool:
@@ -61,31 +67,49 @@ class UnknownPolicy:
         pending = False  # an unk not yet written (fused runs, HF's deferred order)
         for token in tokens:
             if token in known:
-                if pending:
+                if pending and not self.show_surface:
                     out.append(self.unk_token)
-                    pending = False
+                pending = False
                 out.append(token)
                 continue
             if self.byte_fallback and self._bytes_known(token, known):
-                if pending and not self.defer_unk:
+                if pending and not self.defer_unk and not self.show_surface:
                     out.append(self.unk_token)
-                    pending = False
+                pending = pending and self.defer_unk
                 out.extend(byte_token(b) for b in token.encode("utf-8", "surrogatepass"))
                 continue
             if self.unk_token is None:
                 if not self.drop_unknown:
                     out.append(token)
                 continue
+            if self.show_surface:
+                if pending and self.fuse_unk:
+                    out[-1] += token
+                else:
+                    out.append(token)
+                pending = True
+                continue
             if pending and not self.fuse_unk:
                 out.append(self.unk_token)
             pending = True
-        if pending:
+        if pending and not self.show_surface:
             out.append(self.unk_token)
         return tuple(out)
 
     def to_json(self) -> dict:
         return {"unk_token": self.unk_token, "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback,
-                "drop_unknown": self.drop_unknown, "defer_unk": self.defer_unk}
+                "drop_unknown": self.drop_unknown, "defer_unk": self.defer_unk, "show_surface": self.show_surface}
+
+    @classmethod
+    def from_json(cls, obj, source: str) -> "UnknownPolicy":
+        """The policy a saved ``"unknown"`` field describes; InputError naming ``source``."""
+        flags = [name for name in cls.__dataclass_fields__ if name != "unk_token"]
+        if not (isinstance(obj, dict) and set(obj) <= {"unk_token", *flags}
+                and all(isinstance(obj.get(k, False), bool) for k in flags)
+                and isinstance(obj.get("unk_token"), (str, type(None)))):
+            raise InputError("field 'unknown' must be an object with unk_token (string or null) and "
+                             + ", ".join(flags) + " (true/false)", source)
+        return cls(**obj)
 
     def describe(self) -> str:
         parts = []

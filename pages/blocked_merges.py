@@ -64,12 +64,19 @@ for column, name in zip(st.columns(len(TEACHING) + 2), TEACHING):
     column.button(sv.scenario_label(name), key=f"blocked_scenario_{name}", on_click=choose_scenario, args=(name,),
                   type="primary" if name == loaded else "secondary", width="stretch", help=f"Load {name}")
 
-workspace = current()
+try:  # blocked merges are a property of a merge graph; families without one get a one-line notice
+    workspace = current().with_merge_graph("Blocked merges")
+except InputError as err:
+    st.info(md_escape(err))
+    st.stop()
+if workspace.graph_note():
+    st.caption(md_escape(workspace.graph_note()))
 tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
 references, reference_name, scenario_refs = references_for(workspace)
 
-default_variant = "before" if tokeniser.tuple_merges else "knockout"
+no_knockout = workspace.knockout_notice("Blocked merges after knockout or ReBPE")
+default_variant = "before" if tokeniser.tuple_merges or no_knockout else "knockout"
 seed_from_url("blocked_variant", "variant", lambda raw: raw if raw in VARIANTS else None)
 if st.session_state.get("blocked_variant") not in VARIANTS:
     st.session_state["blocked_variant"] = default_variant
@@ -80,6 +87,9 @@ write_to_url("variant", variant, default=default_variant)
 st.caption(f"Tokeniser **{md_escape(workspace.tokeniser_name)}** · reference **{md_escape(reference_name)}** "
            f"({len(references.entries):,} words, for knockout and example words). Change them on the Workspace page.")
 
+if variant != "before" and no_knockout:  # a one-line notice instead of a run that cannot start
+    st.info(md_escape(no_knockout))
+    st.stop()
 try:
     if variant == "before":
         target_key = (workspace_keys(workspace, reference_name)["tokeniser_key"], len(tokeniser.merges), "before")

@@ -24,7 +24,7 @@ from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 from core.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
 from core.reference_state import TokenisedReference
-from ui.workspace import SAMPLE_TOKENISERS, UPLOAD_PREFIX, current, sample_tokeniser
+from ui.workspace import SAMPLE_TOKENISERS, current, is_session_choice, sample_tokeniser
 from viz import plots
 from viz.tokeniser_info import md_escape
 
@@ -51,7 +51,7 @@ def cache_key(name: str, obj: object, content_key: str = "") -> str:
     uploads); failing that, shipped samples by name and uploads also by identity."""
     if content_key:
         return content_key
-    return f"{name}#{id(obj)}" if name.startswith(UPLOAD_PREFIX) else name
+    return f"{name}#{id(obj)}" if is_session_choice(name) else name
 
 
 def keys(ws) -> tuple[str, str]:
@@ -135,6 +135,16 @@ def guarded(render, *args) -> None:
 
 # --- blame -----------------------------------------------------------------------------------------
 def render_blame(ws, threshold: float) -> None:
+    try:  # blame is a property of merges: families without a merge graph get a one-line notice
+        ws = ws.with_merge_graph("Merge blame")
+    except InputError as err:
+        st.info(md_escape(err))
+        return
+    if ws.knockout_notice("Merge blame"):
+        st.info(md_escape(ws.knockout_notice("Merge blame")))
+        return
+    if ws.graph_note():
+        st.caption(md_escape(ws.graph_note()))
     tok, refs = ws.tokeniser, ws.references
     tok_key, ref_key = keys(ws)
     display = tok.pretokeniser.display
@@ -254,13 +264,28 @@ def render_corpus(ws, threshold: float) -> None:
     corpus_key = f"{ws.corpus_name}@{hashlib.sha1(chr(10).join(lines).encode('utf-8', 'replace')).hexdigest()[:12]}"
 
     name = ws.tokeniser_name
-    with st.spinner("Knocking out the blamed merges…", show_time=True):
-        ko = knockout(tok_key, ref_key, threshold, tok, refs)
-    with st.spinner(f"Running ReBPE on {name} (knockout, reparation, reification until stable)…", show_time=True):
-        repaired = rebpe(tok_key, ref_key, threshold, tok, refs)
-    segmenters = {name: (tok_key, tok),
-                  f"{name} + knockout": (f"{tok_key}|{ref_key}|knockout|{threshold}", ko.tokeniser),
-                  f"{name} + ReBPE": (f"{tok_key}|{ref_key}|rebpe|{threshold}", repaired)}
+    segmenters = {name: (tok_key, tok)}  # every family tokenises; knockout and ReBPE need a merge graph
+    rows_need = "Adding the “+ knockout” and “+ ReBPE” rows"
+    try:
+        graph_ws = ws.with_merge_graph(rows_need)
+    except InputError as err:
+        graph_ws = None
+        st.info(md_escape(err))
+    if graph_ws is not None and graph_ws.knockout_notice(rows_need):
+        st.info(md_escape(graph_ws.knockout_notice(rows_need)))
+        graph_ws = None
+    if graph_ws is not None:
+        graph, graph_key = graph_ws.tokeniser, keys(graph_ws)[0]
+        with st.spinner("Knocking out the blamed merges…", show_time=True):
+            ko = knockout(graph_key, ref_key, threshold, graph, refs)
+        with st.spinner(f"Running ReBPE on {name} (knockout, reparation, reification until stable)…",
+                        show_time=True):
+            repaired = rebpe(graph_key, ref_key, threshold, graph, refs)
+        if graph_ws.merge_graph_of:
+            st.caption(f"“+ knockout” and “+ ReBPE” edit the merge graph of this {md_escape(graph_ws.merge_graph_of)} "
+                       "tokeniser and segment with it as BPE.")
+        segmenters[f"{name} + knockout"] = (f"{graph_key}|{ref_key}|knockout|{threshold}", ko.tokeniser)
+        segmenters[f"{name} + ReBPE"] = (f"{graph_key}|{ref_key}|rebpe|{threshold}", repaired)
     for other in extra:
         if other in SAMPLE_TOKENISERS:
             segmenters[other] = (other, sample_tokeniser(SAMPLE_TOKENISERS[other]))

@@ -14,6 +14,7 @@ import time
 
 import streamlit as st
 
+from core.errors import InputError
 from core.formats.references import ReferenceSet
 from core.graph import neighbourhood
 from core.model import BTETokeniser, Merge
@@ -106,7 +107,13 @@ st.caption("The types around one type, read from the tokeniser's merge graph (bp
            "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
            "keeps the view, so a link reproduces it.")
 
-ws = current()
+try:  # every family with merges has a graph (Scaffold-BPE, PickyBPE, BoundlessBPE: their merge lists)
+    ws = current().with_merge_graph("The merge graph")
+except InputError as err:  # CapabilityError: one line, and nothing to draw
+    st.info(md_escape(err))
+    st.stop()
+if ws.graph_note():
+    st.caption(md_escape(ws.graph_note()))
 tokeniser = ws.tokeniser
 display = tokeniser.pretokeniser.display
 tokeniser_key = getattr(ws, "tokeniser_key", "") or fingerprint(tokeniser)

@@ -18,6 +18,7 @@ from ui import workspace as ws
 from viz.tokens import PAGE_CSS, token_chips_html
 
 ws.ensure_app_navigation()
+ws.keep_choices()  # this page uses no workspace choice, but the next page should find them
 MAX_CHARS = 2_000
 
 st.html(PAGE_CSS)

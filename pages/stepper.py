@@ -79,7 +79,16 @@ for column, name in zip(st.columns(len(SCENARIOS)), SCENARIOS):
                   type="primary" if name == loaded else "secondary", width="stretch",
                   help=f"Load {name}")
 
-workspace = current()
+try:  # knockout and ReBPE edit a merge graph; families without one get a one-line notice
+    workspace = current().with_merge_graph("The knockout & ReBPE stepper")
+except InputError as err:
+    st.info(md_escape(err))
+    st.stop()
+if workspace.knockout_notice("The knockout & ReBPE stepper"):
+    st.info(md_escape(workspace.knockout_notice("The knockout & ReBPE stepper")))
+    st.stop()
+if workspace.graph_note():
+    st.caption(md_escape(workspace.graph_note()))
 tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
 

@@ -5,7 +5,8 @@ log-probability; the Viterbi path is the segmentation; forward-backward gives th
 token boundary at every position; sampling draws segmentations (subword regularisation). The
 models are trained on the workspace corpus (shared with Train & compare, ui/variant_runs.py);
 the comparison with BPE scores boundary precision/recall against a reference (bpe-knockout.txt
-§4.1). The view (word, size, lines, reference, α) is in the URL.
+§4.1). The view (word, size, lines, reference, α) is in the URL. A Unigram tokeniser loaded on the
+Workspace page (e.g. a SentencePiece unigram ``.model``) is offered too, as the model ``loaded``.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from viz.trees import svg_html
 SIZES = (300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
 LINE_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
 FAMILIES = ("unigram", "unigram-fsp", "bpe")
+LOADED = "loaded"
 SAMPLES = 5
 CHART_CONFIG = {"displaylogo": False}
 
@@ -53,8 +55,15 @@ size = top[0].select_slider("Vocabulary size", SIZES, value=500, key="size", bin
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
 n_lines = top[1].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - 1000)),
                                key="lines", bind="query-params", help=f"The first lines of {ws.corpus_name}.")
-model_name = top[2].segmented_control("Model", FAMILIES[:2], default="unigram", key="model", bind="query-params",
-                                      required=True, help="unigram-fsp prunes by flat score (unigram.txt §4)")
+loaded_unigram = callable(getattr(ws.tokeniser, "lattice", None))  # the workspace's tokeniser has a lattice
+models = FAMILIES[:2] + ((LOADED,) if loaded_unigram else ())
+model_name = top[2].segmented_control("Model", models, default="unigram", key="model", bind="query-params",
+                                      required=True,
+                                      help="unigram-fsp prunes by flat score (unigram.txt §4)"
+                                           + (f"; loaded: {ws.tokeniser_name} from the Workspace page"
+                                              if loaded_unigram else ""))
+if model_name not in models:  # e.g. ?model=loaded while the workspace holds no Unigram tokeniser
+    model_name = "unigram"
 references = list(SAMPLE_REFERENCES)
 reference = top[3].selectbox("Reference", references, index=references.index("en_morph") if "en_morph" in references else 0,
                              key="reference_for_unigram", bind="query-params",
@@ -62,9 +71,15 @@ reference = top[3].selectbox("Reference", references, index=references.index("en
 lines = all_lines[:n_lines]
 key = make_corpus_key(ws.corpus_name, lines)
 runs = train_with_progress(list(FAMILIES), key, size, lines)
-if model_name not in runs:
+if model_name == LOADED:
+    model = ws.tokeniser
+elif model_name in runs:
+    model = runs[model_name][0].tokeniser
+else:
     st.stop()
-model = runs[model_name][0].tokeniser
+if not loaded_unigram:
+    st.caption(f"The lattice is a Unigram model's: the workspace's tokeniser ({md_escape(ws.tokeniser.kind)}) has "
+               "none, so the models here are trained on the workspace corpus.")
 
 # --- the lattice of a word --------------------------------------------------------------------------
 st.subheader("The lattice of a word")
@@ -102,7 +117,7 @@ else:
 
 # --- training trajectory ----------------------------------------------------------------------------
 st.subheader("Training trajectory")
-rounds = runs[model_name][0].summary.get("rounds", [])
+rounds = runs[model_name][0].summary.get("rounds", []) if model_name in runs else []
 if rounds:
     columns = st.columns(3)
     for column, (field, title) in zip(columns, [("vocab_size", "|V| per round"),
@@ -114,12 +129,12 @@ if rounds:
 # --- Unigram vs FSP vs BPE -----------------------------------------------------------------------------
 st.subheader("Unigram vs FSP vs BPE")
 rows = []
-for name in FAMILIES:
-    if name not in runs:
-        continue
-    tokeniser = runs[name][0].tokeniser
+compared = {name: runs[name][0].tokeniser for name in FAMILIES if name in runs}
+if loaded_unigram:
+    compared[LOADED] = ws.tokeniser
+for name, tokeniser in compared.items():
     try:
-        scores = morph_scores(name, key, size, reference, tokeniser)
+        scores = morph_scores(name, ws.tokeniser_key if name == LOADED else key, size, reference, tokeniser)
     except InputError as err:
         st.warning(f"{name}: {err}")
         continue

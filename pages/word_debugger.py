@@ -9,6 +9,10 @@ under BPE, knockout, ReBPE, TrimmedBPE and BPE-dropout side by side.
 Thin on purpose: tracing and explanations are core's (``core.explain``), knockout/ReBPE/TrimmedBPE/
 dropout too; every piece of HTML comes from viz/. The words, the word in focus and the step are in
 the URL (``?word=masterthesis&step=6``), so a link reproduces the view.
+
+Every family shows its tokens and its own trace; the tree, the blame view and the comparison rows
+need a merge graph (``ui.workspace.Workspace.with_merge_graph``): Scaffold-BPE, PickyBPE and
+BoundlessBPE use their merge lists (said in a caption), a family without one gets a one-line notice.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from viz.tokens import (
     visible,
     words_html,
 )
+from viz.trace_views import kind_counts, trace_html
 from viz.trees import TREE_LEGEND, merge_tree_svg, svg_html
 
 ws.ensure_app_navigation()
@@ -58,6 +63,12 @@ def explanation(_tokeniser, tokeniser_key: str, word: str, morphs: tuple[str, ..
 @st.cache_resource(show_spinner=False, max_entries=1024)
 def traced_word(_tokeniser, tokeniser_key: str, word: str) -> WordTrace:
     return trace_word(_tokeniser, word)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1024)
+def own_tokens(_tokeniser, tokeniser_key: str, word: str) -> tuple[str, ...]:
+    """The word through the tokeniser itself (any family), as in running text."""
+    return tuple(_tokeniser.tokenise_word(word))
 
 
 @st.cache_resource(show_spinner="Running BPE-knockout on the reference (once per tokeniser and reference)…",
@@ -122,8 +133,8 @@ def _nudge(key: str, n_steps: int, delta: int) -> None:
     _step_changed(key, n_steps)
 
 
-def default_words(tokeniser) -> str:
-    words = [str(w.get("word", "")) for w in tokeniser.metadata.get("words", ()) if w.get("word")]
+def default_words(metadata: dict) -> str:
+    words = [str(w.get("word", "")) for w in metadata.get("words", ()) if isinstance(w, dict) and w.get("word")]
     return " ".join(words) if words else "bruidsjurk masterthesis"
 
 
@@ -131,9 +142,16 @@ def default_words(tokeniser) -> str:
 st.html(PAGE_CSS)
 st.title("Word debugger")
 workspace = ws.current()
-tokeniser = workspace.tokeniser
-display = tokeniser.pretokeniser.display
-chip_options = dict(types=tokeniser.types, markers=markers(tokeniser.pretokeniser))
+loaded = workspace.tokeniser  # any family
+try:
+    graph_workspace = workspace.with_merge_graph("Debugging a word step by step (tree, blame, comparison)")
+    graph_notice = None
+except InputError as err:  # CapabilityError: tokens and the family's own trace only
+    graph_workspace, graph_notice = None, str(err)
+own_graph = graph_workspace is not None and not graph_workspace.merge_graph_of
+tokeniser = graph_workspace.tokeniser if graph_workspace is not None else None  # the merge graph (BPE)
+display = loaded.pretokeniser.display
+chip_options = dict(types=tokeniser.types if own_graph else loaded.vocabulary, markers=markers(loaded.pretokeniser))
 fmt = lambda token: code_span(shown(token, display))  # noqa: E731
 word_fmt = lambda text: code_span(visible(text))  # noqa: E731
 
@@ -143,7 +161,7 @@ st.caption(f"Reference **{md_escape(workspace.reference_name)}** ({len(workspace
 
 left, middle, right = st.columns([5, 4, 3])
 middle.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label)
-text = left.text_input("Words (separated by spaces)", value=default_words(tokeniser), key="word",
+text = left.text_input("Words (separated by spaces)", value=default_words(workspace.metadata), key="word",
                        bind="query-params", on_change=_words_changed, placeholder="e.g. masterthesis bruidsjurk",
                        help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in detail.")
 compare_with = right.radio("Reference boundaries", ["morphs", "compound parts"], horizontal=True, key="refmode",
@@ -174,30 +192,56 @@ def reference_of(word: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-# All words at a glance.
+# All words at a glance: the tokeniser's own tokens (for BPE its traces, which the views below reuse).
 traces: dict[str, WordTrace] = {}
+segmented: dict[str, tuple[str, ...]] = {}
 for word in words:
     try:
-        traces[word] = traced_word(tokeniser, workspace.tokeniser_key, word)
+        if own_graph:
+            traces[word] = traced_word(tokeniser, workspace.tokeniser_key, word)
+            segmented[word] = traces[word].tokens
+        else:
+            segmented[word] = own_tokens(loaded, workspace.tokeniser_key, word)
+            if tokeniser is not None:
+                traces[word] = traced_word(tokeniser, graph_workspace.tokeniser_key, word)
     except InputError as err:
         st.error(f"Cannot segment {word_fmt(word)}: {md_escape(err)}")
-st.html(words_html([segmentation_html(word, traces[word].tokens, display, **chip_options)
-                    for word in words if word in traces]))
-st.caption(marker_legend(tokeniser.pretokeniser))
-if not traces:
+        segmented.pop(word, None)
+        traces.pop(word, None)
+st.html(words_html([segmentation_html(word, segmented[word], display, **chip_options)
+                    for word in words if word in segmented]))
+st.caption(marker_legend(loaded.pretokeniser))
+if not segmented:
     st.stop()
 
-focusable = list(dict.fromkeys(w for w in words if w in traces))
+focusable = list(dict.fromkeys(w for w in words if w in segmented))
 focus = focusable[0]
 if len(focusable) > 1:
     picked = st.segmented_control("Word to debug", focusable, default=focusable[0], key="focus",
                                   bind="query-params", on_change=_focus_changed)
-    focus = picked if picked in traces else focusable[0]
+    focus = picked if picked in segmented else focusable[0]
 
+if not own_graph:  # the family's own account of the word (Scaffold demolitions, Picky splits, Viterbi …)
+    try:
+        own_trace = loaded.trace_text(" " + focus)
+    except InputError as err:
+        st.error(f"Cannot trace {word_fmt(focus)}: {md_escape(err)}")
+    else:
+        with st.expander(md_escape(f"How the {loaded.kind} tokeniser segments {visible(focus)}: "
+                                   f"{kind_counts(own_trace)}"),
+                         expanded=tokeniser is None):
+            st.html(trace_html(own_trace, display, markers=chip_options["markers"]))
+if tokeniser is None:
+    st.info(md_escape(graph_notice))
+    st.stop()
+if not own_graph:
+    st.caption(md_escape(graph_workspace.graph_note()))
+if focus not in traces:
+    st.stop()
 traced = traces[focus]
 morphs = reference_of(focus)
 try:
-    explained = explanation(tokeniser, workspace.tokeniser_key, focus, morphs)
+    explained = explanation(tokeniser, graph_workspace.tokeniser_key, focus, morphs)
 except InputError as err:
     st.error(f"Cannot explain {word_fmt(focus)}: {md_escape(err)}")
     st.stop()
@@ -306,11 +350,18 @@ def note_for(tokens) -> str:
 
 
 rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
+if not own_graph:
+    rows = [(f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
+            ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
 edited = [("after knockout", knockout_result, "{} merges knocked out"),
           ("after ReBPE", rebpe_result, "{} iterations")]
+no_knockout = graph_workspace.knockout_notice("Knockout")
 for label, compute, summary in edited:
+    if no_knockout:
+        rows.append((label, None, f"not available: {no_knockout}"))
+        continue
     try:
-        edited_tokeniser, amount = compute(tokeniser, workspace.tokeniser_key, workspace.references,
+        edited_tokeniser, amount = compute(tokeniser, graph_workspace.tokeniser_key, workspace.references,
                                            workspace.reference_key)
         tokens = edited_tokeniser.tokenise_word(focus)
         rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary.format(amount)) if x),
@@ -318,7 +369,7 @@ for label, compute, summary in edited:
     except (InputError, ValueError) as err:
         rows.append((label, None, f"not available: {err}"))
 try:
-    trimmed = trimmed_tokeniser(tokeniser, workspace.tokeniser_key, source, threshold)
+    trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, source, threshold)
     tokens = trimmed.tokenise_word(focus)
     rows.append((f"TrimmedBPE (T = {threshold:,})", tokens,
                  "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),

@@ -4,6 +4,10 @@ Thin on purpose: loading and validation are core's (through the cached loaders o
 ``ui/workspace.py``), facts and tables come from viz/. The choices are kept by ``ui.workspace``
 (session state + URL), so every other page sees them. An upload is validated before it becomes a
 choice: a bad file shows an error and leaves the current choice as it was.
+
+A tokeniser may be of any family and come as an upload (any supported file, recognised by its
+content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
+the loader found and inferred (``core.tokeniser_summary``) is shown as plain text.
 """
 from __future__ import annotations
 
@@ -13,9 +17,12 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from core.errors import InputError
+from core.formats.tokeniser_files import sniff
+from core.tokeniser import CapabilityError
+from core.tokeniser_summary import summarise, summary_lines
 from ui import workspace as ws
 from viz.tables import reference_rows, rejection_rows
-from viz.tokeniser_info import marker_legend, md_escape, tokeniser_facts, tokeniser_note
+from viz.tokeniser_info import marker_legend, md_escape, tokeniser_note
 from viz.tokens import PAGE_CSS, alphabet_html, code_span, facts_html
 
 ws.ensure_app_navigation()
@@ -23,6 +30,8 @@ ws.ensure_app_navigation()
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("tokeniser", "reference", "corpus")
 ERROR_KEY = "workspace_upload_error_{}"
+PRETOKENISER_KEY = "ws_pretokeniser_override"
+MAX_SUMMARY_LINE = 240  # a SentencePiece pre-tokeniser's description carries its whole charsmap
 
 
 # --- upload callbacks (run before the page; an InputError only becomes a message) ----------------------
@@ -35,6 +44,11 @@ def _loaded(kind: str, name: str) -> None:
     ws.select(kind, name)
 
 
+def _override() -> str:
+    value = st.session_state.get(PRETOKENISER_KEY, ws.INFERRED)
+    return value if value in ws.PRETOKENISER_CHOICES else ws.INFERRED
+
+
 def _upload_tokeniser() -> None:
     main = st.session_state.get("upload_tokeniser")
     vocab = st.session_state.get("upload_vocab")
@@ -42,14 +56,59 @@ def _upload_tokeniser() -> None:
         return
     try:
         data = main.getvalue()
-        if main.name.lower().endswith(".txt") and vocab is not None:
-            name = ws.add_merges_upload(main.name, data, vocab.name, vocab.getvalue())
+        if vocab is not None and sniff(data) == "merges":  # by content: any file name
+            name = ws.add_merges_upload(main.name, data, vocab.name, vocab.getvalue(), _override())
         else:
-            name = ws.add_upload("tokeniser", main.name, data, ws.check_tokeniser_upload)
+            name = ws.add_tokeniser_upload(main.name, data, _override())
     except InputError as err:
         _failed("tokeniser", err)
     else:
         _loaded("tokeniser", name)
+
+
+def _load_path() -> None:
+    try:
+        name = ws.add_path(st.session_state.get("ws_path") or "", _override())
+    except InputError as err:
+        _failed("tokeniser", err)
+    else:
+        _loaded("tokeniser", name)
+
+
+def _pretokeniser_changed() -> None:
+    """The override applies to the current upload or path at once (re-read; an error keeps it)."""
+    try:
+        ws.set_pretokeniser(st.session_state.get("ws_tokeniser", ""), _override())
+    except InputError as err:
+        _failed("tokeniser", err)
+    else:
+        st.session_state.pop(ERROR_KEY.format("tokeniser"), None)
+
+
+def _tokeniser_changed() -> None:
+    st.session_state[PRETOKENISER_KEY] = ws.pretokeniser_of(st.session_state.get("ws_tokeniser", ""))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def summary_of(key: str, _tokeniser) -> dict:
+    return summarise(_tokeniser)
+
+
+def tokeniser_facts(summary: dict, own_graph: bool) -> list[tuple[str, str]]:
+    """The facts row for any family: its kind and size; merges and alphabet when it has a merge graph
+    (|V| counts the merge graph's types for BPE, the family's own vocabulary otherwise)."""
+    facts = [("Family", summary["family"]),
+             ("Types |V|", f"{summary['types'] if own_graph else summary['vocab_size']:,}")]
+    for key, label in (("merges", "Merges"), ("tuple_merges", "Tuple merges"), ("alphabet", "Alphabet")):
+        if key in summary:
+            facts.append((label, f"{summary[key]:,}"))
+    if summary.get("specials"):
+        facts.append(("Special tokens", f"{summary['specials']:,}"))
+    return facts
+
+
+def shorten(line: str, limit: int = MAX_SUMMARY_LINE) -> str:
+    return line if len(line) <= limit else line[:limit] + f"… ({len(line) - limit:,} more characters)"
 
 
 def _upload(kind: str, check) -> None:
@@ -89,27 +148,58 @@ tokeniser = workspace.tokeniser
 references = workspace.references
 
 # --- tokeniser ---
+summary = summary_of(workspace.tokeniser_key, tokeniser)
+try:
+    graph_workspace = workspace.with_merge_graph("The alphabet")
+except CapabilityError:
+    graph_workspace = None
 with st.container(border=True):
     st.subheader("1 · Tokeniser")
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label,
+                     on_change=_tokeniser_changed,
                      help="The Dutch 40k tokeniser of the BPE-knockout paper, two small BPEs trained here, the "
-                          "teaching scenarios of the ReBPE paper (App. A), and your uploads.")
-        with st.expander("Upload a tokeniser"):
-            st.file_uploader("tokenizer.json, project JSON or merges.txt", type=["json", "txt"],
+                          "teaching scenarios of the ReBPE paper (App. A), your uploads and the files you named.")
+        with st.expander("Upload a tokeniser, or name one on this machine"):
+            st.file_uploader("tokenizer.json, project JSON (any family), merges.txt, SentencePiece .model or "
+                             "tiktoken rank file: recognised by content, whatever the file is called", type=None,
                              key="upload_tokeniser", on_change=_upload_tokeniser)
-            st.file_uploader("vocab.json (optional, goes with a merges.txt)", type=["json"], key="upload_vocab",
+            st.file_uploader("vocab.json (optional, goes with a merges.txt)", type=None, key="upload_vocab",
                              on_change=_upload_tokeniser)
+            path_column, button_column = st.columns([4, 1], vertical_alignment="bottom")
+            path_column.text_input("Path or hf:ORG/NAME on the machine that runs this app", key="ws_path",
+                                   placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
+                                   help="A file, a folder as transformers saves it, or a model in the local Hugging "
+                                        "Face cache (nothing is downloaded). Large files need no upload; a file "
+                                        "that changes is read again.")
+            button_column.button("Load", key="ws_path_load", on_click=_load_path, width="stretch")
+            st.selectbox("Pre-tokeniser of a merges.txt", ws.PRETOKENISER_CHOICES, key=PRETOKENISER_KEY,
+                         on_change=_pretokeniser_changed,
+                         help="A merges.txt does not say how text is cut into words: *inferred* guesses it from "
+                              "the vocabulary (and says so below). Changing it re-reads the current upload or "
+                              "path; other files state their own pipeline and ignore it.")
         upload_error("tokeniser")
     with right:
-        st.html(facts_html(tokeniser_facts(tokeniser)))
+        st.html(facts_html(tokeniser_facts(summary, graph_workspace is not None and not graph_workspace.merge_graph_of)))
+        st.caption(f"**Pipeline:** normaliser {md_escape(shorten(summary['normaliser']))} · pre-tokeniser "
+                   f"{md_escape(shorten(summary['pretokeniser']))}")
         st.caption(marker_legend(tokeniser.pretokeniser))
-        note = tokeniser_note(workspace.tokeniser_name, tokeniser.metadata)
+        note = tokeniser_note(workspace.tokeniser_name, workspace.metadata)
         if note:
             st.info(note[1])
-    with st.expander(f"Alphabet ({len(tokeniser.alphabet):,} symbols)"):
-        st.html(alphabet_html(tokeniser.alphabet, tokeniser.pretokeniser.display))
+        if summary["detected"]:
+            st.markdown("**Detected while loading** (settings the file does not state):\n"
+                        + "\n".join(f"- {md_escape(shorten(str(line)))}" for line in summary["detected"]))
+        if graph_workspace is None:
+            st.caption(f"A {md_escape(summary['family'])} tokeniser has no merge graph: the merge graph, the "
+                       "stepper, blocked merges and blame say so and show what works for every family.")
+    with st.expander("Everything the loader found"):
+        st.code("\n".join(shorten(line) for line in summary_lines(summary)), language=None, wrap_lines=True)
+    if graph_workspace is not None:
+        graph = graph_workspace.tokeniser
+        with st.expander(f"Alphabet ({len(graph.alphabet):,} symbols)"):
+            st.html(alphabet_html(graph.alphabet, tokeniser.pretokeniser.display))
 
 # --- reference segmentations ---
 with st.container(border=True):

@@ -50,7 +50,7 @@ def test_renders_with_defaults():
     assert facts["Types |V|"] == "39,995" and facts["Merges"] == "39,739" and facts["Tuple merges"] == "0"
     assert facts["Alphabet"] == "256" and facts["Words"] == "1,146" and facts["Rejected lines"] == "0"
     assert int(facts["Lines"].replace(",", "")) > 1000
-    assert any("bytelevel" in c.value for c in at.caption)  # the pre-tokeniser
+    assert any("ByteLevel" in c.value for c in at.caption)  # the pre-tokeniser
     assert any("1146 entries; 0 rejected" in c.value for c in at.caption)
     assert not at.warning
 

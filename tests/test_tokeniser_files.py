@@ -19,7 +19,8 @@ from core.samples import DUTCH_40K, SAMPLE_DIR, tokeniser_paths
 
 def test_dutch_40k_holds_the_papers_case(dutch40k):
     assert len(dutch40k.merges) == 39_739 and dutch40k.vocab_size == 40_000
-    assert isinstance(dutch40k.pretokeniser, ByteLevel) and dutch40k.pretokeniser.add_prefix_space is False
+    assert dutch40k.pretokeniser.kind == "hf" and dutch40k.pretokeniser.byte_level
+    assert dutch40k.pretokeniser.pre_tokenizer_json["add_prefix_space"] is False
     assert [str(dutch40k.merges[i]) for i in (1234, 11806, 15545)] == ["id s", "Ġbru id", "Ġbru ids"]
     assert dutch40k.check_invariants() == []
 

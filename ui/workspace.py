@@ -6,6 +6,12 @@ they survive page switches, and a bad upload never replaces what was loaded befo
 The current choices live in the URL (``?tokeniser=…&reference=…&corpus=…``) so a link reproduces
 a view; values read from the URL are validated and fall back to the defaults.
 
+A tokeniser may be of any family (``core.tokeniser.Tokeniser``), uploaded (any supported file,
+recognised by content) or named by a path or ``hf:ORG/NAME`` on the machine that runs the app
+(no upload: large files stay where they are; re-read when the file's mtime or size changes).
+Pages that need a merge graph ask :meth:`Workspace.with_merge_graph`, which raises
+``core.tokeniser.CapabilityError`` (one line for a notice) for families without one.
+
 It also keeps ``app.py``'s navigation in charge (:func:`ensure_app_navigation`): on a freshly
 started server Streamlit treats ``pages/`` as a legacy multipage folder until ``st.navigation`` has
 run once, so a first request to ``/merge_graph`` would run that page file alone. Importing this
@@ -14,7 +20,8 @@ module (every page does) or calling :func:`current` reroutes such a run through 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable
 
 import streamlit as st
@@ -24,9 +31,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core.errors import InputError
 from core.formats.corpora import load_word_counts, parse_word_count_bytes, word_counts_from_text
 from core.formats.references import ReferenceSet, load_references, parse_reference_bytes
+from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
 from core.model import BTETokeniser
 from core.samples import count_paths, reference_paths, running_text, tokeniser_paths
+from core.tokeniser import CapabilityError, Tokeniser, require
+from core.variants.registry import PRETOKENISERS
 from viz.tokeniser_info import choice_label, tokeniser_choices
 
 SAMPLE_TOKENISERS = tokeniser_choices(tokeniser_paths())      # short name -> path
@@ -37,7 +47,14 @@ DEFAULT_REFERENCE = "nl_morph"
 DEFAULT_CORPUS = SAMPLE_CORPORA[0]
 SAMPLE_COUNTS = {name: str(path) for name, path in count_paths().items()}  # nl_wordfreq, en_wordfreq
 UPLOAD_PREFIX = "upload: "
+PATH_PREFIX = "path: "        # a tokeniser named by a path on the machine that runs the app
+HUB_PREFIX = "hf: "           # ... or by hf:ORG/NAME in its local Hugging Face cache
+SESSION_PREFIXES = (UPLOAD_PREFIX, PATH_PREFIX, HUB_PREFIX)  # choices that live in this session only
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+INFERRED = "inferred"         # the pre-tokeniser of a merges.txt: inferred from its vocabulary
+PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
+#: files next to a tokeniser file that loading reads too (a change to them reloads it)
+COMPANION_FILES = ("vocab.json", "special_tokens_map.json", "tokenizer_config.json")
 
 
 def ensure_app_navigation() -> None:
@@ -54,15 +71,21 @@ def ensure_app_navigation() -> None:
         st.rerun()
 
 
+def is_session_choice(name: str) -> bool:
+    """An upload or a path: kept in this session, never written to (or read from) the URL."""
+    return name.startswith(SESSION_PREFIXES)
+
+
 @dataclass(frozen=True)
 class Workspace:
     tokeniser_name: str
-    tokeniser: BTETokeniser
+    tokeniser: Tokeniser
     reference_name: str
     references: ReferenceSet
     corpus_name: str
     tokeniser_key: str = ""   # identifies the tokeniser's content (name, plus a digest for uploads)
     reference_key: str = ""
+    merge_graph_of: str = ""  # set on a merge-graph view of a family that is not BPE itself: its kind
 
     def corpus_lines(self, limit: int | None = None) -> list[str]:
         return corpus_lines(self.corpus_name, limit)
@@ -72,20 +95,122 @@ class Workspace:
         """The shipped word counts in the tokeniser's language (None for an upload)."""
         return counts_for(self.tokeniser_name)
 
+    @property
+    def metadata(self) -> dict:
+        """The tokeniser's metadata (families without any give an empty dict)."""
+        metadata = getattr(self.tokeniser, "metadata", None)
+        return metadata if isinstance(metadata, dict) else {}
+
+    def with_merge_graph(self, needed_for: str) -> "Workspace":
+        """This workspace with the tokeniser's merge graph (a ``BTETokeniser``) as its tokeniser.
+
+        BPE is its own merge graph (the same workspace comes back); Scaffold-BPE, PickyBPE and
+        BoundlessBPE give their merge lists as one (a separate cache key, and ``merge_graph_of``
+        names the family). Raises ``CapabilityError`` (an ``InputError`` whose one-line message
+        starts with ``needed_for``) for a family without one, e.g. Unigram.
+        """
+        if self.merge_graph_of:
+            return self
+        graph = merge_graph_view(self.tokeniser_key or self.tokeniser_name, self.tokeniser, needed_for)
+        if graph is self.tokeniser:
+            return self
+        return replace(self, tokeniser=graph, tokeniser_key=(self.tokeniser_key or self.tokeniser_name) + "#merge-graph",
+                       merge_graph_of=self.tokeniser.kind)
+
+    def knockout_notice(self, needed_for: str) -> str | None:
+        """One line when the merge graph cannot be knocked out (bpe-knockout.txt §3.2 assumes one merge
+        per type; files converted from tiktoken ranks or SentencePiece form a type by several
+        merges), else None. Call on a workspace from :meth:`with_merge_graph`."""
+        several = getattr(self.tokeniser, "multi_merge_types", 0)
+        if not several:
+            return None
+        return (f"{needed_for} needs every type formed by exactly one merge (bpe-knockout §3.2); {several:,} types "
+                f"of {self.tokeniser_name} are formed by several, as in files converted from tiktoken ranks or "
+                "SentencePiece.")
+
+    def graph_note(self) -> str | None:
+        """A caption for views drawn on the merge graph of another family (None for BPE)."""
+        if not self.merge_graph_of:
+            return None
+        return (f"This {self.merge_graph_of} tokeniser is shown through its merge graph (the merges it learnt, "
+                "read as BPE): its own segmentation can differ (e.g. scaffold tokens demolished, PickyBPE "
+                "removals, BoundlessBPE supermerges and deletions).")
+
 
 # --- cached loaders ---------------------------------------------------------------------------------
 @st.cache_resource(show_spinner="Loading tokeniser…", max_entries=16)
-def sample_tokeniser(path: str) -> BTETokeniser:
+def sample_tokeniser(path: str) -> Tokeniser:
     return load_tokeniser(path)
+
+
+def pretokeniser_override(name: str):
+    """The pre-tokeniser a merges.txt should use: None (inferred) or one of ``PRETOKENISERS``."""
+    if name == INFERRED:
+        return None
+    if name not in PRETOKENISERS:
+        raise InputError(f"unknown pre-tokeniser {name!r}; choose one of {', '.join(PRETOKENISER_CHOICES)}")
+    return PRETOKENISERS[name]()
 
 
 @st.cache_resource(show_spinner="Reading the uploaded tokeniser…", max_entries=8)
 def uploaded_tokeniser(data: bytes, filename: str, vocab: bytes | None = None,
-                       vocab_name: str = "vocab.json") -> BTETokeniser:
-    """An uploaded tokenizer.json, project JSON or merges.txt (with ``vocab``: its vocab.json)."""
+                       vocab_name: str = "vocab.json", pretokeniser: str = INFERRED) -> Tokeniser:
+    """An uploaded tokeniser file of any supported kind, recognised by its content (with ``vocab``:
+    a merges.txt and its vocab.json). ``pretokeniser`` overrides what a merges.txt infers."""
+    override = pretokeniser_override(pretokeniser)
     if vocab is not None:
-        return parse_merges_vocab_bytes(data, filename, vocab, vocab_name, name=filename)
-    return parse_tokeniser_bytes(data, filename, name=filename)
+        return parse_merges_vocab_bytes(data, filename, vocab, vocab_name, name=filename, pretokeniser=override)
+    return parse_tokeniser_bytes(data, filename, name=filename, pretokeniser=override)
+
+
+def resolve_source(spec: str) -> Path:
+    """The file that ``load_tokeniser(spec)`` reads: a file, the tokeniser file of a folder, or that
+    of an ``hf:`` snapshot. Raises InputError."""
+    path = resolve_hf_id(spec) if spec.startswith(HF_PREFIX) else Path(spec).expanduser()
+    if path.is_dir():
+        path = tokeniser_file_in(path)
+    if not path.is_file():
+        raise InputError("no such file or folder", spec)
+    return path
+
+
+def source_stamp(spec: str) -> tuple:
+    """What tells a changed file apart: path, mtime and size of the file and of the files beside
+    it that loading also reads."""
+    path = resolve_source(spec)
+    stamp = []
+    for file in (path, *(path.parent / name for name in COMPANION_FILES)):
+        try:
+            info = file.stat()
+        except OSError:
+            continue
+        stamp.append((str(file), info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
+
+
+@st.cache_resource(show_spinner="Loading the tokeniser from this machine…", max_entries=8)
+def path_tokeniser(spec: str, stamp: tuple, pretokeniser: str = INFERRED) -> Tokeniser:
+    """A tokeniser named by a path or ``hf:ORG/NAME`` (``stamp`` makes a changed file reload).
+
+    An ``hf:`` id is resolved here and its snapshot folder loaded: ``load_tokeniser("hf:…")`` writes
+    ``metadata["source"]``, which families without metadata (Unigram) do not have."""
+    folder = resolve_hf_id(spec) if spec.startswith(HF_PREFIX) else Path(spec).expanduser()
+    return load_tokeniser(folder, pretokeniser=pretokeniser_override(pretokeniser))
+
+
+@st.cache_resource(show_spinner="Building the merge graph…", max_entries=8)
+def _merge_graph(key: str, _tokeniser: Tokeniser) -> BTETokeniser | None:
+    try:
+        return require(_tokeniser, "merge_graph", "")
+    except CapabilityError:
+        return None
+
+
+def merge_graph_view(key: str, tokeniser: Tokeniser, needed_for: str) -> BTETokeniser:
+    """``require(tokeniser, "merge_graph", needed_for)``, cached by the tokeniser's content key
+    (PickyBPE and BoundlessBPE build their graph on each call); CapabilityError without one."""
+    graph = _merge_graph(key, tokeniser)
+    return graph if graph is not None else require(tokeniser, "merge_graph", needed_for)
 
 
 @st.cache_resource(show_spinner="Loading reference segmentations…", max_entries=16)
@@ -121,7 +246,7 @@ def counts_for(tokeniser_name: str) -> str | None:
     """The shipped word counts matching a shipped tokeniser's language: English for the ``en-``
     tokenisers, Dutch for the others (the Dutch 40k, the Dutch wordfreq BPE and the scenarios,
     whose words are Dutch); None for an upload."""
-    if tokeniser_name.startswith(UPLOAD_PREFIX):
+    if is_session_choice(tokeniser_name):
         return None
     return "en_wordfreq" if tokeniser_name.startswith("en") else "nl_wordfreq"
 
@@ -158,16 +283,65 @@ def add_upload(kind: str, filename: str, data: bytes, check: Callable[[bytes, st
     return name
 
 
-def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes) -> str:
+def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes,
+                      pretokeniser: str = INFERRED) -> str:
     """Validate and keep a merges.txt together with its vocab.json (a tokeniser choice)."""
     for name, blob in ((filename, data), (vocab_name, vocab)):
         if len(blob) > MAX_UPLOAD_BYTES:
             raise InputError(f"file is {len(blob):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", name)
-    uploaded_tokeniser(data, filename, vocab, vocab_name)
+    uploaded_tokeniser(data, filename, vocab, vocab_name, pretokeniser)
     name = UPLOAD_PREFIX + filename
     uploads()[("tokeniser", name)] = data
     uploads()[("tokeniser-vocab", name)] = (vocab_name, vocab)
+    uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
     return name
+
+
+def add_tokeniser_upload(filename: str, data: bytes, pretokeniser: str = INFERRED) -> str:
+    """Validate and keep an uploaded tokeniser file of any kind (recognised by content)."""
+    name = add_upload("tokeniser", filename, data,
+                      lambda blob, source: uploaded_tokeniser(blob, source, pretokeniser=pretokeniser))
+    uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
+    return name
+
+
+def add_path(spec: str, pretokeniser: str = INFERRED) -> str:
+    """Validate and keep a tokeniser named by a path (file or folder) or ``hf:ORG/NAME`` on the
+    machine that runs the app; returns its choice name. InputError leaves everything as it was."""
+    spec = spec.strip()
+    if not spec:
+        raise InputError("type a path to a tokeniser file or folder, or hf:ORG/NAME")
+    if spec.startswith(HF_PREFIX):
+        name = HUB_PREFIX + spec[len(HF_PREFIX):]
+    else:
+        spec = str(Path(spec).expanduser().resolve())
+        name = PATH_PREFIX + spec
+    path_tokeniser(spec, source_stamp(spec), pretokeniser)
+    uploads()[("tokeniser-path", name)] = (spec, pretokeniser)
+    return name
+
+
+def set_pretokeniser(name: str, pretokeniser: str) -> bool:
+    """Re-read the uploaded or path choice ``name`` with another pre-tokeniser override (merges.txt);
+    False for a shipped tokeniser. InputError leaves everything as it was."""
+    if ("tokeniser-path", name) in uploads():
+        spec, _ = uploads()[("tokeniser-path", name)]
+        path_tokeniser(spec, source_stamp(spec), pretokeniser)
+        uploads()[("tokeniser-path", name)] = (spec, pretokeniser)
+        return True
+    if ("tokeniser", name) in uploads():
+        vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
+        uploaded_tokeniser(uploads()[("tokeniser", name)], name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser)
+        uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
+        return True
+    return False
+
+
+def pretokeniser_of(name: str) -> str:
+    """The pre-tokeniser override of a tokeniser choice (``INFERRED`` unless one was chosen)."""
+    if ("tokeniser-path", name) in uploads():
+        return uploads()[("tokeniser-path", name)][1]
+    return uploads().get(("tokeniser-pretokeniser", name), INFERRED)
 
 
 def check_tokeniser_upload(data: bytes, filename: str) -> None:
@@ -194,7 +368,8 @@ def check_corpus_upload(data: bytes, filename: str) -> None:
 def choices(kind: str) -> list[str]:
     samples = {"tokeniser": list(SAMPLE_TOKENISERS), "reference": list(SAMPLE_REFERENCES),
                "corpus": list(SAMPLE_CORPORA)}[kind]
-    return samples + [name for (k, name) in uploads() if k == kind]
+    kinds = (kind, "tokeniser-path") if kind == "tokeniser" else (kind,)
+    return samples + [name for (k, name) in uploads() if k in kinds]
 
 
 def selected(kind: str, default: str) -> str:
@@ -218,17 +393,33 @@ def tokeniser_label(name: str) -> str:
     return choice_label(name, metadata)
 
 
+def keep_choices() -> None:
+    """For a page that shows no chooser and does not call :func:`current`: keep the choices alive
+    (Streamlit drops the state of a widget key that a run does not use, and uploads and paths are
+    not in the URL)."""
+    for kind in ("tokeniser", "reference", "corpus"):
+        key = f"ws_{kind}"
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def select(kind: str, name: str) -> None:
     st.session_state[f"ws_{kind}"] = name
 
 
-def load_tokeniser_choice(name: str) -> tuple[BTETokeniser, str]:
+def load_tokeniser_choice(name: str) -> tuple[Tokeniser, str]:
     """The tokeniser of a choice and a key identifying its content; raises InputError."""
+    if ("tokeniser-path", name) in uploads():
+        spec, pretokeniser = uploads()[("tokeniser-path", name)]
+        stamp = source_stamp(spec)
+        key = f"{name}@{pretokeniser}@{digest(repr(stamp).encode())}"
+        return path_tokeniser(spec, stamp, pretokeniser), key
     if name.startswith(UPLOAD_PREFIX):
         data = uploads()[("tokeniser", name)]
         vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
-        key = name + "@" + digest(data + (vocab or b""))
-        return uploaded_tokeniser(data, name[len(UPLOAD_PREFIX):], vocab, vocab_name), key
+        pretokeniser = pretokeniser_of(name)
+        key = name + "@" + digest(data + (vocab or b"")) + ("" if pretokeniser == INFERRED else "@" + pretokeniser)
+        return uploaded_tokeniser(data, name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser), key
     return sample_tokeniser(SAMPLE_TOKENISERS[name]), name
 
 
@@ -253,7 +444,7 @@ def current() -> Workspace:
         st.error(str(err))
         st.stop()
     for kind, value in (("tokeniser", tokeniser_name), ("reference", reference_name), ("corpus", corpus_name)):
-        if not value.startswith(UPLOAD_PREFIX) and st.query_params.get(kind) != value:
+        if not is_session_choice(value) and st.query_params.get(kind) != value:
             st.query_params[kind] = value
     return Workspace(tokeniser_name, tokeniser, reference_name, references, corpus_name, tokeniser_key, reference_key)
 

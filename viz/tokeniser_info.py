@@ -99,7 +99,7 @@ def md_escape(text: str) -> str:
 def marker_legend(pretokeniser) -> str:
     """One markdown line on how to read this tokeniser's chips (pre-tokeniser, markers, bytes)."""
     kind = pretokeniser.kind or type(pretokeniser).__name__
-    parts = [f"Pre-tokeniser {code_span(kind)}"]
+    parts = [f"Pre-tokeniser {code_span(pretokeniser.short_description())}"]
     marker = pretokeniser.marker
     byte_level = kind == "bytelevel" or getattr(pretokeniser, "byte_level", False)
     if byte_level:

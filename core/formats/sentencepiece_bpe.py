@@ -20,7 +20,8 @@ names them.
 Other parts of the file: the alphabet is the single-character pieces, the user-defined pieces
 (also ``atoms``) and the byte pieces; UNKNOWN and CONTROL pieces (``<unk>``, ``<s>``, ``</s>``) are
 specials, never matched in text; ids are piece ids; unknown characters follow
-``UnknownPolicy(unk_token=<unk>, fuse_unk=True, byte_fallback=...)``. UNUSED pieces, which
+``UnknownPolicy(unk_token=<unk>, fuse_unk=True, byte_fallback=..., show_surface=True)`` (a run of
+unknown characters is one token showing its text, with the unk id). UNUSED pieces, which
 SentencePiece forms and then splits back, are refused. The pre-tokeniser is the file's normaliser
 (:mod:`core.formats.sentencepiece_files`).
 """
@@ -91,7 +92,8 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     try:
         return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=proto.ids, name=name,
                             metadata=metadata, atoms=user_defined,
-                            unknown=UnknownPolicy(unk_token=unk, fuse_unk=True, byte_fallback=proto.byte_fallback))
+                            unknown=UnknownPolicy(unk_token=unk, fuse_unk=True, byte_fallback=proto.byte_fallback,
+                                                  show_surface=True))
     except InputError as err:
         raise InputError(err.message, source) from None
 

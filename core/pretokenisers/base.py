@@ -52,6 +52,16 @@ class Pretokeniser(ABC):
         """Just the pretoken strings."""
         return [p.text for p in self.pretokenise_with_sources(text)]
 
+    def pretokenise_marked(self, text: str) -> list[tuple[str, bool]]:
+        """Pretoken strings, each with whether it is an added token (see ``emits_added_tokens``)."""
+        if not self.emits_added_tokens:
+            return [(p, False) for p in self.pretokenise(text)]
+        return [(p.text, p.added) for p in self.pretokenise_with_sources(text)]
+
+    def short_description(self) -> str:
+        """A few words naming the pre-tokeniser (for legends and captions)."""
+        return self.kind
+
     def decode(self, tokens: list[str]) -> str:
         """Surface text of a token sequence (inverse of the character mapping and markers)."""
         return "".join(tokens)

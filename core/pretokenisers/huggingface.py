@@ -3,27 +3,30 @@
 No paper section of its own: this is how tokenisers trained elsewhere (byte-level GPT-2 style,
 SentencePiece-style Metaspace, boundless-bpe.txt App. A regex splits) are loaded and saved.
 
-Supported pre_tokenizer values (anything else raises InputError naming what was found):
+A tokenizer.json loads as :class:`core.pretokenisers.hf_pipeline.HFPipeline`, HF's whole pipeline
+(every normalizer, pre_tokenizer, added-token rule and decoder). :func:`simple_equivalent` finds
+the layouts that one of our own pre-tokenisers reproduces exactly, which the pipeline uses as its
+fast path:
 
 * ``ByteLevel`` (add_prefix_space, trim_offsets, use_regex; a missing field takes the default
   of HF's Python constructor, i.e. true) -> :class:`ByteLevel`;
 * ``Metaspace`` (replacement, prepend_scheme, split; the older ``add_prefix_space`` means
-  "always" when true and "never" when false, and must agree with prepend_scheme if both are
-  given) -> :class:`Metaspace`;
+  "always" when true and "never" when false) -> :class:`Metaspace`;
 * ``WhitespaceSplit`` -> :class:`WhitespaceSplit`; ``Whitespace`` -> ``RegexSplit("whitespace")``;
-* ``Split`` with a ``Regex`` pattern and behaviour ``Removed`` + ``invert: true`` (findall) or
-  ``Isolated`` + ``invert: false`` -> :class:`RegexSplit` with ``unmatched`` "drop" / "keep"
-  (the pattern is run by Python's ``regex``, HF runs it with Oniguruma: equal for the patterns
-  here, not guaranteed for every regex);
-* ``Sequence`` of one of the above, or ``[Split, ByteLevel(add_prefix_space=false,
-  use_regex=false)]`` -> ``RegexSplit(..., byte_level=True)`` (the GPT-4 / Llama-3 layout).
+* ``Split`` with a ``Regex`` pattern without line anchors and behaviour ``Removed`` + ``invert:
+  true`` (findall) or ``Isolated`` + ``invert: false`` -> :class:`RegexSplit`;
+* ``[Split, ByteLevel(add_prefix_space=false, use_regex=false)]`` -> ``RegexSplit(...,
+  byte_level=True)`` (the GPT-4 / Llama-3 layout);
 
-normalizer: null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those.
-The ReBPE pipeline has no tokenizer.json equivalent; :func:`to_hf` refuses it.
+each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those.
+:func:`to_hf` writes our pre-tokenisers back; the ReBPE pipeline has no equivalent and is refused.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import regex
 
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
@@ -34,30 +37,50 @@ from core.pretokenisers.patterns import NAMED_PATTERNS
 from core.pretokenisers.regex_split import RegexSplit
 from core.pretokenisers.whitespace import WhitespaceSplit
 
+_EMPTY_MATCH_PROBE = "Ab c1 23!? é\n\t  x\r\n"
+_LINE_ANCHOR = re.compile(r"(?<![\[\\])\^|(?<!\\)\$")
 SUPPORTED_PRE_TOKENIZERS = (
     "ByteLevel, Metaspace, WhitespaceSplit, Whitespace, Split (Regex pattern; Removed+invert or "
     "Isolated), Sequence of one of those or [Split, ByteLevel(add_prefix_space=false, use_regex=false)]"
 )
 
 
-def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None, added_tokens=(), decoder=None) -> Pretokeniser:
-    """The pre-tokeniser for a tokenizer.json's ``normalizer`` and ``pre_tokenizer`` values."""
-    steps = normaliser_from_hf(normalizer_json)
-    if pre_tokenizer_json is None:
-        raise InputError(f"pre_tokenizer is null; supported: {SUPPORTED_PRE_TOKENIZERS}")
-    parts = _flatten(pre_tokenizer_json)
-    if len(parts) == 1:
-        return _single(parts[0], steps)
-    if (len(parts) == 2 and parts[0].get("type") == "Split" and parts[1].get("type") == "ByteLevel"
-            and parts[1].get("add_prefix_space") is False and parts[1].get("use_regex") is False):
-        split = _single(parts[0], steps)
-        return RegexSplit(split.pattern, byte_level=True, normaliser=steps, unmatched=split.unmatched)
-    found = ", ".join(str(p.get("type")) for p in parts)
-    raise InputError(f"unsupported pre_tokenizer Sequence [{found}]; supported: {SUPPORTED_PRE_TOKENIZERS}")
+def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None, added_tokens=None,
+            decoder=None) -> Pretokeniser:
+    """The pre-tokeniser of a tokenizer.json: its whole pipeline (normalizer, pre_tokenizer,
+    added tokens, decoder) as :class:`core.pretokenisers.hf_pipeline.HFPipeline`."""
+    from core.pretokenisers.hf_pipeline import HFPipeline
+
+    return HFPipeline.from_json(normalizer_json, pre_tokenizer_json, added_tokens, decoder)
+
+
+def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | None:
+    """One of our own pre-tokenisers that does exactly what ``normalizer`` + ``pre_tokenizer``
+    do (the GPT-2 / GPT-4 / Metaspace layouts listed in the module docstring), or None. A pipeline
+    uses it as a fast path for text in which no added token occurs."""
+    try:
+        steps = normaliser_from_hf(normalizer_json)
+        if pre_tokenizer_json is None:
+            return None
+        parts = _flatten(pre_tokenizer_json)
+        if any(p.get("type") == "Split" and not _plain_regex(str((p.get("pattern") or {}).get("Regex", "")))
+               for p in parts):
+            return None
+        if len(parts) == 1:
+            return _single(parts[0], steps)
+        if (len(parts) == 2 and parts[0].get("type") == "Split" and parts[1].get("type") == "ByteLevel"
+                and parts[1].get("add_prefix_space") is False and parts[1].get("use_regex") is False):
+            split = _single(parts[0], steps)
+            return RegexSplit(split.pattern, byte_level=True, normaliser=steps, unmatched=split.unmatched)
+    except (InputError, TypeError, AttributeError):
+        return None
+    return None
 
 
 def to_hf(p: Pretokeniser) -> tuple[dict | None, dict | None]:
     """``(normalizer, pre_tokenizer)`` JSON values for ``p``; InputError if HF cannot express it."""
+    if getattr(p, "kind", "") == "hf":
+        return p.normalizer_json, p.pre_tokenizer_json
     if isinstance(p, ByteLevel):
         pre = _byte_level_json(p.add_prefix_space, p.trim_offsets, p.use_regex)
     elif isinstance(p, Metaspace):
@@ -96,7 +119,20 @@ def _flatten(obj: Any) -> list[dict]:
     return [part for item in inner for part in _flatten(item)]
 
 
+def _plain_regex(pattern: str) -> bool:
+    """A Split regex that our RegexSplit runs as HF does: no line anchors (Oniguruma's ^ and $
+    match at line breaks) and no empty matches (HF keeps them as split points)."""
+    if _LINE_ANCHOR.search(pattern):
+        return False
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error:
+        return False
+    return not any(m.start() == m.end() for m in compiled.finditer(_EMPTY_MATCH_PROBE))
+
+
 def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
+    """Our pre-tokeniser for one HF pre_tokenizer step (InputError when there is none)."""
     kind = obj.get("type")
     if kind == "ByteLevel":
         return ByteLevel(add_prefix_space=obj.get("add_prefix_space", True),
@@ -139,6 +175,9 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
 
 def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:
     """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``."""
+    if getattr(p, "kind", "") == "hf":
+        return {"normalizer": p.normalizer_json, "pre_tokenizer": p.pre_tokenizer_json,
+                "decoder": p.decoder_json, "added_tokens": p.added_tokens_json}
     normalizer, pre_tokenizer = to_hf(p)
     decoder = None
     if isinstance(p, ByteLevel):

@@ -10,6 +10,7 @@ from typing import Any
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import ByteLevel
+from core.pretokenisers.hf_pipeline import HFPipeline
 from core.pretokenisers.metaspace import Metaspace
 from core.pretokenisers.rebpe_pipeline import ReBPEPipeline
 from core.pretokenisers.regex_split import RegexSplit
@@ -20,7 +21,7 @@ from core.pretokenisers.whitespace import WhitespaceSplit
 #: kind -> class; every class has ``from_spec(spec)``.
 PRETOKENISER_CLASSES: dict[str, type[Pretokeniser]] = {
     cls.kind: cls for cls in (ByteLevel, Metaspace, WhitespaceSplit, RegexSplit, ReBPEPipeline,
-                              SentencePieceNormaliser, SpecialTokenSplit)
+                              SentencePieceNormaliser, SpecialTokenSplit, HFPipeline)
 }
 
 

@@ -166,6 +166,13 @@ class SentencePieceNormaliser(Pretokeniser):
         return hash((self.charsmap, self.rule, self.add_dummy_prefix, self.remove_extra_whitespaces,
                      self.escape_whitespaces, self.split, self.user_defined))
 
+    def describe(self) -> str:
+        return (f"SentencePiece normaliser: rule {self.rule}, add_dummy_prefix={self.add_dummy_prefix}, "
+                f"remove_extra_whitespaces={self.remove_extra_whitespaces}, split={self.split}")
+
+    def short_description(self) -> str:
+        return f"SentencePiece ({self.rule})"
+
     def __repr__(self) -> str:
         return (f"SentencePieceNormaliser(rule={self.rule!r}, add_dummy_prefix={self.add_dummy_prefix}, "
                 f"remove_extra_whitespaces={self.remove_extra_whitespaces}, "

@@ -15,6 +15,16 @@ Tie rule (SentencePiece ``Lattice::Viterbi`` and script_tok, reference-implement
 among equally good arcs ending at a position the one starting first (the longest) wins, so on a
 tie the path with the longest last token is chosen.
 
+With ``float32`` the Viterbi search is SentencePiece 0.2.3's ``Model::EncodeOptimized``
+(``unigram_model.cc``): positions are visited left to right and every arc starting at a position
+offers ``score(arc) + best[start]`` to its end, both float32, the sum rounded to float32 and
+compared in float32; an offer replaces the stored one only if strictly greater, so the first
+offer (the earliest start) keeps an exact tie. The search may start from a carried score
+(``viterbi(start)``: the best score of the text before this pretoken), and when the score at a
+start position leaves [-1e5, 1e5] SentencePiece subtracts it from every score stored from there
+to the furthest end reached so far (``kScoreResetThreshold``); both are reproduced, since the
+rounding, and so the choice between exactly tied paths, depends on the running score.
+
 A character that is not a piece of the vocabulary gets an *unknown* arc of length one scored
 ``unk_score`` (SentencePiece: the lowest piece score minus 10), so every pretoken has a path.
 """
@@ -28,6 +38,8 @@ from typing import NamedTuple
 import numpy as np
 
 NEG_INF = float("-inf")
+#: SentencePiece ``kScoreResetThreshold`` (float32 Viterbi scores are re-based beyond it).
+SCORE_RESET = 100000.0
 
 
 class Arc(NamedTuple):
@@ -124,19 +136,74 @@ class Lattice:
         return [math.exp(a + b - z) for a, b in zip(alpha, beta)]
 
     # --- best paths -----------------------------------------------------------------------------
-    def viterbi(self) -> tuple[list[Arc], float]:
-        """The most probable path and its log-probability (ties: longest last token)."""
+    def viterbi(self, start: float = 0.0) -> tuple[list[Arc], float]:
+        """The most probable path and its log-probability (ties: longest last token), the path
+        scores starting from ``start``. With ``float32``: SentencePiece's search, rounding and
+        score re-basing (see the module docstring); the score returned is then the float32 score
+        SentencePiece holds at the end of the pretoken (re-based if a reset happened)."""
+        if self.float32:
+            return self._viterbi_float32(start)
         n = len(self.text)
-        number = np.float32 if self.float32 else float
-        best = [number(NEG_INF)] * (n + 1)
+        best = [NEG_INF] * (n + 1)
         back: list[Arc | None] = [None] * (n + 1)
-        best[0] = number(0.0)
+        best[0] = float(start)
         for j in range(1, n + 1):
             for arc in self.ending[j]:
-                score = best[arc.start] + number(arc.log_prob)
+                score = best[arc.start] + arc.log_prob
                 if back[j] is None or score > best[j]:
                     best[j], back[j] = score, arc
+        return self._path(back), best[n]
+
+    def _starting(self) -> list[list[tuple[Arc, np.float32]]]:
+        """Arcs by start position (by end within one), each with its float32 score."""
+        starting: list[list[tuple[Arc, np.float32]]] = [[] for _ in range(len(self.text) + 1)]
+        for arc in sorted(self.arcs, key=lambda a: (a.start, a.end)):
+            starting[arc.start].append((arc, np.float32(arc.log_prob)))
+        return starting
+
+    def _viterbi_float32(self, start: float) -> tuple[list[Arc], float]:
+        n = len(self.text)
+        f32 = np.float32
+        best: list = [None] * (n + 1)
+        back: list[Arc | None] = [None] * (n + 1)
+        best[0] = f32(start)
+        frontier = 0
+        for i, arcs in enumerate(self._starting()[:n]):
+            here = best[i]
+            if here < -SCORE_RESET or here > SCORE_RESET:
+                for k in range(i + 1, frontier + 1):
+                    if back[k] is not None:
+                        best[k] = best[k] - here
+                best[i] = here = f32(0.0)
+            for arc, score in arcs:
+                end = arc.end
+                frontier = max(frontier, end)
+                offer = here + score
+                if back[end] is None or offer > best[end]:
+                    best[end], back[end] = offer, arc
         return self._path(back), float(best[n])
+
+    def tie_margin(self) -> tuple[float, float]:
+        """How close the Viterbi search of this pretoken comes to a tie, for deciding whether a
+        carried float32 start score could change its path: (the smallest difference, in exact
+        arithmetic (float64) and starting from 0, between the best and second-best offer at any
+        position; the largest absolute best score at any position). Offers use the float32
+        rounded arc scores."""
+        n = len(self.text)
+        best = [0.0] * (n + 1)
+        gap, span = math.inf, 0.0
+        for j in range(1, n + 1):
+            top = second = NEG_INF
+            for arc in self.ending[j]:
+                offer = best[arc.start] + float(np.float32(arc.log_prob))
+                if offer > top:
+                    top, second = offer, top
+                elif offer > second:
+                    second = offer
+            best[j] = top
+            gap = min(gap, top - second)
+            span = max(span, abs(top))
+        return gap, span
 
     def _path(self, back: list[Arc | None]) -> list[Arc]:
         path, j = [], len(self.text)
@@ -185,9 +252,10 @@ class Lattice:
             j = chosen.start
         return path[::-1]
 
-    def to_json(self) -> dict:
-        """Arcs with log-probabilities, the Viterbi path (arc indices) and boundary marginals."""
-        path, score = self.viterbi()
+    def to_json(self, start: float = 0.0) -> dict:
+        """Arcs with log-probabilities, the Viterbi path (arc indices; from the carried score
+        ``start``, see :meth:`viterbi`) and boundary marginals."""
+        path, score = self.viterbi(start)
         index = {arc: i for i, arc in enumerate(self.arcs)}
         return {
             "text": self.text,

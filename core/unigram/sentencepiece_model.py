@@ -5,19 +5,22 @@ No paper section (file format). The ``ModelProto`` is read by
 :mod:`core.formats.protobuf`); this module turns a unigram one into a tokeniser:
 
 - NORMAL pieces with their scores (log p) form the vocabulary; USER_DEFINED pieces are pieces
-  too, scored as SentencePiece's lattice scores them (``length in bytes * max(max normal score,
-  FLT_MIN) - 0.1``, a bonus that makes them win) and protected from normalisation; UNKNOWN,
-  CONTROL, UNUSED and BYTE pieces are left out (SentencePiece never puts an unused piece in a
-  lattice);
+  too, scored as SentencePiece 0.2.3's encoder scores them (``float32(0.1 * (length in bytes -
+  1))``, ``GetUserDefinedScore``: at least 0, so they win over normal pieces, longer ones first)
+  and protected from normalisation; UNKNOWN, CONTROL, UNUSED and BYTE pieces are left out of the
+  lattice (SentencePiece never puts an unused piece in a lattice) but keep their ids
+  (``type_ids``, every piece's id is its position in the file);
 - the pre-tokeniser is SentencePiece's normaliser
   (:class:`core.pretokenisers.sentencepiece_normaliser.SentencePieceNormaliser`: precompiled
   charsmap, dummy prefix, extra whitespace removal, ``▁``), splitting before ``▁`` when that is
   exact (see :mod:`core.formats.sentencepiece_files`).
 
-Path scores are added in float32 as SentencePiece does (``UnigramTokeniser(float32=True)``). A run
-of unknown characters becomes one token of those characters, as SentencePiece's
-``encode(out_type=str)`` shows it (its id is the unk id); with ``byte_fallback`` SentencePiece
-writes ``<0xNN>`` pieces instead, which this model does not (said in ``metadata["detected"]``).
+Path scores are added in float32 as SentencePiece does, carried across the whole text
+(``UnigramTokeniser(float32=True)``, see :mod:`core.unigram.model`). Unknown characters follow
+``UnknownPolicy(unk_token=<unk>, fuse_unk=True, byte_fallback=<the file's>, show_surface=True)``
+as ``encode(out_type=str)`` shows them: with ``byte_fallback`` each one as its UTF-8 bytes
+``<0xNN>``, otherwise a run of them as one token of its text, whose id is the unk id. What the
+loader decided is in ``metadata["detected"]``.
 """
 from __future__ import annotations
 
@@ -27,12 +30,16 @@ from pathlib import Path
 from core.errors import InputError
 from core.formats.sentencepiece_files import NORMAL, USER_DEFINED, ModelProto, read_model_proto
 from core.unigram.model import UnigramTokeniser
-
-FLT_MIN = 1.1754943508222875e-38
-
+from core.unknowns import UnknownPolicy
 
 def _float32(value: float) -> float:
     return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def user_defined_score(piece: str) -> float:
+    """SentencePiece 0.2.3's ``GetUserDefinedScore(length)``: ``0.1 * (length - 1)`` in double,
+    returned as float32, the length in UTF-8 bytes (``EncodeOptimized`` counts bytes)."""
+    return _float32(0.1 * (len(piece.encode("utf-8")) - 1))
 
 
 def unigram_from_model_proto(proto: ModelProto, name: str = "") -> UnigramTokeniser:
@@ -40,19 +47,16 @@ def unigram_from_model_proto(proto: ModelProto, name: str = "") -> UnigramTokeni
     normal = {piece: score for piece, score, kind in proto.pieces if kind == NORMAL}
     if not normal:
         raise InputError("the model has no normal pieces", source)
-    max_score = max(FLT_MIN, max(normal.values()))
     pieces = dict(normal)
     for piece in proto.of_type(USER_DEFINED):
-        pieces[piece] = _float32(_float32(len(piece.encode("utf-8")) * max_score) - 0.1)
+        pieces[piece] = user_defined_score(piece)
     pretokeniser = proto.pretokeniser(list(pieces))
-    if proto.byte_fallback:
-        proto.detected.append("byte_fallback: SentencePiece writes unknown characters as <0xNN> pieces; "
-                              "here they stay characters")
-    tokeniser = UnigramTokeniser(pieces, pretokeniser, name, float32=True)
-    metadata = getattr(tokeniser, "metadata", None)
-    if isinstance(metadata, dict):
-        metadata["detected"] = list(proto.detected)
-    return tokeniser
+    unknown = UnknownPolicy(unk_token=proto.unk_piece, fuse_unk=True, byte_fallback=proto.byte_fallback,
+                            show_surface=True)
+    proto.detected.append("unknown characters: " + ("<0xNN> byte pieces" if proto.byte_fallback
+                                                    else f"{proto.unk_piece!r}, one per run showing its text"))
+    return UnigramTokeniser(pieces, pretokeniser, name, float32=True, unknown=unknown, type_ids=proto.ids,
+                            metadata={"detected": list(proto.detected)})
 
 
 def parse_sentencepiece_model(data: bytes, source: str = "<model>", name: str = "") -> UnigramTokeniser:
