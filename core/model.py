@@ -214,7 +214,7 @@ class BTETokeniser:
     def tokenise(self, text: str) -> list[str]:
         """Pre-tokenise running text and segment every pretoken; added tokens stay whole."""
         segment = self.engine.segment
-        if not self.pretokeniser.emits_added_tokens:
+        if not self.pretokeniser.may_hold_added_tokens(text):
             return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
         tokens: list[str] = []
         for pretoken, added in self.pretokeniser.pretokenise_marked(text):

@@ -377,3 +377,10 @@ def test_bad_text():
 def test_byte_level_fast_path_equals_sourced_path(text, prefix, use_regex):
     pre = ByteLevel(add_prefix_space=prefix, use_regex=use_regex)
     assert pre.pretokenise(text) == [p.text for p in pre.pretokenise_with_sources(text)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab 1!\n\tÉé😀‍'"), max_size=25))
+def test_pretokenise_equals_the_texts_of_pretokenise_with_sources(text):
+    for p in ALL_SAMPLES:
+        assert p.pretokenise(text) == [q.text for q in p.pretokenise_with_sources(text)], p

@@ -52,6 +52,10 @@ class Pretokeniser(ABC):
         """Just the pretoken strings."""
         return [p.text for p in self.pretokenise_with_sources(text)]
 
+    def may_hold_added_tokens(self, text: str) -> bool:
+        """False when no added token can occur in ``text`` (then ``pretokenise`` says it all)."""
+        return self.emits_added_tokens
+
     def pretokenise_marked(self, text: str) -> list[tuple[str, bool]]:
         """Pretoken strings, each with whether it is an added token (see ``emits_added_tokens``)."""
         if not self.emits_added_tokens:

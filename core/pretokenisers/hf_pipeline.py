@@ -124,6 +124,9 @@ class HFPipeline(Pretokeniser):
     def _no_added_token_in(self, text: str) -> bool:
         return self._added_first_chars.isdisjoint(text)
 
+    def may_hold_added_tokens(self, text: str) -> bool:
+        return self.emits_added_tokens and not self._no_added_token_in(text)
+
     def normalise(self, text: str) -> str:
         """The text as the pre-tokenizer sees it: normalised stretches with the added tokens'
         contents between them."""

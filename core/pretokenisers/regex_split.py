@@ -62,6 +62,16 @@ class RegexSplit(NormalisedPretokeniser):
             pretokens.append(Pretoken("".join(chars), tuple(sources)))
         return pretokens
 
+    def pretokenise(self, text: str) -> list[str]:
+        """The pretoken strings alone (no per-character sources: the hot path of segmentation)."""
+        text = self.normalise(check_text(text))
+        if self.unmatched == "drop":
+            pieces = [p for p in self._regex.findall(text) if p] if self._regex.groups == 0 else \
+                [text[a:b] for a, b in self._spans(text)]
+        else:
+            pieces = [text[a:b] for a, b in self._spans(text)]
+        return [text_to_byte_chars(p) for p in pieces] if self.byte_level else pieces
+
     def _spans(self, text: str) -> list[tuple[int, int]]:
         spans, done = [], 0
         for match in self._regex.finditer(text):

@@ -60,9 +60,12 @@ class SpecialTokenSplit(Pretokeniser):
             return pretokens
         return [Pretoken(p.text, tuple(s + start if s >= 0 else s for s in p.sources), p.added) for p in pretokens]
 
+    def may_hold_added_tokens(self, text: str) -> bool:
+        return self._regex is not None and self._regex.search(text) is not None
+
     def pretokenise(self, text: str) -> list[str]:
-        if self._regex is None:
-            return self.inner.pretokenise(check_text(text))
+        if not self.may_hold_added_tokens(check_text(text)):
+            return self.inner.pretokenise(text)
         return [p.text for p in self.pretokenise_with_sources(text)]
 
     def decode(self, tokens: list[str]) -> str:
