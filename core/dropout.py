@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from core.model import BTETokeniser
 
 VARIANTS = ("hf", "subword-nmt")
+FORMAT = "variant:dropout"
 
 
 class _Tables:
@@ -225,3 +226,88 @@ def dropout_samples(tokeniser: "BTETokeniser", word: str, p: float, n: int, seed
         raise InputError(f"number of samples must be a non-negative integer, got {n!r}")
     rng = random.Random(seed)
     return [dropout_tokenise_word(tokeniser, word, p, rng, variant) for _ in range(n)]
+
+
+class DropoutBPE:
+    """A BTE tokeniser segmenting with BPE-dropout: every ``tokenise`` call draws a new sample
+    from its own random stream (seeded, so a fresh instance repeats the same samples). Behind the
+    :class:`core.tokeniser.Tokeniser` interface like every family; its merge graph is the
+    tokeniser's own (dropout removes no merge)."""
+
+    kind = "dropout"
+
+    def __init__(self, tokeniser: "BTETokeniser", p: float, *, variant: str = "hf", seed: int = 0):
+        self.tokeniser = tokeniser
+        self.p = check_probability(p)
+        _check_variant(variant)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InputError(f"seed must be an integer, got {seed!r}")
+        self.variant = variant
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    @property
+    def name(self) -> str:
+        return f"{self.tokeniser.name} (dropout p={self.p:g}, {self.variant})"
+
+    @property
+    def pretokeniser(self):
+        return self.tokeniser.pretokeniser
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return self.tokeniser.types
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokeniser.vocab_size
+
+    @property
+    def specials(self) -> tuple[str, ...]:
+        return self.tokeniser.specials
+
+    def token_ids(self) -> dict[str, int]:
+        return self.tokeniser.token_ids()
+
+    def merge_graph(self) -> "BTETokeniser":
+        return self.tokeniser
+
+    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
+        return dropout_segment(self.tokeniser, pretoken, self.p, self._rng, variant=self.variant)
+
+    def tokenise(self, text: str) -> list[str]:
+        return dropout_tokenise(self.tokeniser, text, self.p, self._rng, self.variant)
+
+    def tokenise_word(self, word: str) -> list[str]:
+        return self.tokenise(" " + word)
+
+    def trace_text(self, text: str):
+        """The characters, then one "sample" event per pretoken (its dropout segmentation)."""
+        from core.trace import Trace, TraceEvent
+
+        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        initial = tuple(ch for p in pretokens for ch in p)
+        done: list[str] = []
+        events = []
+        end = 0
+        for pretoken in pretokens:
+            end += len(pretoken)
+            done.extend(self.segment_pretoken(pretoken))
+            events.append(TraceEvent("sample", f"{pretoken} with dropout p={self.p:g}", (*done, *initial[end:])))
+        return Trace(text, pretokens, initial, tuple(events))
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "version": 1, "tokeniser": self.tokeniser.to_json(), "p": self.p,
+                "variant": self.variant, "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, obj, source: str = "<json>") -> "DropoutBPE":
+        from core.model import BTETokeniser
+
+        if not isinstance(obj, dict) or obj.get("format") != FORMAT or obj.get("version") != 1:
+            raise InputError(f"expected \"format\": \"{FORMAT}\", version 1", source)
+        try:
+            return cls(BTETokeniser.from_json(obj.get("tokeniser"), source), obj.get("p"),
+                       variant=obj.get("variant", "hf"), seed=obj.get("seed", 0))
+        except InputError as err:
+            raise InputError(err.message, source) from None

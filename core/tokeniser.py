@@ -9,7 +9,8 @@ What only some families can do is a *capability*, asked for by name with :func:`
 - ``merge_graph``: a :class:`core.model.BTETokeniser` over the family's merges (V, M_i, M_o of
   bpe-knockout.txt §3.1), for the graph, blame, knockout, ReBPE and blocked merges. BPE/BTE is its
   own merge graph; Scaffold-BPE offers its merge list (with its scaffold tokens still in V);
-  PickyBPE and BoundlessBPE offer theirs when they define one (``merge_graph()``).
+  PickyBPE and BoundlessBPE offer theirs when they define one (``merge_graph()``); TrimmedBPE
+  and BPE-dropout (:mod:`core.trimmed`, :mod:`core.dropout`) offer the BPE they wrap.
 
 A tokeniser without the capability gets :class:`CapabilityError`, an :class:`InputError` whose
 one-line message names the family, the command and what it needs (CLI: exit 2; pages: a notice).
@@ -37,6 +38,8 @@ SAVED_FORMATS: dict[str, tuple[str, str]] = {
     "variant:picky": ("core.variants.picky", "PickyBPE"),
     "variant:boundless": ("core.variants.boundless", "BoundlessBPE"),
     "variant:unigram": ("core.unigram.model", "UnigramTokeniser"),
+    "variant:trimmed": ("core.trimmed", "TrimmedBPE"),
+    "variant:dropout": ("core.dropout", "DropoutBPE"),
 }
 
 
@@ -84,7 +87,8 @@ class CapabilityError(InputError):
 
 #: capability -> what it is for (used in messages)
 CAPABILITIES = {
-    "merge_graph": "a merge graph (ranked merges: BPE, BTE, Scaffold-BPE, PickyBPE, BoundlessBPE)",
+    "merge_graph": "a merge graph (ranked merges: BPE, BTE, Scaffold-BPE, PickyBPE, BoundlessBPE, TrimmedBPE, "
+                   "BPE-dropout)",
 }
 
 

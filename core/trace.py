@@ -54,6 +54,19 @@ class Trace:
                 out.append(f"event {n} ({event.label}) leaves {event.tokens!r}, which does not spell {surface!r}")
         return out
 
+    def then_replace(self, kind: str, replace, extra: dict | None = None) -> "Trace":
+        """This trace followed by one ``kind`` event per final token that ``replace(token)``
+        turns into other tokens (a post-processing step: TrimmedBPE's decomposition)."""
+        final = self.tokens
+        out: list[str] = []
+        events = list(self.events)
+        for k, token in enumerate(final):
+            pieces = tuple(replace(token))
+            out.extend(pieces)
+            if pieces != (token,):
+                events.append(TraceEvent(kind, f"{token} -> {' '.join(pieces)}", (*out, *final[k + 1:])))
+        return Trace(self.text, self.pretokens, self.initial, tuple(events), {**self.extra, **(extra or {})})
+
     def to_json(self) -> dict:
         return {"text": self.text, "pretokens": list(self.pretokens), "initial": list(self.initial),
                 "events": [e.to_json() for e in self.events], "tokens": list(self.tokens),

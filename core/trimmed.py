@@ -30,11 +30,14 @@ from numbers import Real
 from typing import TYPE_CHECKING, Mapping
 
 from core.errors import InputError
+from core.trace import Trace
 
 if TYPE_CHECKING:
     from core.model import BTETokeniser
 
 RULES = ("subword-nmt", "tktkt")
+FORMAT = "variant:trimmed"
+FORMAT_VERSION = 1
 
 
 def token_frequencies(tokeniser: "BTETokeniser", word_counts: Mapping[str, int], *,
@@ -64,6 +67,8 @@ class TrimmedBPE:
     :class:`core.model.BTETokeniser` (``segment_pretoken``, ``tokenise``, ``tokenise_word``,
     ``pretokeniser``) so callers can take either.
     """
+
+    kind = "trimmed"
 
     def __init__(self, tokeniser: "BTETokeniser", frequencies: Mapping[str, int], threshold: int,
                  rule: str = "subword-nmt"):
@@ -109,6 +114,22 @@ class TrimmedBPE:
         """The types that can still appear as tokens: V minus the trimmed set."""
         return self.tokeniser.types - self.trimmed
 
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocabulary) + len(set(self.tokeniser.specials) - self.vocabulary)
+
+    @property
+    def specials(self) -> tuple[str, ...]:
+        return self.tokeniser.specials
+
+    def token_ids(self) -> dict[str, int]:
+        """The ids of the untrimmed tokeniser (trimmed types keep theirs, unused)."""
+        return self.tokeniser.token_ids()
+
+    def merge_graph(self) -> "BTETokeniser":
+        """The untrimmed merge graph: trimming leaves every merge in place."""
+        return self.tokeniser
+
     def is_trimmed(self, type_: str) -> bool:
         return type_ in self.trimmed
 
@@ -149,6 +170,30 @@ class TrimmedBPE:
     def tokenise_word(self, word: str) -> list[str]:
         """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
         return self.tokenise(" " + word)
+
+    def trace_text(self, text: str) -> Trace:
+        """The BPE trace, then one "decompose" event per trimmed token, left to right."""
+        return self.tokeniser.trace_text(text).then_replace("decompose", self.decompose)
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "version": FORMAT_VERSION, "tokeniser": self.tokeniser.to_json(),
+                "threshold": self.threshold, "rule": self.rule, "frequencies": self.frequencies}
+
+    @classmethod
+    def from_json(cls, obj, source: str = "<json>") -> "TrimmedBPE":
+        from core.model import BTETokeniser
+
+        if not isinstance(obj, dict) or obj.get("format") != FORMAT or obj.get("version") != FORMAT_VERSION:
+            raise InputError(f"expected \"format\": \"{FORMAT}\", version {FORMAT_VERSION}", source)
+        frequencies = obj.get("frequencies")
+        if not isinstance(frequencies, dict) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in frequencies.values()):
+            raise InputError("field 'frequencies' must map types to integer counts", source)
+        try:
+            return cls(BTETokeniser.from_json(obj.get("tokeniser"), source), frequencies, obj.get("threshold"),
+                       obj.get("rule", "subword-nmt"))
+        except InputError as err:
+            raise InputError(err.message, source) from None
 
     def __repr__(self) -> str:
         return (f"TrimmedBPE({self.tokeniser!r}, threshold={self.threshold}, rule={self.rule!r}, "

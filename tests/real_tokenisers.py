@@ -55,6 +55,14 @@ def real_bytes(name: str, filename: str) -> bytes:
     return real_file(name, filename).read_bytes()
 
 
+def file_bytes(filename: str) -> bytes:
+    """The bytes of the one cached file called ``filename`` (e.g. ``gpt2.tiktoken``)."""
+    names = [name for name, entry in _fetcher().BY_NAME.items() if filename in [f["file"] for f in entry["files"]]]
+    if len(names) != 1:
+        pytest.fail(f"{filename!r} names {len(names)} files of the manifest; expected one")
+    return real_bytes(names[0], filename)
+
+
 def real_entry(name: str) -> dict:
     """The cache's manifest.json entry for ``name`` (skip or fail as :func:`real_file`)."""
     fetcher = _fetcher()

@@ -14,20 +14,7 @@ from core.errors import InputError
 from core.formats import protobuf
 from core.pretokenisers.charsmap import Charsmap
 from core.pretokenisers.sentencepiece_normaliser import SentencePieceNormaliser
-from tests.real_tokenisers import real_bytes
-
-#: file name -> (name, file) in the real-tokeniser cache (scripts/fetch_real_tokenisers.py)
-REAL = {
-    "botchan_en_bpe_1000.model": ("spm-botchan-bpe", "botchan_en_bpe_1000.model"),
-    "botchan_en_unigram_1000.model": ("spm-botchan-unigram", "botchan_en_unigram_1000.model"),
-    "kyoto_ja_unigram_8000.model": ("spm-kyoto-unigram", "kyoto_ja_unigram_8000.model"),
-    "tokenizer.model.v1": ("mistral-v1", "tokenizer.model.v1"),
-    "mistral_instruct_tokenizer_241114.model.v7": ("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
-    "tekken_240911.json": ("mistral-tekken", "tekken_240911.json"),
-    "llama3_tokenizer.model": ("llama3-tiktoken", "tokenizer.model"),
-    "gpt2.tiktoken": ("whisper-gpt2", "gpt2.tiktoken"),
-    "multilingual.tiktoken": ("whisper-multilingual", "multilingual.tiktoken"),
-}
+from tests.real_tokenisers import file_bytes
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -149,7 +136,7 @@ def test_whitespace_handling_exact_cases():
 def test_model_normalisers_equal_sentencepiece(name, tmp_path):
     from core.formats.sentencepiece_files import read_model_proto
 
-    data = real_bytes(*REAL[name])
+    data = file_bytes(name)
     path = tmp_path / name
     path.write_bytes(data)
     ref = spm.SentencePieceNormalizer(model_file=str(path))

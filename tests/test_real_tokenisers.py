@@ -68,8 +68,10 @@ def test_gpt2_folder_agrees_with_tokenizers():
     vocab, merges = real_file("gpt2", "vocab.json"), real_file("gpt2", "merges.txt")
     ours = load_tokeniser(vocab.parent)
     assert any("bytelevel inferred" in note for note in ours.metadata["detected"])
+    assert ours.tokenise("a<|endoftext|>b") == ["a", "<|endoftext|>", "b"]
     hf = Tokenizer(models.BPE.from_file(str(vocab), str(merges)))
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.add_special_tokens(["<|endoftext|>"])  # as GPT-2's own tokenizer.json lists it
     reference = lambda text: hf.encode(text).tokens  # noqa: E731
     assert agree(ours.tokenise, reference, RUNNING_TEXTS) == []
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []

@@ -12,20 +12,7 @@ from core.errors import InputError
 from core.formats.sentencepiece_files import parse_sentencepiece_bytes
 from core.model import BTETokeniser
 from core.samples import running_text
-from tests.real_tokenisers import real_bytes
-
-#: file name -> (name, file) in the real-tokeniser cache (scripts/fetch_real_tokenisers.py)
-REAL = {
-    "botchan_en_bpe_1000.model": ("spm-botchan-bpe", "botchan_en_bpe_1000.model"),
-    "botchan_en_unigram_1000.model": ("spm-botchan-unigram", "botchan_en_unigram_1000.model"),
-    "kyoto_ja_unigram_8000.model": ("spm-kyoto-unigram", "kyoto_ja_unigram_8000.model"),
-    "tokenizer.model.v1": ("mistral-v1", "tokenizer.model.v1"),
-    "mistral_instruct_tokenizer_241114.model.v7": ("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
-    "tekken_240911.json": ("mistral-tekken", "tekken_240911.json"),
-    "llama3_tokenizer.model": ("llama3-tiktoken", "tokenizer.model"),
-    "gpt2.tiktoken": ("whisper-gpt2", "gpt2.tiktoken"),
-    "multilingual.tiktoken": ("whisper-multilingual", "multilingual.tiktoken"),
-}
+from tests.real_tokenisers import file_bytes, real_bytes
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -62,7 +49,7 @@ def load(data: bytes, name: str) -> tuple[BTETokeniser, "spm.SentencePieceProces
 @pytest.mark.parametrize("name,step", [("botchan_en_bpe_1000.model", 3), ("tokenizer.model.v1", 5),
                                        ("mistral_instruct_tokenizer_241114.model.v7", 7)])
 def test_real_models(name, step):
-    tok, sp = load(real_bytes(*REAL[name]), name)
+    tok, sp = load(file_bytes(name), name)
     words = sorted({w for line in LINES for w in line.split()})[::step]
     assert check_agreement(tok, sp, [" " + w for w in words]) == len(words)
     texts = LINES[::step] + EXTRA + SPACES
@@ -156,7 +143,7 @@ def test_round_trip_through_project_json(trained, key):
 # --- unigram models through the same normaliser ------------------------------------------------------
 @pytest.mark.parametrize("name", ["kyoto_ja_unigram_8000.model", "botchan_en_unigram_1000.model"])
 def test_real_unigram_models(name):
-    data = real_bytes(*REAL[name])
+    data = file_bytes(name)
     tok = parse_sentencepiece_bytes(data, name)
     sp = spm.SentencePieceProcessor(model_proto=data)
     texts = LINES[::11] + EXTRA + ["ＡＢＣ　全角ｶﾀｶﾅ", "東京都は日本の首都です。"]

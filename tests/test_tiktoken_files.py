@@ -17,23 +17,7 @@ from core.formats.tiktoken_files import (ENCODINGS, R50K_PATTERN, parse_tekken_j
 from core.model import BTETokeniser
 from core.pretokenisers.byte_level import CHAR_TO_BYTE, byte_chars_to_bytes
 from core.samples import running_text
-from tests.real_tokenisers import real_bytes
-
-#: file name -> (name, file) in the real-tokeniser cache (scripts/fetch_real_tokenisers.py)
-REAL = {
-    "botchan_en_bpe_1000.model": ("spm-botchan-bpe", "botchan_en_bpe_1000.model"),
-    "botchan_en_unigram_1000.model": ("spm-botchan-unigram", "botchan_en_unigram_1000.model"),
-    "kyoto_ja_unigram_8000.model": ("spm-kyoto-unigram", "kyoto_ja_unigram_8000.model"),
-    "tokenizer.model.v1": ("mistral-v1", "tokenizer.model.v1"),
-    "mistral_instruct_tokenizer_241114.model.v7": ("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
-    "tekken_240911.json": ("mistral-tekken", "tekken_240911.json"),
-    "llama3_tokenizer.model": ("llama3-tiktoken", "tokenizer.model"),
-    "gpt2.tiktoken": ("whisper-gpt2", "gpt2.tiktoken"),
-    "multilingual.tiktoken": ("whisper-multilingual", "multilingual.tiktoken"),
-    "o200k_base.tiktoken": ("tiktoken-o200k", "o200k_base.tiktoken"),
-    "cl100k_base.tiktoken": ("tiktoken-cl100k", "cl100k_base.tiktoken"),
-    "p50k_base.tiktoken": ("tiktoken-p50k", "p50k_base.tiktoken"),
-}
+from tests.real_tokenisers import file_bytes, real_bytes
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -69,13 +53,13 @@ def reference(tok: BTETokeniser, data: bytes, encoding: str):
     ("gpt2.tiktoken", None, "r50k_base", 4),
     ("gpt2.tiktoken", "whisper_gpt2", "whisper_gpt2", 9),
     ("multilingual.tiktoken", None, "whisper_multilingual", 4),
-    ("llama3_tokenizer.model", None, "llama3", 3),
+    ("tokenizer.model", None, "llama3", 3),
     ("o200k_base.tiktoken", None, "o200k_base", 3),
     ("cl100k_base.tiktoken", None, "cl100k_base", 3),
     ("p50k_base.tiktoken", "p50k_base", "p50k_base", 9),
 ])
 def test_real_rank_files(name, pattern, expected, step):
-    data = real_bytes(*REAL[name])
+    data = file_bytes(name)
     start = time.perf_counter()
     tok = parse_tiktoken_bytes(data, name, pattern=pattern)
     seconds = time.perf_counter() - start

@@ -57,8 +57,9 @@ def test_merges_and_vocab_round_trip(tmp_path, dutch40k):
     save_merges_and_vocab(dutch40k, tmp_path)
     again = load_tokeniser(tmp_path / "merges.txt")
     assert again.merges == dutch40k.merges
-    assert isinstance(again.pretokeniser, ByteLevel)
+    assert again.pretokeniser.kind == "special_tokens" and isinstance(again.pretokeniser.inner, ByteLevel)
     assert again.tokenise_word("bruidsjurk") == dutch40k.tokenise_word("bruidsjurk")
+    assert again.tokenise("gids<s>") == dutch40k.tokenise("gids<s>") == ["gids", "<s>"]
 
 
 def tuple_tokeniser():

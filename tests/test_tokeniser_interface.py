@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from core.dropout import DropoutBPE
 from core.errors import InputError
 from core.formats.corpora import load_word_counts
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, sniff
 from core.model import BTETokeniser
 from core.samples import DUTCH_40K, SAMPLE_DIR
+from core.trimmed import TrimmedBPE
 from core.tokeniser import CapabilityError, Tokeniser, from_saved_json, has, require
 from core.variants import registry
 from core.variants.base import TrainingCorpus
@@ -29,6 +31,8 @@ def families() -> dict:
     for algorithm in ("scaffold", "picky", "unigram"):
         corpus = TrainingCorpus.from_word_counts(COUNTS, registry.default_pretokeniser(algorithm))
         out[algorithm] = registry.train(algorithm, corpus, 350).tokeniser
+    out["trimmed"] = TrimmedBPE.from_corpus(out["bpe"], dict(list(COUNTS.items())[:300]), 5)
+    out["dropout"] = DropoutBPE(out["bpe"], 0.0, seed=3)
     text = [" ".join(list(COUNTS)[i:i + 40]) for i in range(0, 800, 40)]
     out["boundless"] = registry.train("boundless", TrainingCorpus.from_texts(
         text, registry.default_pretokeniser("boundless")), 350).tokeniser
@@ -47,10 +51,23 @@ def test_every_family_is_a_tokeniser_and_round_trips(families):
         again = from_saved_json(json.loads(json.dumps(tokeniser.to_json())), "x.json")
         assert type(again) is type(tokeniser) and again.tokenise("the unhappiest 42") == \
             tokeniser.tokenise("the unhappiest 42"), kind
+        trace = tokeniser.trace_text("the unhappiest 42")
+        assert trace.problems() == [] and list(trace.tokens) == tokeniser.tokenise("the unhappiest 42"), kind
+
+
+def test_dropout_samples_and_trimming_decomposes(families):
+    sampler = DropoutBPE(families["bpe"], 0.5, seed=1)
+    samples = {tuple(sampler.tokenise_word("bruidsjurken")) for _ in range(30)}
+    assert len(samples) > 1 and all("".join(s) == "Ġbruidsjurken" for s in samples)
+    assert DropoutBPE(families["bpe"], 1.0).tokenise_word("gids") == list("Ġgids")
+    trimmed = families["trimmed"]
+    word = next(w for w in COUNTS if trimmed.tokenise_word(w) != families["bpe"].tokenise_word(w))
+    events = trimmed.trace_text(" " + word).events
+    assert events[-1].kind == "decompose" and list(events[-1].tokens) == trimmed.tokenise_word(word)
 
 
 def test_capabilities(families):
-    for kind in ("bpe", "scaffold", "picky", "boundless"):
+    for kind in ("bpe", "scaffold", "picky", "boundless", "trimmed", "dropout"):
         graph = require(families[kind], "merge_graph", "graph")
         assert isinstance(graph, BTETokeniser) and graph.check_invariants() == [], kind
     assert require(families["bpe"], "merge_graph", "x") is families["bpe"]

@@ -3,7 +3,10 @@
 No paper section (file format). One merge ``a b`` per line, rank = line order (``#version``
 lines skipped); a line ``a b c`` is a tuple merge (bpe-knockout.txt §3.2). The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
-the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``:
+the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
+tokens (named by ``special_tokens_map.json`` / ``tokenizer_config.json`` beside the files, else
+the vocabulary's ``<...>`` entries, as said in ``detected``) are matched whole in text, as
+``transformers`` does:
 
 - byte-level (GPT-2 ``ByteLevel``) when ``Ġ`` occurs and at least 99 % of the distinct characters
   are GPT-2 byte characters (a few odd entries, e.g. added special tokens, do not flip it);
@@ -20,6 +23,7 @@ from core.merges import Merge
 from core.model import BTETokeniser
 from core.pretokenisers import ByteLevel, Metaspace, WhitespaceSplit
 from core.pretokenisers.byte_level import BYTE_TO_CHAR
+from core.pretokenisers.special_tokens import SpecialTokenSplit
 
 #: share of the vocabulary's distinct characters that must be byte characters for byte-level
 BYTE_LEVEL_SHARE = 0.99
@@ -54,8 +58,10 @@ def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str
         pretokeniser, reason = guess_pretokeniser(alphabet)
         detected.append(f"pre-tokeniser {pretokeniser.kind} inferred: {reason} (override with --pretokeniser)")
     if specials and guessed_specials:
-        detected.append(f"{len(specials)} entries of the form <...> taken as special tokens: "
+        detected.append(f"{len(specials)} entries of the form <...> taken as special tokens and matched in text: "
                         + ", ".join(specials[:5]) + (" ..." if len(specials) > 5 else ""))
+    if specials and not getattr(pretokeniser, "normaliser", ()):
+        pretokeniser = SpecialTokenSplit(pretokeniser, specials)
     try:
         return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=vocab, name=name,
                             metadata={"detected": detected} if detected else None)
