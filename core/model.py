@@ -172,6 +172,42 @@ class BTETokeniser:
         """How many types more than one merge forms (converted tiktoken/SentencePiece files)."""
         return sum(len(ms) > 1 for ms in self.produced_by.values())
 
+    @cached_property
+    def primary_merges(self) -> dict[str, Merge]:
+        """Each formed type's *primary* merge: the one that fires when the type's own string is
+        segmented. The type's other merges are *alternatives* (they fire only inside longer
+        strings, if at all). A type its own string does not reach (a blocked type) keeps its
+        lowest-ranked merge as primary; :attr:`self_formed` tells them apart. With one merge per
+        type (bpe-knockout.txt §3.1) every merge is primary and there are no alternatives."""
+        return {type_: self.primary_merge(type_) for type_ in self.produced_by}
+
+    def primary_merge(self, type_: str) -> Merge | None:
+        """The primary merge of ``type_`` (None for an alphabet type or an unknown string);
+        computed on first use, per type."""
+        cache = self._primary
+        if type_ not in cache:
+            merges = self.produced_by.get(type_, ())
+            if len(merges) <= 1:
+                cache[type_] = merges[0] if merges else None
+            else:
+                fired = self.engine.forming_merge(type_)
+                cache[type_] = fired if fired is not None and fired.result == type_ else merges[0]
+        return cache[type_]
+
+    @cached_property
+    def _primary(self) -> dict[str, Merge | None]:
+        return {}
+
+    def alternatives(self, type_: str) -> tuple[Merge, ...]:
+        """The merges forming ``type_`` other than its primary one."""
+        primary = self.primary_merge(type_)
+        return tuple(m for m in self.produced_by.get(type_, ()) if m != primary)
+
+    def self_formed(self, type_: str) -> bool:
+        """Whether segmenting ``type_``'s own string yields ``type_`` through its merges."""
+        merge = self.engine.forming_merge(type_)
+        return merge is not None and merge.result == type_
+
     def check_invariants(self) -> list[str]:
         """Violations of §3.2's invariants: each type formed by at most one merge, every part a type.
 

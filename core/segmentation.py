@@ -230,6 +230,14 @@ class SegmentationEngine:
             trees = [MergeTree(pretoken, 0)]
         return SegmentationTrace(pretoken, tuple(symbols), tuple(steps), tuple(trees), tuple(boundary))
 
+    def forming_merge(self, pretoken: str) -> Merge | None:
+        """The merge applied last when ``pretoken`` is segmented (no ``ignore_merges`` shortcut)
+        if that leaves it one token, else None: the merge that forms a type from its own string."""
+        last: list[Merge] = []
+        symbols = self.atomise(pretoken)
+        self._run(symbols, len(self.merges), lambda position, width, merge: last.append(merge))
+        return last[-1] if len(symbols) == 1 and last else None
+
     @staticmethod
     def trace_whole(token: str) -> SegmentationTrace:
         """The trace of an added token: emitted whole, no merge applied."""
