@@ -29,10 +29,22 @@ into ``[abc]``), or where a type has two merges (App. A.2). For lists in which e
 formed before it is used by a single merge — BPE, BPE-knockout and ReBPE's own lists — the two
 tests agree, which the tests check on random lists.
 
+Several merges per type: alternatives
+-------------------------------------
+Converted tiktoken and SentencePiece files list every split of a type into two types. Only the
+*primary* merge (the one that fires on the type's own string) ever forms it (App. A.2); the others
+never fire but are not blocked merges in the paper's sense: they are *alternatives*, reported as a
+count with examples (``BlockedReport.alternatives``). A merge is listed as blocked only when no
+merge forms its type from the type's own string. With one merge per type (bpe-knockout.txt §3.1)
+there are no alternatives and the blocked merges are exactly those of the paper's test. Which merge
+forms each type is decided for all types at once by :class:`_Forming` (a certificate per type,
+BPE run only where the certificate does not apply), equal to ``engine.forming_merge`` type by type.
+
 Unreachable types
 -----------------
-A type of V is *unreachable* when no input produces it as a token: it is not in the alphabet
-and every merge forming it is blocked. Cascades come out by themselves: a merge with an
+A type of V is *unreachable* when no input produces it as a token: it is not in the alphabet,
+every merge forming it is blocked, and (under ``ignore_merges``) its own text is not emitted whole
+as one pretoken (those are ``whole_only_types``: reachable). Cascades come out by themselves: a merge with an
 unreachable part can never see that part, so it is blocked too, and so on downstream (App. A.1,
 scenario 3a: ``i+d+s`` blocked makes ``_bru+ids`` and ``_bruids`` unreachable).
 
@@ -64,11 +76,15 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from heapq import nsmallest
+from itertools import groupby
+from operator import attrgetter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from core.errors import InputError
-from core.model import BTETokeniser, Merge
+from core.gc_pause import cyclic_gc_paused
+from core.model import BTETokeniser, Merge, Rank
 
 CASCADE = "3 (cascade)"
 IGNORED = "2b(i)"
@@ -111,29 +127,12 @@ class BlockedMerge:
         }
 
 
-@dataclass(frozen=True)
-class BlockedReport:
-    """All blocked merges of a tokeniser (rank order) and the types nothing can produce."""
-
-    blocked: tuple[BlockedMerge, ...]
-    #: Types of V never produced as a token (formed only by blocked merges), by producer rank.
-    unreachable_types: tuple[str, ...]
-
-    def by_scenario(self) -> dict[str, int]:
-        counts = {name: 0 for name in SCENARIOS}
-        for entry in self.blocked:
-            counts[entry.scenario] += 1
-        return counts
-
-    def to_json(self) -> dict:
-        return {
-            "blocked": [b.to_json() for b in self.blocked],
-            "unreachable_types": list(self.unreachable_types),
-            "counts": self.by_scenario(),
-        }
-
-
 # --- the test -----------------------------------------------------------------------------------
+def _check_member(tokeniser: BTETokeniser, merge: Merge) -> None:
+    if merge not in tokeniser.merge_index:
+        raise InputError(f"merge '{merge}' (rank {merge.rank}) is not in tokeniser {tokeniser.name!r}")
+
+
 def _full_segmentation(tokeniser: BTETokeniser, pretoken: str) -> tuple[str, ...]:
     """All merges applied, never HF's ``ignore_merges`` whole-pretoken shortcut."""
     if tokeniser.ignore_merges:
@@ -141,24 +140,12 @@ def _full_segmentation(tokeniser: BTETokeniser, pretoken: str) -> tuple[str, ...
     return tokeniser.engine.segment_uncached(pretoken)
 
 
-def _check_member(tokeniser: BTETokeniser, merge: Merge) -> None:
-    if merge not in tokeniser.merge_index:
-        raise InputError(f"merge '{merge}' (rank {merge.rank}) is not in tokeniser {tokeniser.name!r}")
-
-
-def _is_blocked(tokeniser: BTETokeniser, merge: Merge) -> bool:
-    s = merge.result
-    if len(tokeniser.produced_by.get(s, ())) == 1 and _full_segmentation(tokeniser, s) == (s,):
-        return False  # s became one token, and only this merge forms s: it fired
-    if tokeniser.segment_limited(s, merge.rank) == merge.parts:
-        return False  # LIMITEDBPE presents exactly the parts: this merge fires next
-    return merge not in tokeniser.trace_pretoken(s, max_rank=math.inf).merges_applied
-
-
 def is_blocked(tokeniser: BTETokeniser, merge: Merge) -> bool:
-    """True when ``merge`` can never apply to any input (rebpe.txt §3.1, exact; see module doc)."""
+    """True when ``merge`` can never apply to any input (rebpe.txt §3.1, exact): it is not the merge
+    that forms its result from the result's own string. That covers blocked merges proper and
+    alternatives (App. A.2); :func:`find_blocked_merges` tells the two apart."""
     _check_member(tokeniser, merge)
-    return _is_blocked(tokeniser, merge)
+    return tokeniser.engine.forming_merge(merge.result) != merge
 
 
 # --- classification -----------------------------------------------------------------------------
@@ -287,27 +274,346 @@ class _WordIndex:
         return self.words[self.owner[bisect_right(self.offsets, at) - 1]]
 
 
+# --- which merge forms each type (fast) --------------------------------------------------------
+_NEVER = math.inf  # the priority of a pair that is no merge
+
+
+def _last_pair(pair_get, s: str) -> tuple[str, str] | None:
+    """Binary BPE on ``s`` (the engine's rule: lowest priority first, leftmost on ties); the two
+    tokens joined by the last merge if that leaves one token, else None."""
+    symbols = list(s)
+    if len(symbols) < 2:
+        return None
+    cands = [pair_get((symbols[i], symbols[i + 1]), _NEVER) for i in range(len(symbols) - 1)]
+    while len(cands) > 1:
+        best = min(cands)
+        if best == _NEVER:
+            return None
+        i = cands.index(best)
+        symbols[i] += symbols[i + 1]
+        del symbols[i + 1]
+        del cands[i]
+        if i < len(cands):
+            cands[i] = pair_get((symbols[i], symbols[i + 1]), _NEVER)
+        if i:
+            cands[i - 1] = pair_get((symbols[i - 1], symbols[i]), _NEVER)
+    return (symbols[0], symbols[1]) if cands[0] != _NEVER else None
+
+
+class _Forming:
+    """The merge that forms each type from its own string (``engine.forming_merge``), for all
+    types at once without segmenting every type.
+
+    Types are decided shortest first, so the parts of a merge are decided before it. A type whose
+    merge tree is *monotone* (every merge ranked after the merges forming its parts; BPE's own
+    trees) gets a certificate: its rank (the time its last merge fires) and its parts. For a binary
+    merge ``l + r`` whose parts have certificates ranked before it, BPE on ``l + r`` runs the two
+    parts' own trees interleaved in rank order (context-freeness, rebpe.txt App. A.2) unless a merge
+    *straddling* the boundary fires first. The tokens beside the boundary are the right spine of
+    ``l``'s tree and the left spine of ``r``'s, each alive from the merge that forms it until its
+    parent's merge; walking both spines back in time visits every pair that is ever adjacent across
+    the boundary, and such a pair fires iff it is a merge ranked before the end of both lifetimes.
+    No straddling merge: ``l + r`` forms the type; one fires: it does not. Ties across the boundary,
+    tuple merges, atoms, end-of-word suffixes and non-monotone trees are decided by running BPE on
+    the type's string instead (exact, and rare on real files: 276 of GPT-2's 50k types).
+    """
+
+    def __init__(self, tokeniser: BTETokeniser, produced_by: dict[str, tuple[Merge, ...]]):
+        self.tokeniser = tokeniser
+        self.produced_by = produced_by
+        merges = tokeniser.merges
+        self.general = bool(tokeniser.atoms or tokeniser.end_of_word_suffix)
+        tuples = tokeniser.tuple_merges
+        self.tuple_results = {m.result for m in tuples}
+        self.tuple_lengths = sorted({len(r) for r in self.tuple_results})
+        # A pair's priority is its rank: merges sharing a rank form the same type and tie, leftmost
+        # first, exactly as in the engine.
+        binary = merges if not tuples else [m for m in merges if not m.is_tuple]
+        self.pair_rank: dict[tuple[str, ...], Rank] = dict(zip(map(attrgetter("parts"), binary),
+                                                                 map(attrgetter("rank"), binary)))
+        #: type -> the merge forming it from its own string (None: no merge does)
+        self.forming: dict[str, Merge | None] = {}
+        self.simulated = 0
+        self._run()
+
+    def _may_fire_tuple(self, s: str) -> bool:
+        results, n = self.tuple_results, len(s)
+        for length in self.tuple_lengths:
+            if length > n:
+                return False
+            if any(s[i:i + length] in results for i in range(n - length + 1)):
+                return True
+        return False
+
+    def _simulate(self, type_: str) -> Merge | None:
+        self.simulated += 1
+        if self.general or (self.tuple_results and self._may_fire_tuple(type_)):
+            return self.tokeniser.engine.forming_merge(type_)
+        pair = _last_pair(self.pair_rank.get, type_)
+        if pair is None:
+            return None
+        return next((m for m in self.produced_by.get(type_, ()) if m.parts == pair), None)
+
+    def _run(self) -> None:
+        produced_by, forming = self.produced_by, self.forming
+        pair_rank = self.pair_rank
+        pair_get = pair_rank.get
+        never, start = math.inf, -math.inf
+        prio: dict[str, Rank] = {c: start for c in self.tokeniser.alphabet if len(c) == 1}
+        left: dict[str, str] = {}
+        right: dict[str, str] = {}
+        prio_get = prio.get
+        tuple_check = self.general or bool(self.tuple_results)
+        for type_ in sorted(produced_by, key=len):
+            found = None
+            undecided = tuple_check and (self.general or self._may_fire_tuple(type_))
+            if not undecided:
+                for merge in produced_by[type_]:
+                    parts = merge.parts
+                    if len(parts) != 2:
+                        undecided = True
+                        continue
+                    l, r = parts
+                    pl, pr = prio_get(l), prio_get(r)
+                    if pl is None or pr is None:
+                        if pl is None and len(l) == 1:
+                            prio[l] = pl = start
+                        if pr is None and len(r) == 1:
+                            prio[r] = pr = start
+                        if pl is None or pr is None:
+                            # a part without a certificate: never formed (so this merge never
+                            # fires, App. A.2), or formed by a non-monotone tree (run BPE)
+                            if forming.get(l) is not None or forming.get(r) is not None:
+                                undecided = True
+                            continue
+                    p = merge.rank
+                    if pl >= p or pr >= p:
+                        undecided = True
+                        continue
+                    # walk both spines back in time (see the class docstring)
+                    u, v, du, dv, bu, bv = l, r, never, never, pl, pr
+                    verdict = None
+                    while True:
+                        if bu > bv:
+                            du, u = bu, right[u]
+                            bu = prio[u]
+                        elif bv > bu:
+                            dv, v = bv, left[v]
+                            bv = prio[v]
+                        elif bu == start:
+                            verdict = True
+                            break
+                        else:
+                            break  # a tie across the boundary: undecided
+                        q = pair_get((u, v))
+                        if q is not None:
+                            end = du if du < dv else dv
+                            if q < end:
+                                verdict = False
+                                break
+                            if q == end:
+                                break
+                    if verdict:
+                        found = merge
+                        break
+                    if verdict is None:
+                        undecided = True
+            if found is None and undecided:
+                found = self._simulate(type_)
+            forming[type_] = found
+            if found is not None and len(found.parts) == 2:
+                l, r = found.parts
+                pl, pr = prio_get(l), prio_get(r)
+                if pl is not None and pr is not None and pl < found.rank and pr < found.rank:
+                    prio[type_], left[type_], right[type_] = found.rank, l, r
+
+
+def _grouped_by_result(tokeniser: BTETokeniser) -> dict[str, tuple[Merge, ...]]:
+    """``tokeniser.produced_by`` without building it when the merges of each type are adjacent in
+    rank order (converted tiktoken and SentencePiece files: a type's merges share its rank)."""
+    if "produced_by" in tokeniser.__dict__:
+        return tokeniser.produced_by
+    groups = {result: tuple(ms) for result, ms in groupby(tokeniser.merges, key=attrgetter("result"))}
+    if sum(map(len, groups.values())) == len(tokeniser.merges):
+        return groups
+    return tokeniser.produced_by
+
+
+def forming_merges(tokeniser: BTETokeniser) -> dict[str, Merge | None]:
+    """Every formed type's merge that fires on its own string (None: none does), equal to
+    ``tokeniser.engine.forming_merge`` type by type, computed for all types at once."""
+    with cyclic_gc_paused():
+        return _Forming(tokeniser, _grouped_by_result(tokeniser)).forming
+
+
 # --- the scan -----------------------------------------------------------------------------------
+MAX_EXAMPLES = 200
+
+
+@dataclass(frozen=True)
+class AlternativeExample:
+    """A type formed by several merges: the one that fires on its own string and the others."""
+
+    type: str
+    primary: Merge
+    alternatives: tuple[Merge, ...]
+
+    def to_json(self) -> dict:
+        return {"type": self.type, "primary": _merge_json(self.primary),
+                "alternatives": [_merge_json(m) for m in self.alternatives],
+                "lowest_ranked_is_primary": self.primary.rank <= min(m.rank for m in self.alternatives)}
+
+
+@dataclass(frozen=True)
+class BlockedReport:
+    """All blocked merges of a tokeniser (rank order), the types nothing can produce, and a summary
+    of the alternatives (merges that never fire because another merge forms their type)."""
+
+    blocked: tuple[BlockedMerge, ...]
+    #: Types of V never produced as a token (formed only by blocked merges, and not emitted whole
+    #: by ``ignore_merges``), by producer rank.
+    unreachable_types: tuple[str, ...]
+    #: How many merges are alternatives, and of how many types.
+    alternatives: int = 0
+    alternative_types: int = 0
+    #: Types whose lowest-ranked merge is an alternative (what a one-merge-per-type view gets wrong).
+    lowest_ranked_not_primary: int = 0
+    #: The first :data:`MAX_EXAMPLES` types with alternatives, by the rank of their primary merge.
+    alternative_examples: tuple[AlternativeExample, ...] = ()
+    #: Types no merge forms that ``ignore_merges`` emits whole for their own pretoken (reachable).
+    whole_only_types: tuple[str, ...] = ()
+
+    def by_scenario(self) -> dict[str, int]:
+        counts = {name: 0 for name in SCENARIOS}
+        for entry in self.blocked:
+            counts[entry.scenario] += 1
+        return counts
+
+    def to_json(self) -> dict:
+        return {
+            "blocked": [b.to_json() for b in self.blocked],
+            "unreachable_types": list(self.unreachable_types),
+            "counts": self.by_scenario(),
+            "alternatives": {
+                "count": self.alternatives,
+                "types": self.alternative_types,
+                "lowest_ranked_not_primary": self.lowest_ranked_not_primary,
+                "examples": [e.to_json() for e in self.alternative_examples],
+            },
+            "whole_only_types": list(self.whole_only_types),
+        }
+
+
+def emitted_whole(tokeniser: BTETokeniser, type_: str) -> bool:
+    """Under ``ignore_merges``: whether the type's own text, tokenised, is the type itself (the
+    pretoken is emitted whole even though no merge forms it)."""
+    if not tokeniser.ignore_merges:
+        return False
+    try:
+        text = tokeniser.pretokeniser.decode([type_])
+        return bool(text) and tokeniser.tokenise(text) == [type_]
+    except Exception:  # a type that is no text of its own (e.g. part of a UTF-8 sequence)
+        return False
+
+
 def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] | None = None) -> BlockedReport:
-    """Every blocked merge, classified, and the unreachable types (rebpe.txt §3.1, App. A.1, A.3).
+    """Every blocked merge, classified, the unreachable types (rebpe.txt §3.1, App. A.1, A.3), and
+    the alternatives summarised.
+
+    A merge that is not the one forming its type from the type's own string never fires (App. A.2).
+    When some other merge does form the type, the merge is an *alternative* (converted tiktoken and
+    SentencePiece files list every split of a type): counted, with examples, not listed as blocked.
+    When no merge forms the type, each of its merges is *blocked* and classified (App. A.1 scenarios).
+    With one merge per type (bpe-knockout.txt §3.1) there are no alternatives and this is the
+    paper's test: a merge is blocked iff LIMITEDBPE of its result does not present its parts.
 
     With ``reference_words`` (plain words, pre-tokenised as :meth:`BTETokeniser.tokenise_word`
     does), each blocked merge gets the first word with a pretoken equal to its result, or else
     the first whose pretoken contains it.
     """
-    blocked = [m for m in tokeniser.merges if _is_blocked(tokeniser, m)]
-    dead = set(blocked)
-    alphabet = set(tokeniser.alphabet)
-    unreachable: dict[str, Merge] = {}
-    for merge in blocked:  # rank order, so the first producer is the lowest-ranked one
-        s = merge.result
-        if s not in alphabet and s not in unreachable and all(p in dead for p in tokeniser.produced_by[s]):
-            unreachable[s] = merge
-    index = _WordIndex(tokeniser, reference_words) if reference_words is not None else None
-    entries = []
-    for merge in blocked:
-        limited = tokeniser.segment_limited(merge.result, merge.rank)
-        scenario, blocking, ancestor, explanation = _describe(tokeniser, merge, limited, set(unreachable), unreachable)
-        entries.append(BlockedMerge(merge, limited, scenario, blocking, ancestor, explanation,
-                                    index.example(merge.result) if index is not None else None))
-    return BlockedReport(tuple(entries), tuple(unreachable))
+    with cyclic_gc_paused():
+        produced_by = _grouped_by_result(tokeniser)
+        forming = _Forming(tokeniser, produced_by).forming
+        alphabet = set(tokeniser.alphabet)
+        blocked: list[Merge] = []
+        never_formed: dict[str, Merge] = {}  # type -> its lowest-ranked (blocked) merge
+        n_alternatives = n_types = not_lowest = 0
+        with_alternatives: list[str] = []
+        for type_, merges in produced_by.items():
+            if len(merges) == 1:
+                if forming[type_] is None:
+                    blocked.append(merges[0])
+                    if type_ not in alphabet:
+                        never_formed[type_] = merges[0]
+                continue
+            primary = forming[type_]
+            if primary is None:
+                blocked.extend(merges)
+                if type_ not in alphabet:
+                    never_formed[type_] = merges[0]
+            else:
+                n_alternatives += len(merges) - 1
+                n_types += 1
+                with_alternatives.append(type_)
+                if merges[0] is not primary and merges[0] != primary:
+                    not_lowest += 1
+        blocked.sort(key=attrgetter("rank"))
+        examples = [AlternativeExample(t, forming[t], tuple(m for m in produced_by[t] if m != forming[t]))
+                    for t in nsmallest(MAX_EXAMPLES, with_alternatives, key=lambda t: forming[t].rank)]
+        whole = {t for t in never_formed if emitted_whole(tokeniser, t)}
+        cascade = set(never_formed)
+        index = _WordIndex(tokeniser, reference_words) if reference_words is not None else None
+        entries = []
+        for merge in blocked:
+            limited = tokeniser.segment_limited(merge.result, merge.rank)
+            scenario, blocking, ancestor, explanation = _describe(tokeniser, merge, limited, cascade, never_formed)
+            entries.append(BlockedMerge(merge, limited, scenario, blocking, ancestor, explanation,
+                                        index.example(merge.result) if index is not None else None))
+        by_rank = sorted(never_formed, key=lambda t: never_formed[t].rank)
+        return BlockedReport(tuple(entries), tuple(t for t in by_rank if t not in whole), n_alternatives, n_types,
+                             not_lowest, tuple(examples), tuple(t for t in by_rank if t in whole))
+
+
+# --- text ---------------------------------------------------------------------------------------
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def _named(items: Sequence[str], limit: int) -> str:
+    shown = ", ".join(repr(t) for t in items[:limit])
+    return shown + (f", … ({len(items) - limit:,} more)" if len(items) > limit else "")
+
+
+def summary_lines(report: BlockedReport, limit: int = 10) -> list[str]:
+    """What the report counts, in words: blocked merges (how many are tuple merges), the unreachable
+    types named up to ``limit``, the alternatives in one line, and types reachable only whole."""
+    n_tuple = sum(b.merge.is_tuple for b in report.blocked)
+    head = _count(len(report.blocked), "blocked merge")
+    if report.blocked:
+        head += f" ({_count(n_tuple, 'tuple merge')})"
+    head += "; " + _count(len(report.unreachable_types), "unreachable type")
+    if report.unreachable_types:
+        head += ": " + _named(report.unreachable_types, limit)
+    lines = [head]
+    if report.alternatives:
+        lines.append(f"{_count(report.alternatives, 'alternative merge')} of "
+                     f"{_count(report.alternative_types, 'type')} never fire on the type's own string: another merge "
+                     "forms the type (rebpe.txt App. A.2), so they are not blocked merges; for "
+                     f"{_count(report.lowest_ranked_not_primary, 'type')} the lowest-ranked merge is such an alternative")
+    if report.whole_only_types:
+        lines.append(f"{_count(len(report.whole_only_types), 'type')} no merge forms "
+                     f"{'is' if len(report.whole_only_types) == 1 else 'are'} emitted whole for "
+                     f"{'its' if len(report.whole_only_types) == 1 else 'their'} own pretoken (ignore_merges), "
+                     "so reachable: " + _named(report.whole_only_types, limit))
+    return lines
+
+
+def alternative_lines(report: BlockedReport, limit: int = 10) -> list[str]:
+    """A table of the first ``limit`` alternative examples, one type per line."""
+    rows = []
+    for example in report.alternative_examples[:limit]:
+        alts = example.alternatives
+        listed = ", ".join(" + ".join(m.parts) for m in alts[:3]) + (f", … ({len(alts) - 3} more)" if len(alts) > 3 else "")
+        rows.append(f"  {example.type!r:<24} formed by {' + '.join(example.primary.parts):<28} "
+                    f"rank {example.primary.rank:<8} alternatives: {listed}")
+    return rows

@@ -180,7 +180,9 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_graph(args) -> int:
+    from core.formats.corpora import iter_text_lines
     from core.graph import neighbourhood
+    from core.merge_usage import FireCounter
 
     tokeniser = _load(args, "merge_graph")
     if args.type not in tokeniser.types:
@@ -188,18 +190,49 @@ def cmd_graph(args) -> int:
                    if p in tokeniser.types]
         hint = f"; did you mean {', '.join(map(repr, dict.fromkeys(guesses)))}?" if guesses else ""
         raise InputError(f"type {args.type!r} is not in the vocabulary{hint}", args.tokeniser)
+    counters = {}
+    if args.reference:
+        words = [e.word for e in _load_reference_entries(args.reference, False)]
+        counters["reference"] = FireCounter.from_words(tokeniser, words, "reference")
+    if args.corpus:
+        counters["corpus"] = FireCounter.from_lines(tokeniser, iter_text_lines(args.corpus), "corpus")
     hood = neighbourhood(tokeniser, args.type, depth=args.depth, max_nodes=args.max_nodes,
-                         siblings_per_parent=args.siblings_per_parent)
+                         siblings_per_parent=args.siblings_per_parent, follow=args.follow)
+    shown = hood.shown_merges()
+    fire_counts = {name: counter.counts(shown) for name, counter in counters.items()} or None
     if args.json:
-        print(json.dumps(hood.to_json(), ensure_ascii=False))
+        out = hood.to_json(fire_counts)
+        out["follow"] = args.follow
+        if counters and tokeniser.ignore_merges:
+            for entry in out["types"]:
+                entry["emitted_whole"] = {name: c.whole(entry["type"]) for name, c in counters.items()}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
+
+    def fires(merge) -> str:
+        return ("  fires " + ", ".join(f"{counts.get(merge, 0)}x on the {name}" for name, counts in fire_counts.items())
+                if fire_counts else "")
+
     cut = f", {len(hood.roles)} of {hood.found}{'+' if hood.more else ''} types" if hood.truncated else ""
-    print(f"neighbourhood of {args.type!r} (depth {args.depth}{cut})")
+    print(f"neighbourhood of {args.type!r} (depth {args.depth}, following {args.follow} merges{cut})")
     for type_, role in hood.roles.items():
-        print(f"  {role:<12} d={hood.distances[type_]}  {type_}")
+        listed = hood.merges_of(type_)
+        many = f"  ({len(listed) - 1} alternative{'s' if len(listed) > 2 else ''})" if len(listed) > 1 else ""
+        print(f"  {role:<12} d={hood.distances[type_]}  {type_}{many}")
+    center_merges = hood.merges_of(hood.center)
+    if len(center_merges) > 1:
+        print(f"merges of {hood.center!r}: {len(center_merges)} (1 primary, {len(center_merges) - 1} alternatives)")
+        for merge, primary in center_merges:
+            kind = "primary    " if primary else "alternative"
+            print(f"  {kind} {merge.rank:>8}  {' + '.join(merge.parts)}{fires(merge)}")
+        if tokeniser.ignore_merges and counters:
+            print("  emitted whole (ignore_merges): "
+                  + ", ".join(f"{c.whole(hood.center)}x on the {name}" for name, c in counters.items()))
     print("merges:")
     for merge in sorted(hood.merges, key=lambda m: m.rank):
-        print(f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}{'   (tuple)' if merge.is_tuple else ''}")
+        mark = "   (alternative)" if merge in hood.alternatives else ""
+        print(f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}"
+              f"{'   (tuple)' if merge.is_tuple else ''}{mark}{fires(merge)}")
     return 0
 
 
@@ -242,12 +275,30 @@ def _edit_command(args, run_edit) -> int:
     seconds = time.perf_counter() - started
     after = evaluate_morphology(run.tokeniser, evaluation, free=args.free)
     save_tokeniser(run.tokeniser, args.out)
-    report = {**report, "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
-              "before": before.to_json(), "after": after.to_json(), "seconds": seconds}
+    hf_problem = None
+    if args.hf_out:
+        from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
+
+        hf_problem = hf_json_problem(run.tokeniser)
+        if hf_problem is None:
+            Path(args.hf_out).write_text(json.dumps(tokeniser_to_hf_json(run.tokeniser), ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
+    report = {**report, "settings": {"knockout_unit": args.knockout_unit, "blame": args.blame,
+                                     "threshold": args.threshold, "hf_out": args.hf_out},
+              "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
+              "before": before.to_json(), "after": after.to_json(), "seconds": seconds,
+              "hf_out_written": bool(args.hf_out) and hf_problem is None}
+    if hf_problem is not None:
+        report["hf_out_problem"] = hf_problem
     if args.report:
         Path(args.report).write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
-          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}); {seconds:.2f} s -> {args.out}", file=sys.stderr)
+          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}); {seconds:.2f} s -> {args.out}"
+          + (f", {args.hf_out}" if args.hf_out and hf_problem is None else ""), file=sys.stderr)
+    if hf_problem is not None:
+        print(f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written)",
+              file=sys.stderr)
+        return 2
     return 0
 
 
@@ -255,13 +306,15 @@ def cmd_knockout(args) -> int:
     from core.rebpe import KnockoutConfig, run_knockout
 
     config = KnockoutConfig(threshold=args.threshold, min_vocab_size=args.min_vocab_size,
-                            tuples_once=args.tuples_once, cascade=args.cascade)
+                            tuples_once=args.tuples_once, cascade=args.cascade, unit=args.knockout_unit,
+                            blame=args.blame)
 
     def edit(tokeniser, entries, options):
         run = run_knockout(tokeniser, entries, config, **options)
         knocked = run.steps[0].details
-        return run, {"knocked_out": [{"merge": d["merge"], "blame": d["blame"], "applications": d["applications"]}
-                                     for d in knocked]}
+        keys = ("merge", "blame", "applications", "type", "merges")
+        return run, {"knocked_out": [{k: d[k] for k in keys if k in d} for d in knocked],
+                     "merges_removed": len(run.steps[0].removed), "types_removed": len(run.steps[0].types_removed)}
 
     return _edit_command(args, edit)
 
@@ -269,7 +322,7 @@ def cmd_knockout(args) -> int:
 def cmd_rebpe(args) -> int:
     from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_rebpe
 
-    config = ReBPEConfig(knockout=KnockoutConfig(threshold=args.threshold),
+    config = ReBPEConfig(knockout=KnockoutConfig(threshold=args.threshold, unit=args.knockout_unit, blame=args.blame),
                          anneal=AnnealConfig(when="before" if args.anneal else "none"),
                          reify=not args.no_reify, expand=not args.no_expand, max_iterations=args.max_iterations,
                          reparation=args.reparation)
@@ -283,7 +336,7 @@ def cmd_rebpe(args) -> int:
 
 
 def cmd_blocked(args) -> int:
-    from core.blocked import find_blocked_merges
+    from core.blocked import alternative_lines, find_blocked_merges, summary_lines
 
     tokeniser = _load(args, "merge_graph")
     words = [e.word for e in _load_reference_entries(args.reference, False)] if args.reference else None
@@ -291,10 +344,19 @@ def cmd_blocked(args) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
-    print(f"{len(report.blocked)} blocked merges, {len(report.unreachable_types)} unreachable types")
-    for item in report.blocked:
+    lines = summary_lines(report)
+    print(lines[0])
+    for item in report.blocked[:args.limit] if args.limit else report.blocked:
         print(f"  rank {item.merge.rank:>10}  {' + '.join(item.merge.parts):<30} [{item.scenario}] "
               f"finds {' '.join(item.limited_tokens)}" + (f"  e.g. {item.example_word}" if item.example_word else ""))
+    if args.limit and len(report.blocked) > args.limit:
+        print(f"  … {len(report.blocked) - args.limit:,} more blocked merges (--limit 0 lists all, --json has all)")
+    for line in lines[1:]:
+        print(line)
+        if line.startswith(f"{report.alternatives:,} alternative"):
+            print("  examples (type, the merge that forms it, its alternatives):")
+            for row in alternative_lines(report):
+                print(row)
     return 0
 
 
@@ -367,6 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=2)
     p.add_argument("--max-nodes", type=int, default=60, help="types kept: the merge tree first, then the nearest")
     p.add_argument("--siblings-per-parent", type=int, help="half-siblings kept per parent (lowest ranks first)")
+    p.add_argument("--follow", choices=["primary", "all"], default="primary",
+                   help="primary: walk the merge that forms each type from its own string (default); all: every "
+                        "merge (types formed by several merges, e.g. tiktoken/SentencePiece conversions)")
+    p.add_argument("--reference", help="reference file: how often each merge fires on its words (as in running text)")
+    p.add_argument("--corpus", help="a text file: how often each merge fires on it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_graph)
     for name, func, text in (("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
@@ -381,6 +448,16 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--weights", help="word<TAB>count file: frequency-weighted blame (bpe-knockout App. A.5)")
         p.add_argument("--holdout", type=float, help="blame on this fraction of the reference, evaluate on the rest")
         p.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+        p.add_argument("--knockout-unit", choices=["type", "merge"], default="type",
+                       help="type (default): a type leaves V when B and N summed over all merges forming it reach "
+                            "the threshold; merge: only a blamed merge goes, and its type stays while another merge "
+                            "forms it (the same with one merge per type)")
+        p.add_argument("--blame", choices=["tree", "applied"], default="tree",
+                       help="with ignore_merges, a reference word that is a whole type is blamed through the merges "
+                            "of its own tree (tree, default) or not at all (applied: applied merges only)")
+        p.add_argument("--hf-out", metavar="PATH",
+                       help="also write an HF tokenizer.json (ids kept); exit 2 with the reason when no "
+                            "tokenizer.json can express the result (tuple merges, shared ranks)")
         p.set_defaults(func=func)
         if name == "knockout":
             p.add_argument("--min-vocab-size", type=int, default=0)
@@ -397,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
     _tokeniser_arguments(p)
     p.add_argument("--reference", help="reference file: example words for each blocked merge")
+    p.add_argument("--limit", type=int, default=200, help="blocked merges listed in the text output (0: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_blocked)
     return parser

@@ -7,15 +7,19 @@
 - the change in tokens per word (App. A.4, Fig. 4) and the rank distribution of knocked-out
   merges (Fig. 6);
 - the threshold sweep of App. A.3 (Fig. 5): merges removed and Pr/Re/F1 per blame threshold.
+
+With several merges per type the sweep knocks out as knockout does (``unit="type"``: Σ B / Σ N
+over a type's merges; ``unit="merge"``: merge by merge, see ``core.knockout``); with one merge per
+type both are the paper's sweep.
 """
 from __future__ import annotations
 
 from collections import Counter
 from typing import Iterable, Sequence
 
-from core.blame import MergeBlame, compute_blame, select_for_knockout
+from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.evaluation import scores_from_counts
-from core.knockout import knock_out
+from core.knockout import knock_out, knock_out_merges
 from core.model import BTETokeniser, Merge
 from core.reference_state import TokenisedReference
 from core.steps import StepReport
@@ -68,7 +72,7 @@ def knocked_out_ranks(tokeniser: BTETokeniser, knocked: Iterable[Merge]) -> list
 
 
 def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], *,
-                    tuples_once: bool = False) -> list[dict]:
+                    tuples_once: bool = False, unit: str = "type") -> list[dict]:
     """Knock out at each threshold from the same starting tokeniser; merges removed and Pr/Re/F1.
 
     Blame is computed once; for each threshold only the words where a knocked-out merge fired are
@@ -79,11 +83,18 @@ def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], 
     base = [(s.tp, s.fp, s.fn) for s in reference.words]
     rows = []
     for threshold in thresholds:
-        selected = select_for_knockout(blames, threshold)
-        knocked_tok, _ = knock_out(tokeniser, [b.merge.result for b in selected])
+        if unit == "type":
+            selected = select_types_for_knockout(blames, tokeniser, threshold)
+            knocked_tok, edit = knock_out(tokeniser, [b.type for b in selected])
+        else:
+            selected = select_for_knockout(blames, threshold)
+            knocked_tok, edit = knock_out_merges(tokeniser, [b.merge for b in selected])
         affected: set[int] = set()
-        for b in selected:
-            affected |= reference.index.get(b.merge, set())
+        for merge in edit.removed:
+            affected |= reference.index.get(merge, set())
+        owners = reference._pretoken_owner
+        for type_ in edit.types_removed if tokeniser.ignore_merges else ():
+            affected |= owners.get(type_, set())
         counts = list(base)
         for i in affected:
             state = reference.words[i]
@@ -95,6 +106,6 @@ def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], 
         fp = sum(w.weight * c[1] for w, c in zip(reference.words, counts))
         fn = sum(w.weight * c[2] for w, c in zip(reference.words, counts))
         scores = scores_from_counts(tp, fp, fn, len(reference.words))
-        rows.append({"threshold": threshold, "removed": len(selected), "precision": scores.precision,
+        rows.append({"threshold": threshold, "removed": len(edit.removed), "precision": scores.precision,
                      "recall": scores.recall, "f1": scores.f1})
     return rows

@@ -11,6 +11,9 @@ and the tokens a competing merge "trapped".
   not form inside the word because a lower-ranked merge *crossing the piece's edge* fired first
   and took one of the token's parts (in *masterthesis*, ``er + t`` takes the ``er`` that
   ``Ġmast + er`` needs, so ``Ġmaster`` cannot form).
+- :func:`token_merges` lists, for every token of the word, the merge that formed it in this word
+  (read off the trace), the type's primary merge (the one forming it from its own string) and its
+  alternatives; with one merge per type the three coincide, as bpe-knockout.txt §3.1 assumes.
 - :func:`explain_word` puts these together and :meth:`Explanation.sentences` says it in plain
   words. No Streamlit here: ``fmt`` decides how a token is written (e.g. as a code span).
 """
@@ -96,6 +99,51 @@ def trace_word(tokeniser: "BTETokeniser", word: str) -> WordTrace:
         offsets.append(total)
         total += len(trace.steps)
     return WordTrace(word, traces, aligned, tuple(offsets))
+
+
+@dataclass(frozen=True)
+class TokenMerges:
+    """A token of a traced word and the merges of its type.
+
+    ``fired`` is the merge that formed the token in this word (None for an atom, or a pretoken
+    emitted whole by ``ignore_merges``: ``whole``); ``merges`` are all merges forming the type,
+    the primary one first (``primary``: the merge forming the type from its own string)."""
+
+    token: str
+    pretoken: int
+    start: int
+    fired: Merge | None
+    primary: Merge | None
+    merges: tuple[Merge, ...]
+    whole: bool = False
+
+    @property
+    def alternatives(self) -> tuple[Merge, ...]:
+        return tuple(m for m in self.merges if m != self.primary)
+
+    @property
+    def fired_alternative(self) -> bool:
+        """The token was formed here by one of its type's alternatives, not its primary merge."""
+        return self.fired is not None and self.fired != self.primary
+
+    def to_json(self) -> dict:
+        return {"token": self.token, "pretoken": self.pretoken, "start": self.start,
+                "fired": None if self.fired is None else str(self.fired), "whole": self.whole,
+                "merges": [{"merge": str(m), "rank": _rank(m.rank), "primary": m == self.primary}
+                           for m in self.merges]}
+
+
+def token_merges(tokeniser: "BTETokeniser", traced: WordTrace) -> list[TokenMerges]:
+    """Every token of ``traced``, in order, with the merge that formed it and its type's merges."""
+    out = []
+    for i, trace in enumerate(traced.traces):
+        whole = len(trace.trees) == 1 and trace.trees[0].merge is None and len(trace.pretoken) > 1
+        for tree in trace.trees:
+            merges = tokeniser.produced_by.get(tree.token, ())
+            primary = tokeniser.primary_merge(tree.token) if merges else None
+            ordered = tuple(sorted(merges, key=lambda m: (m != primary, m.rank)))
+            out.append(TokenMerges(tree.token, i, tree.start, tree.merge, primary, ordered, whole))
+    return out
 
 
 def forest_at(trees: Sequence[MergeTree], done: int) -> tuple[MergeTree, ...]:

@@ -6,24 +6,45 @@ points to the type it produces (M_i). Figure 1's simpler view keeps only the typ
 from each part to the result. The neighbourhood of a type collects its ancestors (the types its
 merge tree is built from), its descendants (types built on it) and its half-siblings (other
 children of its parents, e.g. ``Ġbruids`` and ``Ġgids`` sharing ``id`` in the paper's case).
+
+Several merges per type (files converted from tiktoken ranks or SentencePiece list every split of
+a type whose parts are types): the graph keeps them all, and a type's *primary* merge is the one
+that fires when its own string is segmented (:meth:`core.model.BTETokeniser.primary_merge`); the
+others are *alternatives*. A neighbourhood follows primary merges by default (``follow="primary"``:
+ancestors are the parts of primary merges, descendants the types whose primary merge uses a type,
+half-siblings the other types whose primary merge uses a parent) and shows every merge of the
+center, alternatives included; ``follow="all"`` follows every merge, as §3.1's graph has them.
+With one merge per type (the paper's setting) every merge is primary, there are no alternatives,
+and both settings give exactly the paper's neighbourhood.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import networkx as nx
 
 from core.model import BTETokeniser, Merge
 
 CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING = "center", "ancestor", "descendant", "half-sibling"
+PRIMARY, ALL = "primary", "all"
+FOLLOW = (PRIMARY, ALL)
 
 
 def type_node(type_: str) -> str:
     return "t:" + type_
 
 
-def merge_node(merge: Merge) -> str:
-    return f"m:{merge.rank}"
+def merge_node(merge: Merge, shared: bool = False) -> str:
+    """``m:RANK``; a merge sharing its rank with another (tiktoken conversions) adds its parts."""
+    return f"m:{merge.rank}" + ("".join("\u241f" + p for p in merge.parts) if shared else "")
+
+
+def merge_node_ids(merges) -> dict[Merge, str]:
+    """The node id of each merge among ``merges`` (unique even where merges share a rank)."""
+    ranks = Counter(m.rank for m in merges)
+    return {m: merge_node(m, ranks[m.rank] > 1) for m in merges}
 
 
 def merge_graph(tokeniser: BTETokeniser, merges=None) -> nx.DiGraph:
@@ -31,19 +52,20 @@ def merge_graph(tokeniser: BTETokeniser, merges=None) -> nx.DiGraph:
     graph = nx.DiGraph()
     merges = tokeniser.merges if merges is None else merges
     alphabet = set(tokeniser.alphabet)
+    ids = merge_node_ids(merges)
     for merge in merges:
-        graph.add_node(merge_node(merge), kind="merge", rank=merge.rank, parts=list(merge.parts),
+        graph.add_node(ids[merge], kind="merge", rank=merge.rank, parts=list(merge.parts),
                        label=str(merge), tuple=merge.is_tuple)
         for type_ in (*merge.parts, merge.result):
             graph.add_node(type_node(type_), kind="type", label=type_, alphabet=type_ in alphabet,
                            in_vocab=type_ in tokeniser.types)
         for position, part in enumerate(merge.parts):
-            key = (type_node(part), merge_node(merge))
+            key = (type_node(part), ids[merge])
             if graph.has_edge(*key):
                 graph.edges[key]["positions"].append(position)
             else:
                 graph.add_edge(*key, positions=[position])
-        graph.add_edge(merge_node(merge), type_node(merge.result))
+        graph.add_edge(ids[merge], type_node(merge.result))
     return graph
 
 
@@ -60,12 +82,28 @@ def type_graph(tokeniser: BTETokeniser, merges=None) -> nx.MultiDiGraph:
 ENUMERATION_LIMIT = 5000
 
 
+def is_primary(tokeniser: BTETokeniser, merge: Merge) -> bool:
+    """Whether ``merge`` is its result's primary merge (always, with one merge per type)."""
+    merges = tokeniser.produced_by.get(merge.result, ())
+    return len(merges) == 1 or tokeniser.primary_merge(merge.result) == merge
+
+
+def _merge_json(merge: Merge, primary: bool, fire_counts) -> dict:
+    out = {"rank": merge.rank, "parts": list(merge.parts), "result": merge.result, "tuple": merge.is_tuple,
+           "primary": primary}
+    if fire_counts:
+        out["fires"] = {name: counts.get(merge, 0) for name, counts in fire_counts.items()}
+    return out
+
+
 @dataclass
 class Neighbourhood:
     """The types and merges around ``center`` up to ``depth`` steps, at most ``max_nodes`` types.
 
     ``found`` counts the types found before the cut (center included); ``more`` says that the
-    enumeration of descendants stopped at ENUMERATION_LIMIT, so there are more still."""
+    enumeration of descendants stopped at ENUMERATION_LIMIT, so there are more still.
+    ``type_merges`` holds every merge forming each collected type (rank order) and ``primary``
+    each one's primary merge; ``alternatives`` are the shown merges that are not primary."""
 
     center: str
     depth: int
@@ -75,86 +113,131 @@ class Neighbourhood:
     truncated: bool = False
     found: int = 0
     more: bool = False
+    follow: str = PRIMARY
+    type_merges: dict[str, tuple[Merge, ...]] = field(default_factory=dict)
+    primary: dict[str, Merge | None] = field(default_factory=dict)
+    alternatives: frozenset[Merge] = frozenset()
 
-    def to_json(self) -> dict:
+    def merges_of(self, type_: str) -> list[tuple[Merge, bool]]:
+        """(merge, is primary) for every merge forming a collected type, the primary one first."""
+        primary = self.primary.get(type_)
+        merges = self.type_merges.get(type_, ())
+        return [(m, m == primary) for m in sorted(merges, key=lambda m: (m != primary, m.rank))]
+
+    def shown_merges(self) -> list[Merge]:
+        """Every merge the neighbourhood names: the drawn ones and all merges of its types."""
+        return list(dict.fromkeys([*self.merges, *(m for ms in self.type_merges.values() for m in ms)]))
+
+    def to_json(self, fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> dict:
+        """The neighbourhood as JSON; ``fire_counts`` (name -> merge -> applications, e.g.
+        ``{"reference": ..., "corpus": ...}``) adds ``fires`` to every merge."""
+        types = []
+        for t, r in self.roles.items():
+            entry = {"type": t, "role": r, "distance": self.distances[t]}
+            if t in self.type_merges:
+                listed = self.merges_of(t)
+                entry["merges"] = [_merge_json(m, p, fire_counts) for m, p in listed]
+                entry["alternatives"] = len(listed) - 1 if listed else 0
+            types.append(entry)
         return {
             "center": self.center,
             "depth": self.depth,
             "truncated": self.truncated,
             "found": self.found,
-            "types": [{"type": t, "role": r, "distance": self.distances[t]} for t, r in self.roles.items()],
-            "merges": [{"rank": m.rank, "parts": list(m.parts), "result": m.result, "tuple": m.is_tuple}
+            "types": types,
+            "merges": [_merge_json(m, m not in self.alternatives, fire_counts)
                        for m in sorted(self.merges, key=lambda m: m.rank)],
         }
 
 
 def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 60,
-                  siblings_per_parent: int | None = None) -> Neighbourhood:
+                  siblings_per_parent: int | None = None, follow: str = PRIMARY) -> Neighbourhood:
     """Ancestors via M_i (up to ``depth``), descendants via M_o (up to ``depth``) and half-siblings
     (the other children of the center's parents), cut to ``max_nodes`` types so that what explains
     the type comes first: the center, its ancestors (nearest first), then descendants and
     half-siblings by (distance, rank), at most ``siblings_per_parent`` half-siblings per parent
-    (lowest ranks, i.e. the most frequent merges, first; None: no limit). Every merge between two
-    collected types is included; ``truncated`` says whether anything was left out.
+    (lowest ranks, i.e. the most frequent merges, first; None: no limit). ``truncated`` says
+    whether anything was left out.
+
+    ``follow="primary"`` (the default) walks primary merges only and draws, between the collected
+    types, their primary merges plus every merge of the center; ``follow="all"`` walks and draws
+    every merge between collected types. With one merge per type both are the paper's graph.
     """
     if center not in tokeniser.types:
         raise KeyError(center)
+    if follow not in FOLLOW:
+        raise ValueError(f"follow must be one of {FOLLOW}, got {follow!r}")
+    everything = follow == ALL
+    produced_by, used_by = tokeniser.produced_by, tokeniser.used_by
+
+    def forming(type_: str) -> tuple[Merge, ...]:
+        if everything:
+            return produced_by.get(type_, ())
+        merge = tokeniser.primary_merge(type_)
+        return (merge,) if merge is not None else ()
+
+    def followed(merge: Merge) -> bool:
+        return everything or is_primary(tokeniser, merge)
+
     roles: dict[str, str] = {center: CENTER}
     distances: dict[str, int] = {center: 0}
     frontier = [center]
     for distance in range(1, depth + 1):  # ancestors: the center's merge tree
         following = []
         for type_ in frontier:
-            merge = tokeniser.merge_of(type_)
-            for part in dict.fromkeys(merge.parts if merge else ()):
+            for part in dict.fromkeys(p for merge in forming(type_) for p in merge.parts):
                 if part not in roles:
                     roles[part], distances[part] = ANCESTOR, distance
                     following.append(part)
         frontier = following
     ancestors = [t for t in roles if t != center]
-    index = tokeniser.merge_index
-    candidates: list[tuple[int, int, str, str]] = []  # (distance, rank position, type, role)
+    # (distance, rank, type, role): rank order is merge-list order, and merges sharing a rank form one type
+    candidates: list[tuple[int, float, str, str]] = []
     seen = set(roles)
     more = False
     frontier = [center]
     for distance in range(1, depth + 1):  # descendants
         following = []
         for type_ in frontier:
-            for merge in tokeniser.used_by.get(type_, ()):
-                if merge.result in seen:
+            for merge in used_by.get(type_, ()):
+                if merge.result in seen or not followed(merge):
                     continue
                 if len(candidates) >= ENUMERATION_LIMIT:
                     more = True
                     break
                 seen.add(merge.result)
-                candidates.append((distance, index[merge], merge.result, DESCENDANT))
+                candidates.append((distance, merge.rank, merge.result, DESCENDANT))
                 following.append(merge.result)
         frontier = following
     extra_siblings = 0  # half-siblings beyond siblings_per_parent (counted, not kept)
-    own = tokeniser.merge_of(center)
-    if own is not None and depth >= 1:
-        for part in dict.fromkeys(own.parts):
+    if depth >= 1:
+        for part in dict.fromkeys(p for merge in forming(center) for p in merge.parts):
             taken = 0
-            for merge in tokeniser.used_by.get(part, ()):
-                if merge.result in seen:
+            for merge in used_by.get(part, ()):
+                if merge.result in seen or not followed(merge):
                     continue
                 seen.add(merge.result)
                 if siblings_per_parent is not None and taken >= siblings_per_parent:
                     extra_siblings += 1
                     continue
-                candidates.append((1, index[merge], merge.result, HALF_SIBLING))
+                candidates.append((1, merge.rank, merge.result, HALF_SIBLING))
                 taken += 1
     candidates.sort(key=lambda c: (c[0], c[1]))
     found = 1 + len(ancestors) + len(candidates) + extra_siblings
     keep = [center] + ancestors[: max(0, max_nodes - 1)]
     room = max(0, max_nodes - len(keep))
-    hood = Neighbourhood(center, depth, found=found, more=more)
+    hood = Neighbourhood(center, depth, found=found, more=more, follow=follow)
     for type_ in keep:
         hood.roles[type_], hood.distances[type_] = roles[type_], distances[type_]
     for distance, _, type_, role in candidates[:room]:
         hood.roles[type_], hood.distances[type_] = role, distance
     hood.truncated = more or found > len(hood.roles)
     collected = hood.roles
-    merges = {m for t in collected for m in tokeniser.produced_by.get(t, ()) if any(p in collected for p in m.parts)}
+    hood.type_merges = {t: produced_by[t] for t in collected if t in produced_by}
+    hood.primary = {t: tokeniser.primary_merge(t) for t in hood.type_merges}
+    merges = {m for t, ms in hood.type_merges.items() for m in ms
+              if ((everything or m == hood.primary[t]) and any(p in collected for p in m.parts))
+              or (t == center and m != hood.primary[t])}  # every merge of the center
     hood.merges = sorted(merges, key=lambda m: m.rank)
+    hood.alternatives = frozenset(m for m in hood.merges if m != hood.primary.get(m.result))
     return hood

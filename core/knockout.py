@@ -1,73 +1,183 @@
-"""Knockout: remove types from the merge graph without losing their descendants.
+"""Knockout: remove types (or single merges) from the merge graph without losing their descendants.
 
 bpe-knockout.txt Alg. 1 (lines 1-16): the merge m_old forming type t is removed, t leaves V, and
 every merge that used t absorbs m_old's parts in t's place — becoming a tuple merge that keeps its
 own rank. Knocking out several types is done one after the other with the parts as they are at
 that moment, which makes the result independent of the order (footnote 5).
+
+Generalisation to several merges per type (tiktoken / SentencePiece conversions, where every
+split of a type into two types is a merge):
+
+- knocking out a *type* removes all of its merges, and the merges using it absorb the parts of
+  its *primary* merge (the one that fires on the type's own string, ``BTETokeniser.primary_merge``;
+  as rewired by earlier knockouts of the batch);
+- knocking out a single *merge* (``knock_out_merges``) removes only that merge; its type stays in V
+  while another of its merges remains, and leaves V (as above) when none does;
+- two merges of a type rewired to the same parts collapse into the lower-ranked one
+  (``KnockoutEdit.collapsed``).
+
+With one merge per type the primary merge is m_old, no merge is ever collapsed and both kinds of
+knockout are Alg. 1 exactly (tests/test_knockout_multi_merge.py checks this on the Dutch 40k
+tokeniser and the App. A scenarios).
+
+Surviving types keep their ids (``type_ids``); the ids of types that left V are dropped, and types
+that edits add (reification, annealing) get fresh ids after the largest id the tokeniser ever had
+(:func:`derive`), so an edited tokeniser stays backwards compatible with the model's embeddings.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Iterable
 
-from core.errors import InputError
-from core.model import BTETokeniser, Merge, Rank
+from core.model import BTETokeniser, Merge
+
+# The largest id a tokeniser (or any tokeniser it was derived from) ever gave: fresh ids go after it.
+_ID_CEILING: "weakref.WeakKeyDictionary[BTETokeniser, int]" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
 class KnockoutEdit:
     """What knocking out a set of types did to the merge list."""
 
-    removed: tuple[Merge, ...]                 # the merges of the knocked-out types, as they were before
+    removed: tuple[Merge, ...]                 # the merges knocked out, as they were before
     rewired: tuple[tuple[Merge, Merge], ...]   # (merge before, merge after) for every merge that absorbed parts
+    collapsed: tuple[Merge, ...] = ()          # merges (before) whose rewired parts equalled a lower-ranked merge's
+    types_removed: tuple[str, ...] = ()        # types that left V
+
+
+def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
+    """``tokeniser.with_merges(merges)`` with ids carried through the edit: surviving types keep
+    theirs, types that left V lose theirs, new types get fresh ids after the largest id ever used.
+    A tokeniser without loaded ids has the ids ``token_ids()`` implies; they are kept the same way."""
+    new = tokeniser.with_merges(merges)
+    ids = tokeniser.type_ids if tokeniser.type_ids is not None else tokeniser.token_ids()  # the implied ids
+    ceiling = _ID_CEILING.get(tokeniser)
+    if ceiling is None:
+        ceiling = max(ids.values(), default=-1)
+    old_types, new_types = tokeniser.types, new.types
+    carried = {t: i for t, i in ids.items() if t in new_types or t not in old_types}
+    fresh = [m.result for m in new.merges if m.result not in carried]
+    for type_ in dict.fromkeys(fresh):
+        ceiling += 1
+        carried[type_] = ceiling
+    new.type_ids = carried  # before the engine (which reads ignore_merges_vocab) is built
+    _ID_CEILING[new] = ceiling
+    return new
 
 
 def knock_out(tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = False) -> tuple[BTETokeniser, KnockoutEdit]:
-    """Alg. 1 applied to each type in turn; alphabet types (no forming merge) are left alone.
+    """Alg. 1 applied to each type in turn (all merges of the type go); alphabet types (no forming
+    merge) are left alone.
 
     With ``cascade`` (the authors' NONE_CASCADE mode, the naive removal §3.3 warns about) no
     tuple merges are made: every type built on a removed type is removed with it.
     """
-    types = list(dict.fromkeys(types))
+    types = [t for t in dict.fromkeys(types) if tokeniser.produced_by.get(t) and t not in tokeniser.alphabet]
     if not types:
         return tokeniser, KnockoutEdit((), ())
     if cascade:
         return _knock_out_cascading(tokeniser, types)
-    parts_of: dict[str, tuple[str, ...]] = {m.result: m.parts for m in tokeniser.merges}
-    rank_of: dict[str, Rank] = {m.result: m.rank for m in tokeniser.merges}
-    if len(parts_of) != len(tokeniser.merges):
-        raise InputError("knockout needs every type formed by exactly one merge; see check_invariants()")
-    users: dict[str, set[str]] = {t: set() for t in types}  # only the knocked-out types' users are asked for
-    for result, parts in parts_of.items():
-        for part in parts:
-            if part in users:
-                users[part].add(result)
-    original = {m.result: m for m in tokeniser.merges}
-    removed = []
-    for type_ in types:
-        if type_ not in parts_of:
-            continue
-        old_parts = parts_of.pop(type_)  # Alg. 1 line 4-7 (parts as rewired by earlier knockouts)
-        rank_of.pop(type_)
-        removed.append(original[type_])
-        for part in old_parts:
-            if part in users:
-                users[part].discard(type_)
-        for child in users.pop(type_):  # lines 8-12
-            expanded = []
-            for part in parts_of[child]:
+    return _remove(tokeniser, types, ())
+
+
+def knock_out_merges(tokeniser: BTETokeniser, merges: Iterable[Merge], *,
+                     cascade: bool = False) -> tuple[BTETokeniser, KnockoutEdit]:
+    """Remove single merges: a type leaves V (Alg. 1) only when all of its merges are removed;
+    otherwise the type stays, formed by its remaining merges."""
+    merges = list(dict.fromkeys(merges))
+    produced_by = tokeniser.produced_by
+    chosen: dict[str, set[Merge]] = {}
+    for merge in merges:
+        chosen.setdefault(merge.result, set()).add(merge)
+    leaving = [t for t, ms in chosen.items()
+               if t not in tokeniser.alphabet and set(produced_by.get(t, ())) <= ms]
+    dropped = [m for m in merges if m.result not in set(leaving)]
+    if cascade:
+        new, edit = _knock_out_cascading(tokeniser, leaving) if leaving else (tokeniser, KnockoutEdit((), ()))
+        if not dropped:
+            return new, edit
+        gone = set(dropped)
+        kept = [m for m in new.merges if m not in gone]
+        return derive(tokeniser, kept), KnockoutEdit(
+            tuple(sorted([*edit.removed, *(m for m in dropped if m in set(new.merges))], key=attrgetter("rank"))),
+            (), (), edit.types_removed)
+    return _remove(tokeniser, leaving, dropped)
+
+
+def _remove(tokeniser: BTETokeniser, types: list[str], dropped: Iterable[Merge]) -> tuple[BTETokeniser, KnockoutEdit]:
+    originals = tokeniser.merges
+    parts = [m.parts for m in originals]
+    alive = [True] * len(originals)
+    position = tokeniser.merge_index
+    removed: list[Merge] = []
+    for merge in dropped:  # single merges whose type stays
+        i = position.get(merge)
+        if i is not None and alive[i]:
+            alive[i] = False
+            removed.append(merge)
+    leaving = set(types)
+    users: dict[str, set[int]] = {t: set() for t in types}  # only the knocked-out types' users are asked for
+    for i, merge_parts in enumerate(parts):
+        for part in merge_parts:
+            if part in leaving:
+                users[part].add(i)
+    for type_ in types:  # Alg. 1, one type after the other
+        own = [position[m] for m in tokeniser.produced_by[type_]]
+        primary = position[tokeniser.primary_merge(type_)]
+        old_parts = parts[primary]  # lines 4-7 (parts as rewired by earlier knockouts)
+        for i in own:
+            if alive[i]:
+                alive[i] = False
+                removed.append(originals[i])
+            for part in parts[i]:
+                if part in users:
+                    users[part].discard(i)
+        for child in sorted(users.pop(type_)):  # lines 8-12
+            if not alive[child]:
+                continue
+            expanded: list[str] = []
+            for part in parts[child]:
                 expanded.extend(old_parts if part == type_ else (part,))
-            parts_of[child] = tuple(expanded)
+            parts[child] = tuple(expanded)
             for part in old_parts:
                 if part in users:
                     users[part].add(child)
     if not removed:
         return tokeniser, KnockoutEdit((), ())
-    new_merges = [original[t] if original[t].parts == parts else Merge(rank_of[t], parts) for t, parts in parts_of.items()]
-    rewired = tuple((original[m.result], m) for m in sorted((m for m in new_merges if original[m.result] is not m),
-                                                              key=attrgetter("rank")))
-    return tokeniser.with_merges(new_merges), KnockoutEdit(tuple(removed), rewired)
+    new_merges: list[Merge] = []
+    rewired: list[tuple[Merge, Merge]] = []
+    collapsed: list[Merge] = []
+    seen_parts: set[tuple[str, ...]] = set()
+    for i, merge in enumerate(originals):  # rank order: the lower-ranked of two equal merges stays
+        if not alive[i]:
+            continue
+        if parts[i] is merge.parts:
+            new_merges.append(merge)
+            seen_parts.add(merge.parts)
+            continue
+        if parts[i] in seen_parts:
+            collapsed.append(merge)
+            continue
+        after = Merge(merge.rank, parts[i])
+        seen_parts.add(after.parts)
+        new_merges.append(after)
+        rewired.append((merge, after))
+    if collapsed:  # a collapsed merge may have come before an unchanged one with the same parts
+        unchanged = {m.parts for m in new_merges}
+        if len(unchanged) != len(new_merges):
+            first: dict[tuple[str, ...], Merge] = {}
+            for merge in new_merges:
+                if merge.parts not in first:
+                    first[merge.parts] = merge
+                else:
+                    collapsed.append(merge)
+            new_merges = list(first.values())
+            rewired = [(a, b) for a, b in rewired if first.get(b.parts) is b]
+    new = derive(tokeniser, new_merges)
+    gone = tuple(t for t in dict.fromkeys(m.result for m in removed) if t not in new.types)
+    return new, KnockoutEdit(tuple(removed), tuple(rewired), tuple(collapsed), gone)
 
 
 def _knock_out_cascading(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokeniser, KnockoutEdit]:
@@ -82,4 +192,5 @@ def _knock_out_cascading(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple
     removed = tuple(m for m in tokeniser.merges if m.result in doomed)
     if not removed:
         return tokeniser, KnockoutEdit((), ())
-    return tokeniser.with_merges([m for m in tokeniser.merges if m.result not in doomed]), KnockoutEdit(removed, ())
+    new = derive(tokeniser, [m for m in tokeniser.merges if m.result not in doomed])
+    return new, KnockoutEdit(removed, (), (), tuple(sorted(doomed)))

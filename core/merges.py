@@ -8,7 +8,9 @@ at that type's rank, leftmost first.
 """
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 Rank = int | float
 
@@ -47,3 +49,23 @@ class Merge:
 
     def __str__(self) -> str:
         return " ".join(self.parts)
+
+
+def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Container[str]) -> list[Merge]:
+    """Every split of each ranked token into two strings of ``parts``, as a merge at the token's
+    rank, in rank order: tiktoken and SentencePiece-BPE join an adjacent pair when its
+    concatenation is a token, ranked by that token."""
+    ranks: list[Rank] = []
+    pairs: list[tuple[str, str]] = []
+    add_rank, add_pair = ranks.append, pairs.append
+    for token, rank in ranked:
+        for k in range(1, len(token)):
+            left = token[:k]
+            if left in parts:
+                right = token[k:]
+                if right in parts:
+                    add_rank(rank)
+                    add_pair((left, right))
+    merges = list(map(Merge, ranks, pairs))
+    merges.sort(key=attrgetter("rank"))  # a no-op pass when the tokens came in rank order
+    return merges

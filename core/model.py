@@ -209,20 +209,33 @@ class BTETokeniser:
         return merge is not None and merge.result == type_
 
     def check_invariants(self) -> list[str]:
-        """Violations of §3.2's invariants: each type formed by at most one merge, every part a type.
+        """Violations of the merge graph's invariants (bpe-knockout.txt §3.2, generalised to several
+        merges per type): every part is a type, every merge has one result, merges sharing a rank
+        form the same type, no merge is listed twice and no alphabet type is formed by a merge. With
+        one merge per type this is §3.2's invariant (each type formed by at most one merge).
 
         Returns human-readable problems (empty when the graph is sound).
         """
         problems = []
+        alphabet = set(self.alphabet)
         for type_, merges in self.produced_by.items():
-            if len(merges) > 1:
-                problems.append(f"type {type_!r} is formed by {len(merges)} merges: " + ", ".join(map(str, merges)))
-            if type_ in self.alphabet:
+            if type_ in alphabet:
                 problems.append(f"alphabet type {type_!r} is also formed by merge '{merges[0]}'")
+        types = self.types
+        seen_ranks: dict[Rank, Merge] = {}
+        seen_parts: set[tuple[str, ...]] = set()
         for merge in self.merges:
-            missing = [p for p in merge.parts if p not in self.types]
+            missing = [p for p in merge.parts if p not in types]
             if missing:
                 problems.append(f"merge '{merge}' (rank {merge.rank}) uses parts not in V: {missing}")
+            if len(merge.parts) < 2 or not all(merge.parts):
+                problems.append(f"merge {merge.parts!r} (rank {merge.rank}) needs two or more non-empty parts")
+            other = seen_ranks.setdefault(merge.rank, merge)
+            if other.result != merge.result:
+                problems.append(f"merges '{other}' and '{merge}' share rank {merge.rank} but form different types")
+            if merge.parts in seen_parts:
+                problems.append(f"merge '{merge}' is listed twice")
+            seen_parts.add(merge.parts)
         return problems
 
     @cached_property

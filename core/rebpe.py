@@ -10,6 +10,18 @@ r - ε before the earliest tuple it serves (ε = 0.001); annealing keeps pairs w
 amenable applications and an amenability ratio of at least 0.8, appended after the last merge.
 Every phase is a pure function of a tokeniser returning a new tokeniser and a StepReport; the
 shared TokenisedReference only caches traces (re-tracing just the words an edit can change).
+
+Several merges per type (tiktoken / SentencePiece conversions): knockout judges a type by its
+merges together (``KnockoutConfig.unit="type"``, Σ B / Σ N) or merge by merge (``unit="merge"``),
+see ``core.knockout``; under ``ignore_merges`` a word emitted whole is blamed through its own tree
+(``blame="tree"``, see ``core.reference_state``). Reparation looks at every tuple merge with
+LIMITEDBPE below its rank, which excludes every merge sharing that rank; reification links an
+existing submerge when *one of* the merges of p1p2 is exactly (p1, p2) and ranked before the tuple.
+An edit that makes two merges identical keeps the lower-ranked one (the pair fires at that rank
+anyway). With one merge per type all of this is the papers' procedure. After every phase the
+touched part of the graph is checked (:func:`check_edit`): every part a type, no merge using a type
+that left V; the constructor checks that merges sharing a rank form one type and none is listed
+twice. Ids are carried through every edit (``core.knockout.derive``).
 """
 from __future__ import annotations
 
@@ -18,15 +30,36 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from core.blame import compute_blame, select_for_knockout
+from core.blame import compute_blame, select_for_knockout, select_types_for_knockout
 from core.gc_pause import cyclic_gc_paused
-from core.knockout import knock_out
+from core.knockout import derive, knock_out, knock_out_merges
 from core.model import BTETokeniser, Merge, Rank
-from core.reference_state import TokenisedReference
+from core.reference_state import BLAME_MODES, TokenisedReference
 from core.segmentation import SegmentationEngine
 from core.steps import ANNEALED, KNOCKOUT, PREEXISTING, REIFIED, REPAIRED, REUSED, StepReport
 
 EPSILON = 0.001
+KNOCKOUT_UNITS = ("type", "merge")
+
+
+class InvariantError(AssertionError):
+    """An edit broke the merge graph (a bug, never bad input)."""
+
+
+def check_edit(old: BTETokeniser, new: BTETokeniser, touched: Iterable[Merge]) -> None:
+    """The invariants after a phase, checked where the edit can have broken them: the parts of
+    every touched (added or rewired) merge are types, and no merge uses a type that left V. (The
+    constructor has checked that merges sharing a rank form the same type and that none repeats.)"""
+    types = new.types
+    problems = [f"merge '{m}' (rank {m.rank}) uses parts not in V" for m in touched
+                if any(p not in types for p in m.parts)]
+    gone = {m.result for m in old.merges} - types if len(new.merges) < len(old.merges) or problems else set()
+    if gone:
+        gone -= set(old.alphabet)
+        problems += [f"merge '{m}' (rank {m.rank}) uses a type that left V" for m in new.merges
+                     if not gone.isdisjoint(m.parts)]
+    if problems:
+        raise InvariantError("; ".join(problems[:3]))
 
 
 @dataclass(frozen=True)
@@ -35,6 +68,14 @@ class KnockoutConfig:
     min_vocab_size: int = 0         # never shrink V below this
     tuples_once: bool = False       # count each merge at most once per word
     cascade: bool = False           # remove descendants instead of making tuple merges (NONE_CASCADE)
+    unit: str = "type"              # "type": Σ B / Σ N over a type's merges; "merge": one merge at a time
+    blame: str = "tree"             # "tree": whole words (ignore_merges) blame their own tree; "applied"
+
+    def __post_init__(self) -> None:
+        if self.unit not in KNOCKOUT_UNITS:
+            raise ValueError(f"unknown knockout unit {self.unit!r} (expected one of {', '.join(KNOCKOUT_UNITS)})")
+        if self.blame not in BLAME_MODES:
+            raise ValueError(f"unknown blame mode {self.blame!r} (expected one of {', '.join(BLAME_MODES)})")
 
 
 @dataclass(frozen=True)
@@ -72,11 +113,14 @@ class Run:
                rewired=(), details=(), origin_updates: dict[str, str] | None = None) -> StepReport:
         """Switch to ``new``, re-trace what can change and record the step."""
         old = self.tokeniser
+        if new is not old:
+            check_edit(old, new, [*added, *(after for _, after in rewired)])
         changed = self.evaluation.update(new)
         if self.reference is not self.evaluation:
             self.reference.update(new)
         for merge in removed:
-            self.origins.pop(merge.result, None)
+            if merge.result not in new.types:
+                self.origins.pop(merge.result, None)
         self.origins.update(origin_updates or {})
         self.tokeniser = new
         step = StepReport(
@@ -97,12 +141,26 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
     started = time.perf_counter()
     tokeniser = run.tokeniser
     blames = compute_blame(run.reference, tuples_once=config.tuples_once)
-    selected = select_for_knockout(blames, config.threshold,
-                                   max_removals=max(0, len(tokeniser.types) - config.min_vocab_size))
-    new, edit = knock_out(tokeniser, [b.merge.result for b in selected], cascade=config.cascade)
+    budget = max(0, len(tokeniser.types) - config.min_vocab_size)
+    if config.unit == "type":
+        selected = select_types_for_knockout(blames, tokeniser, config.threshold, max_removals=budget)
+        new, edit = knock_out(tokeniser, [b.type for b in selected], cascade=config.cascade)
+    else:
+        selected = select_for_knockout(blames, config.threshold, max_removals=None)
+        chosen, leaving, produced_by = [], set(), tokeniser.produced_by
+        for b in selected:  # the budget counts types leaving V
+            merges = produced_by.get(b.merge.result, ())
+            if len(merges) <= 1 or all(m in blames and blames[m].ratio >= config.threshold and blames[m].blame > 0
+                                       for m in merges):
+                if b.merge.result not in leaving and len(leaving) >= budget:
+                    continue
+                leaving.add(b.merge.result)
+            chosen.append(b)
+        selected = chosen
+        new, edit = knock_out_merges(tokeniser, [b.merge for b in selected], cascade=config.cascade)
     updates = {after.result: KNOCKOUT for _, after in edit.rewired}
-    return run.commit("knockout", iteration, new, started, removed=edit.removed, rewired=edit.rewired,
-                      details=[b.to_json() for b in selected], origin_updates=updates)
+    return run.commit("knockout", iteration, new, started, removed=(*edit.removed, *edit.collapsed),
+                      rewired=edit.rewired, details=[b.to_json() for b in selected], origin_updates=updates)
 
 
 # --- reparation (rebpe.txt §3.1, Alg. 2 lines 2-15) -----------------------------------------------------
@@ -128,6 +186,7 @@ def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser
     # LIMITEDBPE sees earlier repairs, so it needs an engine of its own; "undo" only reads.
     engine = SegmentationEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
     repaired = []
+    existing = {m.parts for m in tokeniser.merges} if tokeniser.multi_merge_types else None
     for merge in tokeniser.merges:
         if not merge.is_tuple:
             continue
@@ -136,6 +195,10 @@ def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser
         else:
             tokens = _tokens_before_rank(engine, merge.result, merge.rank)
         if tokens != merge.parts and len(tokens) >= 2:
+            if existing is not None:  # another merge of the type already has these parts: leave it
+                if tokens in existing:
+                    continue
+                existing.add(tokens)
             fixed = Merge(merge.rank, tokens)
             if mode == "limited":
                 engine.replace_merge(merge, fixed)
@@ -143,7 +206,7 @@ def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser
     if not repaired:
         return tokeniser, []
     fixes = {old: new for old, new in repaired}
-    return tokeniser.with_merges([fixes.get(m, m) for m in tokeniser.merges]), repaired
+    return derive(tokeniser, [fixes.get(m, m) for m in tokeniser.merges]), repaired
 
 
 def reparation_phase(run: Run, iteration: int = 0, mode: str = "limited") -> StepReport:
@@ -172,56 +235,87 @@ def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: boo
     """Link or create binary submerges inside tuple merges.
 
     Returns the new tokeniser, the created merges, the (tuple before, tuple after) rewirings and
-    the results of existing merges that were linked (reused).
+    the results of existing merges that were linked (reused). A tuple whose new parts equal those
+    of another merge (possible only when a type has several merges) collapses into the
+    lower-ranked of the two; the dropped merge is left out of the new tokeniser.
     """
-    parts_of: dict[str, tuple[str, ...]] = {m.result: m.parts for m in tokeniser.merges}
-    rank_of: dict[str, Rank] = {m.result: m.rank for m in tokeniser.merges}
-    suggestions: dict[tuple[str, str], list[str]] = {}
-    for merge in tokeniser.tuple_merges:  # lines 19-26
+    merges = tokeniser.merges
+    parts: list[tuple[str, ...]] = [m.parts for m in merges]  # current parts, by position (then created ones)
+    ranks: list[Rank] = [m.rank for m in merges]
+    alive = [True] * len(merges)
+    suggestions: dict[tuple[str, str], list[int]] = {}
+    for k, merge in enumerate(merges):  # lines 19-26
+        if not merge.is_tuple:
+            continue
         for pair in zip(merge.parts, merge.parts[1:]):
             if pair not in blacklist:
-                suggestions.setdefault(pair, [])
-                if merge.result not in suggestions[pair]:
-                    suggestions[pair].append(merge.result)
-    order = sorted(suggestions, key=lambda p: (-len(suggestions[p]), min(rank_of[t] for t in suggestions[p])))
+                entry = suggestions.setdefault(pair, [])
+                if k not in entry:
+                    entry.append(k)
+    if not suggestions:
+        return tokeniser, [], [], set()
+    by_parts: dict[tuple[str, ...], int] = {p: k for k, p in enumerate(parts)}
+    order = sorted(suggestions, key=lambda p: (-len(suggestions[p]), min(ranks[k] for k in suggestions[p])))
     types = set(tokeniser.types)
-    created: list[tuple[Merge, Rank]] = []  # (merge with provisional rank, rank of the tuple it precedes)
+    created: list[tuple[int, Rank]] = []  # (position of the new merge, rank of the tuple it precedes)
     reused: set[str] = set()
     for left, right in order:  # lines 28-52
         result = left + right
-        tuples = [t for t in suggestions[(left, right)]
-                  if any(a == left and b == right for a, b in zip(parts_of[t], parts_of[t][1:]))]
+        tuples = [k for k in suggestions[(left, right)]
+                  if alive[k] and any(a == left and b == right for a, b in zip(parts[k], parts[k][1:]))]
         if not tuples:
             continue
         if result not in types:
             if not expand:
                 continue
-            target = min(rank_of[t] for t in tuples)
+            target = min(ranks[k] for k in tuples)
             rank: Rank = target - epsilon
             types.add(result)
-            parts_of[result], rank_of[result] = (left, right), rank
-            created.append((Merge(rank, (left, right)), target))
+            by_parts[(left, right)] = len(parts)
+            created.append((len(parts), target))
+            parts.append((left, right))
+            ranks.append(rank)
+            alive.append(True)
         else:
-            if not link or parts_of.get(result) != (left, right):
+            sub = by_parts.get((left, right))
+            if not link or sub is None or not alive[sub]:
                 continue
-            rank = rank_of[result]
-        for t in tuples:
-            if rank < rank_of[t]:
-                parts_of[t] = _replace_pair(parts_of[t], left, right)
+            rank = ranks[sub]
+        for k in tuples:
+            if rank < ranks[k]:
+                new_parts = _replace_pair(parts[k], left, right)
+                other = by_parts.get(new_parts)
+                if other is not None and alive[other] and other != k:  # two merges now alike: keep the lower
+                    drop, keep = (other, k) if ranks[k] < ranks[other] else (k, other)
+                    alive[drop] = False
+                    by_parts[new_parts] = keep
+                    if keep != k:
+                        continue
+                if by_parts.get(parts[k]) == k:
+                    del by_parts[parts[k]]
+                parts[k] = new_parts
+                by_parts[new_parts] = k
                 if result in tokeniser.types:
                     reused.add(result)
-    if not created and all(parts_of[m.result] == m.parts for m in tokeniser.tuple_merges):
+    n = len(merges)
+    if not created and all(alive) and all(parts[k] is merges[k].parts for k in range(n)):
         return tokeniser, [], [], reused  # nothing linked or created: the same tokeniser
-    final_ranks = _spread_new_ranks(tokeniser, created, epsilon)
-    for merge, _ in created:
-        rank_of[merge.result] = final_ranks[merge.result]
-    before = {m.result: m for m in tokeniser.merges}
-    merges = [before[r] if r in before and before[r].parts == parts else Merge(rank_of[r], parts)
-              for r, parts in parts_of.items()]
-    rewired = [(before[m.result], m) for m in sorted(merges, key=lambda m: m.rank)
-               if m.result in before and before[m.result] is not m]
-    new_merges = [Merge(final_ranks[m.result], m.parts) for m, _ in created]
-    return tokeniser.with_merges(merges), new_merges, rewired, reused
+    provisional = [(Merge(ranks[k], parts[k]), target) for k, target in created]
+    final_ranks = _spread_new_ranks(tokeniser, provisional, epsilon)
+    out: list[Merge] = []
+    rewired: list[tuple[Merge, Merge]] = []
+    for k, merge in enumerate(merges):
+        if not alive[k]:
+            continue
+        if parts[k] is merge.parts:
+            out.append(merge)
+        else:
+            after = Merge(merge.rank, parts[k])
+            out.append(after)
+            rewired.append((merge, after))
+    new_merges = [Merge(final_ranks[merge.result], merge.parts) for merge, _ in provisional]
+    new = derive(tokeniser, [*out, *new_merges])
+    return new, new_merges, rewired, reused
 
 
 def _spread_new_ranks(tokeniser: BTETokeniser, created: list[tuple[Merge, Rank]], epsilon: float) -> dict[str, Rank]:
@@ -285,7 +379,7 @@ def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepR
             if "".join(r["pair"]) not in tokeniser.types and all(p in tokeniser.types for p in r["pair"])][:budget]
     base = math.floor(tokeniser.merges[-1].rank) + 1 if tokeniser.merges else 0
     added = [Merge(base + i, row["pair"]) for i, row in enumerate(rows)]
-    new = tokeniser.with_merges([*tokeniser.merges, *added]) if added else tokeniser
+    new = derive(tokeniser, [*tokeniser.merges, *added]) if added else tokeniser
     details = [{"merge": " ".join(r["pair"]), "amenable": r["amenable"], "applications": r["total"],
                 "ratio": r["ratio"]} for r in rows]
     return run.commit("annealing", iteration, new, started, added=added, details=details,
@@ -306,8 +400,9 @@ def run_rebpe(tokeniser: BTETokeniser, reference_entries: Iterable, config: ReBP
 
 
 def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress) -> Run:
-    reference = TokenisedReference(tokeniser, reference_entries, free=free, weights=weights)
-    evaluation = (TokenisedReference(tokeniser, evaluation_entries, free=free, weights=weights)
+    reference = TokenisedReference(tokeniser, reference_entries, free=free, weights=weights,
+                                   blame=config.knockout.blame)
+    evaluation = (TokenisedReference(tokeniser, evaluation_entries, free=free, weights=weights, blame="applied")
                   if evaluation_entries is not None else None)
     run = Run(tokeniser, reference, evaluation)
     anneal = config.anneal
@@ -347,5 +442,5 @@ def run_knockout(tokeniser: BTETokeniser, reference_entries: Iterable, config: K
     return run_rebpe(tokeniser, reference_entries, rebpe_config, **kwargs)
 
 
-__all__ = ["ReBPEConfig", "KnockoutConfig", "AnnealConfig", "Run", "run_rebpe", "run_knockout", "repair", "reify",
+__all__ = ["ReBPEConfig", "KnockoutConfig", "KNOCKOUT_UNITS", "BLAME_MODES", "check_edit", "InvariantError", "AnnealConfig", "Run", "run_rebpe", "run_knockout", "repair", "reify",
            "knockout_phase", "reparation_phase", "reification_phase", "annealing_phase", "amenable_pairs"]

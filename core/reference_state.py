@@ -7,6 +7,14 @@ a merge of M \\ M' fired in it (its trace used it) or a merge of M' \\ M can fir
 string occurs in one of the word's pretokens): the first divergence of the two runs is the first
 step at which one of them applies a merge the other lacks. Only those words are re-traced, never
 the whole reference (what the authors' implementation does after every edit).
+
+Under ``ignore_merges`` a pretoken that is a type is emitted whole and no merge removes its
+boundaries. With ``blame="tree"`` (the default) such a word charges the merges of its own tree,
+i.e. the merges that would apply if it were not whole (the segmentation without the shortcut);
+with ``blame="applied"`` it charges nothing, as only applied merges are blamed. Without
+``ignore_merges`` (the papers' setting) the two are the same. The predicted splits are always those
+of the real segmentation. A word is also re-traced when its pretoken's type leaves V (it is no
+longer emitted whole).
 """
 from __future__ import annotations
 
@@ -20,6 +28,7 @@ from core.errors import InputError
 from core.evaluation import MorphScores, scores_from_counts
 from core.model import BTETokeniser, Merge
 
+BLAME_MODES = ("tree", "applied")
 MANY_STRINGS = 600  # above this many new strings, add_words_containing matches them all in one pass
 
 
@@ -69,6 +78,25 @@ def trie_pattern(strings: Iterable[str]) -> re.Pattern:
     return re.compile(pattern(trie))
 
 
+def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
+    """Per character boundary, the merge that removes it when ``pretoken`` is segmented without the
+    ``ignore_merges`` shortcut (the merges of its own tree when it is a self-formed type)."""
+    symbols = engine.atomise(pretoken)
+    starts, start = [], 0
+    for atom in symbols:
+        starts.append(start)
+        start += len(atom)
+    boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
+
+    def record(position: int, width: int, merge: Merge) -> None:
+        for start in starts[position + 1:position + width]:
+            boundary[start - 1] = merge
+        del starts[position + 1:position + width]
+
+    engine._run(symbols, len(engine.merges), record)
+    return tuple(boundary)
+
+
 class BlameTally:
     """Running N(m) and B(m) over the reference (bpe-knockout.txt §3.4; counted as
     ``core.blame.compute_blame`` documents), brought up to date from the re-traced words only, so
@@ -110,9 +138,12 @@ class TokenisedReference:
     """Reference words with their current traces, an index merge -> words it fired in, and scores."""
 
     def __init__(self, tokeniser: BTETokeniser, entries: Iterable, *, free: bool = False,
-                 weights: Mapping[str, float] | None = None):
+                 weights: Mapping[str, float] | None = None, blame: str = "tree"):
+        if blame not in BLAME_MODES:
+            raise ValueError(f"unknown blame mode {blame!r} (expected one of {', '.join(BLAME_MODES)})")
         self.tokeniser = tokeniser
         self.free = free
+        self.blame = blame
         self.words: list[WordState] = []
         self.unaligned: list[str] = []
         for entry in entries:
@@ -191,8 +222,14 @@ class TokenisedReference:
             users = self.index.get(merge)
             if users is not None:
                 users.discard(i)
-        trace = self.tokeniser.engine.boundary_trace
+        engine = self.tokeniser.engine
+        trace = engine.boundary_trace
         results = [trace(p.text) for p in state.aligned.pretokens]
+        whole = engine.ignore_merges_vocab
+        if whole is not None and self.blame == "tree":
+            results = [(tokens, tree_boundaries(engine, p.text))
+                       if len(tokens) == 1 and len(p.text) > 1 and p.text in whole else (tokens, boundaries)
+                       for p, (tokens, boundaries) in zip(state.aligned.pretokens, results)]
         state.segmentations = [tokens for tokens, _ in results]
         state.boundary_merges = [boundaries for _, boundaries in results]
         for merge in state.merges_applied():
@@ -219,6 +256,11 @@ class TokenisedReference:
             candidates |= self.index.get(merge, set())
         if new_ids - old_ids:
             self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
+        if tokeniser.ignore_merges or self.tokeniser.ignore_merges:  # whole pretokens whose type left V
+            owners = self._pretoken_owner
+            for merge in gone:
+                if merge.result in owners and merge.result not in tokeniser.types:
+                    candidates |= owners[merge.result]
         self.tokeniser = tokeniser
         changed = []
         for i in sorted(candidates):

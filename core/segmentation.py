@@ -295,11 +295,16 @@ class SegmentationEngine:
         self._cache.clear()
 
     def replace_merge(self, old: Merge, new: Merge) -> None:
-        """In place: swap ``old`` for ``new`` at the same rank (for sequential repairs)."""
+        """In place: swap ``old`` for ``new`` at the same rank (for sequential repairs). Merges
+        sharing a rank keep sharing its priority (``new`` must form the same type as ``old``)."""
         from bisect import bisect_left
 
-        i = bisect_left(self.ranks, old.rank)
-        assert self.merges[i] == old and new.rank == old.rank and not self.shared_ranks
+        i = bisect_left(self.ranks, old.rank)  # the priority of the rank: its first merge
+        j = i
+        while j < len(self.merges) and self.ranks[j] == old.rank and self.merges[j] != old:
+            j += 1
+        assert j < len(self.merges) and self.merges[j] == old and new.rank == old.rank
+        assert not self.shared_ranks or new.result == old.result
         for merge, add in ((old, False), (new, True)):
             if merge.is_tuple:
                 entries = self.tuple_index.setdefault(merge.parts[0], [])
@@ -313,7 +318,11 @@ class SegmentationEngine:
                 self.pair_index[(merge.parts[0], merge.parts[1])] = i
             else:
                 del self.pair_index[(merge.parts[0], merge.parts[1])]
-        self.merges[i] = new
+        self.merges[j] = new
+        parts_index = self.__dict__.get("_parts_index")
+        if parts_index is not None:
+            parts_index.pop(old.parts, None)
+            parts_index[new.parts] = new
         self.window = max(self.window, len(new.parts))
         if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
             self._tuple_results.add(new.result)

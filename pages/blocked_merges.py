@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.blocked import SCENARIOS as CLASSES
+from core.blocked import summary_lines
 from core.errors import InputError
 from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
@@ -31,6 +32,15 @@ KNOCKOUT_ONLY = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iteratio
 REBPE_NO_FIX = ReBPEConfig(fix=False)
 TEACHING = [name for name in scenario_paths() if name.startswith(("a1_scenario2b", "a1_scenario3a"))]
 MAX_TABLE_ROWS = 5000
+
+
+def alternative_rows(examples, display) -> list[dict]:
+    return [{"type": shown(e.type, display), "formed by (primary)": sv.merge_text(e.primary, display),
+             "rank": sv.rank_text(e.primary.rank), "alternatives": len(e.alternatives),
+             "alternative merges": "; ".join(sv.merge_text(m, display) for m in e.alternatives[:5])
+             + (" …" if len(e.alternatives) > 5 else ""),
+             "lowest-ranked is primary": e.primary.rank <= min(m.rank for m in e.alternatives)}
+            for e in examples]
 
 
 def choose_scenario(name: str) -> None:
@@ -57,7 +67,9 @@ st.title("Blocked merges")
 st.caption("A merge is *blocked* when it can never apply: segmenting its own string with only the merges ranked "
            "before it (LIMITEDBPE, rebpe.txt §3.1) does not give its parts, so by context-freeness it never "
            "fires in any word. Knockout creates such tuple merges; ReBPE's reparation repairs them. A type "
-           "formed only by blocked merges is *unreachable*.")
+           "formed only by blocked merges is *unreachable* (unless `ignore_merges` emits it whole). Where a type has "
+           "several merges (converted tiktoken and SentencePiece files), the ones that never fire because another "
+           "merge forms the type are *alternatives*, summarised below, not blocked.")
 st.markdown("**Teaching scenarios with a blocked merge after knockout** (rebpe.txt App. A.1):")
 loaded = st.session_state.get("ws_tokeniser") or st.query_params.get("tokeniser")
 for column, name in zip(st.columns(len(TEACHING) + 2), TEACHING):
@@ -76,7 +88,10 @@ display = tokeniser.pretokeniser.display
 references, reference_name, scenario_refs = references_for(workspace)
 
 no_knockout = workspace.knockout_notice("Blocked merges after knockout or ReBPE")
-default_variant = "before" if tokeniser.tuple_merges or no_knockout else "knockout"
+# Converted tiktoken / SentencePiece files list several merges per type: start on the file as loaded (its
+# alternatives and blocked merges), one click from a knockout run that takes a while on a large vocabulary.
+several_per_type = len(tokeniser.merges) > len(tokeniser.types) - len(tokeniser.alphabet)
+default_variant = "before" if tokeniser.tuple_merges or no_knockout or several_per_type else "knockout"
 seed_from_url("blocked_variant", "variant", lambda raw: raw if raw in VARIANTS else None)
 if st.session_state.get("blocked_variant") not in VARIANTS:
     st.session_state["blocked_variant"] = default_variant
@@ -111,10 +126,19 @@ except Exception as err:  # an engine bug on an odd tokeniser: say so, never sho
 
 counts = report.by_scenario()
 columns = st.columns(2 + len(CLASSES))
-columns[0].metric("Blocked merges", f"{len(report.blocked):,}")
+columns[0].metric("Blocked merges", f"{len(report.blocked):,}",
+                  help="Merges of types that no merge forms from their own string (alternatives excluded)")
 columns[1].metric("Unreachable types", f"{len(report.unreachable_types):,}")
 for column, name in zip(columns[2:], CLASSES):
     column.metric(f"scenario {name}", f"{counts[name]:,}")
+
+if report.alternatives:
+    st.info(md_escape(summary_lines(report)[1]) + ". They are summarised here, not listed as blocked merges.")
+    with st.expander(f"Alternatives: the first {len(report.alternative_examples):,} types formed by several merges"):
+        st.dataframe(alternative_rows(report.alternative_examples, display), hide_index=True, width="stretch",
+                     height="auto" if len(report.alternative_examples) <= 10 else 320)
+if report.whole_only_types:
+    st.caption(md_escape(summary_lines(report, limit=5)[-1]))
 
 if not report.blocked:
     st.success(f"No merge of this tokeniser ({VARIANTS[variant]}) is blocked. Plain BPE never blocks a merge: "

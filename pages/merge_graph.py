@@ -5,6 +5,11 @@ and the table rows come from viz/graph_html.py. The graph is vis-network (throug
 iframe hosted by a small ``st.components.v2`` component, loading the library from this server's
 ``/app/static/`` (no CDN); clicking a node sends its type back to Python, which recentres. The view
 is in the URL: ``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&compare=BPE-knockout``.
+
+Where a type is formed by several merges (tiktoken and SentencePiece conversions) the graph marks
+the primary merge (the one forming the type from its own string) and the alternatives, follows
+primary merges unless asked to follow all, and says how often each merge fires on the reference
+and the corpus (core.merge_usage, counted once per tokeniser and text, cached for everyone).
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ import streamlit as st
 
 from core.errors import InputError
 from core.formats.references import ReferenceSet
-from core.graph import neighbourhood
+from core.graph import ALL, PRIMARY, neighbourhood
 from core.model import BTETokeniser, Merge
 from core.rebpe import run_knockout, run_rebpe
 from ui.workspace import current
@@ -34,7 +39,9 @@ from viz.graph_html import (
     similar_types,
     standalone_html,
     type_labels,
+    type_merge_rows,
 )
+from ui.merge_usage import counters as fire_counters
 from viz.tokeniser_info import md_escape, tokeniser_note
 from viz.tokens import PAGE_CSS, code_span
 
@@ -174,7 +181,7 @@ compare = top[2].selectbox("Compare with", compare_options, key="compare", bind=
                            help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
                                 f"{ws.reference_name}) removes from this tokeniser, or draw the tokeniser they "
                                 f"produce. Computed once, then cached.")
-controls = st.columns([2, 2, 3, 3, 4])
+controls = st.columns([2, 2, 3, 2, 3, 4])
 depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
                            help="How many merge steps away from the centre to look (up and down).")
 max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bind="query-params",
@@ -183,13 +190,19 @@ max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bi
                                     "half-siblings, lowest ranks (most frequent merges) first.")
 siblings = controls[2].slider("Half-siblings per parent", 0, 50, 4, key="siblings", bind="query-params",
                               help="Types that share a parent with the centre, at most this many per parent.")
+follow = controls[4].segmented_control(
+    "Follow", (PRIMARY, ALL), default=PRIMARY, key="follow", bind="query-params", required=True,
+    format_func=lambda v: {PRIMARY: "primary merges", ALL: "all merges"}[v],
+    help="Primary: the neighbourhood walks the merge that forms each type from its own string (the centre's "
+         "other merges are drawn too, dashed, marked alt). All: it walks every merge of every type. The same "
+         "when each type has one merge; files converted from tiktoken or SentencePiece form a type by several.")
 others = controls[3].toggle("Other parts", value=True, key="others", bind="query-params",
                             help="Show the other part of each merge as a grey box: the parts of the shown merges "
                                  "that are outside the neighbourhood (the g of Ġbru + g). Switch off to declutter "
                                  "a big graph.")
 draw = BEFORE
 if compare != NOTHING:
-    draw = controls[4].segmented_control(
+    draw = controls[5].segmented_control(
         f"Draw the tokeniser before or after {compare}", (BEFORE, AFTER), default=BEFORE, key="draw",
         bind="query-params", required=True,
         help="Before: this tokeniser, with what the edit removes marked ✗ and types it forms another way "
@@ -216,13 +229,21 @@ if other is not None and draw == AFTER:
 
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
-hood = neighbourhood(drawn, center, depth, max_nodes, siblings)
+hood = neighbourhood(drawn, center, depth, max_nodes, siblings, follow=follow if follow in (PRIMARY, ALL) else PRIMARY)
+drawn_key = tokeniser_key if drawn is tokeniser else f"{tokeniser_key}|{compare}|{ws.reference_name}"
+counters = {}
+try:
+    counters = fire_counters(ws, drawn, drawn_key)
+except Exception as err:  # counting is extra information: never lose the graph over it
+    st.caption(f"Merge counts are not available: {md_escape(err)}")
+shown_merges = hood.shown_merges()
+fire_counts = {name: counter.counts(shown_merges) for name, counter in counters.items()} or None
 shown_note = ""
 if hood.truncated:
     shown_note = (f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
                   f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more.")
 document = graph_html(drawn, hood, view, display=display, other=other, other_label=label,
-                      other_is_before=other_is_before, note=shown_note, other_parts=others)
+                      other_is_before=other_is_before, note=shown_note, other_parts=others, fire_counts=fire_counts)
 seconds = time.perf_counter() - started
 if not (STATIC_DIR / VIS_JS).is_file():
     st.error(f"static/{VIS_JS} is missing, so the graph cannot be drawn (see static/README.md).")
@@ -230,6 +251,23 @@ graph_component(key="merge_graph_view", data={"html": document, "key": html_key(
                 on_clicked_change=recentre, height=GRAPH_HEIGHT + 2)
 st.caption(f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
            f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details.")
+
+# --- the centre's merges: primary and alternatives, and how often they fire ---------------------------
+own = type_merge_rows(drawn, center, display, fire_counts)
+if own:
+    st.subheader("How the centre is formed")
+    several = len(own) > 1
+    whole = ""
+    if drawn.ignore_merges and counters:
+        whole = (" With ignore_merges a pretoken that is a type is emitted whole and no merge fires: "
+                 + ", ".join(f"{code_span(labels.get(center, center))} is emitted whole "
+                             f"{c.whole(center):,}× in the {name}" for name, c in counters.items()) + ".")
+    st.caption((f"{code_span(labels.get(center, center))} is formed by {len(own)} merges: the primary one fires when "
+                "its own string is segmented; the alternatives fire only inside longer pretokens, if at all."
+                if several else f"{code_span(labels.get(center, center))} is formed by one merge.")
+               + " Counts: merge applications while the reference words (each as in running text) and the corpus "
+                 f"({md_escape(ws.corpus_name)}) are segmented." + whole)
+    st.table(own)
 
 # --- M_i / M_o --------------------------------------------------------------------------------------
 st.subheader("Merges forming and using the centre")

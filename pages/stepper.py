@@ -13,7 +13,7 @@ import re
 import streamlit as st
 
 from core.errors import InputError
-from core.formats.hf_json import tokeniser_to_hf_json
+from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
 from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
@@ -84,9 +84,6 @@ try:  # knockout and ReBPE edit a merge graph; families without one get a one-li
 except InputError as err:
     st.info(md_escape(err))
     st.stop()
-if workspace.knockout_notice("The knockout & ReBPE stepper"):
-    st.info(md_escape(workspace.knockout_notice("The knockout & ReBPE stepper")))
-    st.stop()
 if workspace.graph_note():
     st.caption(md_escape(workspace.graph_note()))
 tokeniser = workspace.tokeniser
@@ -117,6 +114,17 @@ with st.sidebar:
                           bind="query-params",
                           help="Knock out every merge that merged across a reference boundary in at least "
                                "this fraction of its applications (bpe-knockout.txt §3.4; the paper uses ½).")
+    knockout_unit = st.radio("Knockout unit", ["type", "merge"], key="knockout_unit", bind="query-params",
+                             horizontal=True,
+                             help="Where a type is formed by several merges (files converted from tiktoken or "
+                                  "SentencePiece). type: the type leaves V when blame and applications summed over "
+                                  "its merges reach the threshold. merge: only the blamed merge goes; the type stays "
+                                  "while another merge forms it. The same with one merge per type.")
+    blame_mode = st.radio("Blame of whole words", ["tree", "applied"], key="blame", bind="query-params",
+                          horizontal=True,
+                          help="With ignore_merges a reference word that is a type is emitted whole. tree: it "
+                               "blames the merges of its own tree (what would apply if it were not whole). "
+                               "applied: only applied merges are blamed, so such words escape blame.")
     anneal = st.toggle("Annealing first", key="anneal", bind="query-params",
                        help="rebpe.txt §3.4: before the first knockout, add merges for token pairs the "
                             "reference never wants split.")
@@ -137,7 +145,8 @@ with st.sidebar:
     st.caption(f"Tokeniser **{md_escape(workspace.tokeniser_name)}**, reference **{md_escape(reference_name)}** "
                f"({len(references.entries):,} words). Change them on the Workspace page.")
 
-config = ReBPEConfig(knockout=KnockoutConfig(threshold=float(threshold)),
+config = ReBPEConfig(knockout=KnockoutConfig(threshold=float(threshold), unit=knockout_unit or "type",
+                                             blame=blame_mode or "tree"),
                      anneal=AnnealConfig(when="before" if anneal else "none"),
                      reify=bool(reify), fix=bool(fix), reparation=reparation_mode or "limited",
                      link=bool(link), expand=bool(expand), max_iterations=int(max_iterations or 100))
@@ -258,16 +267,20 @@ def show_downloads(index: int) -> None:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", workspace.tokeniser_name)[:60] or "tokeniser"
     metadata = {"derived_from": workspace.tokeniser_name, "reference": reference_name, "step": index,
                 "phase": steps[index - 1].phase if index else "start",
-                "config": {"threshold": config.knockout.threshold, "anneal": config.anneal.when,
+                "config": {"threshold": config.knockout.threshold, "knockout_unit": config.knockout.unit,
+                           "blame": config.knockout.blame, "anneal": config.anneal.when,
                            "reify": config.reify, "fix": config.fix, "reparation": config.reparation,
                            "link": config.link, "expand": config.expand}}
     st.download_button("Tokeniser after this step (project JSON)", key="stepper_dl_project", on_click="ignore",
                        data=lambda: json.dumps(tok.to_json(metadata), ensure_ascii=False),
                        file_name=f"{stem}-step{index}.json", mime="application/json")
     tuple_count = steps[index - 1].tuple_merges if index else len(tokeniser.tuple_merges)
+    problem = None if tuple_count else hf_json_problem(tok)
     if tuple_count:
         st.caption(f"No HF tokenizer.json: this tokeniser has {tuple_count:,} tuple merges, which "
                    "HF BPE cannot represent. The project JSON keeps them.")
+    elif problem:
+        st.caption(md_escape(f"No HF tokenizer.json: {problem}. The project JSON keeps everything."))
     else:
         st.download_button("Tokeniser after this step (HF tokenizer.json)", key="stepper_dl_hf", on_click="ignore",
                            data=lambda: json.dumps(tokeniser_to_hf_json(tok), ensure_ascii=False),

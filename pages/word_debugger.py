@@ -4,7 +4,10 @@ For the loaded tokeniser (Workspace page) and each typed word: the tokens with w
 bytes visible; the segmentation tree with a slider through the merges as they fired; every
 character boundary against the reference (blame view); a plain-words explanation (first merge
 that crossed a reference boundary, trapped tokens as in bpe-knockout.txt App. A.4); and the word
-under BPE, knockout, ReBPE, TrimmedBPE and BPE-dropout side by side.
+under BPE, knockout, ReBPE, TrimmedBPE and BPE-dropout side by side. For every token, the merges
+of its type: the one that fired in this word, the primary merge (forming the type from its own
+string) and the alternatives (files converted from tiktoken or SentencePiece form a type by several
+merges), with how often each fires on the reference and the corpus.
 
 Thin on purpose: tracing and explanations are core's (``core.explain``), knockout/ReBPE/TrimmedBPE/
 dropout too; every piece of HTML comes from viz/. The words, the word in focus and the step are in
@@ -20,10 +23,11 @@ import streamlit as st
 
 from core.dropout import dropout_samples
 from core.errors import InputError
-from core.explain import WordTrace, agreement, explain_word, reference_splits, trace_word
+from core.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
 from core.rebpe import run_knockout, run_rebpe
 from core.trimmed import TrimmedBPE, token_frequencies
 from ui import workspace as ws
+from ui.merge_usage import counters as fire_counters
 from viz.tables import merge_rows
 from viz.tokeniser_info import marker_legend, markers, md_escape
 from viz.tokens import (
@@ -305,6 +309,61 @@ def step_view(word: str, traced: WordTrace) -> None:
 
 
 step_view(focus, traced)
+
+
+# --- the merges of each token: primary, alternatives, what fired, how often each fires ---
+def token_merge_rows(tokens, counts) -> list[dict]:
+    rows = []
+    for item in tokens:
+        if not item.merges:
+            continue
+        for merge in item.merges:
+            kind = ("its only merge" if len(item.merges) == 1 else
+                    "primary" if merge == item.primary else "alternative")
+            row = {"token": shown(item.token, display), "merge": " + ".join(shown(p, display) for p in merge.parts),
+                   "rank": rank_text(merge.rank), "kind": kind,
+                   "fired in this word": ("yes" if merge == item.fired else
+                                          "— (emitted whole)" if item.whole and merge == item.primary else "")}
+            for name, values in counts.items():
+                row[f"fires on the {name}"] = f"{values.get(merge, 0):,}"
+            rows.append(row)
+    return rows
+
+
+with st.container(border=True):
+    st.subheader("The merges of each token", anchor=False)
+    items = token_merges(tokeniser, traced)
+    try:
+        counters = fire_counters(graph_workspace, tokeniser, graph_workspace.tokeniser_key)
+    except Exception as err:  # counts are extra information: never lose the page over them
+        st.caption(f"Merge counts are not available: {md_escape(err)}")
+        counters = {}
+    wanted = [m for item in items for m in item.merges]
+    counts = {name: counter.counts(wanted) for name, counter in counters.items()}
+    several = [item for item in items if len(item.merges) > 1]
+    notes = []
+    for item in items:
+        if item.fired_alternative:
+            notes.append(f"{fmt(item.token)} was formed here by the alternative "
+                         f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank_text(item.fired.rank)}), not by "
+                         f"its primary merge {' + '.join(fmt(p) for p in item.primary.parts)}.")
+        elif item.whole and item.merges:
+            notes.append(f"{fmt(item.token)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
+                         "fired; the tree shows it as one piece.")
+    st.caption("For each token of the word, every merge forming its type: the **primary** one forms the type from "
+               "its own string, **alternatives** only inside longer pretokens, if at all"
+               + (f" ({len(several)} of the tokens here have alternatives)" if several else
+                  " (each type here has one merge)")
+               + ". The tree above draws the merges that actually fired. Counts: merge applications while the "
+                 f"reference words (as in running text) and the corpus ({md_escape(graph_workspace.corpus_name)}) "
+                 "are segmented.")
+    for note in notes:
+        st.markdown("- " + note)
+    rows = token_merge_rows(items, counts)
+    if rows:
+        st.table(rows, hide_index=True)
+    else:
+        st.caption("No token of this word is formed by a merge (every token is a single symbol).")
 
 # --- blame view ---
 with st.container(border=True):

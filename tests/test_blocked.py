@@ -145,12 +145,15 @@ def test_merge_whose_part_forms_later_still_fires():
     assert not is_blocked(tok, merge) and find_blocked_merges(tok).blocked == ()
 
 
-def test_second_merge_for_an_existing_type_is_blocked():
+def test_second_merge_for_an_existing_type_is_an_alternative_not_blocked():
     tok = small([(0, ("b", "c")), (1, ("a", "bc")), (2, ("ab", "c")), (3, ("a", "b"))])
-    entry = only(find_blocked_merges(tok))
-    assert str(entry.merge) == "ab c" and entry.limited_tokens == ("abc",) and entry.scenario == "other"
-    assert str(entry.blocking_merge) == "b c"
-    assert find_blocked_merges(tok).unreachable_types == ()
+    report = find_blocked_merges(tok)
+    assert report.blocked == () and report.unreachable_types == ()
+    assert (report.alternatives, report.alternative_types, report.lowest_ranked_not_primary) == (1, 1, 0)
+    (example,) = report.alternative_examples
+    assert example.type == "abc" and str(example.primary) == "a bc"
+    assert [str(m) for m in example.alternatives] == ["ab c"]
+    assert is_blocked(tok, example.alternatives[0])  # it never applies, as App. A.2 says
 
 
 def test_unknown_merge_is_rejected():
@@ -201,22 +204,30 @@ def merge_lists(draw, ordered: bool):
     return small(zip(ranks, merges)) if merges else small([(0, ("a", "b"))])
 
 
+def never_fires(tok: BTETokeniser) -> set[Merge]:
+    """Merges absent from the full trace of their own result (the exact definition)."""
+    return {m for m in tok.merges if m not in tok.trace_pretoken(m.result, max_rank=math.inf).merges_applied}
+
+
 def check_report(tok: BTETokeniser, words: list[str]) -> BlockedReport:
     report = find_blocked_merges(tok)
     blocked = {b.merge for b in report.blocked}
-    assert blocked == {m for m in tok.merges if is_blocked(tok, m)}
+    alternatives = {m for e in report.alternative_examples for m in e.alternatives}
+    assert len(alternatives) == report.alternatives
+    assert not blocked & alternatives
+    assert blocked | alternatives == {m for m in tok.merges if is_blocked(tok, m)} == never_fires(tok)
+    for entry in report.alternative_examples:  # the primary merge forms the type from its own string
+        assert entry.primary in tok.trace_pretoken(entry.type, max_rank=math.inf).merges_applied
+        assert tok.primary_merge(entry.type) == entry.primary
     texts = words + [m.result for m in tok.merges]
     for word in texts:
         trace = tok.trace_pretoken(word)
-        assert not blocked & set(trace.merges_applied), (word, [str(m) for m in tok.merges])
+        assert not (blocked | alternatives) & set(trace.merges_applied), (word, [str(m) for m in tok.merges])
         assert not set(report.unreachable_types) & set(trace.tokens)
-    for merge in tok.merges:
-        if merge not in blocked:
-            # a merge that is not blocked fires on its own string
-            assert merge in tok.trace_pretoken(merge.result, max_rank=math.inf).merges_applied
     for entry in report.blocked:
         assert entry.scenario in {"2b(i)", "2b(ii)", "3 (cascade)", "other"}
         assert entry.limited_tokens == tok.segment_limited(entry.merge.result, entry.merge.rank)
+        assert not tok.self_formed(entry.merge.result)
     return report
 
 

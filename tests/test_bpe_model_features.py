@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from core.formats.tokeniser_files import parse_tokeniser_bytes
-from core.merges import Merge
+from core.merges import Merge, merges_of_splits
 from core.model import BTETokeniser
 from core.pretokenisers import WhitespaceSplit
 from core.unknowns import UnknownPolicy, byte_token
@@ -109,8 +109,9 @@ def rank_tables(draw):
 @settings(max_examples=200, deadline=None)
 @given(rank_tables(), st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=16), min_size=1, max_size=5))
 def test_shared_ranks_fire_leftmost_first(ranks, words):
-    merges = [Merge(rank, (token[:k], token[k:])) for token, rank in ranks.items() if len(token) > 1
-              for k in range(1, len(token)) if token[:k] in ranks and token[k:] in ranks]
+    merges = merges_of_splits(ranks.items(), ranks)
+    assert {m.parts for m in merges} == {(t[:k], t[k:]) for t in ranks for k in range(1, len(t))
+                                          if t[:k] in ranks and t[k:] in ranks}
     tok = BTETokeniser(ALPHABET, merges, WhitespaceSplit())
     for word in words:
         expected = brute_force_shared_ranks(word, ranks)

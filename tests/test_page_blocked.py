@@ -110,3 +110,34 @@ def test_filters_and_url_merge():
 def test_invalid_url_values_fall_back(bad):
     at = open_page(tokeniser="a1_scenario2a", variant=bad, merge=bad)
     assert at.radio(key="blocked_variant").value == "knockout"
+
+
+def _real_page() -> None:  # runs inside AppTest: load a real file as the workspace would, then the page
+    import runpy
+
+    import streamlit as st
+
+    from ui.workspace import add_path, select
+
+    select("tokeniser", add_path(st.query_params["path"]))
+    runpy.run_path(st.query_params["page"], run_name="__main__")
+
+
+def test_real_tiktoken_file_shows_alternatives_not_blocked_merges():
+    from pathlib import Path
+
+    from tests.real_tokenisers import real_file
+
+    at = AppTest.from_function(_real_page, default_timeout=TIMEOUT)
+    at.query_params["path"] = str(real_file("tiktoken-r50k", "r50k_base.tiktoken"))
+    at.query_params["page"] = str(Path(__file__).resolve().parent.parent / PAGE)
+    at.run()
+    assert_clean(at)
+    assert at.radio(key="blocked_variant").value == "before"  # several merges per type: the file as loaded
+    found = metrics(at)
+    assert found["Blocked merges"] == "0" and found["Unreachable types"] == "0"
+    (info,) = [i.value for i in at.info]
+    assert info.startswith("58,299 alternative merges of 36,886 types never fire")
+    examples = at.dataframe[0].value
+    assert list(examples.columns)[:3] == ["type", "formed by (primary)", "rank"]
+    assert "the" in examples.iloc[0]["type"] and examples.iloc[0]["formed by (primary)"].endswith("+ he")

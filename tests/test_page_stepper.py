@@ -147,7 +147,9 @@ def test_merge_search_and_downloads():
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels  # it has a tuple merge now
     at.slider(key="stepper_step").set_value(0).run()
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Tokeniser after this step (HF tokenizer.json)" in labels
+    # no tuple merge at step 0, but the scenario's ReBPE pre-tokeniser has no tokenizer.json equivalent: said, not offered
+    assert "Tokeniser after this step (HF tokenizer.json)" not in labels
+    assert any("No HF tokenizer" in c.value and "tokeniser has no HF" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_neighbourhood_of_a_changed_type():

@@ -118,15 +118,10 @@ class Workspace:
                        merge_graph_of=self.tokeniser.kind)
 
     def knockout_notice(self, needed_for: str) -> str | None:
-        """One line when the merge graph cannot be knocked out (bpe-knockout.txt §3.2 assumes one merge
-        per type; files converted from tiktoken ranks or SentencePiece form a type by several
-        merges), else None. Call on a workspace from :meth:`with_merge_graph`."""
-        several = getattr(self.tokeniser, "multi_merge_types", 0)
-        if not several:
-            return None
-        return (f"{needed_for} needs every type formed by exactly one merge (bpe-knockout §3.2); {several:,} types "
-                f"of {self.tokeniser_name} are formed by several, as in files converted from tiktoken ranks or "
-                "SentencePiece.")
+        """Always None: knockout and ReBPE work on every merge graph, also where a type is formed by
+        several merges (issue 12). Kept only until the pages that still ask (distributions, blocked
+        merges, word debugger) stop calling it; then remove it."""
+        return None
 
     def graph_note(self) -> str | None:
         """A caption for views drawn on the merge graph of another family (None for BPE)."""

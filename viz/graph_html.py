@@ -7,6 +7,12 @@ labelled with rank and parts, :func:`core.graph.merge_graph`). Roles come from c
 neighbourhood are drawn as grey "other part" nodes so every merge is complete. Tuple merges and
 merges absent from a comparison tokeniser (knocked out, or new after an edit) are marked.
 
+When a type is formed by several merges (tiktoken and SentencePiece conversions), its *primary*
+merge (the one that fires on its own string) is drawn like any merge and the *alternatives* are
+dashed grey and labelled "alt"; tooltips list every merge of a type, primary first, with how
+often each fires on the reference and the corpus (``fire_counts``, from :mod:`core.merge_usage`).
+With one merge per type nothing of this appears and the figures are the paper's.
+
 pyvis assembles the vis-network node, edge and option data; the page HTML comes from this module's
 own template because pyvis 0.3.2's templates load vis-network and Bootstrap from CDNs. The
 embedded HTML loads vis-network from Streamlit's static serving (``/app/static/``, see
@@ -38,8 +44,9 @@ from core.graph import (
     DESCENDANT,
     HALF_SIBLING,
     Neighbourhood,
+    is_primary,
     merge_graph,
-    merge_node,
+    merge_node_ids,
     type_graph,
     type_node,
 )
@@ -79,6 +86,9 @@ EDGE_COLOUR, TUPLE_EDGE, ABSENT_COLOUR = "#57534e", "#ea580c", "#dc2626"
 ABSENT_MARK = "✗ "        # knocked out: a merge (or type) the tokeniser after the edit does not have
 NEW_MARK = "★ "           # new: a merge (or type) the tokeniser before the edit did not have
 REFORMED_MARK = "↻ "      # a type both have, formed by different merges (e.g. a knockout's tuple merge)
+ALT_MARK = " alt"         # after the rank of an alternative merge (not the one forming the type from its string)
+ALT_STYLE = ("#fafaf9", "#78716c")
+ALT_EDGE = "#a8a29e"
 GONE, NEW, REFORMED = "knocked out", "new", "re-formed"
 TYPE_FONT, SMALL_FONT = 22, 16
 
@@ -170,7 +180,7 @@ def type_status(tokeniser: BTETokeniser, type_: str, other: BTETokeniser | None,
         return ""
     if type_ not in other.types:
         return NEW if other_is_before else GONE
-    merge = tokeniser.merge_of(type_)
+    merge = tokeniser.primary_merge(type_)
     return REFORMED if merge is not None and merge in absent else ""
 
 
@@ -211,17 +221,47 @@ def graph_levels(hood: Neighbourhood, edges: Sequence[tuple[str, str]]) -> dict[
     return level
 
 
+def fires_text(merge: Merge, fire_counts: Mapping[str, Mapping[Merge, int]] | None) -> str:
+    """``fires 12× on the reference, 3× on the corpus`` (empty without counts)."""
+    if not fire_counts:
+        return ""
+    return "fires " + ", ".join(f"{counts.get(merge, 0):,}× on the {name}" for name, counts in fire_counts.items())
+
+
+def merges_lines(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str],
+                 fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> list[str]:
+    """Tooltip lines: the merge forming ``type_`` (its primary one) and its alternatives, with counts."""
+    merges = tokeniser.produced_by.get(type_, ())
+    if not merges:
+        return []
+    primary = tokeniser.primary_merge(type_)
+    lines = []
+    for merge in sorted(merges, key=lambda m: (m != primary, m.rank)):
+        kind = "tuple merge" if merge.is_tuple else "merge"
+        fires = fires_text(merge, fire_counts)
+        fires = f" ({fires})" if fires else ""
+        if len(merges) == 1:
+            lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)}{fires}")
+        elif merge == primary:
+            lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)} — primary: fires on "
+                         f"its own string{fires}")
+            lines.append(f"{len(merges) - 1} alternative{'s' if len(merges) > 2 else ''}:")
+        else:
+            lines.append(f"  alt #{_rank(merge.rank)}: {merge_text(merge, display)}{fires}")
+    return lines
+
+
 def _type_title(type_: str, role: str, tokeniser: BTETokeniser, hood: Neighbourhood,
-                display: Callable[[str], str], status: str) -> str:
+                display: Callable[[str], str], status: str,
+                fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> str:
     lines = [shown(type_, display)]
     if role == OTHER:
         lines.append("outside the neighbourhood: a part of a merge shown here")
     else:
         lines.append(f"{ROLE_TEXT[role]} · distance {hood.distances.get(type_, 0)}")
-    merge = tokeniser.merge_of(type_)
-    if merge is not None:
-        kind = "tuple merge" if merge.is_tuple else "merge"
-        lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)}")
+    formed = merges_lines(tokeniser, type_, display, fire_counts)
+    if formed:
+        lines.extend(formed)
     elif type_ in tokeniser.alphabet:
         lines.append("an alphabet symbol (no merge forms it)")
     used = len(tokeniser.used_by.get(type_, ()))
@@ -236,8 +276,13 @@ def _type_title(type_: str, role: str, tokeniser: BTETokeniser, hood: Neighbourh
 def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
                    display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
                    other_label: str = "", other_is_before: bool = False,
-                   other_parts: bool = True) -> tuple[list[dict], list[dict]]:
+                   other_parts: bool = True,
+                   fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> tuple[list[dict], list[dict]]:
     """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``.
+
+    Alternative merges (``hood.alternatives``: not the merge that forms their result from its own
+    string) are dashed grey and labelled ``alt``; ``fire_counts`` (name -> merge -> applications)
+    go into the tooltips.
 
     ``other_parts=False`` leaves out the parts of shown merges that are outside the neighbourhood
     (a merge node still names them in its label).
@@ -264,15 +309,15 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             GONE: f"knocked out: not a type of {other_label}",
             NEW: f"new: not a type of {other_label}",
             REFORMED: f"re-formed: {other_label} forms this type with another merge"
-                      + (f" ({merge_text(other.merge_of(type_), display)})"
-                         if other is not None and other.merge_of(type_) is not None else ""),
+                      + (f" ({merge_text(other.primary_merge(type_), display)})"
+                         if other is not None and other.primary_merge(type_) is not None else ""),
         }.get(status, "")
         prefix = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}.get(status, "")
         node = {
             "id": type_node(type_), "label": prefix + shown(type_, display), "focus": type_,
             "shown": shown(type_, display),
             "role": role, "shape": "box", "level": levels.get(type_, 0) * scale,
-            "title": _type_title(type_, role, tokeniser, hood, display, status_text),
+            "title": _type_title(type_, role, tokeniser, hood, display, status_text, fire_counts),
             "color": {"background": background, "border": ABSENT_COLOUR if status else border,
                       "highlight": {"background": background, "border": "#0f172a"},
                       "hover": {"background": background, "border": "#0f172a"}},
@@ -290,7 +335,7 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
         nodes.append(node)
 
     if view == MERGES_VIEW:
-        by_id = {merge_node(m): m for m in hood.merges}
+        by_id = {node_id: m for m, node_id in merge_node_ids(hood.merges).items()}
         graph = merge_graph(tokeniser, hood.merges)
         graph.add_node(type_node(hood.center), kind="type", label=hood.center)
         for node_id, data in graph.nodes(data=True):
@@ -300,10 +345,20 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
                 continue
             merge = by_id[node_id]
             gone = merge in absent
-            background, border = TUPLE_STYLE if merge.is_tuple else MERGE_STYLE
-            head = f"#{_rank(merge.rank)}" + (" tuple" if merge.is_tuple else "")
+            alternative = merge in hood.alternatives
+            background, border = TUPLE_STYLE if merge.is_tuple else (ALT_STYLE if alternative else MERGE_STYLE)
+            head = f"#{_rank(merge.rank)}" + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
             title = [f"{'tuple merge' if merge.is_tuple else 'merge'} #{_rank(merge.rank)}",
                      f"{merge_text(merge, display)} → {shown(merge.result, display)}"]
+            several = len(tokeniser.produced_by.get(merge.result, ()))
+            if alternative:
+                title.append(f"an alternative: {shown(merge.result, display)}'s own string is formed by "
+                             f"{merge_text(tokeniser.primary_merge(merge.result), display)}")
+            elif several > 1:
+                title.append(f"primary: forms {shown(merge.result, display)} from its own string "
+                             f"({several - 1} alternative{'s' if several > 2 else ''})")
+            if fire_counts:
+                title.append(fires_text(merge, fire_counts))
             if gone:
                 title.append(absent_text)
             title.append("click: centre the graph on its result")
@@ -315,12 +370,16 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
                           "highlight": {"background": background, "border": "#0f172a"},
                           "hover": {"background": background, "border": "#0f172a"}},
                 "borderWidth": 3 if (merge.is_tuple or gone) else 1,
-                "shapeProperties": {"borderRadius": 0, **({"borderDashes": [8, 5]} if gone else {})},
-                "font": {"size": SMALL_FONT, "face": "DejaVu Sans Mono, monospace", "color": "#1c1917"},
+                "shapeProperties": {"borderRadius": 0, **({"borderDashes": [8, 5]} if gone else
+                                                          {"borderDashes": [3, 3]} if alternative else {})},
+                "font": {"size": SMALL_FONT, "face": "DejaVu Sans Mono, monospace",
+                         "color": "#57534e" if alternative else "#1c1917"},
                 "margin": 6,
             }
             if gone:
                 node["status"] = NEW if other_is_before else GONE
+            if alternative:
+                node["alternative"] = True
             nodes.append(node)
         for source, target, data in graph.edges(data=True):
             if not other_parts and source.startswith("t:") and source[2:] not in hood.roles:
@@ -328,9 +387,11 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             merge_id = target if target.startswith("m:") else source
             merge = by_id[merge_id]
             gone = merge in absent
-            colour = TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else EDGE_COLOUR)
+            alternative = merge in hood.alternatives
+            colour = TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative
+                                                        else EDGE_COLOUR)
             edge = {"from": source, "to": target, "color": colour, "width": 3 if merge.is_tuple else 1.5,
-                    "dashes": gone}
+                    "dashes": gone or ([3, 4] if alternative else False)}
             positions = data.get("positions")
             if positions and len(positions) > 1:
                 edge["label"] = f"×{len(positions)}"
@@ -340,23 +401,38 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
         for type_ in dict.fromkeys([hood.center, *graph.nodes]):
             if other_parts or type_ in hood.roles:
                 add_type(type_)
+        by_rank = {(m.rank, m.result): [] for m in hood.merges}
+        for m in hood.merges:
+            by_rank[(m.rank, m.result)].append(m)
         grouped: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for part, result, data in graph.edges(data=True):
             if not other_parts and part not in hood.roles:
                 continue
             grouped[(part, result)].append(data)
         for (part, result), datas in grouped.items():
-            merge = tokeniser.merge_of(result)
+            drawn = list(dict.fromkeys(m for d in datas for m in by_rank[(d["rank"], result)] if part in m.parts))
+            merge = drawn[0] if drawn else tokeniser.primary_merge(result)
             is_tuple = any(d["tuple"] for d in datas)
             gone = merge is not None and merge in absent
-            colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else EDGE_COLOUR)
+            alternative = bool(drawn) and all(m in hood.alternatives for m in drawn)
+            colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
             title = f"{'tuple merge' if is_tuple else 'merge'} #{_rank(datas[0]['rank'])}"
             if merge is not None:
                 title += f": {merge_text(merge, display)} → {shown(result, display)}"
+            for extra in drawn[1:]:
+                title += f"\nmerge #{_rank(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
+            if alternative:
+                title += f"\nan alternative: {shown(result, display)}'s own string is formed by " \
+                         f"{merge_text(tokeniser.primary_merge(result), display)}"
+            if fire_counts and merge is not None:
+                title += "\n" + fires_text(merge, fire_counts)
             if gone:
                 title += f"\n{absent_text}"
             edge = {"from": type_node(part), "to": type_node(result), "color": colour,
-                    "width": 3 if is_tuple else 1.5, "dashes": gone, "title": title}
+                    "width": 3 if is_tuple else 1.5, "dashes": gone or ([3, 4] if alternative else False),
+                    "title": title}
+            if alternative:
+                edge["alternative"] = True
             if len(datas) > 1:
                 edge["label"] = f"×{len(datas)}"
             edges.append(edge)
@@ -448,7 +524,8 @@ def place(nodes: Sequence[dict], edges: Sequence[Mapping], *, row_gap: float = 1
 
 
 # --- HTML ---------------------------------------------------------------------------------------
-def legend_items(view: str, comparing: bool, other_is_before: bool = False) -> list[tuple[str, str]]:
+def legend_items(view: str, comparing: bool, other_is_before: bool = False,
+                 alternatives: bool = False) -> list[tuple[str, str]]:
     """(swatch style, text) pairs for the legend; the text is plain (escaped when rendered)."""
     items = []
     for role in (CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING, OTHER):
@@ -462,6 +539,9 @@ def legend_items(view: str, comparing: bool, other_is_before: bool = False) -> l
                       "tuple merge (3+ parts)"))
     else:
         items.append((f"background:{TUPLE_EDGE};height:4px;border:0", "arrow of a tuple merge (3+ parts)"))
+    if alternatives:
+        items.append((f"background:{ALT_STYLE[0]};border:2px dashed {ALT_STYLE[1]};border-radius:0",
+                      "alt: an alternative merge (the type's own string is formed by its primary merge)"))
     if comparing:
         text = ("★ new: not in the tokeniser before (dashed)" if other_is_before
                 else "✗ knocked out: gone after the edit (dashed)")
@@ -602,13 +682,13 @@ def render_html(net: Network, center: str, *, legend: str = "", note: str = "", 
 def graph_html(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
                display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
                other_label: str = "", other_is_before: bool = False, note: str = "",
-               other_parts: bool = True) -> str:
+               other_parts: bool = True, fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> str:
     """The whole pipeline: nodes and edges, a pyvis network, the offline HTML document."""
     display = display or tokeniser.pretokeniser.display
     nodes, edges = graph_elements(tokeniser, hood, view, display=display, other=other, other_label=other_label,
-                                  other_is_before=other_is_before, other_parts=other_parts)
+                                  other_is_before=other_is_before, other_parts=other_parts, fire_counts=fire_counts)
     net = build_network(nodes, edges)
-    legend = legend_html(legend_items(view, other is not None, other_is_before))
+    legend = legend_html(legend_items(view, other is not None, other_is_before, bool(hood.alternatives)))
     aria = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"
     return render_html(net, hood.center, legend=legend, note=note, aria=aria)
 
@@ -638,10 +718,13 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
              other: BTETokeniser | None = None, other_label: str = "", other_is_before: bool = False) -> list[dict]:
     """One row per merge forming ``type_`` (M_i) and per merge using it (M_o), by rank.
 
-    With ``other`` a last column says whether ``other`` has the same merge (same parts).
+    With ``other`` a last column says whether ``other`` has the same merge (same parts). When the
+    tokeniser forms some type by several merges, a column says whether each merge is its result's
+    primary merge or an alternative (not there with one merge per type).
     """
     display = display or tokeniser.pretokeniser.display
     theirs = {m.parts: m for m in other.merges} if other is not None else {}
+    several = bool(tokeniser.multi_merge_types)
     rows = []
     for kind, merges in (("M_i: forms it", tokeniser.produced_by.get(type_, ())),
                          ("M_o: uses it", tokeniser.used_by.get(type_, ()))):
@@ -649,9 +732,12 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
             row = {"set": kind, "rank": _rank(merge.rank), "merge": merge_text(merge, display),
                    "result": shown(merge.result, display), "parts": len(merge.parts),
                    "tuple merge": "yes" if merge.is_tuple else ""}
+            if several:
+                row["forms the result from its own string"] = (
+                    "yes (primary)" if is_primary(tokeniser, merge) else "no (alternative)")
             if other is not None:
                 match = theirs.get(merge.parts)
-                instead = other.merge_of(merge.result)
+                instead = other.primary_merge(merge.result)
                 if match is None and other_is_before:
                     row[other_label] = "new (absent before)"
                 elif match is None and instead is not None:
@@ -661,4 +747,24 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
                 else:
                     row[other_label] = "same" if match.rank == merge.rank else f"rank {_rank(match.rank)}"
             rows.append(row)
+    return rows
+
+
+def type_merge_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] | None = None,
+                    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> list[dict]:
+    """Every merge forming ``type_``, the primary one first: rank, parts, primary or alternative,
+    and how often each fires (one column per ``fire_counts`` entry)."""
+    display = display or tokeniser.pretokeniser.display
+    merges = tokeniser.produced_by.get(type_, ())
+    primary = tokeniser.primary_merge(type_)
+    rows = []
+    for merge in sorted(merges, key=lambda m: (m != primary, m.rank)):
+        row = {"merge": merge_text(merge, display), "rank": _rank(merge.rank),
+               "kind": ("primary (forms it from its own string)" if len(merges) > 1 and merge == primary
+                        else "its only merge" if len(merges) == 1 else "alternative")}
+        if primary == merge and len(merges) > 1 and not tokeniser.self_formed(type_):
+            row["kind"] = "lowest rank (its own string does not form it)"
+        for name, counts in (fire_counts or {}).items():
+            row[f"fires on the {name}"] = counts.get(merge, 0)
+        rows.append(row)
     return rows

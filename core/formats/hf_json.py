@@ -110,19 +110,43 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
     return merges
 
 
-def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
-    """A tokenizer.json that HF ``tokenizers`` loads and that segments as ``tokeniser`` does."""
+def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
+    """Why no HF tokenizer.json can express ``tokeniser`` (and for how many merges), or None.
+
+    HF BPE merges are pairs with one strict order: a tuple merge (knockout's rewiring,
+    bpe-knockout.txt §3.2) and merges sharing a rank (tiktoken / SentencePiece files, where the
+    leftmost of equal ranks fires first) have no equivalent; nor do multi-character atoms."""
     tuples = tokeniser.tuple_merges
     if tuples:
-        raise InputError(f"{len(tuples)} tuple merges (e.g. '{tuples[0]}') cannot be written as an HF "
-                         "tokenizer.json; save as project JSON instead")
+        return (f"{len(tuples)} tuple merge{'s' * (len(tuples) != 1)} remain (e.g. '{tuples[0]}' at rank "
+                f"{tuples[0].rank}); a tokenizer.json holds binary merges only (ReBPE's reparation and "
+                "reification turn many tuples back into binary merges)")
     if tokeniser.atoms:
-        raise InputError(f"{len(tokeniser.atoms)} multi-character atoms (e.g. {tokeniser.atoms[0]!r}) cannot be "
-                         "written as an HF tokenizer.json; save as project JSON instead")
+        return (f"{len(tokeniser.atoms)} multi-character atoms (e.g. {tokeniser.atoms[0]!r}) cannot be written "
+                "as an HF tokenizer.json")
     ranks = [m.rank for m in tokeniser.merges]
     if len(set(ranks)) != len(ranks):
-        raise InputError("merges that share a rank (tiktoken / SentencePiece style) cannot be written as an HF "
-                         "tokenizer.json, whose merges are strictly ordered; save as project JSON instead")
+        counts: dict = {}
+        for rank in ranks:
+            counts[rank] = counts.get(rank, 0) + 1
+        shared = sum(n for n in counts.values() if n > 1)
+        groups = sum(n > 1 for n in counts.values())
+        return (f"{shared} merges share a rank with another merge ({groups} ranks; tiktoken / SentencePiece "
+                "style, where the leftmost of equal ranks fires first); a tokenizer.json orders every merge "
+                "strictly, so it would segment differently")
+    try:
+        hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, tokeniser.token_ids())
+    except InputError as err:
+        return err.message
+    return None
+
+
+def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
+    """A tokenizer.json that HF ``tokenizers`` loads and that segments as ``tokeniser`` does; ids
+    are the tokeniser's (``token_ids``: the loaded ids, kept through knockout and ReBPE)."""
+    problem = hf_json_problem(tokeniser)
+    if problem is not None:
+        raise InputError(f"cannot be written as an HF tokenizer.json: {problem}; save as project JSON instead")
     vocab = tokeniser.token_ids()
     pipeline = hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, vocab)
     unknown = tokeniser.unknown

@@ -32,7 +32,7 @@ from collections import Counter
 from core.errors import InputError
 from core.formats.sentencepiece_files import (BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto,
                                               read_model_proto)
-from core.merges import Merge
+from core.merges import merges_of_splits
 from core.model import BTETokeniser
 from core.unknowns import UnknownPolicy, byte_token
 
@@ -60,18 +60,9 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     multi.sort(key=lambda row: (-row[1], -len(row[0]), row[2]))
     shared = Counter(score for _, score, _ in multi)
     tied = [piece for piece, score, _ in multi if shared[score] > 1]
-    merges: list[Merge] = []
-    unreachable: list[str] = []
-    for rank, (piece, _, _) in enumerate(multi):
-        found = False
-        for k in range(1, len(piece)):
-            left, right = piece[:k], piece[k:]
-            if left in mergeable and right in mergeable:
-                merges.append(Merge(rank, (left, right)))
-                found = True
-        if not found:
-            unreachable.append(piece)
+    merges = merges_of_splits(((piece, rank) for rank, (piece, _, _) in enumerate(multi)), mergeable)
     results = {m.result for m in merges}
+    unreachable = [piece for piece, _, _ in multi if piece not in results]
     singles = [piece for piece, _, _ in scored if len(piece) == 1]
     alphabet = [*singles, *(p for p in user_defined if p not in results), *unreachable, *byte_pieces]
     specials = proto.of_type(UNKNOWN, CONTROL)

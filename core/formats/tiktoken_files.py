@@ -36,7 +36,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from core.errors import InputError
-from core.merges import Merge
+from core.merges import merges_of_splits
 from core.model import BTETokeniser
 from core.pretokenisers.byte_level import bytes_to_byte_chars
 from core.pretokenisers.regex_split import RegexSplit
@@ -172,18 +172,7 @@ def tokeniser_from_ranks(ranks: dict[bytes, int], pattern: str, specials: dict[s
     ends = list(accumulate(map(len, tokens)))
     texts = list(map(joined.__getitem__, map(slice, [0, *ends[:-1]], ends)))
     chars = dict(zip(texts, (rank for _, rank in by_rank)))
-    merge_ranks: list[int] = []
-    merge_parts: list[tuple[str, str]] = []
-    add_rank, add_parts = merge_ranks.append, merge_parts.append
-    for token, rank in chars.items():  # in rank order, so the merges come out sorted
-        for k in range(1, len(token)):
-            left = token[:k]
-            if left in chars:
-                right = token[k:]
-                if right in chars:
-                    add_rank(rank)
-                    add_parts((left, right))
-    merges = list(map(Merge, merge_ranks, merge_parts))
+    merges = merges_of_splits(chars.items(), chars)
     get = chars.get
     alphabet = sorted((t for t in chars if len(t) == 1), key=get)
     type_ids = {t: r + id_offset for t, r in chars.items()}
