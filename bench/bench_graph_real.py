@@ -77,7 +77,7 @@ def main() -> int:
     print(f"{args.tokeniser}: {len(tokeniser.types):,} types, {len(tokeniser.merges):,} merges, "
           f"{tokeniser.multi_merge_types:,} types with several merges; loaded in {load:.2f} s")
     start = time.perf_counter()
-    labels, default = type_labels(tokeniser), default_type(tokeniser)
+    type_labels(tokeniser), default_type(tokeniser)  # what the page computes before its first view
     label_time = time.perf_counter() - start
     results = {"load_s": load, "labels_and_default_s": label_time}
     for name, center in (("first view", args.type), ("second type", args.second)):

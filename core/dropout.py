@@ -33,6 +33,7 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
+from core.tokeniser import WrapsBPE
 
 if TYPE_CHECKING:
     from core.model import BTETokeniser
@@ -228,7 +229,7 @@ def dropout_samples(tokeniser: "BTETokeniser", word: str, p: float, n: int, seed
     return [dropout_tokenise_word(tokeniser, word, p, rng, variant) for _ in range(n)]
 
 
-class DropoutBPE:
+class DropoutBPE(WrapsBPE):
     """A BTE tokeniser segmenting with BPE-dropout: every ``tokenise`` call draws a new sample
     from its own random stream (seeded, so a fresh instance repeats the same samples). Behind the
     :class:`core.tokeniser.Tokeniser` interface like every family; its merge graph is the
@@ -251,10 +252,6 @@ class DropoutBPE:
         return f"{self.tokeniser.name} (dropout p={self.p:g}, {self.variant})"
 
     @property
-    def pretokeniser(self):
-        return self.tokeniser.pretokeniser
-
-    @property
     def vocabulary(self) -> frozenset[str]:
         return self.tokeniser.types
 
@@ -262,24 +259,11 @@ class DropoutBPE:
     def vocab_size(self) -> int:
         return self.tokeniser.vocab_size
 
-    @property
-    def specials(self) -> tuple[str, ...]:
-        return self.tokeniser.specials
-
-    def token_ids(self) -> dict[str, int]:
-        return self.tokeniser.token_ids()
-
-    def merge_graph(self) -> "BTETokeniser":
-        return self.tokeniser
-
     def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
         return dropout_segment(self.tokeniser, pretoken, self.p, self._rng, variant=self.variant)
 
     def tokenise(self, text: str) -> list[str]:
         return dropout_tokenise(self.tokeniser, text, self.p, self._rng, self.variant)
-
-    def tokenise_word(self, word: str) -> list[str]:
-        return self.tokenise(" " + word)
 
     def trace_text(self, text: str):
         """The characters, then one "sample" event per pretoken (its dropout segmentation)."""
@@ -302,12 +286,8 @@ class DropoutBPE:
 
     @classmethod
     def from_json(cls, obj, source: str = "<json>") -> "DropoutBPE":
-        from core.model import BTETokeniser
-
-        if not isinstance(obj, dict) or obj.get("format") != FORMAT or obj.get("version") != 1:
-            raise InputError(f"expected \"format\": \"{FORMAT}\", version 1", source)
         try:
-            return cls(BTETokeniser.from_json(obj.get("tokeniser"), source), obj.get("p"),
+            return cls(cls.read_wrapped(obj, FORMAT, source), obj.get("p"),
                        variant=obj.get("variant", "hf"), seed=obj.get("seed", 0))
         except InputError as err:
             raise InputError(err.message, source) from None

@@ -135,3 +135,40 @@ def from_saved_json(obj, source: str) -> Tokeniser:
     module, name = spec
     return getattr(importlib.import_module(module), name).from_json(obj, source)
 
+
+
+class WrapsBPE:
+    """Shared by the tokenisers that post-process a BTE tokeniser's segmentation (TrimmedBPE,
+    BPE-dropout): what they pass through from ``self.tokeniser``, and their saved envelope
+    ``{"format", "version": 1, "tokeniser": <the BTE tokeniser's JSON>, ...}``."""
+
+    tokeniser: "BTETokeniser"
+
+    @property
+    def pretokeniser(self) -> Pretokeniser:
+        return self.tokeniser.pretokeniser
+
+    @property
+    def specials(self) -> tuple[str, ...]:
+        return self.tokeniser.specials
+
+    def token_ids(self) -> dict[str, int]:
+        """The wrapped tokeniser's ids (types it no longer emits keep theirs, unused)."""
+        return self.tokeniser.token_ids()
+
+    def merge_graph(self) -> "BTETokeniser":
+        """The wrapped merge graph: post-processing removes no merge."""
+        return self.tokeniser
+
+    def tokenise_word(self, word: str) -> list[str]:
+        """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
+        return self.tokenise(" " + word)
+
+    @staticmethod
+    def read_wrapped(obj, format_: str, source: str) -> "BTETokeniser":
+        """The BTE tokeniser inside a saved wrapper, after checking its envelope."""
+        from core.model import BTETokeniser
+
+        if not isinstance(obj, dict) or obj.get("format") != format_ or obj.get("version") != 1:
+            raise InputError(f"expected a JSON object with \"format\": \"{format_}\" and \"version\": 1", source)
+        return BTETokeniser.from_json(obj.get("tokeniser"), source)

@@ -30,6 +30,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Mapping
 
 from core.errors import InputError
+from core.tokeniser import WrapsBPE
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 RULES = ("subword-nmt", "tktkt")
 FORMAT = "variant:trimmed"
-FORMAT_VERSION = 1
 
 
 def token_frequencies(tokeniser: "BTETokeniser", word_counts: Mapping[str, int], *,
@@ -60,12 +60,11 @@ def token_frequencies(tokeniser: "BTETokeniser", word_counts: Mapping[str, int],
     return counts
 
 
-class TrimmedBPE:
+class TrimmedBPE(WrapsBPE):
     """A BPE/BTE tokeniser whose low-frequency types are decomposed after segmentation.
 
-    rebpe.txt §2.1 (TrimmedBPE, recursive decomposition). Offers the segmentation interface of
-    :class:`core.model.BTETokeniser` (``segment_pretoken``, ``tokenise``, ``tokenise_word``,
-    ``pretokeniser``) so callers can take either.
+    rebpe.txt §2.1 (TrimmedBPE, recursive decomposition). A :class:`core.tokeniser.Tokeniser`
+    (kind "trimmed") with ``segment_pretoken`` too, so callers can take it or a BTETokeniser.
     """
 
     kind = "trimmed"
@@ -100,11 +99,7 @@ class TrimmedBPE:
             return frequency < self.threshold  # kept iff freq >= T
         return frequency <= self.threshold  # TkTkT: trimmed iff freq <= T
 
-    # --- passthrough so pages can treat this like a BTETokeniser -----------------------------
-    @property
-    def pretokeniser(self):
-        return self.tokeniser.pretokeniser
-
+    # --- what pages read besides the interface ------------------------------------------------
     @property
     def name(self) -> str:
         return f"{self.tokeniser.name} (trimmed, T={self.threshold}, {self.rule})"
@@ -117,18 +112,6 @@ class TrimmedBPE:
     @property
     def vocab_size(self) -> int:
         return len(self.vocabulary) + len(set(self.tokeniser.specials) - self.vocabulary)
-
-    @property
-    def specials(self) -> tuple[str, ...]:
-        return self.tokeniser.specials
-
-    def token_ids(self) -> dict[str, int]:
-        """The ids of the untrimmed tokeniser (trimmed types keep theirs, unused)."""
-        return self.tokeniser.token_ids()
-
-    def merge_graph(self) -> "BTETokeniser":
-        """The untrimmed merge graph: trimming leaves every merge in place."""
-        return self.tokeniser
 
     def is_trimmed(self, type_: str) -> bool:
         return type_ in self.trimmed
@@ -167,30 +150,23 @@ class TrimmedBPE:
         """Pre-tokenise running text and segment every pretoken."""
         return [t for pretoken in self.pretokeniser.pretokenise(text) for t in self.segment_pretoken(pretoken)]
 
-    def tokenise_word(self, word: str) -> list[str]:
-        """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
-        return self.tokenise(" " + word)
-
     def trace_text(self, text: str) -> Trace:
         """The BPE trace, then one "decompose" event per trimmed token, left to right."""
         return self.tokeniser.trace_text(text).then_replace("decompose", self.decompose)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "version": FORMAT_VERSION, "tokeniser": self.tokeniser.to_json(),
+        return {"format": FORMAT, "version": 1, "tokeniser": self.tokeniser.to_json(),
                 "threshold": self.threshold, "rule": self.rule, "frequencies": self.frequencies}
 
     @classmethod
     def from_json(cls, obj, source: str = "<json>") -> "TrimmedBPE":
-        from core.model import BTETokeniser
-
-        if not isinstance(obj, dict) or obj.get("format") != FORMAT or obj.get("version") != FORMAT_VERSION:
-            raise InputError(f"expected \"format\": \"{FORMAT}\", version {FORMAT_VERSION}", source)
+        inner = cls.read_wrapped(obj, FORMAT, source)
         frequencies = obj.get("frequencies")
         if not isinstance(frequencies, dict) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in frequencies.values()):
             raise InputError("field 'frequencies' must map types to integer counts", source)
         try:
-            return cls(BTETokeniser.from_json(obj.get("tokeniser"), source), frequencies, obj.get("threshold"),
+            return cls(inner, frequencies, obj.get("threshold"),
                        obj.get("rule", "subword-nmt"))
         except InputError as err:
             raise InputError(err.message, source) from None

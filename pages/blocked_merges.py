@@ -87,11 +87,10 @@ tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
 references, reference_name, scenario_refs = references_for(workspace)
 
-no_knockout = workspace.knockout_notice("Blocked merges after knockout or ReBPE")
 # Converted tiktoken / SentencePiece files list several merges per type: start on the file as loaded (its
 # alternatives and blocked merges), one click from a knockout run that takes a while on a large vocabulary.
 several_per_type = len(tokeniser.merges) > len(tokeniser.types) - len(tokeniser.alphabet)
-default_variant = "before" if tokeniser.tuple_merges or no_knockout or several_per_type else "knockout"
+default_variant = "before" if tokeniser.tuple_merges or several_per_type else "knockout"
 seed_from_url("blocked_variant", "variant", lambda raw: raw if raw in VARIANTS else None)
 if st.session_state.get("blocked_variant") not in VARIANTS:
     st.session_state["blocked_variant"] = default_variant
@@ -102,9 +101,6 @@ write_to_url("variant", variant, default=default_variant)
 st.caption(f"Tokeniser **{md_escape(workspace.tokeniser_name)}** · reference **{md_escape(reference_name)}** "
            f"({len(references.entries):,} words, for knockout and example words). Change them on the Workspace page.")
 
-if variant != "before" and no_knockout:  # a one-line notice instead of a run that cannot start
-    st.info(md_escape(no_knockout))
-    st.stop()
 try:
     if variant == "before":
         target_key = (workspace_keys(workspace, reference_name)["tokeniser_key"], len(tokeniser.merges), "before")

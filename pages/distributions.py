@@ -140,9 +140,6 @@ def render_blame(ws, threshold: float) -> None:
     except InputError as err:
         st.info(md_escape(err))
         return
-    if ws.knockout_notice("Merge blame"):
-        st.info(md_escape(ws.knockout_notice("Merge blame")))
-        return
     if ws.graph_note():
         st.caption(md_escape(ws.graph_note()))
     tok, refs = ws.tokeniser, ws.references
@@ -271,9 +268,6 @@ def render_corpus(ws, threshold: float) -> None:
     except InputError as err:
         graph_ws = None
         st.info(md_escape(err))
-    if graph_ws is not None and graph_ws.knockout_notice(rows_need):
-        st.info(md_escape(graph_ws.knockout_notice(rows_need)))
-        graph_ws = None
     if graph_ws is not None:
         graph, graph_key = graph_ws.tokeniser, keys(graph_ws)[0]
         with st.spinner("Knocking out the blamed merges…", show_time=True):

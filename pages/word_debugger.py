@@ -414,11 +414,7 @@ if not own_graph:
             ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
 edited = [("after knockout", knockout_result, "{} merges knocked out"),
           ("after ReBPE", rebpe_result, "{} iterations")]
-no_knockout = graph_workspace.knockout_notice("Knockout")
 for label, compute, summary in edited:
-    if no_knockout:
-        rows.append((label, None, f"not available: {no_knockout}"))
-        continue
     try:
         edited_tokeniser, amount = compute(tokeniser, graph_workspace.tokeniser_key, workspace.references,
                                            workspace.reference_key)

@@ -262,11 +262,6 @@ def test_errors_name_the_field():
         HFPipeline(None, None, [{"id": 1, "content": 5}])
     with pytest.raises(InputError, match=r"pre_tokenizer\.pattern\.Regex"):
         HFPipeline(None, {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated", "invert": False})
-    try:
-        import core.pretokenisers.charsmap  # noqa: F401
-    except ImportError:
-        with pytest.raises(InputError, match=r"normalizer\.Precompiled"):
-            HFPipeline({"type": "Precompiled", "precompiled_charsmap": ""}, None)
 
 
 def test_registry_style_spec_round_trip():

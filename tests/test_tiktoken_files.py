@@ -15,7 +15,7 @@ from core.errors import InputError
 from core.formats.tiktoken_files import (ENCODINGS, R50K_PATTERN, parse_tekken_json, parse_tiktoken_bytes,
                                          read_ranks, tokeniser_from_ranks)
 from core.model import BTETokeniser
-from core.pretokenisers.byte_level import CHAR_TO_BYTE, byte_chars_to_bytes
+from core.pretokenisers.byte_level import byte_chars_to_bytes
 from core.samples import running_text
 from tests.real_tokenisers import file_bytes, real_bytes
 

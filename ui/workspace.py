@@ -117,12 +117,6 @@ class Workspace:
         return replace(self, tokeniser=graph, tokeniser_key=(self.tokeniser_key or self.tokeniser_name) + "#merge-graph",
                        merge_graph_of=self.tokeniser.kind)
 
-    def knockout_notice(self, needed_for: str) -> str | None:
-        """Always None: knockout and ReBPE work on every merge graph, also where a type is formed by
-        several merges (issue 12). Kept only until the pages that still ask (distributions, blocked
-        merges, word debugger) stop calling it; then remove it."""
-        return None
-
     def graph_note(self) -> str | None:
         """A caption for views drawn on the merge graph of another family (None for BPE)."""
         if not self.merge_graph_of:

@@ -45,7 +45,6 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
                          "merging, which a merge list cannot express", source)
     unk = proto.unk_piece
     user_defined = proto.of_type(USER_DEFINED)
-    frozen = set(user_defined)
     scored = [(piece, score, i) for i, (piece, score, kind) in enumerate(proto.pieces) if kind == NORMAL]
     mergeable = {piece for piece, _, _ in scored}
     byte_pieces = proto.of_type(BYTE)
