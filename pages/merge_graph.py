@@ -181,7 +181,7 @@ compare = top[2].selectbox("Compare with", compare_options, key="compare", bind=
                            help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
                                 f"{ws.reference_name}) removes from this tokeniser, or draw the tokeniser they "
                                 f"produce. Computed once, then cached.")
-controls = st.columns([2, 2, 3, 2, 3, 4])
+controls = st.columns([2, 2, 3, 3, 4, 4])
 depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
                            help="How many merge steps away from the centre to look (up and down).")
 max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bind="query-params",
@@ -192,7 +192,7 @@ siblings = controls[2].slider("Half-siblings per parent", 0, 50, 4, key="sibling
                               help="Types that share a parent with the centre, at most this many per parent.")
 follow = controls[4].segmented_control(
     "Follow", (PRIMARY, ALL), default=PRIMARY, key="follow", bind="query-params", required=True,
-    format_func=lambda v: {PRIMARY: "primary merges", ALL: "all merges"}[v],
+    format_func=lambda v: {PRIMARY: "primary", ALL: "all"}[v],
     help="Primary: the neighbourhood walks the merge that forms each type from its own string (the centre's "
          "other merges are drawn too, dashed, marked alt). All: it walks every merge of every type. The same "
          "when each type has one merge; files converted from tiktoken or SentencePiece form a type by several.")

@@ -167,7 +167,7 @@ with st.container(border=True):
                              key="upload_tokeniser", on_change=_upload_tokeniser)
             st.file_uploader("vocab.json (optional, goes with a merges.txt)", type=None, key="upload_vocab",
                              on_change=_upload_tokeniser)
-            path_column, button_column = st.columns([4, 1], vertical_alignment="bottom")
+            path_column, button_column = st.columns([3, 1], vertical_alignment="bottom")
             path_column.text_input("Path or hf:ORG/NAME on the machine that runs this app", key="ws_path",
                                    placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
                                    help="A file, a folder as transformers saves it, or a model in the local Hugging "
