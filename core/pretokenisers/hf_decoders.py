@@ -14,6 +14,8 @@ skip_special_tokens=False)`` for the token strings of those ids.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from itertools import groupby
 from typing import Any
 
@@ -24,11 +26,12 @@ from core.pretokenisers.hf_normalizers import (check_keys, compile_hf_pattern, d
                                                field, find_matches, single_char)
 
 
-class HFDecoder:
+class HFDecoder(ABC):
     type_name = ""
 
+    @abstractmethod
     def decode_chain(self, tokens: list[str]) -> list[str]:
-        raise NotImplementedError
+        """The tokens after this decoder (HF decoders map token lists to token lists)."""
 
     def decode(self, tokens: list[str]) -> str:
         return "".join(self.decode_chain(list(tokens)))

@@ -28,6 +28,8 @@ shorter than 6 bytes up first (shortest key that prefixes the cluster), which is
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import unicodedata
 from functools import lru_cache
 from typing import Any, Callable
@@ -167,15 +169,15 @@ def _per_char(text: str, fn: Callable[[str], str]) -> Mapped:
 
 # --------------------------------------------------------------------------- normalisers
 
-class HFNormalizer:
+class HFNormalizer(ABC):
     """One HF normalizer."""
 
     #: the HF type name
     type_name = ""
 
+    @abstractmethod
     def apply(self, text: str) -> Mapped:
         """``(normalised, sources)``; sources None when output char j comes from input char j."""
-        raise NotImplementedError
 
     def normalize_str(self, text: str) -> str:
         return self.apply(text)[0]

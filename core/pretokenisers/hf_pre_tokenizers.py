@@ -25,6 +25,8 @@ between Python's and HF's Unicode versions may be classified differently.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from typing import Any
 
 import regex
@@ -112,10 +114,24 @@ def split_piece(piece: Piece, pattern: regex.Pattern, behaviour: str, invert: bo
     return slice_piece(piece, split_spans(len(text), matches, behaviour, invert))
 
 
-class HFPreTokenizer:
+class HFPreTokenizer(ABC):
     type_name = ""
     #: True when the step needs real sources (piece positions) even on the fast path.
     needs_sources = False
+
+    @abstractmethod
+    def pre_tokenize(self, pieces: list[Piece]) -> list[Piece]:
+        """The pieces after this step."""
+
+    def steps(self) -> list["HFPreTokenizer"]:
+        return [self]
+
+    def describe(self) -> str:
+        return self.type_name
+
+
+class PieceWise(HFPreTokenizer):
+    """A step that cuts every piece on its own."""
 
     def pre_tokenize(self, pieces: list[Piece]) -> list[Piece]:
         out: list[Piece] = []
@@ -123,14 +139,9 @@ class HFPreTokenizer:
             out.extend(self.split(piece))
         return out
 
+    @abstractmethod
     def split(self, piece: Piece) -> list[Piece]:
-        raise NotImplementedError
-
-    def steps(self) -> list["HFPreTokenizer"]:
-        return [self]
-
-    def describe(self) -> str:
-        return self.type_name
+        """The pieces one piece is cut into."""
 
 
 class Sequence(HFPreTokenizer):
@@ -152,7 +163,7 @@ class Sequence(HFPreTokenizer):
         return " → ".join(s.describe() for s in self.steps()) or "none"
 
 
-class Split(HFPreTokenizer):
+class Split(PieceWise):
     type_name = "Split"
 
     def __init__(self, pattern: regex.Pattern, pattern_json: dict, behaviour: str, invert: bool):
@@ -257,7 +268,7 @@ def _origin(pieces: list[Piece], index: int) -> int:
     return 0
 
 
-class _CharClassSplit(HFPreTokenizer):
+class _CharClassSplit(PieceWise):
     """Split on every character of a class with a fixed behaviour."""
 
     def __init__(self, pattern: regex.Pattern, behaviour: str, type_name: str):
@@ -290,7 +301,7 @@ class Punctuation(_CharClassSplit):
         return f"Punctuation({self.behaviour})"
 
 
-class Whitespace(HFPreTokenizer):
+class Whitespace(PieceWise):
     type_name = "Whitespace"
 
     def split(self, piece: Piece) -> list[Piece]:
@@ -298,7 +309,7 @@ class Whitespace(HFPreTokenizer):
         return slice_piece(piece, [m.span() for m in _WHITESPACE_WORDS.finditer(text)])
 
 
-class WhitespaceSplit(HFPreTokenizer):
+class WhitespaceSplit(PieceWise):
     type_name = "WhitespaceSplit"
 
     def split(self, piece: Piece) -> list[Piece]:
@@ -313,7 +324,7 @@ class WhitespaceSplit(HFPreTokenizer):
         return slice_piece(piece, spans)
 
 
-class CharDelimiterSplit(HFPreTokenizer):
+class CharDelimiterSplit(PieceWise):
     type_name = "CharDelimiterSplit"
 
     def __init__(self, delimiter: str):
@@ -335,7 +346,7 @@ class CharDelimiterSplit(HFPreTokenizer):
         return f"CharDelimiterSplit({self.delimiter!r})"
 
 
-class BertPreTokenizer(HFPreTokenizer):
+class BertPreTokenizer(PieceWise):
     type_name = "BertPreTokenizer"
 
     def split(self, piece: Piece) -> list[Piece]:
@@ -343,7 +354,7 @@ class BertPreTokenizer(HFPreTokenizer):
                 for q in split_piece(p, _PUNCT, "Isolated", per_char=True)]
 
 
-class FixedLength(HFPreTokenizer):
+class FixedLength(PieceWise):
     type_name = "FixedLength"
 
     def __init__(self, length: int):
@@ -394,7 +405,7 @@ def _script_runs() -> regex.Pattern:
     return _SCRIPT_RUNS
 
 
-class UnicodeScripts(HFPreTokenizer):
+class UnicodeScripts(PieceWise):
     type_name = "UnicodeScripts"
 
     def split(self, piece: Piece) -> list[Piece]:
