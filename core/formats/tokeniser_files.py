@@ -31,6 +31,8 @@ from core.tokeniser import Tokeniser, from_saved_json
 
 MAX_TOKENISER_BYTES = 200 * 1024 * 1024
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+=* \d+\r?\n")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None = None) -> Tokeniser:
@@ -99,6 +101,10 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
         raise InputError(f"invalid JSON: {err.msg} (column {err.colno})", source, err.lineno) from None
     except RecursionError:
         raise InputError("JSON nested too deeply", source) from None
+    except ValueError as err:  # e.g. an integer of more than 4,300 digits
+        raise InputError(f"invalid JSON value: {str(err)[:120]}", source) from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(obj, source)
     if not isinstance(obj, dict):
         raise InputError("expected a JSON object (a tokenizer.json or a project tokeniser file)", source)
     if "format" in obj:
@@ -114,6 +120,25 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
                          "load the merges.txt next to it (or their folder), or upload both together", source)
     raise InputError("JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser "
                      "(no \"format\" key)", source)
+
+
+def _refuse_lone_surrogates(obj, source: str, path: str = "") -> None:
+    """InputError naming the first string (key or value) holding a lone surrogate (JSON allows
+    ``\\ud800`` escapes; no text can hold such a character, so no tokeniser can use it)."""
+    stack = [(path or "$", obj)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if _LONE_SURROGATE.search(value):
+                raise InputError(f"{where}: {value[:20]!r} holds a lone surrogate (not a Unicode character)", source)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _LONE_SURROGATE.search(key):
+                    raise InputError(f"{where}: key {key[:20]!r} holds a lone surrogate (not a Unicode character)",
+                                     source)
+                stack.append((f"{where}.{key[:40]}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
 
 
 def sniff(data: bytes) -> str:

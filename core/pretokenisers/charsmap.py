@@ -71,6 +71,12 @@ class Charsmap:
         units = array("I")
         if units.itemsize != 4:  # pragma: no cover - every CPython platform has 4-byte "I"
             units = array("L")
+        strings = blob[4 + trie_size:]
+        for segment in strings.split(b"\0"):
+            try:
+                segment.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"precompiled charsmap: replacement {segment[:12]!r} is not UTF-8", source) from None
         units.frombytes(blob[4:4 + trie_size])
         if sys.byteorder == "big":  # pragma: no cover
             units.byteswap()
