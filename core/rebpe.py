@@ -28,18 +28,25 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Literal, get_args
 
 from core.blame import compute_blame, select_for_knockout, select_types_for_knockout
+from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 from core.knockout import derive, knock_out, knock_out_merges
 from core.model import BTETokeniser, Merge, Rank
-from core.reference_state import BLAME_MODES, TokenisedReference
+from core.options import check_bool, check_choice, check_int, check_number
+from core.reference_state import BLAME_MODES, BlameMode, TokenisedReference
 from core.segmentation import SegmentationEngine
 from core.steps import ANNEALED, KNOCKOUT, PREEXISTING, REIFIED, REPAIRED, REUSED, StepReport
 
 EPSILON = 0.001
-KNOCKOUT_UNITS = ("type", "merge")
+KnockoutUnit = Literal["type", "merge"]
+AnnealWhen = Literal["none", "before", "after", "both"]
+ReparationMode = Literal["limited", "undo"]
+KNOCKOUT_UNITS = get_args(KnockoutUnit)
+ANNEAL_WHEN = get_args(AnnealWhen)
+REPARATION_MODES = get_args(ReparationMode)
 
 
 class InvariantError(AssertionError):
@@ -64,26 +71,36 @@ def check_edit(old: BTETokeniser, new: BTETokeniser, touched: Iterable[Merge]) -
 
 @dataclass(frozen=True)
 class KnockoutConfig:
-    threshold: float = 0.5          # knock out merges with B/N >= threshold
+    threshold: float = 0.5          # knock out merges with B/N >= threshold (>= 0; above 1 knocks out none)
     min_vocab_size: int = 0         # never shrink V below this
     tuples_once: bool = False       # count each merge at most once per word
     cascade: bool = False           # remove descendants instead of making tuple merges (NONE_CASCADE)
-    unit: str = "type"              # "type": Σ B / Σ N over a type's merges; "merge": one merge at a time
-    blame: str = "tree"             # "tree": whole words (ignore_merges) blame their own tree; "applied"
+    unit: KnockoutUnit = "type"     # "type": Σ B / Σ N over a type's merges; "merge": one merge at a time
+    blame: BlameMode = "tree"       # "tree": whole words (ignore_merges) blame their own tree; "applied"
 
     def __post_init__(self) -> None:
-        if self.unit not in KNOCKOUT_UNITS:
-            raise ValueError(f"unknown knockout unit {self.unit!r} (expected one of {', '.join(KNOCKOUT_UNITS)})")
-        if self.blame not in BLAME_MODES:
-            raise ValueError(f"unknown blame mode {self.blame!r} (expected one of {', '.join(BLAME_MODES)})")
+        owner = "KnockoutConfig"
+        check_number("threshold", self.threshold, 0.0, owner=owner)
+        check_int("min_vocab_size", self.min_vocab_size, 0, owner)
+        check_bool("tuples_once", self.tuples_once, owner)
+        check_bool("cascade", self.cascade, owner)
+        check_choice("unit", self.unit, KNOCKOUT_UNITS, owner)
+        check_choice("blame", self.blame, BLAME_MODES, owner)
 
 
 @dataclass(frozen=True)
 class AnnealConfig:
-    when: str = "none"              # "none" | "before" | "after" | "both"
+    when: AnnealWhen = "none"       # anneal before the first iteration, after the last, both or never
     min_applications: int = 3       # absolute minimum of amenable applications
-    min_ratio: float = 0.8          # minimum amenable / total
+    min_ratio: float = 0.8          # minimum amenable / total (>= 0; above 1 anneals nothing)
     max_vocab_size: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        owner = "AnnealConfig"
+        check_choice("when", self.when, ANNEAL_WHEN, owner)
+        check_int("min_applications", self.min_applications, 0, owner)
+        check_number("min_ratio", self.min_ratio, 0.0, owner=owner)
+        check_int("max_vocab_size", self.max_vocab_size, 0, owner)
 
 
 @dataclass(frozen=True)
@@ -92,11 +109,23 @@ class ReBPEConfig:
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
     reify: bool = True              # Alg. 1 "reify?"
     fix: bool = True                # Alg. 2 "fix?" (reparation)
-    reparation: str = "limited"     # "limited" (Alg. 2 as written) or "undo" (the authors' code)
+    reparation: ReparationMode = "limited"  # "limited" (Alg. 2 as written) or "undo" (the authors' code)
     link: bool = True               # Alg. 2 "link?" (use existing submerges)
     expand: bool = True             # Alg. 2 "expand?" (create new submerges; not backwards compatible)
     max_iterations: int = 100
-    epsilon: float = EPSILON
+    epsilon: float = EPSILON        # new submerges are ranked within 2ε below their tuple: 0 < ε < ½
+
+    def __post_init__(self) -> None:
+        owner = "ReBPEConfig"
+        if not isinstance(self.knockout, KnockoutConfig):
+            raise InputError(f"{owner}.knockout must be a KnockoutConfig, got {self.knockout!r}")
+        if not isinstance(self.anneal, AnnealConfig):
+            raise InputError(f"{owner}.anneal must be an AnnealConfig, got {self.anneal!r}")
+        for name in ("reify", "fix", "link", "expand"):
+            check_bool(name, getattr(self, name), owner)
+        check_choice("reparation", self.reparation, REPARATION_MODES, owner)
+        check_int("max_iterations", self.max_iterations, 1, owner)
+        check_number("epsilon", self.epsilon, 0.0, 0.5, low_open=True, high_open=True, owner=owner)
 
 
 class Run:
@@ -172,7 +201,7 @@ def _tokens_before_rank(engine: SegmentationEngine, string: str, rank: Rank) -> 
     return tuple(string[i:j] for i, j in zip([0, *cuts], [*cuts, len(string)]))
 
 
-def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser, list[tuple[Merge, Merge]]]:
+def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[BTETokeniser, list[tuple[Merge, Merge]]]:
     """Replace the parts of every tuple merge by the tokens found on its string before its rank.
 
     ``mode="limited"`` is Alg. 2 lines 2-15 as written: LIMITEDBPE(s, rank(m)), with earlier
@@ -181,8 +210,7 @@ def repair(tokeniser: BTETokeniser, mode: str = "limited") -> tuple[BTETokeniser
     undo the merges ranked at or after m. The two differ when a merge ranked after m fires first
     and enables a lower-ranked one.
     """
-    if mode not in ("limited", "undo"):
-        raise ValueError(f"unknown reparation mode {mode!r}")
+    check_choice("reparation", mode, REPARATION_MODES)
     # LIMITEDBPE sees earlier repairs, so it needs an engine of its own; "undo" only reads.
     engine = SegmentationEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
     repaired = []

@@ -21,14 +21,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Literal, Mapping, get_args
 
 from core.alignment import AlignedWord, align_word
 from core.errors import InputError
 from core.evaluation import MorphScores, scores_from_counts
 from core.model import BTETokeniser, Merge
+from core.options import check_choice
 
-BLAME_MODES = ("tree", "applied")
+BlameMode = Literal["tree", "applied"]
+BLAME_MODES = get_args(BlameMode)
 MANY_STRINGS = 600  # above this many new strings, add_words_containing matches them all in one pass
 
 
@@ -138,9 +140,8 @@ class TokenisedReference:
     """Reference words with their current traces, an index merge -> words it fired in, and scores."""
 
     def __init__(self, tokeniser: BTETokeniser, entries: Iterable, *, free: bool = False,
-                 weights: Mapping[str, float] | None = None, blame: str = "tree"):
-        if blame not in BLAME_MODES:
-            raise ValueError(f"unknown blame mode {blame!r} (expected one of {', '.join(BLAME_MODES)})")
+                 weights: Mapping[str, float] | None = None, blame: BlameMode = "tree"):
+        check_choice("blame", blame, BLAME_MODES, "TokenisedReference")
         self.tokeniser = tokeniser
         self.free = free
         self.blame = blame

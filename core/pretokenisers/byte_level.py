@@ -12,7 +12,8 @@ from core.errors import InputError
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
 from core.pretokenisers.patterns import compile_pattern
-from core.pretokenisers.spec_checks import check_bool, check_text, spec_arguments
+from core.options import check_bool
+from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
-from core.pretokenisers.spec_checks import (check_bool, check_choice, check_marker, check_text,
-                                            spec_arguments)
+from core.options import check_bool, check_choice
+from core.pretokenisers.spec_checks import check_marker, check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
 PREPEND_SCHEMES = ("always", "first", "never")

@@ -52,8 +52,8 @@ import regex
 
 from core.errors import InputError
 from core.pretokenisers.base import Pretoken, Pretokeniser
-from core.pretokenisers.spec_checks import (check_bool, check_choice, check_int, check_marker,
-                                            check_text, spec_arguments)
+from core.options import check_bool, check_choice, check_int
+from core.pretokenisers.spec_checks import check_marker, check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
 HYPHENS = frozenset("-\u2010")

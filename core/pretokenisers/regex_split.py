@@ -16,7 +16,8 @@ from core.pretokenisers.byte_level import (BYTE_SPACE, byte_chars_to_text, displ
                                            text_to_byte_chars)
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
 from core.pretokenisers.patterns import COVERING_PATTERNS, compile_pattern, pattern_name
-from core.pretokenisers.spec_checks import check_bool, check_choice, check_text, spec_arguments
+from core.options import check_bool, check_choice
+from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 from core.errors import InputError
 from core.pretokenisers.base import Pretoken, Pretokeniser
 from core.pretokenisers.charsmap import Charsmap, charsmap_pieces
-from core.pretokenisers.spec_checks import check_bool, check_choice, check_text, spec_arguments
+from core.options import check_bool, check_choice
+from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
 SPACE_SYMBOL = "\u2581"

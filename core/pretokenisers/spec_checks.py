@@ -17,25 +17,6 @@ def check_text(text: Any) -> str:
     return text
 
 
-def check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"{name} must be true or false, got {value!r}")
-    return value
-
-
-def check_int(name: str, value: Any, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
-def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
-    choices = tuple(choices)
-    if value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
 def check_marker(name: str, value: Any, single_char: bool = False) -> str:
     """A non-empty marker string without whitespace (exactly one character if ``single_char``)."""
     if not isinstance(value, str) or not value or any(c.isspace() for c in value):

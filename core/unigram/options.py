@@ -24,16 +24,20 @@ recovery) and, where the paper leaves a choice open, those of its authors' code 
 """
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import asdict, dataclass
+from typing import Literal, get_args
 
 from core.errors import InputError
+from core.options import check_bool, check_choice, check_int, check_number
 
-PRUNING = ("loss", "fsp")
-SEEDS = ("pretokens", "full_text")
-ATOMS = ("required", "prunable")
-SIZE_BASES = ("total", "additional")
+Pruning = Literal["loss", "fsp"]
+Seed = Literal["pretokens", "full_text"]
+Atoms = Literal["required", "prunable"]
+SizeBasis = Literal["total", "additional"]
+PRUNING = get_args(Pruning)
+SEEDS = get_args(Seed)
+ATOMS = get_args(Atoms)
+SIZE_BASES = get_args(SizeBasis)
 
 #: SentencePiece's unigram trainer (0.2.x) as far as it differs from the defaults.
 SENTENCEPIECE = {"seed": "full_text", "seed_size": 1_000_000, "split_by_script": True,
@@ -44,8 +48,8 @@ SENTENCEPIECE = {"seed": "full_text", "seed_size": 1_000_000, "split_by_script":
 class UnigramOptions:
     """See the module docstring; Greek names are those of unigram.txt Alg. 1."""
 
-    pruning: str = "loss"             # "fsp": Flat Score Pruning in every round (§4.3)
-    seed: str = "pretokens"           # "full_text": SentencePiece-style seed (Alg. 2)
+    pruning: Pruning = "loss"             # "fsp": Flat Score Pruning in every round (§4.3)
+    seed: Seed = "pretokens"           # "full_text": SentencePiece-style seed (Alg. 2)
     seed_recovery: bool = False       # maximal valid prefix recovery (Alg. 3)
     seed_factor: float = 10.0         # beta_seed
     seed_size: int | None = None      # absolute n_seed (SentencePiece: 1e6); overrides seed_factor
@@ -56,31 +60,31 @@ class UnigramOptions:
     alpha_inter: float = 1.1
     min_expected_count: float = 0.5   # tau_mp, early prune in the M-step
     digamma: bool = True              # M-step p ~ exp(digamma(c)) instead of c (maximum likelihood)
-    atoms: str = "required"
-    size_basis: str = "total"
+    atoms: Atoms = "required"
+    size_basis: SizeBasis = "total"
     max_rounds: int = 100             # script_tok max_iterations
     initial_alphabet: tuple[str, ...] = ()
 
     def __post_init__(self):
-        _choice("pruning", self.pruning, PRUNING)
-        _choice("seed", self.seed, SEEDS)
-        _choice("atoms", self.atoms, ATOMS)
-        _choice("size_basis", self.size_basis, SIZE_BASES)
+        owner = "UnigramOptions"
+        check_choice("pruning", self.pruning, PRUNING, owner)
+        check_choice("seed", self.seed, SEEDS, owner)
+        check_choice("atoms", self.atoms, ATOMS, owner)
+        check_choice("size_basis", self.size_basis, SIZE_BASES, owner)
         for name in ("seed_recovery", "split_by_script", "digamma"):
-            if not isinstance(getattr(self, name), bool):
-                raise InputError(f"option {name} must be true or false, got {getattr(self, name)!r}")
-        _integer("max_piece_length", self.max_piece_length, 1)
-        _integer("em_iterations", self.em_iterations, 1)
-        _integer("max_rounds", self.max_rounds, 1)
+            check_bool(name, getattr(self, name), owner)
+        check_int("max_piece_length", self.max_piece_length, 1, owner)
+        check_int("em_iterations", self.em_iterations, 1, owner)
+        check_int("max_rounds", self.max_rounds, 1, owner)
         if self.seed_size is not None:
-            _integer("seed_size", self.seed_size, 1)
-        _number("seed_factor", self.seed_factor, 1.0, math.inf)
-        _number("alpha_prune", self.alpha_prune, 0.0, 1.0, open_high=True)
-        _number("alpha_inter", self.alpha_inter, 1.0, math.inf)
-        _number("min_expected_count", self.min_expected_count, 0.0, math.inf)
+            check_int("seed_size", self.seed_size, 1, owner)
+        check_number("seed_factor", self.seed_factor, 1.0, owner=owner)
+        check_number("alpha_prune", self.alpha_prune, 0.0, 1.0, high_open=True, owner=owner)
+        check_number("alpha_inter", self.alpha_inter, 1.0, owner=owner)
+        check_number("min_expected_count", self.min_expected_count, 0.0, owner=owner)
         alphabet = self.initial_alphabet
         if not isinstance(alphabet, (list, tuple)) or not all(isinstance(c, str) and len(c) == 1 for c in alphabet):
-            raise InputError(f"option initial_alphabet must be a list of single characters, got {alphabet!r}")
+            raise InputError(f"UnigramOptions.initial_alphabet must be a list of single characters, got {alphabet!r}")
         object.__setattr__(self, "initial_alphabet", tuple(alphabet))
 
     def to_json(self) -> dict:
@@ -88,20 +92,3 @@ class UnigramOptions:
         out["initial_alphabet"] = list(self.initial_alphabet)
         return out
 
-
-def _choice(name, value, allowed):
-    if value not in allowed:
-        raise InputError(f"option {name} must be one of {', '.join(allowed)}, got {value!r}")
-
-
-def _integer(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InputError(f"option {name} must be an integer >= {minimum}, got {value!r}")
-
-
-def _number(name, value, low, high, open_high=False):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
-    ok = ok and low <= value and (value < high if open_high else value <= high)
-    if not ok:
-        bound = f"< {high}" if open_high else f"<= {high}"
-        raise InputError(f"option {name} must be a number >= {low} and {bound}, got {value!r}")

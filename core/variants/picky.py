@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.errors import InputError
-from core.pretokenisers.spec_checks import check_choice
+from core.options import check_choice
 from core.train_bpe import PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab
 from core.trace import Trace, TraceEvent
 from core.model import BTETokeniser

@@ -52,7 +52,7 @@ from functools import cached_property
 
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
-from core.pretokenisers.spec_checks import check_choice
+from core.options import check_choice
 from core.train_bpe import (PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab,
                             _merge_words)
 from core.trace import Trace, TraceEvent
