@@ -32,12 +32,23 @@ class AlignedWord:
     pretoken_splits: frozenset[int]  # word positions where one pretoken ends and the next begins
 
     def predicted_splits(self, segmentations: list[tuple[str, ...]]) -> set[int]:
-        """Split positions of the word given one token sequence per pretoken."""
+        """Split positions of the word given one token sequence per pretoken.
+
+        Tokens are placed on the pretoken's characters; one that does not continue the text (the
+        characters before it were dropped as unknown) is placed where it next occurs, and a token
+        that does not occur (an unk token or byte token standing for unknown characters) ends the
+        pretoken's splits, as what follows it cannot be placed."""
         splits = set(self.pretoken_splits)
         for pretoken, tokens in zip(self.pretokens, segmentations):
-            offset = 0
+            text, offset = pretoken.text, 0
             for token in tokens[:-1]:
+                if not text.startswith(token, offset):
+                    offset = text.find(token, offset)
+                    if offset < 0:
+                        break
                 offset += len(token)
+                if offset >= len(text):
+                    break
                 position = pretoken.boundary_positions[offset - 1]
                 if position is not None:
                     splits.add(position)

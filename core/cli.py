@@ -1,15 +1,18 @@
 """Command line: ``python -m core segment|train|train-bpe|evaluate|graph|knockout|rebpe|blocked ...``.
 
-Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2.
+Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2; output files
+(``--out``, ``--report``, ...) are checked before the work starts.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, excerpt, shorten
+from core.formats.output_files import check_output_path, write_text
 
 MARKERS = {"▁": "▁", "Ġ": "Ġ", "_": "_", "none": None}
 
@@ -29,7 +32,8 @@ def _read_words(args) -> list[str]:
         for line in iter_text_lines(args.words_file):
             words.extend(line.split())
     if not words:
-        raise InputError("no words given: pass words as arguments or --words-file FILE")
+        raise InputError("no words given: pass words as arguments or --words-file FILE"
+                         + (" (the file holds none)" if args.words_file else ""), args.words_file)
     return words
 
 
@@ -80,10 +84,10 @@ def _option_values(pairs: list[str]) -> dict:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.isidentifier():
-            raise InputError(f"--option expects KEY=VALUE, got {pair!r}")
+            raise InputError(f"--option expects KEY=VALUE, got {excerpt(pair)}")
         try:
             options[key] = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or a number Python refuses): the text itself
             options[key] = value
     return options
 
@@ -99,10 +103,11 @@ def cmd_train(args) -> int:
     algorithm = registry.check_algorithm(args.algorithm)
     pretokeniser = (registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser
                     else registry.default_pretokeniser(algorithm))
-    if args.corpus:
-        corpus = TrainingCorpus.from_texts(iter_text_lines(args.corpus), pretokeniser)
-    else:
-        corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
+    with _naming(args.corpus or args.counts):
+        if args.corpus:
+            corpus = TrainingCorpus.from_texts(iter_text_lines(args.corpus), pretokeniser)
+        else:
+            corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
     options = _option_values(args.option)
     with _progress(args.vocab_size, f"training {algorithm}", unit="type") as bar:
         def progress(done: int, total: int) -> None:
@@ -120,7 +125,7 @@ def cmd_train(args) -> int:
                   "corpus": {"pretokens": sum(corpus.pretoken_counts.values()),
                              "unique_pretokens": len(corpus.pretoken_counts),
                              "documents": len(corpus.documents) if corpus.documents is not None else None}}
-        Path(args.json_report).write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        write_text(args.json_report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     print(f"{algorithm}: |V| = {tokeniser.vocab_size} in {seconds:.1f} s -> {args.out}", file=sys.stderr)
     return 0
 
@@ -147,6 +152,12 @@ def cmd_train_bpe(args) -> int:
     return 0
 
 
+def _unaligned_argument(parser) -> None:
+    parser.add_argument("--unaligned", choices=["exclude", "raise"], default="exclude",
+                        help="reference words the tokeniser cannot align (its normalisation changes their length): "
+                             "exclude them and say how many (default), or stop with an error")
+
+
 def cmd_evaluate(args) -> int:
     from core.evaluation import evaluate_morphology
     from core.formats.corpora import load_word_counts
@@ -159,12 +170,8 @@ def cmd_evaluate(args) -> int:
     weights = load_word_counts(args.weights) if args.weights else None
     with _progress(len(references.entries), "evaluating") as bar:
         scores = evaluate_morphology(tokeniser, references.entries, weights=weights, free=args.free,
-                                     progress=bar.update)
-    if args.json:
-        print(json.dumps(scores.to_json()))
-    else:
-        print(f"precision {scores.precision:.4f}  recall {scores.recall:.4f}  F1 {scores.f1:.4f}  "
-              f"(tp {scores.tp:g}, fp {scores.fp:g}, fn {scores.fn:g}; {scores.words} words)")
+                                     unaligned=args.unaligned, progress=bar.update)
+    print(json.dumps(scores.to_json()) if args.json else scores.summary())
     return 0
 
 
@@ -188,8 +195,8 @@ def cmd_graph(args) -> int:
     if args.type not in tokeniser.types:
         guesses = [p for text in (args.type, " " + args.type) for p in tokeniser.pretokeniser.pretokenise(text)
                    if p in tokeniser.types]
-        hint = f"; did you mean {', '.join(map(repr, dict.fromkeys(guesses)))}?" if guesses else ""
-        raise InputError(f"type {args.type!r} is not in the vocabulary{hint}", args.tokeniser)
+        hint = f"; did you mean {', '.join(map(excerpt, list(dict.fromkeys(guesses))[:5]))}?" if guesses else ""
+        raise InputError(f"type {excerpt(args.type)} is not in the vocabulary{hint}", args.tokeniser)
     counters = {}
     if args.reference:
         words = [e.word for e in _load_reference_entries(args.reference, False)]
@@ -261,7 +268,8 @@ def _edit_command(args, run_edit) -> int:
     entries = _load_reference_entries(args.reference, args.free)
     problems = tokeniser.check_invariants()
     if problems:
-        raise InputError("the tokeniser breaks the merge-graph invariants: " + "; ".join(problems[:3]), args.tokeniser)
+        raise InputError("the tokeniser breaks the merge-graph invariants: " + "; ".join(map(shorten, problems[:3])),
+                         args.tokeniser)
     evaluation = entries
     if args.holdout is not None:
         if not 0 < args.holdout < 1:
@@ -269,7 +277,7 @@ def _edit_command(args, run_edit) -> int:
         entries, evaluation = holdout_split(entries, args.holdout, args.seed)
     options = {"free": args.free, "weights": load_word_counts(args.weights) if args.weights else None,
                "evaluation_entries": evaluation if args.holdout is not None else None}
-    before = evaluate_morphology(tokeniser, evaluation, free=args.free)
+    before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
     started = time.perf_counter()
     run, report = run_edit(tokeniser, entries, options)
     seconds = time.perf_counter() - started
@@ -281,8 +289,7 @@ def _edit_command(args, run_edit) -> int:
 
         hf_problem = hf_json_problem(run.tokeniser)
         if hf_problem is None:
-            Path(args.hf_out).write_text(json.dumps(tokeniser_to_hf_json(run.tokeniser), ensure_ascii=False) + "\n",
-                                         encoding="utf-8")
+            write_text(args.hf_out, json.dumps(tokeniser_to_hf_json(run.tokeniser), ensure_ascii=False) + "\n")
     report = {**report, "settings": {"knockout_unit": args.knockout_unit, "blame": args.blame,
                                      "threshold": args.threshold, "hf_out": args.hf_out},
               "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
@@ -291,9 +298,10 @@ def _edit_command(args, run_edit) -> int:
     if hf_problem is not None:
         report["hf_out_problem"] = hf_problem
     if args.report:
-        Path(args.report).write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        write_text(args.report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+    excluded = f"; {after.excluded} reference words excluded (cannot be aligned)" if after.excluded else ""
     print(f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
-          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}); {seconds:.2f} s -> {args.out}"
+          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}; {after.words} words{excluded}); {seconds:.2f} s -> {args.out}"
           + (f", {args.hf_out}" if args.hf_out and hf_problem is None else ""), file=sys.stderr)
     if hf_problem is not None:
         print(f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written)",
@@ -364,6 +372,17 @@ TOKENISER_HELP = ("a tokenizer.json, project JSON, merges.txt (vocab.json beside
                   "tiktoken rank file, a folder as transformers saves it, or hf:ORG/NAME from the local HF cache")
 
 
+def _at_least(minimum: int):
+    """An argparse type: an integer >= ``minimum``."""
+    def integer(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text}")
+        return value
+
+    return integer
+
+
 def _tokeniser_arguments(p: argparse.ArgumentParser) -> None:
     from core.variants.registry import PRETOKENISERS
 
@@ -420,15 +439,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference", required=True, help="reference segmentations (tsv, morphynet, celex, sigmorphon)")
     p.add_argument("--weights", help="word<TAB>count file for frequency weighting")
     p.add_argument("--free", action="store_true", help="whole-word (free morph) boundaries only")
+    _unaligned_argument(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("graph", help="the merge-graph neighbourhood of a type")
     _tokeniser_arguments(p)
     p.add_argument("--type", required=True)
-    p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--max-nodes", type=int, default=60, help="types kept: the merge tree first, then the nearest")
-    p.add_argument("--siblings-per-parent", type=int, help="half-siblings kept per parent (lowest ranks first)")
+    p.add_argument("--depth", type=_at_least(0), default=2)
+    p.add_argument("--max-nodes", type=_at_least(1), default=60,
+                   help="types kept: the merge tree first, then the nearest")
+    p.add_argument("--siblings-per-parent", type=_at_least(0),
+                   help="half-siblings kept per parent (lowest ranks first)")
     p.add_argument("--follow", choices=["primary", "all"], default="primary",
                    help="primary: walk the merge that forms each type from its own string (default); all: every "
                         "merge (types formed by several merges, e.g. tiktoken/SentencePiece conversions)")
@@ -448,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--weights", help="word<TAB>count file: frequency-weighted blame (bpe-knockout App. A.5)")
         p.add_argument("--holdout", type=float, help="blame on this fraction of the reference, evaluate on the rest")
         p.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+        _unaligned_argument(p)
         p.add_argument("--knockout-unit", choices=["type", "merge"], default="type",
                        help="type (default): a type leaves V when B and N summed over all merges forming it reach "
                             "the threshold; merge: only a blamed merge goes, and its type stays while another merge "
@@ -474,15 +497,32 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
     _tokeniser_arguments(p)
     p.add_argument("--reference", help="reference file: example words for each blocked merge")
-    p.add_argument("--limit", type=int, default=200, help="blocked merges listed in the text output (0: all)")
+    p.add_argument("--limit", type=_at_least(0), default=200, help="blocked merges listed in the text output (0: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_blocked)
     return parser
 
 
+@contextmanager
+def _naming(path: str):
+    """Errors raised inside that name no file (e.g. ``<corpus>: empty corpus``) name ``path``."""
+    try:
+        yield
+    except InputError as err:
+        if err.source is not None and not err.source.startswith("<"):
+            raise
+        raise InputError(err.message, path, err.line) from None
+
+
+OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        for option in OUTPUT_OPTIONS:  # before the work, not after it
+            if getattr(args, option, None):
+                check_output_path(getattr(args, option))
         return args.func(args)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
-from core.evaluation import scores_from_counts
+from core.evaluation import morph_scores, predicted_splits, split_counts
 from core.knockout import knock_out, knock_out_merges
 from core.model import BTETokeniser, Merge
 from core.reference_state import TokenisedReference
@@ -98,14 +98,8 @@ def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], 
         counts = list(base)
         for i in affected:
             state = reference.words[i]
-            predicted = state.aligned.predicted_splits([knocked_tok.segment_pretoken(p.text)
-                                                        for p in state.aligned.pretokens])
-            hits = len(predicted & state.gold)
-            counts[i] = (hits, len(predicted) - hits, len(state.gold) - hits)
-        tp = sum(w.weight * c[0] for w, c in zip(reference.words, counts))
-        fp = sum(w.weight * c[1] for w, c in zip(reference.words, counts))
-        fn = sum(w.weight * c[2] for w, c in zip(reference.words, counts))
-        scores = scores_from_counts(tp, fp, fn, len(reference.words))
+            counts[i] = split_counts(predicted_splits(knocked_tok, state.aligned), state.gold)
+        scores = morph_scores(((w.weight, *c) for w, c in zip(reference.words, counts)), len(reference.unaligned))
         rows.append({"threshold": threshold, "removed": len(edit.removed), "precision": scores.precision,
-                     "recall": scores.recall, "f1": scores.f1})
+                     "recall": scores.recall, "f1": scores.f1, "excluded": scores.excluded})
     return rows

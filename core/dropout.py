@@ -26,13 +26,12 @@ is ranked before a merge that forms one of its parts (true of any trained merge 
 from __future__ import annotations
 
 import heapq
-import math
 import random
 import weakref
-from numbers import Real
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
+from core.options import check_choice, check_int, check_number
 from core.tokeniser import WrapsBPE
 
 if TYPE_CHECKING:
@@ -74,14 +73,7 @@ def _tables(tokeniser: "BTETokeniser") -> _Tables:
 
 def check_probability(p: float) -> float:
     """``p`` as a float in [0, 1]; InputError otherwise."""
-    if isinstance(p, bool) or not isinstance(p, Real) or math.isnan(p) or not 0 <= p <= 1:
-        raise InputError(f"dropout probability must be a number in [0, 1], got {p!r}")
-    return float(p)
-
-
-def _check_variant(variant: str) -> None:
-    if variant not in VARIANTS:
-        raise InputError(f"dropout variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    return float(check_number("dropout probability", p, 0, 1))
 
 
 # --- HF tokenizers: Word::merge_all with dropout ---------------------------------------------------
@@ -195,7 +187,7 @@ def dropout_segment(tokeniser: "BTETokeniser", pretoken: str, p: float, rng: ran
                     variant: str = "hf") -> tuple[str, ...]:
     """One BPE-dropout segmentation of a pretoken (Provilkov et al., 2020; bpe-knockout.txt §4.1)."""
     p = check_probability(p)
-    _check_variant(variant)
+    check_choice("dropout variant", variant, VARIANTS)
     if not pretoken:
         return ()
     if variant == "hf":
@@ -209,7 +201,7 @@ def dropout_tokenise(tokeniser: "BTETokeniser", text: str, p: float, rng: random
                      variant: str = "hf") -> list[str]:
     """Pre-tokenise running text and segment every pretoken with dropout."""
     p = check_probability(p)
-    _check_variant(variant)
+    check_choice("dropout variant", variant, VARIANTS)
     return [token for pretoken in tokeniser.pretokeniser.pretokenise(text)
             for token in dropout_segment(tokeniser, pretoken, p, rng, variant=variant)]
 
@@ -223,8 +215,7 @@ def dropout_tokenise_word(tokeniser: "BTETokeniser", word: str, p: float, rng: r
 def dropout_samples(tokeniser: "BTETokeniser", word: str, p: float, n: int, seed: int = 0,
                     variant: str = "hf") -> list[list[str]]:
     """``n`` independent dropout segmentations of a word, reproducible from ``seed``."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"number of samples must be a non-negative integer, got {n!r}")
+    check_int("number of samples", n)
     rng = random.Random(seed)
     return [dropout_tokenise_word(tokeniser, word, p, rng, variant) for _ in range(n)]
 
@@ -240,9 +231,8 @@ class DropoutBPE(WrapsBPE):
     def __init__(self, tokeniser: "BTETokeniser", p: float, *, variant: str = "hf", seed: int = 0):
         self.tokeniser = tokeniser
         self.p = check_probability(p)
-        _check_variant(variant)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise InputError(f"seed must be an integer, got {seed!r}")
+        check_choice("variant", variant, VARIANTS, "DropoutBPE")
+        check_int("seed", seed, -2**63, "DropoutBPE")
         self.variant = variant
         self.seed = seed
         self._rng = random.Random(seed)

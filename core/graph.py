@@ -26,6 +26,7 @@ from typing import Mapping
 import networkx as nx
 
 from core.model import BTETokeniser, Merge
+from core.options import check_choice
 
 CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING = "center", "ancestor", "descendant", "half-sibling"
 PRIMARY, ALL = "primary", "all"
@@ -165,8 +166,7 @@ def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_node
     """
     if center not in tokeniser.types:
         raise KeyError(center)
-    if follow not in FOLLOW:
-        raise ValueError(f"follow must be one of {FOLLOW}, got {follow!r}")
+    check_choice("follow", follow, FOLLOW)
     everything = follow == ALL
     produced_by, used_by = tokeniser.produced_by, tokeniser.used_by
 

@@ -34,6 +34,7 @@ from typing import Iterable
 from core.model import BTETokeniser, Merge
 
 # The largest id a tokeniser (or any tokeniser it was derived from) ever gave: fresh ids go after it.
+# Shared by every thread; each entry is written once, by the derive() that made its key.
 _ID_CEILING: "weakref.WeakKeyDictionary[BTETokeniser, int]" = weakref.WeakKeyDictionary()
 
 
@@ -51,18 +52,19 @@ def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
     """``tokeniser.with_merges(merges)`` with ids carried through the edit: surviving types keep
     theirs, types that left V lose theirs, new types get fresh ids after the largest id ever used.
     A tokeniser without loaded ids has the ids ``token_ids()`` implies; they are kept the same way."""
-    new = tokeniser.with_merges(merges)
+    merges = sorted(merges, key=attrgetter("rank"))  # the order of new.merges: fresh ids follow it
     ids = tokeniser.type_ids if tokeniser.type_ids is not None else tokeniser.token_ids()  # the implied ids
     ceiling = _ID_CEILING.get(tokeniser)
     if ceiling is None:
         ceiling = max(ids.values(), default=-1)
-    old_types, new_types = tokeniser.types, new.types
+    old_types = tokeniser.types
+    new_types = frozenset(tokeniser.alphabet).union(m.result for m in merges)
     carried = {t: i for t, i in ids.items() if t in new_types or t not in old_types}
-    fresh = [m.result for m in new.merges if m.result not in carried]
+    fresh = [m.result for m in merges if m.result not in carried]
     for type_ in dict.fromkeys(fresh):
         ceiling += 1
         carried[type_] = ceiling
-    new.type_ids = carried  # before the engine (which reads ignore_merges_vocab) is built
+    new = tokeniser.with_merges(merges, type_ids=carried)
     _ID_CEILING[new] = ceiling
     return new
 

@@ -8,26 +8,45 @@ at that type's rank, leftmost first.
 """
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 
+from core.errors import InputError
+
 Rank = int | float
+#: the most merges a loaded tokeniser may have: Gemma 3 has 514,906 and o200k's ranks give 446,189;
+#: each costs a few hundred bytes (``bench/bench_loader_memory.py``)
+MAX_MERGES = 2_000_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Merge:
-    """A merge (rank, (p_1, ..., p_n)) -> p_1 ... p_n; a *tuple merge* when n > 2 (§3.2)."""
+    """A merge (rank, (p_1, ..., p_n)) -> p_1 ... p_n; a *tuple merge* when n > 2 (§3.2).
+
+    ``shared`` (loaders of large files): a table of strings whose equal entries the parts and the
+    result become (added when absent), so a file's merges hold one copy of each token instead of
+    one per mention. Slots, not a ``__dict__``: a real tokeniser has up to half a million merges.
+    """
 
     rank: Rank
     parts: tuple[str, ...]
     # Derived once: read millions of times on hot paths (tracing, blame, engine tables).
     result: str = field(init=False, repr=False, compare=False)
     is_tuple: bool = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)  # set on first use
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "result", "".join(self.parts))
-        object.__setattr__(self, "is_tuple", len(self.parts) > 2)
+    def __init__(self, rank: Rank, parts: tuple[str, ...], shared: dict[str, str] | None = None) -> None:
+        result = "".join(parts)
+        if shared is not None:
+            keep = shared.setdefault
+            parts = tuple(map(keep, parts, parts))
+            result = keep(result, result)
+        _set_rank(self, rank)
+        _set_parts(self, parts)
+        _set_result(self, result)
+        _set_is_tuple(self, len(parts) > 2)
 
     def __hash__(self) -> int:
         # Merges are dictionary keys on hot paths (blame, indexes); hash the fields once.
@@ -51,10 +70,23 @@ class Merge:
         return " ".join(self.parts)
 
 
-def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Container[str]) -> list[Merge]:
+# The slots' own setters: a frozen class refuses ``self.x = ...``, and these are quicker than
+# ``object.__setattr__`` (a tokeniser file makes hundreds of thousands of merges).
+_set_rank, _set_parts, _set_result, _set_is_tuple = (
+    getattr(Merge, name).__set__ for name in ("rank", "parts", "result", "is_tuple"))
+
+
+def check_merge_count(count: int, source: str | None = None, line: int | None = None) -> None:
+    """InputError when a tokeniser would have more than :data:`MAX_MERGES` merges."""
+    if count > MAX_MERGES:
+        raise InputError(f"more than {MAX_MERGES:,} merges, the limit (the largest real tokenisers have about "
+                         "500,000; each merge costs memory)", source, line)
+
+
+def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str]) -> list[Merge]:
     """Every split of each ranked token into two strings of ``parts``, as a merge at the token's
     rank, in rank order: tiktoken and SentencePiece-BPE join an adjacent pair when its
-    concatenation is a token, ranked by that token."""
+    concatenation is a token, ranked by that token. InputError beyond :data:`MAX_MERGES`."""
     ranks: list[Rank] = []
     pairs: list[tuple[str, str]] = []
     add_rank, add_pair = ranks.append, pairs.append
@@ -66,6 +98,8 @@ def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Container[str]) 
                 if right in parts:
                     add_rank(rank)
                     add_pair((left, right))
-    merges = list(map(Merge, ranks, pairs))
+        if len(ranks) > MAX_MERGES:
+            check_merge_count(len(ranks))
+    merges = list(map(Merge, ranks, pairs, repeat(dict(zip(parts, parts)))))
     merges.sort(key=attrgetter("rank"))  # a no-op pass when the tokens came in rank order
     return merges

@@ -10,14 +10,19 @@ tiktoken): what happens to characters outside the vocabulary (:mod:`core.unknown
 than a character, ``ignore_merges`` and the ids of the loaded vocabulary. The project's own JSON
 format (``"format": "bte-tokeniser"``) is read and written here, like every family's own format.
 
-A tokeniser is immutable: edits (knockout, reparation, reification, ...) build a new one.
-This module imports nothing above it (merges, segmentation, pre-tokenisers, traces).
+A tokeniser is immutable: edits (knockout, reparation, reification, ...) build a new one, and
+``type_ids`` and ``metadata`` are read-only mappings, so one loaded tokeniser can be shared by every
+browser session of the explorer. What is computed on first use (``types``, the indexes, the
+segmentation engine, primary merges) is derived from the immutable fields alone, so two threads
+filling it at once store equal values. This module imports nothing above it (merges,
+segmentation, pre-tokenisers, traces).
 """
 from __future__ import annotations
 
 import numbers
 from functools import cached_property
 from operator import attrgetter
+from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from core.errors import InputError
@@ -44,7 +49,9 @@ class BTETokeniser:
     than one character that segmentation takes whole (SentencePiece user-defined pieces);
     ``dropout`` is the file's BPE-dropout setting (kept, not applied: segmentation here is
     deterministic; :mod:`core.dropout` samples). ``metadata`` is free-form description (source,
-    licence, what was detected while loading, the scenario a sample illustrates).
+    licence, what was detected while loading, the scenario a sample illustrates). ``type_ids`` and
+    ``metadata`` are read-only copies of what is passed (its nested JSON values are as given):
+    a loader settles them before construction.
     """
 
     kind = "bpe"
@@ -59,7 +66,7 @@ class BTETokeniser:
         type_ids: Mapping[str, int] | None = None,
         ignore_merges: bool = False,
         name: str = "",
-        metadata: dict | None = None,
+        metadata: Mapping[str, Any] | None = None,
         unknown: UnknownPolicy = UnknownPolicy(),
         atoms: Iterable[str] = (),
         end_of_word_suffix: str = "",
@@ -69,10 +76,11 @@ class BTETokeniser:
         self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.pretokeniser = pretokeniser
         self.specials: tuple[str, ...] = tuple(specials)
-        self.type_ids: dict[str, int] | None = dict(type_ids) if type_ids is not None else None
+        self.type_ids: Mapping[str, int] | None = (MappingProxyType(dict(type_ids)) if type_ids is not None
+                                                   else None)
         self.ignore_merges = ignore_merges
         self.name = name
-        self.metadata: dict = dict(metadata or {})
+        self.metadata: Mapping[str, Any] = MappingProxyType(dict(metadata or {}))
         self.unknown = unknown
         self.atoms: tuple[str, ...] = tuple(a for a in dict.fromkeys(atoms) if len(a) > 1)
         self.end_of_word_suffix = end_of_word_suffix
@@ -183,7 +191,7 @@ class BTETokeniser:
 
     def primary_merge(self, type_: str) -> Merge | None:
         """The primary merge of ``type_`` (None for an alphabet type or an unknown string);
-        computed on first use, per type."""
+        computed on first use, per type (a memo: threads filling it at once store the same merge)."""
         cache = self._primary
         if type_ not in cache:
             merges = self.produced_by.get(type_, ())
@@ -316,8 +324,8 @@ class BTETokeniser:
             "specials": list(self.specials),
             "ignore_merges": self.ignore_merges,
             "merges": [[m.rank, list(m.parts)] for m in self.merges],
-            "type_ids": self.type_ids,
-            "metadata": metadata if metadata is not None else self.metadata,
+            "type_ids": dict(self.type_ids) if self.type_ids is not None else None,
+            "metadata": dict(metadata if metadata is not None else self.metadata),
         }
         if not self.unknown.is_default:
             out["unknown"] = self.unknown.to_json()
@@ -386,14 +394,15 @@ class BTETokeniser:
 
     # --- derivation ---------------------------------------------------------------------------
     def with_merges(self, merges: Iterable[Merge], *, alphabet: Iterable[str] | None = None,
-                    name: str | None = None) -> "BTETokeniser":
-        """A new tokeniser with the same pre-tokeniser and settings but other merges."""
+                    name: str | None = None, type_ids: Mapping[str, int] | None = None) -> "BTETokeniser":
+        """A new tokeniser with the same pre-tokeniser and settings but other merges (and, when
+        given, other ids: :func:`core.knockout.derive` carries ids through an edit)."""
         return BTETokeniser(
             self.alphabet if alphabet is None else alphabet,
             merges,
             self.pretokeniser,
             specials=self.specials,
-            type_ids=self.type_ids,
+            type_ids=self.type_ids if type_ids is None else type_ids,
             ignore_merges=self.ignore_merges,
             name=self.name if name is None else name,
             unknown=self.unknown,

@@ -12,7 +12,7 @@ import math
 import numbers
 from typing import Any, Iterable
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 
 
 def _label(name: str, owner: str | None) -> str:
@@ -23,19 +23,19 @@ def check_choice(name: str, value: Any, choices: Iterable[str], owner: str | Non
     """``value`` if it is one of ``choices``; InputError naming the setting, the value and the choices."""
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
-        raise InputError(f"{_label(name, owner)} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise InputError(f"{_label(name, owner)} must be one of {', '.join(map(repr, choices))}; got {excerpt(value)}")
     return value
 
 
 def check_bool(name: str, value: Any, owner: str | None = None) -> bool:
     if not isinstance(value, bool):
-        raise InputError(f"{_label(name, owner)} must be true or false, got {value!r}")
+        raise InputError(f"{_label(name, owner)} must be true or false, got {excerpt(value)}")
     return value
 
 
 def check_int(name: str, value: Any, minimum: int = 0, owner: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InputError(f"{_label(name, owner)} must be an integer >= {minimum}, got {value!r}")
+        raise InputError(f"{_label(name, owner)} must be an integer >= {minimum}, got {excerpt(value)}")
     return value
 
 
@@ -49,5 +49,6 @@ def check_number(name: str, value: Any, low: float = -math.inf, high: float = ma
         bounds = [f"{'>' if low_open else '>='} {low}" if low != -math.inf else "",
                   f"{'<' if high_open else '<='} {high}" if high != math.inf else ""]
         bounds = " and ".join(b for b in bounds if b)
-        raise InputError(f"{_label(name, owner)} must be a number{' ' + bounds if bounds else ''}, got {value!r}")
+        raise InputError(f"{_label(name, owner)} must be a number{' ' + bounds if bounds else ''}, "
+                         f"got {excerpt(value)}")
     return value

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, get_args
 
@@ -129,7 +130,8 @@ class ReBPEConfig:
 
 
 class Run:
-    """Book-keeping shared by the phases of one run: the traced reference and merge origins."""
+    """Book-keeping shared by the phases of one run: the traced reference and merge origins.
+    Private to the thread doing the run; what it produces (``steps``, ``tokeniser``) is immutable."""
 
     def __init__(self, tokeniser: BTETokeniser, reference: TokenisedReference, evaluation: TokenisedReference | None = None):
         self.tokeniser = tokeniser
@@ -158,7 +160,7 @@ class Run:
             changed_words=tuple((self.evaluation.words[i].word, before, self.evaluation.words[i].tokens)
                                 for i, before in changed),
             metrics=self.evaluation.scores(), vocab_size=new.vocab_size, tuple_merges=len(new.tuple_merges),
-            origins=dict(self.origins), details=list(details), seconds=time.perf_counter() - started,
+            origins=self.origins, details=details, seconds=time.perf_counter() - started,
             tokeniser=new,
         )
         self.steps.append(step)
@@ -201,6 +203,53 @@ def _tokens_before_rank(engine: SegmentationEngine, string: str, rank: Rank) -> 
     return tuple(string[i:j] for i, j in zip([0, *cuts], [*cuts, len(string)]))
 
 
+class RepairEngine(SegmentationEngine):
+    """An engine that reparation edits as it goes (Alg. 2 as written: LIMITEDBPE sees the repairs
+    already made). Private to one :func:`repair` call; a tokeniser's own engine never changes."""
+
+    def __init__(self, merges: Iterable[Merge]):
+        super().__init__(merges)
+        self.merges = list(self.merges)
+        self.tuple_index = {first: list(entries) for first, entries in self.tuple_index.items()}
+        self._tuple_results = set(self._tuple_results)
+
+    def replace_merge(self, old: Merge, new: Merge) -> None:
+        """In place: swap ``old`` for ``new`` at the same rank. Merges sharing a rank keep sharing
+        its priority (``new`` must form the same type as ``old``)."""
+        i = bisect_left(self.ranks, old.rank)  # the priority of the rank: its first merge
+        j = i
+        while j < len(self.merges) and self.ranks[j] == old.rank and self.merges[j] != old:
+            j += 1
+        assert j < len(self.merges) and self.merges[j] == old and new.rank == old.rank
+        assert not self.shared_ranks or new.result == old.result
+        for merge, add in ((old, False), (new, True)):
+            if merge.is_tuple:
+                entries = self.tuple_index.setdefault(merge.parts[0], [])
+                if add:
+                    entries.append((i, merge.parts))
+                    entries.sort()
+                    self.tuple_span[merge.parts[0]] = max(self.tuple_span.get(merge.parts[0], 0), len(merge.parts))
+                else:
+                    entries.remove((i, merge.parts))
+            elif add:
+                self.pair_index[(merge.parts[0], merge.parts[1])] = i
+            else:
+                del self.pair_index[(merge.parts[0], merge.parts[1])]
+        self.merges[j] = new
+        parts_index = self.__dict__.get("_parts_index")
+        if parts_index is not None:
+            parts_index.pop(old.parts, None)
+            parts_index[new.parts] = new
+        self.window = max(self.window, len(new.parts))
+        if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
+            self._tuple_results.add(new.result)
+            self._tuple_result_lengths = tuple(sorted({*self._tuple_result_lengths, len(new.result)}))
+        self._cache.clear()
+        self._inner.clear()
+        if self._merge_of is not None:
+            self._merge_of[new.result] = new
+
+
 def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[BTETokeniser, list[tuple[Merge, Merge]]]:
     """Replace the parts of every tuple merge by the tokens found on its string before its rank.
 
@@ -212,7 +261,7 @@ def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[B
     """
     check_choice("reparation", mode, REPARATION_MODES)
     # LIMITEDBPE sees earlier repairs, so it needs an engine of its own; "undo" only reads.
-    engine = SegmentationEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
+    engine = RepairEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
     repaired = []
     existing = {m.parts for m in tokeniser.merges} if tokeniser.multi_merge_types else None
     for merge in tokeniser.merges:

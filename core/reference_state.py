@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Literal, Mapping, get_args
+from types import MappingProxyType
+from typing import Iterable, Literal, Mapping, Sequence, get_args
 
-from core.alignment import AlignedWord, align_word
-from core.errors import InputError
-from core.evaluation import MorphScores, scores_from_counts
+from core.alignment import AlignedWord
+from core.evaluation import MorphScores, UnalignedPolicy, align_reference, morph_scores, split_counts
 from core.model import BTETokeniser, Merge
 from core.options import check_choice
 
@@ -137,29 +137,27 @@ class BlameTally:
 
 
 class TokenisedReference:
-    """Reference words with their current traces, an index merge -> words it fired in, and scores."""
+    """Reference words with their current traces, an index merge -> words it fired in, and scores.
+
+    It changes as it is updated and as blame is read (tallies are brought up to date lazily), so
+    one run owns it; :meth:`freeze` makes it read-only, to share between threads (the explorer's
+    browser sessions)."""
 
     def __init__(self, tokeniser: BTETokeniser, entries: Iterable, *, free: bool = False,
-                 weights: Mapping[str, float] | None = None, blame: BlameMode = "tree"):
+                 weights: Mapping[str, float] | None = None, blame: BlameMode = "tree",
+                 unaligned: UnalignedPolicy = "exclude"):
         check_choice("blame", blame, BLAME_MODES, "TokenisedReference")
         self.tokeniser = tokeniser
         self.free = free
         self.blame = blame
-        self.words: list[WordState] = []
-        self.unaligned: list[str] = []
-        for entry in entries:
-            if free and entry.free_morphs is None:
-                continue
-            try:
-                aligned = align_word(tokeniser.pretokeniser, entry.word)
-            except InputError:
-                self.unaligned.append(entry.word)
-                continue
-            weight = weights.get(entry.word, 1) if weights is not None else 1
-            self.words.append(WordState(entry.word, weight, aligned, entry.boundaries(free=free), [], []))
+        reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
+        self.words: list[WordState] = [WordState(w.word, w.weight, w.aligned, w.gold, [], [])
+                                       for w in reference.words]
+        self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
         self.index: dict[Merge, set[int]] = {}
         self._tallies: dict[bool, BlameTally] = {}
         self._untallied: dict[int, list] = {}  # word -> its boundary merges when the tallies last saw it
+        self._frozen_totals: dict[bool, Mapping[Merge, tuple]] | None = None  # set by freeze()
         self._pretoken_owner: dict[str, set[int]] = {}
         self._haystack = ""
         self._containing: dict[str, frozenset[int]] = {}
@@ -235,9 +233,7 @@ class TokenisedReference:
         state.boundary_merges = [boundaries for _, boundaries in results]
         for merge in state.merges_applied():
             self.index.setdefault(merge, set()).add(i)
-        predicted = state.predicted()
-        hits = len(predicted & state.gold)
-        state.tp, state.fp, state.fn = hits, len(predicted) - hits, len(state.gold) - hits
+        state.tp, state.fp, state.fn = split_counts(state.predicted(), state.gold)
 
     def update(self, tokeniser: BTETokeniser) -> list[tuple[int, tuple[str, ...]]]:
         """Switch to ``tokeniser`` (same pre-tokeniser); re-trace only words that can change.
@@ -246,6 +242,8 @@ class TokenisedReference:
         compared by identity first: edits reuse the Merge objects they leave alone, and an equal
         but distinct object only costs an unnecessary re-trace.
         """
+        if self.frozen:
+            raise TypeError("this traced reference is frozen (shared read-only); trace a new one to edit")
         if tokeniser is self.tokeniser:
             return []
         if tokeniser.pretokeniser != self.tokeniser.pretokeniser:
@@ -274,9 +272,34 @@ class TokenisedReference:
                 self.index.pop(merge, None)
         return changed
 
+    @property
+    def frozen(self) -> bool:
+        return self._frozen_totals is not None
+
+    def freeze(self) -> "TokenisedReference":
+        """Make this reference read-only and return it: both blame tallies (``tuples_once`` off and
+        on) are counted now; afterwards :meth:`update` raises, :meth:`blame_totals` returns
+        read-only counts, and the words, their segmentations and the indexes are immutable."""
+        if not self.frozen:
+            self._frozen_totals = {once: MappingProxyType({m: tuple(entry) for m, entry in
+                                                           self.blame_totals(once).items()})
+                                   for once in (False, True)}
+            self._tallies.clear()
+            for state in self.words:
+                state.segmentations = tuple(state.segmentations)
+                state.boundary_merges = tuple(state.boundary_merges)
+            self.words = tuple(self.words)
+            self.index = MappingProxyType({m: frozenset(users) for m, users in self.index.items()})
+            self._pretoken_owner = MappingProxyType({p: frozenset(owners)
+                                                     for p, owners in self._pretoken_owner.items()})
+        return self
+
     # --- read-outs -------------------------------------------------------------------------------
-    def blame_totals(self, tuples_once: bool = False) -> dict[Merge, list]:
-        """Merge -> [N(m), B(m), words]; counted in full once, then maintained by every re-trace."""
+    def blame_totals(self, tuples_once: bool = False) -> Mapping[Merge, Sequence]:
+        """Merge -> [N(m), B(m), words]; counted in full once, then maintained by every re-trace
+        (when frozen: read-only, counted by :meth:`freeze`)."""
+        if self._frozen_totals is not None:
+            return self._frozen_totals[tuples_once]
         for i, before in self._untallied.items():
             state = self.words[i]
             for tally in self._tallies.values():
@@ -291,10 +314,7 @@ class TokenisedReference:
         return tally.totals
 
     def scores(self) -> MorphScores:
-        tp = sum(s.weight * s.tp for s in self.words)
-        fp = sum(s.weight * s.fp for s in self.words)
-        fn = sum(s.weight * s.fn for s in self.words)
-        return scores_from_counts(tp, fp, fn, len(self.words))
+        return morph_scores(((s.weight, s.tp, s.fp, s.fn) for s in self.words), len(self.unaligned))
 
     def token_counts(self) -> list[int]:
         return [len(s.tokens) for s in self.words]

@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+from core.errors import InputError
+
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 DUTCH_40K = SAMPLE_DIR / "tokenisers" / "bpe-40k_oscar-nl-clean" / "tokenizer.json"
 
@@ -37,3 +39,25 @@ def running_text() -> Iterator[str]:
 
     for name in sorted(topics):
         yield from (line for line in topics[name].splitlines() if line.strip())
+
+
+#: The single-line corpora of :func:`pathological_text`.
+PATHOLOGICAL_KINDS = ("line", "repeat", "word", "nospace", "letters")
+
+
+def pathological_text(kind: str, size: int) -> str:
+    """One line of ``size`` characters that stresses trainers: ``line`` (:func:`running_text`
+    joined by spaces), ``repeat`` (``aaaa...``), ``word`` (``the the the ...``), ``nospace`` (the
+    running text without whitespace) or ``letters`` (only its letters: one pretoken)."""
+    if kind == "repeat":
+        return "a" * size
+    if kind == "word":
+        return ("the " * (size // 4 + 1))[:size]
+    text = " ".join(running_text())
+    if kind == "nospace":
+        text = "".join(text.split())
+    elif kind == "letters":
+        text = "".join(ch for ch in text if ch.isalpha())
+    elif kind != "line":
+        raise InputError(f"unknown kind {kind!r}; choose one of {', '.join(PATHOLOGICAL_KINDS)}")
+    return (text * (size // len(text) + 1))[:size]

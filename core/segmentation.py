@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from heapq import heapify, heappop, heappush
 from operator import attrgetter
 from typing import Iterable
 
@@ -29,6 +30,9 @@ from core.unknowns import UnknownPolicy
 
 _NONE = 1 << 62  # "no candidate" in the per-position candidate list
 CACHE_LIMIT = 1_000_000
+#: symbols beyond which binary segmentation uses a heap: the list scan costs n² (a 1 MB line of
+#: one pretoken would take hours)
+LONG_PRETOKEN = 256
 
 
 @dataclass(frozen=True)
@@ -92,12 +96,19 @@ class SegmentationTrace:
 
 
 class SegmentationEngine:
-    """Merge tables compiled for fast segmentation, plus a per-pretoken cache."""
+    """Merge tables compiled for fast segmentation, plus a per-pretoken cache.
+
+    The tables never change after construction, so one engine (a tokeniser's, shared by every
+    browser session) serves any number of threads. The memos filled while reading (``_cache``,
+    ``_inner``, ``_parts_index``, ``_merge_of``) map a key to a value that depends on the tables alone: threads
+    filling them at once write equal values, and clearing ``_cache`` when full only costs work.
+    ReBPE's reparation edits a private engine of its own (``core.rebpe``).
+    """
 
     def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None, *,
                  atoms: Iterable[str] = (), known: frozenset[str] | None = None,
                  unknown: UnknownPolicy | None = None, suffix: str = ""):
-        self.merges: list[Merge] = sorted(merges, key=attrgetter("rank"))  # a list: replace_merge edits it
+        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
         # A merge's priority is the index of the first merge of its rank, so comparing priorities
         # compares ranks, and merges sharing a rank tie (the leftmost occurrence wins).
@@ -106,12 +117,16 @@ class SegmentationEngine:
             if self.ranks[i] == self.ranks[i - 1]:
                 priorities[i] = priorities[i - 1]
         self.shared_ranks = priorities != list(range(len(priorities)))
+        if self.ranks == tuple(priorities) and set(map(type, self.ranks)) <= {int}:
+            priorities = self.ranks  # the merges' own int objects: no second int per merge
         self.pair_index: dict[tuple[str, str], int] = {
             m.parts: p for m, p in zip(self.merges, priorities) if not m.is_tuple}
-        self.tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         for merge, priority in zip(self.merges, priorities):
             if merge.is_tuple:
-                self.tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
+                tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
+        self.tuple_index: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
+            first: tuple(entries) for first, entries in tuple_index.items()}
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
         for first, entries in self.tuple_index.items():
             self.tuple_span[first] = max(len(parts) for _, parts in entries)
@@ -125,9 +140,14 @@ class SegmentationEngine:
         self.suffix = suffix
         self.unknown = unknown if unknown is not None and not unknown.is_default and known is not None else None
         self._cache: dict[str, tuple[str, ...]] = {}
-        merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges))
-        self._merge_of: dict[str, Merge] | None = merge_of if len(merge_of) == len(self.merges) else None
         self._inner: dict[str, tuple[Merge | None, ...]] = {}
+
+    @cached_property
+    def _merge_of(self) -> dict[str, Merge] | None:
+        """type -> the merge forming it when each type has one (blame's boundaries; built on first
+        use, as segmenting alone never needs it)."""
+        merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges))
+        return merge_of if len(merge_of) == len(self.merges) else None
 
     def atomise(self, pretoken: str) -> list[str]:
         """The pretoken's initial symbols: characters, or a longer atom where one starts; the
@@ -184,7 +204,7 @@ class SegmentationEngine:
     def _index_tuple_results(self) -> None:
         """The strings tuple merges form, by length: a tuple merge can only fire in a pretoken
         that contains its result, so other pretokens take the binary fast path."""
-        self._tuple_results: set[str] = set(
+        self._tuple_results: frozenset[str] = frozenset(
             "".join(parts) for entries in self.tuple_index.values() for _, parts in entries)
         self._tuple_result_lengths: tuple[int, ...] = tuple(sorted({len(r) for r in self._tuple_results}))
 
@@ -294,44 +314,6 @@ class SegmentationEngine:
     def clear_cache(self) -> None:
         self._cache.clear()
 
-    def replace_merge(self, old: Merge, new: Merge) -> None:
-        """In place: swap ``old`` for ``new`` at the same rank (for sequential repairs). Merges
-        sharing a rank keep sharing its priority (``new`` must form the same type as ``old``)."""
-        from bisect import bisect_left
-
-        i = bisect_left(self.ranks, old.rank)  # the priority of the rank: its first merge
-        j = i
-        while j < len(self.merges) and self.ranks[j] == old.rank and self.merges[j] != old:
-            j += 1
-        assert j < len(self.merges) and self.merges[j] == old and new.rank == old.rank
-        assert not self.shared_ranks or new.result == old.result
-        for merge, add in ((old, False), (new, True)):
-            if merge.is_tuple:
-                entries = self.tuple_index.setdefault(merge.parts[0], [])
-                if add:
-                    entries.append((i, merge.parts))
-                    entries.sort()
-                    self.tuple_span[merge.parts[0]] = max(self.tuple_span.get(merge.parts[0], 0), len(merge.parts))
-                else:
-                    entries.remove((i, merge.parts))
-            elif add:
-                self.pair_index[(merge.parts[0], merge.parts[1])] = i
-            else:
-                del self.pair_index[(merge.parts[0], merge.parts[1])]
-        self.merges[j] = new
-        parts_index = self.__dict__.get("_parts_index")
-        if parts_index is not None:
-            parts_index.pop(old.parts, None)
-            parts_index[new.parts] = new
-        self.window = max(self.window, len(new.parts))
-        if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
-            self._tuple_results.add(new.result)
-            self._tuple_result_lengths = tuple(sorted({*self._tuple_result_lengths, len(new.result)}))
-        self._cache.clear()
-        self._inner.clear()
-        if self._merge_of is not None:
-            self._merge_of[new.result] = new
-
     # --- the algorithm -------------------------------------------------------------------------
     def _limit(self, max_rank: Rank) -> int:
         """Number of merges ranked strictly below ``max_rank``."""
@@ -341,6 +323,9 @@ class SegmentationEngine:
 
     def _run_binary(self, symbols: list[str]) -> None:
         """Fast path for binary merge lists without a rank limit."""
+        if len(symbols) > LONG_PRETOKEN:
+            self._run_binary_long(symbols)
+            return
         pair_index = self.pair_index
         get = pair_index.get
         cands = [get((symbols[i], symbols[i + 1]), _NONE) for i in range(len(symbols) - 1)]
@@ -356,6 +341,34 @@ class SegmentationEngine:
                 cands[i] = get((symbols[i], symbols[i + 1]), _NONE)
             if i > 0:
                 cands[i - 1] = get((symbols[i - 1], symbols[i]), _NONE)
+
+    def _run_binary_long(self, symbols: list[str]) -> None:
+        """``_run_binary`` for long pretokens in O(n log n), as HF's ``Word::merge_all``: a heap
+        of (priority, position) over a linked list of symbols. Positions keep their order, so the
+        heap pops the lowest priority, leftmost first, as the list scan does; an entry whose pair
+        has changed since it was pushed is skipped."""
+        get = self.pair_index.get
+        n = len(symbols)
+        after = list(range(1, n + 1))
+        before = list(range(-1, n - 1))
+        heap = [(p, i) for i in range(n - 1) if (p := get((symbols[i], symbols[i + 1]))) is not None]
+        heapify(heap)
+        while heap:
+            priority, i = heappop(heap)
+            j = after[i]
+            if symbols[i] is None or j >= n or get((symbols[i], symbols[j])) != priority:
+                continue  # stale: i was merged into its left neighbour, or its pair changed
+            symbols[i] += symbols[j]
+            symbols[j] = None
+            after[i] = k = after[j]
+            if k < n:
+                before[k] = i
+                if (p := get((symbols[i], symbols[k]))) is not None:
+                    heappush(heap, (p, i))
+            h = before[i]
+            if h >= 0 and (p := get((symbols[h], symbols[i]))) is not None:
+                heappush(heap, (p, h))
+        symbols[:] = [symbol for symbol in symbols if symbol is not None]
 
     def _run(self, symbols: list[str], limit: int, record) -> None:
         """General BTE loop with tuple merges, a rank limit and an optional step recorder.

@@ -3,10 +3,15 @@
 Merge origins follow rebpe.txt Fig. 4 (and the authors' MergeExplanation): a merge is
 pre-existing, split by knockout (it absorbed a knocked-out type's parts), reified (created by
 reification), reused (an existing merge linked into tuple merges), annealed, or repaired.
+
+A report is immutable (tuples and read-only mappings), so a finished run can be shared by every
+browser session of the explorer.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
@@ -16,7 +21,7 @@ PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED = (
 ORIGINS = (PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED)
 
 
-@dataclass
+@dataclass(frozen=True)
 class StepReport:
     phase: str                      # "annealing" | "knockout" | "reparation" | "reification"
     iteration: int
@@ -29,10 +34,17 @@ class StepReport:
     metrics: MorphScores | None = None
     vocab_size: int = 0
     tuple_merges: int = 0
-    origins: dict[str, str] = field(default_factory=dict)      # merge result -> origin, after the step
-    details: list[dict] = field(default_factory=list)          # per-merge facts (blame, amenability, ...)
+    origins: Mapping[str, str] = field(default_factory=dict)    # merge result -> origin, after the step
+    details: tuple[Mapping, ...] = ()                          # per-merge facts (blame, amenability, ...)
     seconds: float = 0.0
     tokeniser: BTETokeniser | None = field(default=None, repr=False)  # the tokeniser after the step
+
+    def __post_init__(self) -> None:
+        """Sequences become tuples, ``origins`` and each of ``details`` read-only copies."""
+        for name in ("removed", "added", "rewired", "types_removed", "types_added", "changed_words"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "origins", MappingProxyType(dict(self.origins)))
+        object.__setattr__(self, "details", tuple(MappingProxyType(dict(d)) for d in self.details))
 
     @property
     def changed(self) -> bool:
@@ -60,6 +72,6 @@ class StepReport:
             "vocab_size": self.vocab_size,
             "tuple_merges": self.tuple_merges,
             "origin_counts": self.origin_counts(),
-            "details": self.details,
+            "details": [dict(d) for d in self.details],
             "seconds": self.seconds,
         }

@@ -24,7 +24,7 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 from core.pretokenisers.base import Pretokeniser
 from core.trace import Trace
 
@@ -130,7 +130,7 @@ def from_saved_json(obj, source: str) -> Tokeniser:
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
     spec = SAVED_FORMATS.get(obj.get("format")) if isinstance(obj.get("format"), str) else None
     if spec is None:
-        raise InputError(f"unknown tokeniser format {obj.get('format')!r}; known: {', '.join(SAVED_FORMATS)}",
+        raise InputError(f"unknown tokeniser format {excerpt(obj.get('format'))}; known: {', '.join(SAVED_FORMATS)}",
                          source)
     module, name = spec
     return getattr(importlib.import_module(module), name).from_json(obj, source)

@@ -48,11 +48,15 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from core.deadline import Heartbeat
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
+from core.options import check_int
 
 #: Merges between two calls of the ``progress`` callback.
 PROGRESS_EVERY = 100
+#: Occurrences merged in one word between two heartbeats (a run of "aaaa..." has millions).
+OCCURRENCES_PER_BEAT = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,6 @@ class BPETrainingResult:
             "merge_counts": list(self.merge_counts),
             "vocab": dict(self.vocab),
         }
-
-
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _collect_word_counts(word_counts) -> dict[str, int]:
@@ -120,8 +118,8 @@ def _initial_vocab(counts, special_tokens, initial_alphabet, limit_alphabet):
             id_to_word.append(token)
     char_freq: Counter[str] = Counter()
     for word, count in counts.items():
-        for ch in word:
-            char_freq[ch] += count
+        for ch, n in Counter(word).items():
+            char_freq[ch] += n * count
     forced = float("inf")  # HF gives initial-alphabet characters usize::MAX
     for ch in initial_alphabet:
         if not isinstance(ch, str) or len(ch) != 1:
@@ -154,15 +152,16 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
     vocabulary is special tokens + alphabet + one token per new merge string, at most
     ``vocab_size`` entries.
     ``progress(done, total)`` is called every ``PROGRESS_EVERY`` merges and once at the end, where
-    ``done`` counts new tokens and ``total`` is the number of tokens ``vocab_size`` leaves room for.
+    ``done`` counts new tokens and ``total`` is the number of tokens ``vocab_size`` leaves room for,
+    and again during long phases (:class:`core.deadline.Heartbeat`); it may raise to stop training.
     """
     counts = _collect_word_counts(word_counts)
-    vocab_size = _check_int(vocab_size, "vocab_size", 0)
-    min_frequency = _check_int(min_frequency, "min_frequency", 0)
+    vocab_size = int(check_int("vocab_size", vocab_size, 0))
+    min_frequency = int(check_int("min_frequency", min_frequency, 0))
     if limit_alphabet is not None:
-        limit_alphabet = _check_int(limit_alphabet, "limit_alphabet", 0)
+        limit_alphabet = int(check_int("limit_alphabet", limit_alphabet, 0))
     if max_token_length is not None:
-        max_token_length = _check_int(max_token_length, "max_token_length", 1)
+        max_token_length = int(check_int("max_token_length", max_token_length, 1))
     if isinstance(special_tokens, str):
         raise InputError("special_tokens must be a list of strings, not a single string")
     special_tokens = tuple(special_tokens)
@@ -175,10 +174,13 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
 
     # Step 3 (HF tokenize_words): words as lists of symbol ids; characters outside the vocabulary
     # (dropped by limit_alphabet) vanish. One-symbol words have no pairs and are left out.
+    total = vocab_size - base_size
+    beat = Heartbeat(progress, total)
     words: list[list[int]] = []
     weights: list[int] = []
     for word, count in counts.items():
         symbols = [word_to_id[ch] for ch in word if ch in word_to_id]
+        beat.work(len(word))
         if len(symbols) > 1:
             words.append(symbols)
             weights.append(count)
@@ -196,13 +198,13 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
             key = left << shift | right
             pair_counts[key] = pair_counts.get(key, 0) + count
             where.setdefault(key, set()).add(index)
+        beat.work(len(symbols))
     sequence = itertools.count()  # heap tie-break between entries of the same pair and count
     heap = [(-pair_counts[key], key, next(sequence), positions) for key, positions in where.items()]
     heapq.heapify(heap)
 
     # Step 5 (HF merge loop). chosen: (left, right, new_id, count) per pop that merged.
     chosen: list[tuple[int, int, int, int]] = []
-    total = vocab_size - base_size
     while len(id_to_word) < vocab_size and heap:
         neg_count, key, _, positions = heapq.heappop(heap)
         current = pair_counts[key]
@@ -220,18 +222,17 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
             id_to_word.append(new_string)
             token_len.append(len(new_string))
         chosen.append((left, right, new_id, current))
-        delta, created = _merge_words(words, weights, positions, left, right, new_id, shift,
-                                      token_len, max_token_length)
+        delta, created, _ = _merge_words(words, weights, positions, left, right, new_id, shift,
+                                         token_len, max_token_length, beat)
         for pair, change in delta.items():
             pair_counts[pair] = pair_counts.get(pair, 0) + change
         for pair, pair_words in created.items():
             count = pair_counts[pair]
             if count > 0:
                 heapq.heappush(heap, (-count, pair, next(sequence), pair_words))
-        if progress is not None and len(chosen) % PROGRESS_EVERY == 0:
-            progress(len(id_to_word) - base_size, total)
-    if progress is not None:
-        progress(len(id_to_word) - base_size, total)
+        if len(chosen) % PROGRESS_EVERY == 0:
+            beat.report(len(id_to_word) - base_size)
+    beat.report(len(id_to_word) - base_size)
 
     # HF stores merges in a pair -> (rank, id) map: a pair chosen twice keeps its later rank.
     last_rank = {(left, right): rank for rank, (left, right, _, _) in enumerate(chosen)}
@@ -245,16 +246,18 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
     )
 
 
-def _merge_words(words, weights, positions, left, right, new_id, shift, token_len, max_length):
+def _merge_words(words, weights, positions, left, right, new_id, shift, token_len, max_length, beat):
     """Sennrich et al. (2016) Alg. 1 ``merge_vocab`` on the given words, as HF ``Word::merge``.
 
     Left to right, non-overlapping. Per occurrence the deltas are (prev, left) -1 and
     (prev, new) +1, (right, next) -1 and (new, next) +1, each times the word count; a ``+1`` pair
     is only counted when ``max_length`` is None or its string is strictly shorter than it.
-    Returns (pair -> count change, pair -> words where it gained an occurrence).
+    Returns (pair -> count change, pair -> words where it gained an occurrence, the number of
+    occurrences merged times the word counts); ``beat`` hears the work per word.
     """
     delta: dict[int, int] = {}
     created: dict[int, set[int]] = {}
+    merged = 0
     new_len = token_len[new_id]
     new_high = new_id << shift
     right_high = right << shift
@@ -265,10 +268,13 @@ def _merge_words(words, weights, positions, left, right, new_id, shift, token_le
             continue
         count = weights[index]
         n = len(symbols)
+        beat.work(n)
         out: list[int] | None = None
         start = 0  # symbols[:start] are already copied to out (or merged)
         j = -1
-        for _ in range(occurrences):
+        for k in range(1, occurrences + 1):
+            if not k % OCCURRENCES_PER_BEAT:
+                beat.pulse()
             j = symbols.index(left, j + 1)
             if j < start or j + 1 >= n or symbols[j + 1] != right:
                 continue  # consumed by the previous merge (left == right), or no pair here
@@ -285,6 +291,7 @@ def _merge_words(words, weights, positions, left, right, new_id, shift, token_le
                     delta[born] = delta.get(born, 0) + count
                     created.setdefault(born, set()).add(index)
             out.append(new_id)
+            merged += count
             start = j + 2
             if start < n:
                 following = symbols[start]
@@ -297,7 +304,7 @@ def _merge_words(words, weights, positions, left, right, new_id, shift, token_le
         if out is not None:
             out += symbols[start:]
             words[index] = out
-    return delta, created
+    return delta, created, merged
 
 
 def count_pretokens(texts, pretokeniser) -> Counter:

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from numbers import Real
 from typing import TYPE_CHECKING, Mapping
 
 from core.errors import InputError
+from core.options import check_choice, check_number
 from core.tokeniser import WrapsBPE
 from core.trace import Trace
 
@@ -71,11 +71,8 @@ class TrimmedBPE(WrapsBPE):
 
     def __init__(self, tokeniser: "BTETokeniser", frequencies: Mapping[str, int], threshold: int,
                  rule: str = "subword-nmt"):
-        if rule not in RULES:
-            raise InputError(f"trimming rule must be one of {', '.join(RULES)}, got {rule!r}")
-        if (isinstance(threshold, bool) or not isinstance(threshold, Real)
-                or not math.isfinite(threshold) or threshold < 0):
-            raise InputError(f"threshold must be a non-negative number, got {threshold!r}")
+        check_choice("rule", rule, RULES, "TrimmedBPE")
+        check_number("threshold", threshold, 0, math.inf, high_open=True, owner="TrimmedBPE")
         self.tokeniser = tokeniser
         self.frequencies: dict[str, int] = dict(frequencies)
         self.threshold = threshold

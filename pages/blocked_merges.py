@@ -16,11 +16,11 @@ from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import blocked_report, cached_run, references_for, reparation, workspace_keys
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import current, select
+from ui.workspace import chosen, current, select
 from viz import step_views as sv
+from viz.escaping import code_span, md_escape
 from viz.tables import merge_rows
-from viz.tokeniser_info import md_escape
-from viz.tokens import PAGE_CSS, code_span, shown
+from viz.tokens import PAGE_CSS, shown
 from viz.trees import tree_svg
 
 VARIANTS = {
@@ -71,7 +71,7 @@ st.caption("A merge is *blocked* when it can never apply: segmenting its own str
            "several merges (converted tiktoken and SentencePiece files), the ones that never fire because another "
            "merge forms the type are *alternatives*, summarised below, not blocked.")
 st.markdown("**Teaching scenarios with a blocked merge after knockout** (rebpe.txt App. A.1):")
-loaded = st.session_state.get("ws_tokeniser") or st.query_params.get("tokeniser")
+loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
 for column, name in zip(st.columns(len(TEACHING) + 2), TEACHING):
     column.button(sv.scenario_label(name), key=f"blocked_scenario_{name}", on_click=choose_scenario, args=(name,),
                   type="primary" if name == loaded else "secondary", width="stretch", help=f"Load {name}")
@@ -101,23 +101,21 @@ write_to_url("variant", variant, default=default_variant)
 st.caption(f"Tokeniser **{md_escape(workspace.tokeniser_name)}** · reference **{md_escape(reference_name)}** "
            f"({len(references.entries):,} words, for knockout and example words). Change them on the Workspace page.")
 
+content_keys = workspace_keys(workspace, reference_name)  # names, plus digests for uploads
 try:
     if variant == "before":
-        target_key = (workspace_keys(workspace, reference_name)["tokeniser_key"], len(tokeniser.merges), "before")
+        target_key = (content_keys["tokeniser_key"], len(tokeniser.merges), "before")
         target = tokeniser
     else:
         config = KNOCKOUT_ONLY if variant == "knockout" else REBPE_NO_FIX
         computed = cached_run(workspace.tokeniser_name, tokeniser, reference_name, references, config,
                               label="knockout" if variant == "knockout" else "ReBPE without reparation",
-                              **workspace_keys(workspace, reference_name))
-        target, target_key = computed.run.tokeniser, computed.key
+                              **content_keys)
+        target, target_key = computed.tokeniser, computed.key
     words = tuple(e.word for e in references.entries)
-    report = blocked_report((target_key, reference_name, len(words)), target, words)
-except (InputError, ValueError) as err:
+    report = blocked_report((target_key, content_keys["reference_key"], len(words)), target, words)
+except InputError as err:
     st.error(f"Could not compute the blocked merges: {md_escape(err)}")
-    st.stop()
-except Exception as err:  # an engine bug on an odd tokeniser: say so, never show a traceback
-    st.error(f"Could not compute the blocked merges ({type(err).__name__}: {md_escape(str(err)[:300])}).")
     st.stop()
 
 counts = report.by_scenario()
@@ -212,7 +210,7 @@ with right:
     st.markdown(f"**The merge wants** {sv.tokens_markdown(merge.parts, display)}; "
                 f"**with every merge** {code_span(shown(merge.result, display))} becomes:")
     show_svg(tree_svg(full.trees, display, {blocking} if blocking else ()))
-    st.caption(f"Full segmentation: {sv.tokens_text(full.tokens, display)} — the blocked merge "
+    st.caption(f"Full segmentation: {sv.tokens_markdown(full.tokens, display)} — the blocked merge "
                f"{'never appears' if merge not in full.merges_applied else 'appears only out of order'}.")
 
 # --- reparation -------------------------------------------------------------------------------------------
@@ -221,14 +219,14 @@ st.caption("rebpe.txt Alg. 2 lines 2-15: every tuple merge gets as parts what LI
            "so it can fire again. *limited* follows the algorithm as written; *undo* is the authors' code.")
 mode_column, button_column = st.columns([2, 1], vertical_alignment="bottom")
 mode = mode_column.radio("Reparation mode", ["limited", "undo"], key="blocked_mode", horizontal=True)
-repair_key = (target_key, reference_name, len(words), mode)
+repair_key = (target_key, content_keys["reference_key"], len(words), mode)
 button_column.button("Apply reparation", type="primary", key="blocked_apply", on_click=ask_repair,
                      args=(repair_key,), width="stretch")
 if st.session_state.get("blocked_repaired") == repair_key:
     try:
         result = reparation(repair_key, mode, target, words)
-    except Exception as err:  # InputError, or an engine bug on an odd tokeniser: never a traceback
-        st.error(f"Reparation failed: {md_escape(str(err)[:300])}")
+    except InputError as err:
+        st.error(f"Reparation failed: {md_escape(err)}")
         st.stop()
     columns = st.columns(3)
     columns[0].metric("Merges repaired", f"{len(result.repaired):,}")

@@ -3,7 +3,8 @@
 Page 6 of issue 4. Thin on purpose: the numbers come from core (``blame``, ``diagnostics``,
 ``rebpe``, ``corpus_metrics``), every figure from ``viz.plots``. Heavy results are cached by the
 names of what is loaded plus the parameters (``st.cache_resource`` for tokenisers and traced
-references, which are never mutated; ``st.cache_data`` for rows and counts), so a second visit is
+references, shared by every session and so immutable: the traced reference is frozen;
+``st.cache_data`` for rows and counts), so a second visit is
 instant. The two tabs run lazily: only the open one computes. The view (tab, threshold, corpus
 size, α, extra tokenisers) is in the URL.
 """
@@ -12,21 +13,24 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
 import pandas as pd
 import streamlit as st
 
 from core import corpus_metrics as cm
-from core.blame import compute_blame
+from core.blame import MergeBlame, compute_blame
 from core.diagnostics import effective_dropout, knocked_out_ranks, threshold_sweep, tokens_per_word_change
 from core.errors import InputError
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 from core.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
 from core.reference_state import TokenisedReference
+from ui.error_boundary import boundary
 from ui.workspace import SAMPLE_TOKENISERS, current, is_session_choice, sample_tokeniser
 from viz import plots
-from viz.tokeniser_info import md_escape
+from viz.escaping import md_escape
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))        # App. A.3: 0.05 … 0.95
 DEFAULT_THRESHOLD = 0.5
@@ -61,9 +65,11 @@ def keys(ws) -> tuple[str, str]:
 
 # --- cached engine work ----------------------------------------------------------------------------
 @st.cache_resource(show_spinner="Tracing the reference words…", max_entries=8)
-def traced(tok_key: str, ref_key: str, _tokeniser, _references) -> tuple[TokenisedReference, dict]:
-    reference = TokenisedReference(_tokeniser, _references.entries)
-    return reference, compute_blame(reference)
+def traced(tok_key: str, ref_key: str, _tokeniser,
+           _references) -> tuple[TokenisedReference, Mapping[Merge, MergeBlame]]:
+    """The traced reference, frozen (every session reads the same one), and its blame."""
+    reference = TokenisedReference(_tokeniser, _references.entries).freeze()
+    return reference, MappingProxyType(compute_blame(reference))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -124,13 +130,9 @@ def show(fig, name: str, rows: list[dict] | None = None, caption: str | None = N
 
 
 def guarded(render, *args) -> None:
-    """Run one section; an error becomes a message, never a traceback."""
-    try:
+    """Run one section inside the error boundary: a failure in one tab leaves the other drawn."""
+    with boundary():
         render(*args)
-    except InputError as err:
-        st.error(md_escape(err))
-    except Exception as err:  # noqa: BLE001 - the page must stay usable
-        st.error(f"This section could not be drawn ({type(err).__name__}: {md_escape(err)}).")
 
 
 # --- blame -----------------------------------------------------------------------------------------
@@ -244,7 +246,7 @@ def render_corpus(ws, threshold: float) -> None:
             n_lines = st.select_slider(
                 "Lines of the corpus", choices, value=min(choices, key=lambda n: abs(n - DEFAULT_LINES)),
                 format_func=lambda n: line_label(n, total), key="lines", bind="query-params",
-                help=f"The first lines of {ws.corpus_name} ({total:,} lines in all).")
+                help=f"The first lines of {md_escape(ws.corpus_name)} ({total:,} lines in all).")
         else:
             n_lines = total
             st.caption(f"The corpus has {total:,} lines; all are used.")
@@ -272,7 +274,7 @@ def render_corpus(ws, threshold: float) -> None:
         graph, graph_key = graph_ws.tokeniser, keys(graph_ws)[0]
         with st.spinner("Knocking out the blamed merges…", show_time=True):
             ko = knockout(graph_key, ref_key, threshold, graph, refs)
-        with st.spinner(f"Running ReBPE on {name} (knockout, reparation, reification until stable)…",
+        with st.spinner(f"Running ReBPE on {md_escape(name)} (knockout, reparation, reification until stable)…",
                         show_time=True):
             repaired = rebpe(graph_key, ref_key, threshold, graph, refs)
         if graph_ws.merge_graph_of:
@@ -287,7 +289,7 @@ def render_corpus(ws, threshold: float) -> None:
     progress = st.empty()
     stats: dict[str, cm.CorpusStats] = {}
     for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
-        progress.progress(i / len(segmenters), text=f"Tokenising {n_lines:,} lines with {label} "
+        progress.progress(i / len(segmenters), text=f"Tokenising {n_lines:,} lines with {md_escape(label)} "
                                                     f"({i + 1} of {len(segmenters)})…")
         stats[label] = corpus_stats(key, corpus_key, segmenter, lines)
     progress.empty()

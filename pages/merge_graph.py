@@ -42,8 +42,9 @@ from viz.graph_html import (
     type_merge_rows,
 )
 from ui.merge_usage import counters as fire_counters
-from viz.tokeniser_info import md_escape, tokeniser_note
-from viz.tokens import PAGE_CSS, code_span
+from viz.escaping import code_span, md_escape
+from viz.tokeniser_info import tokeniser_note
+from viz.tokens import PAGE_CSS
 
 NOTHING, KNOCKOUT, REBPE, PAPER = "nothing", "BPE-knockout", "ReBPE", "the paper's knockout"
 BEFORE, AFTER = "before", "after"
@@ -179,7 +180,7 @@ view = top[1].segmented_control("View", VIEWS, default=TYPES_VIEW, key="view", b
 compare_options = [NOTHING, KNOCKOUT, REBPE] + ([PAPER] if tokeniser.metadata.get("after_knockout_merges") else [])
 compare = top[2].selectbox("Compare with", compare_options, key="compare", bind="query-params",
                            help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
-                                f"{ws.reference_name}) removes from this tokeniser, or draw the tokeniser they "
+                                f"{md_escape(ws.reference_name)}) removes from this tokeniser, or draw the tokeniser they "
                                 f"produce. Computed once, then cached.")
 controls = st.columns([2, 2, 3, 3, 4, 4])
 depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
@@ -215,7 +216,7 @@ if compare != NOTHING:
     try:
         other = comparison(compare, ws.tokeniser_name, tokeniser_key, ws.reference_name,
                            getattr(ws, "reference_key", "") or str(len(ws.references)), tokeniser, ws.references)
-    except Exception as err:  # an engine failure on odd input must not become a traceback
+    except InputError as err:
         st.error(f"Could not compute {compare} on {md_escape(ws.reference_name)}: {md_escape(err)}")
 label = f"{compare} on {ws.reference_name}" if compare in (KNOCKOUT, REBPE) else compare
 drawn, other_is_before = tokeniser, False
@@ -230,11 +231,12 @@ if other is not None and draw == AFTER:
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
 hood = neighbourhood(drawn, center, depth, max_nodes, siblings, follow=follow if follow in (PRIMARY, ALL) else PRIMARY)
-drawn_key = tokeniser_key if drawn is tokeniser else f"{tokeniser_key}|{compare}|{ws.reference_name}"
+drawn_key = (tokeniser_key if drawn is tokeniser
+             else f"{tokeniser_key}|{compare}|{ws.reference_key or ws.reference_name}")
 counters = {}
 try:
     counters = fire_counters(ws, drawn, drawn_key)
-except Exception as err:  # counting is extra information: never lose the graph over it
+except InputError as err:  # counting is extra information: a file it cannot be done on says so
     st.caption(f"Merge counts are not available: {md_escape(err)}")
 shown_merges = hood.shown_merges()
 fire_counts = {name: counter.counts(shown_merges) for name, counter in counters.items()} or None
@@ -267,7 +269,7 @@ if own:
                 if several else f"{code_span(labels.get(center, center))} is formed by one merge.")
                + " Counts: merge applications while the reference words (each as in running text) and the corpus "
                  f"({md_escape(ws.corpus_name)}) are segmented." + whole)
-    st.table(own)
+    st.table([{**row, "merge": code_span(row["merge"])} for row in own])  # cells are markdown
 
 # --- M_i / M_o --------------------------------------------------------------------------------------
 st.subheader("Merges forming and using the centre")

@@ -7,18 +7,16 @@ text is in the URL (``?text=...``). Pretokenising is instant, so nothing is cach
 """
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from core.errors import InputError
 from core.pretokenisers.byte_level import ByteLevel
 from core.pretokenisers.gallery import EXAMPLES, compared_pretokenisers
 from ui import workspace as ws
+from viz.escaping import html_escape, md_escape
 from viz.tokens import PAGE_CSS, token_chips_html
 
 ws.ensure_app_navigation()
-ws.keep_choices()  # this page uses no workspace choice, but the next page should find them
 MAX_CHARS = 2_000
 
 st.html(PAGE_CSS)
@@ -47,7 +45,7 @@ for name, pretokeniser in compared_pretokenisers().items():
     try:
         pretokens = pretokeniser.pretokenise(text)
     except InputError as err:
-        st.error(f"{name}: {err}")
+        st.error(f"{name}: {md_escape(err)}")
         continue
     # Character-level pretokens are shown as they are (whitespace made visible by the chips);
     # byte-level ones through the pre-tokeniser's own display (Ġ for a space byte).
@@ -55,8 +53,8 @@ for name, pretokeniser in compared_pretokenisers().items():
     chips = token_chips_html(pretokens, display, markers=[m for m in (pretokeniser.marker,) if m],
                              font_size="1.25rem")
     count = f"{len(pretokens)} pretoken" + ("" if len(pretokens) == 1 else "s")
-    rows.append(f'<div class="pretok-row" data-name="{html.escape(name, quote=True)}" style="margin:10px 0">'
-                f'<div style="font-weight:600">{html.escape(name)} '
+    rows.append(f'<div class="pretok-row" data-name="{html_escape(name)}" style="margin:10px 0">'
+                f'<div style="font-weight:600">{html_escape(name)} '
                 f'<span style="opacity:0.7;font-weight:400">→ {count}</span></div>{chips}</div>')
 if text:
     st.html("".join(rows))

@@ -11,6 +11,7 @@ import json
 import re
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from core.errors import InputError
 from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
@@ -18,11 +19,13 @@ from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import current, select
+from ui.error_boundary import boundary, guarded
+from ui.workspace import chosen, current, select
 from viz import step_views as sv
+from viz.escaping import code_span, md_escape
 from viz.tables import scenario_rows
-from viz.tokeniser_info import md_escape, tokeniser_note
-from viz.tokens import PAGE_CSS, code_span, shown
+from viz.tokeniser_info import tokeniser_note
+from viz.tokens import PAGE_CSS, shown
 from viz.trees import tree_svg
 
 SCENARIOS = [name for name in scenario_paths() if name.startswith("a1_")]
@@ -47,11 +50,13 @@ def choose_scenario(name: str) -> None:
         st.session_state.pop(key, None)
 
 
+@guarded
 def move(delta: int, last: int) -> None:
     st.session_state[STEP] = max(0, min(last, int(st.session_state.get(STEP, 0)) + delta))
     suggest_word()
 
 
+@guarded
 def suggest_word() -> None:
     """After a step change, select the new step's first affected word (unless the user follows a word)."""
     st.session_state.pop(TYPE, None)
@@ -73,7 +78,7 @@ st.caption("ReBPE (Bauwens & de Lhoneux, Alg. 1) alternates BPE-knockout, repara
 
 st.markdown("**Teaching scenarios** (rebpe.txt App. A.1): one click loads the scenario's tokeniser and a "
             "two-word reference built from its words.")
-loaded = st.session_state.get("ws_tokeniser") or st.query_params.get("tokeniser")
+loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
 for column, name in zip(st.columns(len(SCENARIOS)), SCENARIOS):
     column.button(sv.scenario_label(name), key=f"stepper_scenario_{name}", on_click=choose_scenario, args=(name,),
                   type="primary" if name == loaded else "secondary", width="stretch",
@@ -104,7 +109,7 @@ if scenario_refs is not None:
         with st.expander("The paper's segmentations"):
             st.table(scenario_rows(tokeniser.metadata, tokeniser.tokenise_word, display, fmt=code_span),
                      hide_index=True)
-        st.toggle(f"Use {workspace.reference_name} instead", key="stepper_workspace_reference",
+        st.toggle(f"Use {md_escape(workspace.reference_name)} instead", key="stepper_workspace_reference",
                   help="Run ReBPE with the workspace's reference segmentations instead of the scenario's words.")
 
 # --- configuration (sidebar; every widget is bound to the URL) -------------------------------------------
@@ -154,11 +159,8 @@ config = ReBPEConfig(knockout=KnockoutConfig(threshold=float(threshold), unit=kn
 try:
     computed = cached_run(workspace.tokeniser_name, tokeniser, reference_name, references, config,
                           **workspace_keys(workspace, reference_name))
-except (InputError, ValueError) as err:
+except InputError as err:
     st.error(f"Could not run ReBPE: {md_escape(err)}")
-    st.stop()
-except Exception as err:  # an engine bug on an odd tokeniser: say so, never show a traceback
-    st.error(f"Could not run ReBPE on this tokeniser ({type(err).__name__}: {md_escape(str(err)[:300])}).")
     st.stop()
 
 steps = computed.steps
@@ -258,7 +260,7 @@ def show_neighbourhood(index: int, step) -> None:
             st.page_link(GRAPH_PAGE, icon=":material/hub:", query_params={"type": shown(type_, display)},
                          label=f"Open {md_escape(shown(type_, display))} in the merge graph (the loaded tokeniser, "
                                "before any step)")
-        except Exception:  # the graph page is not part of this app's navigation (e.g. the page run alone)
+        except StreamlitAPIException:  # the graph page is not in this app's navigation (the page run alone)
             pass
 
 
@@ -288,6 +290,7 @@ def show_downloads(index: int) -> None:
 
 
 @st.fragment
+@boundary()  # a fragment rerun does not pass through app.py's boundary
 def stepper_panel() -> None:
     prev_column, slider_column, next_column = st.columns([1, 6, 1], vertical_alignment="bottom")
     with slider_column:

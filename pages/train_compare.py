@@ -19,7 +19,7 @@ from ui.variant_runs import (algorithms_help, corpus_key as make_corpus_key, cor
                              training_lines)
 from ui.workspace import current
 from viz import plots
-from viz.tokeniser_info import md_escape
+from viz.escaping import html_escape, md_escape
 from viz.tokens import PAGE_CSS, token_chips_html
 from viz.trace_views import kind_counts, trace_html, trace_rows
 
@@ -49,7 +49,7 @@ size = top[1].select_slider("Vocabulary size", SIZES, value=DEFAULT_SIZE, key="s
                             help="The target |V| of every tokeniser (byte-level ones start from 256 bytes).")
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
 n_lines = top[2].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - DEFAULT_LINES)),
-                               key="lines", bind="query-params", help=f"The first lines of {ws.corpus_name}.")
+                               key="lines", bind="query-params", help=f"The first lines of {md_escape(ws.corpus_name)}.")
 if not algorithms:
     st.info("Choose at least one tokeniser.")
     st.stop()
@@ -101,7 +101,7 @@ for algorithm, (run, _) in runs.items():
     tokeniser = run.tokeniser
     display = tokeniser.pretokeniser.display
     tokens = tokeniser.tokenise(text)
-    st.html(f'<div class="variant-row" data-algorithm="{algorithm}"><b>{algorithm}</b> '
+    st.html(f'<div class="variant-row" data-algorithm="{html_escape(algorithm)}"><b>{html_escape(algorithm)}</b> '
             f'<span style="opacity:0.7">→ {len(tokens)} tokens</span><br>'
             f'{token_chips_html(tokens, display, types=tokeniser.vocabulary, font_size="1.3rem")}</div>')
     trace = tokeniser.trace_text(text)

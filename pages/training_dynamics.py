@@ -17,8 +17,7 @@ from ui.url_state import seed_from_url, write_to_url
 from ui.variant_runs import algorithms_help, corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import current
 from viz import plots
-from viz.tokeniser_info import md_escape
-from viz.tokens import code_span
+from viz.escaping import code_span, md_escape
 
 SIZES = (280, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
 LINE_CHOICES = (50, 100, 200, 500, 1000, 2000, 5000)

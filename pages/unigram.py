@@ -20,8 +20,8 @@ from core.errors import InputError
 from core.evaluation import evaluate_morphology
 from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import SAMPLE_REFERENCES, current, sample_references
+from viz.escaping import md_escape
 from viz.lattice import lattice_svg
-from viz.tokeniser_info import md_escape
 from viz.tokens import PAGE_CSS, token_chips_html
 from viz.trees import svg_html
 
@@ -54,13 +54,13 @@ top = st.columns([2, 2, 2, 2])
 size = top[0].select_slider("Vocabulary size", SIZES, value=500, key="size", bind="query-params")
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
 n_lines = top[1].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - 1000)),
-                               key="lines", bind="query-params", help=f"The first lines of {ws.corpus_name}.")
+                               key="lines", bind="query-params", help=f"The first lines of {md_escape(ws.corpus_name)}.")
 loaded_unigram = callable(getattr(ws.tokeniser, "lattice", None))  # the workspace's tokeniser has a lattice
 models = FAMILIES[:2] + ((LOADED,) if loaded_unigram else ())
 model_name = top[2].segmented_control("Model", models, default="unigram", key="model", bind="query-params",
                                       required=True,
                                       help="unigram-fsp prunes by flat score (unigram.txt §4)"
-                                           + (f"; loaded: {ws.tokeniser_name} from the Workspace page"
+                                           + (f"; loaded: {md_escape(ws.tokeniser_name)} from the Workspace page"
                                               if loaded_unigram else ""))
 if model_name not in models:  # e.g. ?model=loaded while the workspace holds no Unigram tokeniser
     model_name = "unigram"
@@ -94,7 +94,7 @@ else:
     pretoken = pretokens[0]
     if len(pretokens) > 1:
         pretoken = st.radio("Pretoken", pretokens, horizontal=True, key="pretoken",
-                            format_func=model.pretokeniser.display)
+                            format_func=lambda p: md_escape(model.pretokeniser.display(p)))  # options are markdown
     lattice = model.lattice(pretoken)
     path, best = lattice.viterbi()
     display = model.pretokeniser.display
@@ -136,13 +136,14 @@ for name, tokeniser in compared.items():
     try:
         scores = morph_scores(name, ws.tokeniser_key if name == LOADED else key, size, reference, tokeniser)
     except InputError as err:
-        st.warning(f"{name}: {err}")
+        st.warning(f"{name}: {md_escape(err)}")
         continue
     rows.append({"tokeniser": name, "|V|": tokeniser.vocab_size,
                  f"tokens for “{word}”": " ".join(tokeniser.pretokeniser.display(t) for t in tokeniser.tokenise_word(word))
                  if word else "",
                  "boundary precision": round(scores["precision"], 4), "boundary recall": round(scores["recall"], 4),
-                 "F1": round(scores["f1"], 4), "reference words": scores["words"]})
+                 "F1": round(scores["f1"], 4), "reference words": scores["words"],
+                 "excluded (cannot be aligned)": scores["excluded"]})
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 st.caption(f"Boundaries of the **{md_escape(reference)}** reference segmentations (bpe-knockout.txt §4.1), each "
            "word segmented as in running text.")

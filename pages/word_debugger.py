@@ -27,13 +27,14 @@ from core.explain import WordTrace, agreement, explain_word, reference_splits, t
 from core.rebpe import run_knockout, run_rebpe
 from core.trimmed import TrimmedBPE, token_frequencies
 from ui import workspace as ws
+from ui.error_boundary import boundary
 from ui.merge_usage import counters as fire_counters
+from viz.escaping import code_span, md_escape
 from viz.tables import merge_rows
-from viz.tokeniser_info import marker_legend, markers, md_escape
+from viz.tokeniser_info import marker_legend, markers
 from viz.tokens import (
     PAGE_CSS,
     boundary_strip_html,
-    code_span,
     comparison_html,
     rank_text,
     segmentation_html,
@@ -91,17 +92,14 @@ def rebpe_result(_tokeniser, tokeniser_key: str, _references, reference_key: str
 
 
 @st.cache_resource(show_spinner="Counting token frequencies for TrimmedBPE…", max_entries=8)
-def trim_frequencies(_tokeniser, tokeniser_key: str, source: str) -> dict[str, int]:
-    if source.startswith("corpus: "):
-        counts = ws.corpus_counts(source[len("corpus: "):])
-    else:
-        counts = ws.sample_counts(source)
-    return dict(token_frequencies(_tokeniser, counts))
+def trim_frequencies(_tokeniser, tokeniser_key: str, counts_key: str, _counts) -> dict[str, int]:
+    """Token frequencies of the word counts ``_counts()`` (``counts_key``: their content key)."""
+    return dict(token_frequencies(_tokeniser, _counts()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def trimmed_tokeniser(_tokeniser, tokeniser_key: str, source: str, threshold: int) -> TrimmedBPE:
-    return TrimmedBPE(_tokeniser, trim_frequencies(_tokeniser, tokeniser_key, source), threshold)
+def trimmed_tokeniser(_tokeniser, tokeniser_key: str, counts_key: str, threshold: int, _counts) -> TrimmedBPE:
+    return TrimmedBPE(_tokeniser, trim_frequencies(_tokeniser, tokeniser_key, counts_key, _counts), threshold)
 
 
 # --- URL state ----------------------------------------------------------------------------------------
@@ -222,7 +220,8 @@ focusable = list(dict.fromkeys(w for w in words if w in segmented))
 focus = focusable[0]
 if len(focusable) > 1:
     picked = st.segmented_control("Word to debug", focusable, default=focusable[0], key="focus",
-                                  bind="query-params", on_change=_focus_changed)
+                                  bind="query-params", on_change=_focus_changed,
+                                  format_func=lambda w: md_escape(visible(w)))  # options are markdown
     focus = picked if picked in segmented else focusable[0]
 
 if not own_graph:  # the family's own account of the word (Scaffold demolitions, Picky splits, Viterbi …)
@@ -250,7 +249,7 @@ except InputError as err:
     st.error(f"Cannot explain {word_fmt(focus)}: {md_escape(err)}")
     st.stop()
 
-st.header(f"“{visible(focus)}”", anchor=False)
+st.header(f"“{md_escape(visible(focus))}”", anchor=False)
 
 # --- what went wrong ---
 with st.container(border=True):
@@ -268,6 +267,7 @@ with st.container(border=True):
 
 # --- the tree and the merges, step by step ---
 @st.fragment
+@boundary()  # a fragment rerun does not pass through app.py's boundary
 def step_view(word: str, traced: WordTrace) -> None:
     n_steps = traced.n_steps
     key = f"step::{word}"
@@ -320,7 +320,7 @@ def token_merge_rows(tokens, counts) -> list[dict]:
         for merge in item.merges:
             kind = ("its only merge" if len(item.merges) == 1 else
                     "primary" if merge == item.primary else "alternative")
-            row = {"token": shown(item.token, display), "merge": " + ".join(shown(p, display) for p in merge.parts),
+            row = {"token": fmt(item.token), "merge": " + ".join(fmt(p) for p in merge.parts),  # cells are markdown
                    "rank": rank_text(merge.rank), "kind": kind,
                    "fired in this word": ("yes" if merge == item.fired else
                                           "— (emitted whole)" if item.whole and merge == item.primary else "")}
@@ -335,7 +335,7 @@ with st.container(border=True):
     items = token_merges(tokeniser, traced)
     try:
         counters = fire_counters(graph_workspace, tokeniser, graph_workspace.tokeniser_key)
-    except Exception as err:  # counts are extra information: never lose the page over them
+    except InputError as err:  # counts are extra information: a file they cannot be made from says so
         st.caption(f"Merge counts are not available: {md_escape(err)}")
         counters = {}
     wanted = [m for item in items for m in item.merges]
@@ -421,20 +421,24 @@ for label, compute, summary in edited:
         tokens = edited_tokeniser.tokenise_word(focus)
         rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary.format(amount)) if x),
                      edited_tokeniser.types))
-    except (InputError, ValueError) as err:
+    except InputError as err:
         rows.append((label, None, f"not available: {err}"))
 try:
-    trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, source, threshold)
+    if source in ws.SAMPLE_COUNTS:
+        counts_key, read_counts = source, lambda: ws.sample_counts(source)
+    else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
+        counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
+    trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
     tokens = trimmed.tokenise_word(focus)
     rows.append((f"TrimmedBPE (T = {threshold:,})", tokens,
                  "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
                  trimmed.vocabulary))
-except (InputError, ValueError) as err:
+except InputError as err:
     rows.append(("TrimmedBPE", None, f"not available: {err}"))
 try:
     for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)), 1):
         rows.append((f"BPE-dropout p = {probability:g}, sample {n}", sample, note_for(sample), tokeniser.types))
-except (InputError, ValueError) as err:
+except InputError as err:
     rows.append(("BPE-dropout", None, f"not available: {err}"))
 st.html(comparison_html(rows, display, markers=chip_options["markers"]))
 st.caption(f"Knockout and ReBPE ran on the reference {md_escape(workspace.reference_name)} "

@@ -3,7 +3,8 @@
 Thin on purpose: loading and validation are core's (through the cached loaders of
 ``ui/workspace.py``), facts and tables come from viz/. The choices are kept by ``ui.workspace``
 (session state + URL), so every other page sees them. An upload is validated before it becomes a
-choice: a bad file shows an error and leaves the current choice as it was.
+choice: a bad file is labelled rejected under its uploader and leaves the current choice as it was.
+The tokeniser section says how much memory the tokeniser takes and the server's budget for them.
 
 A tokeniser may be of any family and come as an upload (any supported file, recognised by its
 content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
@@ -21,9 +22,13 @@ from core.formats.tokeniser_files import sniff
 from core.tokeniser import CapabilityError
 from core.tokeniser_summary import summarise, summary_lines
 from ui import workspace as ws
+from ui.error_boundary import guarded
+from ui.tokeniser_store import BUDGET_ENV, MB, footprint
+from ui.tokeniser_store import store as tokeniser_store
+from viz.escaping import code_span, md_escape
 from viz.tables import reference_rows, rejection_rows
-from viz.tokeniser_info import marker_legend, md_escape, tokeniser_note
-from viz.tokens import PAGE_CSS, alphabet_html, code_span, facts_html
+from viz.tokeniser_info import marker_legend, tokeniser_note
+from viz.tokens import PAGE_CSS, alphabet_html, facts_html
 
 ws.ensure_app_navigation()
 
@@ -35,8 +40,13 @@ MAX_SUMMARY_LINE = 240  # a SentencePiece pre-tokeniser's description carries it
 
 
 # --- upload callbacks (run before the page; an InputError only becomes a message) ----------------------
-def _failed(kind: str, err: Exception) -> None:
-    st.session_state[ERROR_KEY.format(kind)] = str(err)
+# Each marks the file "not loaded" before reading it and clears the mark once it is loaded, so a file
+# that fails in any way (a bug too: ui.error_boundary.guarded shows its error id) is labelled rejected.
+UNEXPECTED = "Reading it failed unexpectedly (the message at the top has an error id)."
+
+
+def _failed(kind: str, what: str, reason: object = UNEXPECTED) -> None:
+    st.session_state[ERROR_KEY.format(kind)] = (what, str(reason))
 
 
 def _loaded(kind: str, name: str) -> None:
@@ -49,11 +59,14 @@ def _override() -> str:
     return value if value in ws.PRETOKENISER_CHOICES else ws.INFERRED
 
 
+@guarded
 def _upload_tokeniser() -> None:
     main = st.session_state.get("upload_tokeniser")
     vocab = st.session_state.get("upload_vocab")
-    if main is None:
+    if main is None:  # the file was removed from the uploader: nothing rejected is shown any more
+        st.session_state.pop(ERROR_KEY.format("tokeniser"), None)
         return
+    _failed("tokeniser", main.name)
     try:
         data = main.getvalue()
         if vocab is not None and sniff(data) == "merges":  # by content: any file name
@@ -61,32 +74,43 @@ def _upload_tokeniser() -> None:
         else:
             name = ws.add_tokeniser_upload(main.name, data, _override())
     except InputError as err:
-        _failed("tokeniser", err)
+        _failed("tokeniser", main.name, err)
     else:
         _loaded("tokeniser", name)
 
 
+@guarded
 def _load_path() -> None:
+    spec = st.session_state.get("ws_path") or ""
+    _failed("tokeniser", spec)
     try:
-        name = ws.add_path(st.session_state.get("ws_path") or "", _override())
+        name = ws.add_path(spec, _override())
     except InputError as err:
-        _failed("tokeniser", err)
+        _failed("tokeniser", spec, err)
     else:
         _loaded("tokeniser", name)
 
 
+@guarded
 def _pretokeniser_changed() -> None:
     """The override applies to the current upload or path at once (re-read; an error keeps it)."""
+    current, wanted = st.session_state.get("ws_tokeniser", ""), _override()
+    what = f"{current} with the pre-tokeniser {wanted}"
+    st.session_state[PRETOKENISER_KEY] = ws.pretokeniser_of(current)  # the chooser shows what is in use
+    _failed("tokeniser", what)
     try:
-        ws.set_pretokeniser(st.session_state.get("ws_tokeniser", ""), _override())
+        ws.set_pretokeniser(current, wanted)
     except InputError as err:
-        _failed("tokeniser", err)
+        _failed("tokeniser", what, err)
     else:
+        st.session_state[PRETOKENISER_KEY] = wanted
         st.session_state.pop(ERROR_KEY.format("tokeniser"), None)
 
 
+@guarded
 def _tokeniser_changed() -> None:
     st.session_state[PRETOKENISER_KEY] = ws.pretokeniser_of(st.session_state.get("ws_tokeniser", ""))
+    st.session_state.pop(ERROR_KEY.format("tokeniser"), None)  # another choice: the rejection is history
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -111,22 +135,33 @@ def shorten(line: str, limit: int = MAX_SUMMARY_LINE) -> str:
     return line if len(line) <= limit else line[:limit] + f"… ({len(line) - limit:,} more characters)"
 
 
+@guarded
 def _upload(kind: str, check) -> None:
     uploaded = st.session_state.get(f"upload_{kind}")
     if uploaded is None:
+        st.session_state.pop(ERROR_KEY.format(kind), None)
         return
+    _failed(kind, uploaded.name)
     try:
         name = ws.add_upload(kind, uploaded.name, uploaded.getvalue(), check)
     except InputError as err:
-        _failed(kind, err)
+        _failed(kind, uploaded.name, err)
     else:
         _loaded(kind, name)
 
 
-def upload_error(kind: str) -> None:
-    message = st.session_state.get(ERROR_KEY.format(kind))
-    if message:
-        st.error(f"That file was not loaded, so the {kind} stays as it was.  \n{md_escape(message)}", icon="🚫")
+def upload_error(kind: str, current: str) -> None:
+    """Under an uploader: the file it shows was rejected, and what stays loaded instead."""
+    rejected = st.session_state.get(ERROR_KEY.format(kind))
+    if rejected:
+        what, reason = rejected
+        st.error(f"**Rejected, not loaded:** {code_span(what)}. The {kind} stays as it was: "
+                 f"{code_span(current)}.  \n{md_escape(reason)}", icon="🚫")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def footprint_mb(key: str, _tokeniser) -> float:
+    return footprint(_tokeniser) / MB
 
 
 # --- the page ---------------------------------------------------------------------------------------
@@ -179,7 +214,7 @@ with st.container(border=True):
                          help="A merges.txt does not say how text is cut into words: *inferred* guesses it from "
                               "the vocabulary (and says so below). Changing it re-reads the current upload or "
                               "path; other files state their own pipeline and ignore it.")
-        upload_error("tokeniser")
+        upload_error("tokeniser", workspace.tokeniser_name)
     with right:
         st.html(facts_html(tokeniser_facts(summary, graph_workspace is not None and not graph_workspace.merge_graph_of)))
         st.caption(f"**Pipeline:** normaliser {md_escape(shorten(summary['normaliser']))} · pre-tokeniser "
@@ -194,6 +229,9 @@ with st.container(border=True):
         if graph_workspace is None:
             st.caption(f"A {md_escape(summary['family'])} tokeniser has no merge graph: the merge graph, the "
                        "stepper, blocked merges and blame say so and show what works for every family.")
+        st.caption(f"**Memory:** this tokeniser takes about {footprint_mb(workspace.tokeniser_key, tokeniser):,.1f} "
+                   f"MB; the server keeps at most {tokeniser_store().budget // MB:,} MB of tokenisers for all "
+                   f"sessions together, dropping the least recently used first (set by {BUDGET_ENV}).")
     with st.expander("Everything the loader found"):
         st.code("\n".join(shorten(line) for line in summary_lines(summary)), language=None, wrap_lines=True)
     if graph_workspace is not None:
@@ -212,7 +250,7 @@ with st.container(border=True):
         st.file_uploader("Upload references (TSV, MorphyNet, CELEX or SIGMORPHON; detected automatically)",
                          type=["tsv", "txt", "csv", "segs", "seg"], key="upload_reference",
                          on_change=_upload, args=("reference", ws.check_reference_upload))
-        upload_error("reference")
+        upload_error("reference", workspace.reference_name)
     with right:
         entries, rejected = len(references.entries), len(references.rejected)
         st.html(facts_html([("Words", f"{entries:,}"), ("Rejected lines", f"{rejected:,}"),
@@ -225,7 +263,7 @@ with st.container(border=True):
             st.warning(f"These references are {language[1]}, but the tokeniser is not: knockout and the word "
                        "debugger's comparison will find few words in common.")
     if references.entries:
-        st.table(reference_rows(references.entries, 5), hide_index=True)
+        st.table(reference_rows(references.entries, 5, fmt=code_span), hide_index=True)  # cells are markdown
     if references.rejected:
         with st.expander(f"Rejected lines ({rejected:,}) and why"):
             st.dataframe(rejection_rows(references.rejected), hide_index=True, width="stretch")
@@ -240,7 +278,7 @@ with st.container(border=True):
                           "the English reference-manual text that every Python installation carries.")
         st.file_uploader("Upload a corpus (UTF-8 plain text, or word<TAB>count lines)", type=["txt", "tsv"],
                          key="upload_corpus", on_change=_upload, args=("corpus", ws.check_corpus_upload))
-        upload_error("corpus")
+        upload_error("corpus", workspace.corpus_name)
     with right:
         lines = workspace.corpus_lines()
         st.html(facts_html([("Lines", f"{len(lines):,}"),

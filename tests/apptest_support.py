@@ -1,13 +1,18 @@
 """What every AppTest module needs: open a page (alone or through app.py's navigation) with URL
-query parameters, check that a run shows neither an exception nor an error, and read the token
-chips a page shows."""
+query parameters, rerun one fragment as a browser does, check that a run shows neither an
+exception nor an error, and read the token chips a page shows."""
 from __future__ import annotations
 
+import html
+import re
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
+from unittest.mock import patch
 
 import streamlit as st
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+from streamlit.testing.v1 import AppTest, local_script_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -30,9 +35,30 @@ def run_page(page: str, *, timeout: float, via_app: bool = False, **query) -> Ap
     return at.run()
 
 
+def click_in_fragment(at: AppTest, key: str) -> AppTest:
+    """Click the button ``key`` inside an ``st.fragment`` and rerun only that fragment, as a browser
+    does (``AppTest.run`` always reruns the whole script)."""
+    button = at.button(key=key)
+    fragment_id = at.session_state._state._state.get_widget_metadata(button.id).fragment_id
+    button.click()
+    fragment_run = partial(RerunData, fragment_id_queue=[fragment_id], is_fragment_scoped_rerun=True)
+    with patch.object(local_script_runner, "RerunData", fragment_run):
+        return at.run()
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def fact_cards(at: AppTest) -> dict[str, str]:
+    """The labelled numbers of the fact cards (viz.tokens.facts_html)."""
+    found = {}
+    for element in at.get("html"):
+        for label, value in re.findall(r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>',
+                                       element.proto.body):
+            found[html.unescape(label)] = html.unescape(value)
+    return found
 
 
 class _Chips(HTMLParser):

@@ -15,13 +15,13 @@ from core.formats.tokeniser_files import load_tokeniser
 from core.model import Merge
 from core.samples import scenario_paths, tokeniser_paths
 from tests.apptest_support import APP, assert_clean
+from viz.escaping import code_span, md_escape
 from viz.tables import merge_rows, reference_rows, rejection_rows, scenario_rows
 from viz.tokeniser_info import (
     NOTES,
     choice_label,
     marker_legend,
     markers,
-    md_escape,
     short_name,
     tokeniser_choices,
     tokeniser_facts,
@@ -33,7 +33,6 @@ from viz.tokens import (
     boundary_strip_html,
     comparison_html,
     rank_text,
-    code_span,
     segmentation_html,
     shown,
     split_words,

@@ -83,7 +83,7 @@ def test_evaluate_json_keys_and_weights():
     args = ["evaluate", "--tokeniser", str(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
             "--reference", str(SAMPLE_DIR / "references" / "nl_morph.tsv"), "--json"]
     plain = json.loads(run(*args).stdout)
-    assert set(plain) == {"precision", "recall", "f1", "tp", "fp", "fn", "words"}
+    assert set(plain) == {"precision", "recall", "f1", "tp", "fp", "fn", "words", "excluded"}
     assert plain["words"] >= 800 and 0 < plain["f1"] < 1
     assert plain["precision"] == pytest.approx(plain["tp"] / (plain["tp"] + plain["fp"]))
     weighted = json.loads(run(*args, "--weights", str(SAMPLE_DIR / "counts" / "nl_wordfreq.tsv")).stdout)
@@ -123,7 +123,7 @@ def test_knockout_and_rebpe_commands_write_reports_and_tokenisers(tmp_path):
     data = json.loads(report.read_text())
     assert data["knocked_out"] == [{"merge": "id s", "blame": 1, "applications": 1}]
     assert (data["vocab_size_before"], data["vocab_size_after"]) == (13, 12)
-    assert set(data["before"]) == set(data["after"]) == {"precision", "recall", "f1", "tp", "fp", "fn", "words"}
+    assert set(data["before"]) == set(data["after"]) == {"precision", "recall", "f1", "tp", "fp", "fn", "words", "excluded"}
     assert data["seconds"] >= 0
     assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == ["_bruids"]
 

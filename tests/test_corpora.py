@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.formats.corpora import (
+    decode_utf8,
     iter_text_lines,
     load_word_counts,
     parse_word_count_bytes,
@@ -200,6 +201,23 @@ def test_word_count_bytes():
     with pytest.raises(InputError) as excinfo:
         parse_word_count_bytes(b"a\t1\nb\x00\t2\n", "nul.tsv")
     assert_input_error(excinfo, "nul.tsv", 2)
+
+
+def test_decode_errors_say_what_was_expected():
+    for data, line in ((b"{}\n\xff", 2), (b"{\x00}", 1)):
+        with pytest.raises(InputError) as excinfo:
+            decode_utf8(data, "special_tokens_map.json", expected="a JSON file")
+        assert_input_error(excinfo, "special_tokens_map.json", line)
+        assert "expected a JSON file" in str(excinfo.value)
+
+
+def test_long_lines_are_quoted_short():
+    """A 1 MB line streams like any other, and an error about it quotes a short excerpt."""
+    line = "ab" * 500_000
+    with pytest.raises(InputError) as excinfo:
+        parse_word_counts(f"kat\t3\n{line}\t4\tx\n", "long.tsv")
+    assert_input_error(excinfo, "long.tsv", 2)
+    assert len(str(excinfo.value)) < 300 and "…" in str(excinfo.value)
 
 
 def test_save_and_load_exact(tmp_path):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from core.alignment import align_word
-from core.evaluation import evaluate_morphology, predicted_splits, scores_from_counts
+from core.evaluation import evaluate_morphology, morph_scores, predicted_splits
 from core.formats.references import ReferenceEntry, load_references, parse_references
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import BTETokeniser, Merge
@@ -41,10 +41,11 @@ def test_false_positive_and_weights():
     assert scores.precision == 0.0 and scores.recall == 0.0 and scores.f1 == 0.0
 
 
-def test_scores_from_counts():
-    s = scores_from_counts(3, 1, 2, 4)
+def test_morph_scores_micro_averages_weighted_counts():
+    s = morph_scores([(1, 1, 1, 0), (2, 1, 0, 1)], excluded=3)  # tp 3, fp 1, fn 2 over 2 words
     assert s.precision == 0.75 and s.recall == 0.6 and s.f1 == pytest.approx(2 * 0.75 * 0.6 / 1.35)
-    assert scores_from_counts(0, 0, 0, 0).f1 == 1.0
+    assert (s.tp, s.fp, s.fn, s.words, s.excluded) == (3, 1, 2, 2, 3)
+    assert morph_scores([]).f1 == 1.0
 
 
 def test_byte_level_boundaries_inside_a_character_are_not_splits():

@@ -22,7 +22,7 @@ from core.formats.references import load_references
 from core.formats.tokeniser_files import load_tokeniser
 from core.reference_state import TokenisedReference
 from core.samples import DUTCH_40K, reference_paths, running_text
-from viz.tokeniser_info import md_escape
+from viz.escaping import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -1,16 +1,17 @@
 """The Workspace page (the landing page) through AppTest: choices, facts, uploads, URL state."""
 from __future__ import annotations
 
-import html
 import json
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.errors import InputError
+from core.formats.corpora import iter_text_lines
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import scenario_paths
-from tests.apptest_support import assert_clean, run_page as run_at
+from tests.apptest_support import assert_clean, fact_cards as metrics, run_page as run_at
 
 TIMEOUT = 90
 
@@ -22,16 +23,6 @@ def run_page(page: str = "pages/workspace.py", **query) -> AppTest:
 def errors(at: AppTest) -> list[str]:
     """Error texts without markdown escapes (file contents are escaped before st.error)."""
     return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    """The labelled numbers of the fact cards (viz.tokens.facts_html)."""
-    found = {}
-    for element in at.get("html"):
-        for label, value in re.findall(r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>',
-                                       element.proto.body):
-            found[html.unescape(label)] = html.unescape(value)
-    return found
 
 
 def upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
@@ -161,7 +152,7 @@ def test_bad_vocab_json_is_an_error():
     at.file_uploader(key="upload_vocab").set_value(("vocab.json", b'{"a": "zero"}', "application/json"))
     at.run()
     upload(at, "upload_tokeniser", "merges.txt", b"a b\n")
-    assert len(at.error) == 1 and "vocab.json must map token strings to integer ids" in errors(at)[0]
+    assert len(at.error) == 1 and "vocab.json" in errors(at)[0].split("\n")[1] and "'zero'" in errors(at)[0]
     assert at.selectbox(key="ws_tokeniser").value == "nl-40k"
 
 
@@ -194,5 +185,29 @@ def test_corpus_upload_and_a_bad_one():
     facts = metrics(at)
     assert facts["Lines"] == "2" and facts["Running words"] == "7"
     upload(at, "upload_corpus", "bad.txt", b"\xff\xfe\xfd")
-    assert len(at.error) == 1 and "bad.txt:1: not UTF-8 text" in errors(at)[0]
+    assert len(at.error) == 1 and "bad.txt:1: not valid UTF-8" in errors(at)[0]
     assert at.selectbox(key="ws_corpus").value == "upload: text.txt"
+
+
+def test_a_corpus_with_a_nul_byte_is_refused_as_the_cli_refuses_it(tmp_path):
+    data = "de bruid\nab\x00cd\n".encode()
+    (tmp_path / "nul.txt").write_bytes(data)
+    with pytest.raises(InputError, match=r"nul.txt:2: binary data"):
+        list(iter_text_lines(tmp_path / "nul.txt"))  # what `python -m core ... --corpus nul.txt` reads
+    at = run_page()
+    upload(at, "upload_corpus", "nul.txt", data)
+    assert not at.exception and len(at.error) == 1
+    assert "Rejected, not loaded:** `nul.txt`" in errors(at)[0] and "nul.txt:2: binary data" in errors(at)[0]
+    assert at.selectbox(key="ws_corpus").value.startswith("python-docs")
+    assert "upload: nul.txt" not in at.selectbox(key="ws_corpus").options
+
+
+def test_a_rejected_file_is_labelled_with_what_stays_loaded():
+    at = run_page(tokeniser="a1_scenario2a")
+    upload(at, "upload_tokeniser", "broken.json", b'{"model": ')
+    (message,) = errors(at)
+    assert message.startswith("**Rejected, not loaded:** `broken.json`. The tokeniser stays as it was: "
+                              "`a1_scenario2a`.")
+    at.file_uploader(key="upload_tokeniser").set_value(None).run()  # the file removed from the uploader
+    assert_clean(at)
+    assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"

@@ -195,11 +195,11 @@ def test_zipf_figure_is_log_log_with_the_counts():
     layout = spec(fig)["layout"]
     assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
     data = traces(fig)
-    assert set(data) == {"A", "B <x>"}
+    assert set(data) == {"A", "B &lt;x&gt;"}  # legend names are escaped like the hover labels
     # counts 8, 4, 2, 1, 1: the run of ones keeps both ends
     assert data["A"]["x"] == [1, 2, 3, 4, 5] and data["A"]["y"] == [8, 4, 2, 1, 1]
-    assert data["B <x>"]["x"] == [1, 2, 3, 4] and data["B <x>"]["y"] == [5, 5, 3, 3]
-    assert "B &lt;x&gt;" in data["B <x>"]["hovertemplate"]
+    assert data["B &lt;x&gt;"]["x"] == [1, 2, 3, 4] and data["B &lt;x&gt;"]["y"] == [5, 5, 3, 3]
+    assert "B &lt;x&gt;" in data["B &lt;x&gt;"]["hovertemplate"]
 
 
 def test_token_frequency_figure_includes_the_unused_tail():
@@ -243,7 +243,7 @@ def test_summary_rows_and_metric_bars():
     shown = [key for key, *_, bar in plots.SUMMARY_COLUMNS if bar]
     assert len(data) == 2 * len(shown)
     # one legend entry per tokeniser, its colour on every panel
-    assert [t["name"] for t in data if t.get("showlegend")] == ["A", "B <x>"]
+    assert [t["name"] for t in data if t.get("showlegend")] == ["A", "B &lt;x&gt;"]
     assert {t["marker"]["color"] for t in data if t["name"] == "A"} == {colours["A"]}
     efficiency = data[2 * shown.index("renyi_efficiency")]
     assert efficiency["y"] == [pytest.approx(summaries["A"]["renyi_efficiency"])]

@@ -170,3 +170,30 @@ def test_tuple_bte_equals_the_literal_definition(merges, word):
     assert tok.segment_pretoken(word) == expected
     assert tok.trace_pretoken(word).tokens == expected
     assert tok.engine.boundary_trace(word) == (expected, tok.trace_pretoken(word).boundary_merges)
+
+
+def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, monkeypatch):
+    """Beyond LONG_PRETOKEN symbols binary segmentation uses a heap (a 1 MB pretoken would take
+    hours with the list scan); it picks the same merges, shared ranks (tiktoken's form) included."""
+    import core.segmentation as segmentation
+    from core.formats.corpora import load_word_counts
+    from core.merges import merges_of_splits
+    from core.samples import SAMPLE_DIR
+
+    words = ["Ġ" + w for w in list(load_word_counts(SAMPLE_DIR / "counts" / "nl_wordfreq.tsv"))[:2000]]
+    ids = dutch40k.type_ids
+    ranked = sorted(((t, ids[t]) for t in dutch40k.types if len(t) > 1), key=lambda item: item[1])
+    shared = BTETokeniser(dutch40k.alphabet, merges_of_splits(ranked, dutch40k.types), WhitespaceSplit())
+    assert shared.engine.shared_ranks
+    rng = random.Random(5)
+    for tokeniser in (dutch40k, shared):
+        engine = tokeniser.engine
+        for _ in range(100):
+            text = "".join(rng.choice(words) for _ in range(rng.randint(1, 80))) + rng.choice("ea") * rng.randint(0, 300)
+            by_list, by_heap = engine.atomise(text), engine.atomise(text)
+            monkeypatch.setattr(segmentation, "LONG_PRETOKEN", 10 ** 9)
+            engine._run_binary(by_list)
+            monkeypatch.setattr(segmentation, "LONG_PRETOKEN", 0)
+            engine._run_binary(by_heap)
+            assert by_heap == by_list
+    assert "".join(dutch40k.tokenise_word("ab" * 500_000)) == "Ġ" + "ab" * 500_000

@@ -5,7 +5,9 @@ so it is computed once per (tokeniser, reference, configuration) and kept in a s
 process-wide LRU store (behind ``st.cache_resource``, so tests can clear it). It is not a
 ``@st.cache_resource`` function itself because the first computation reports live progress
 (one line per iteration) and a cached function would replay those elements on every hit.
-Everything stored is treated as immutable: edits in core return new tokenisers.
+Everything stored is shared by every browser session, so it is immutable: a finished run keeps
+its step reports and tokenisers (frozen), never the live ``Run`` with its traced reference. Two
+sessions asking for the same run at once compute it once (:meth:`LRUStore.get_or_compute`).
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Sequence
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -21,7 +24,7 @@ from core.blocked import BlockedReport, find_blocked_merges
 from core.evaluation import MorphScores
 from core.formats.references import ReferenceSet, parse_references
 from core.model import BTETokeniser
-from core.rebpe import ReBPEConfig, Run, repair, run_rebpe
+from core.rebpe import ReBPEConfig, repair, run_rebpe
 from core.reference_state import TokenisedReference
 from core.steps import StepReport
 from viz.step_views import scenario_reference_tsv, segmentation_changes
@@ -31,43 +34,60 @@ MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
 
 @dataclass(frozen=True)
 class ComputedRun:
-    """A finished run with what the pages need next to it."""
+    """A finished run with what the pages need next to it (all immutable)."""
 
     key: tuple
     start: BTETokeniser          # the tokeniser as loaded (step 0)
-    run: Run
+    steps: tuple[StepReport, ...]
+    tokeniser: BTETokeniser      # the tokeniser after the last step
     initial: MorphScores         # metrics before any phase
     seconds: float
     unaligned: tuple[str, ...]   # reference words the pre-tokeniser could not align (skipped)
     words: tuple[str, ...]       # the reference words, in order
 
-    @property
-    def steps(self) -> list[StepReport]:
-        return self.run.steps
-
     def tokeniser_at(self, index: int) -> BTETokeniser:
         """The tokeniser after step ``index`` (0: as loaded)."""
         return self.start if index <= 0 else self.steps[index - 1].tokeniser
 
-    def origins_before(self, index: int) -> dict[str, str]:
+    def origins_before(self, index: int) -> Mapping[str, str]:
         """Merge origins just before step ``index`` (>= 1)."""
-        return self.steps[index - 2].origins if index >= 2 else {}
+        return self.steps[index - 2].origins if index >= 2 else MappingProxyType({})
+
+
+def compute_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig, *,
+                traced: Callable[[TokenisedReference], None] | None = None,
+                progress: Callable[[int, StepReport], None] | None = None) -> ComputedRun:
+    """The run itself, without Streamlit: ``traced`` is told the reference as traced before any
+    phase, ``progress`` every iteration's knockout step (see ``core.rebpe.run_rebpe``)."""
+    started = time.perf_counter()
+    entries = list(references.entries)
+    initial = TokenisedReference(tokeniser, entries)
+    if traced is not None:
+        traced(initial)
+    run = run_rebpe(tokeniser, entries, config, progress=progress)
+    return ComputedRun(key, tokeniser, tuple(run.steps), run.tokeniser, initial.scores(),
+                       time.perf_counter() - started, tuple(initial.unaligned), tuple(e.word for e in entries))
+
+
+class _Flight:
+    """One computation under way: the others asking for its key wait on ``done``."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.value = None
 
 
 class LRUStore:
-    """A small thread-safe LRU map, process-wide when kept behind ``st.cache_resource``."""
+    """A small thread-safe LRU map, process-wide when kept behind ``st.cache_resource``, that
+    computes a missing value once however many threads ask for it at the same time."""
+
+    WAIT_TICK = 1.0  # seconds between two calls of a waiting thread's ``waiting``
 
     def __init__(self, size: int):
         self.size = size
         self.items: OrderedDict[tuple, object] = OrderedDict()
         self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
+        self._flights: dict[tuple, _Flight] = {}
 
     def put(self, key, value) -> None:
         with self.lock:
@@ -75,6 +95,40 @@ class LRUStore:
             self.items.move_to_end(key)
             while len(self.items) > self.size:
                 self.items.popitem(last=False)
+
+    def get_or_compute(self, key, compute: Callable[[], object],
+                       waiting: Callable[[float], None] | None = None):
+        """The value for ``key``; if missing, ``compute()`` runs in exactly one of the threads
+        asking for it, and the others wait for its value, calling ``waiting(seconds waited)``
+        now and then (to say so, and to let Streamlit stop a script whose user left). When the
+        computation fails, its thread gets the error and each waiting thread tries itself."""
+        while True:
+            with self.lock:
+                value = self.items.get(key)
+                if value is not None:
+                    self.items.move_to_end(key)
+                    return value
+                flight = self._flights.get(key)
+                mine = flight is None
+                if mine:
+                    flight = self._flights[key] = _Flight()
+            if mine:
+                try:
+                    flight.value = compute()
+                    self.put(key, flight.value)
+                    return flight.value
+                finally:
+                    with self.lock:
+                        del self._flights[key]
+                    flight.done.set()
+            started = time.perf_counter()
+            while True:
+                if waiting is not None:
+                    waiting(time.perf_counter() - started)
+                if flight.done.wait(self.WAIT_TICK):
+                    break
+            if flight.value is not None:
+                return flight.value
 
 
 @st.cache_resource(show_spinner=False)
@@ -96,31 +150,35 @@ def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str
     """The run for these inputs; computed on first use with a live progress box. The keys default to
     the names (``ui.workspace.Workspace.tokeniser_key`` also tells uploads of the same name apart)."""
     key = run_key(tokeniser_key or tokeniser_name, tokeniser, reference_key or reference_name, references, config)
-    store = _run_store()
-    found = store.get(key)
-    if found is not None:
-        return found
     holder = st.empty()
-    with holder.container():
-        with st.status(f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference words…",
-                       expanded=True) as status:
-            started = time.perf_counter()
-            entries = list(references.entries)
-            initial = TokenisedReference(tokeniser, entries)
-            st.write(f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %")
 
-            def progress(iteration: int, knocked: StepReport) -> None:
-                status.update(label=f"Running {label}: iteration {iteration}…")
-                st.write(f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
-                         f"({time.perf_counter() - started:.1f} s so far)")
+    def compute() -> ComputedRun:
+        with holder.container():
+            with st.status(f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference "
+                           "words…", expanded=True) as status:
+                started = time.perf_counter()
 
-            run = run_rebpe(tokeniser, entries, config, progress=progress)
-            status.update(label=f"{label} done", state="complete")
-    holder.empty()
-    computed = ComputedRun(key, tokeniser, run, initial.scores(), time.perf_counter() - started,
-                           tuple(initial.unaligned), tuple(e.word for e in entries))
-    store.put(key, computed)
-    return computed
+                def traced(initial: TokenisedReference) -> None:
+                    st.write(f"Traced the reference ({len(initial.words):,} words): "
+                             f"F1 = {100 * initial.scores().f1:.2f} %")
+
+                def progress(iteration: int, knocked: StepReport) -> None:
+                    status.update(label=f"Running {label}: iteration {iteration}…")
+                    st.write(f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
+                             f"({time.perf_counter() - started:.1f} s so far)")
+
+                computed = compute_run(key, tokeniser, references, config, traced=traced, progress=progress)
+                status.update(label=f"{label} done", state="complete")
+        return computed
+
+    def waiting(seconds: float) -> None:
+        holder.info(f"Another session is running {label} on {tokeniser_name} with these settings; "
+                    f"this page shows it as soon as it is done ({seconds:.0f} s so far)…", icon=":material/group:")
+
+    try:
+        return _run_store().get_or_compute(key, compute, waiting)
+    finally:
+        holder.empty()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -142,8 +200,8 @@ def blocked_report(key: tuple, _tokeniser: BTETokeniser, _words: Sequence[str]) 
 @dataclass(frozen=True)
 class Reparation:
     tokeniser: BTETokeniser
-    repaired: list
-    changed_words: list          # (word, before, after)
+    repaired: tuple              # (merge before, merge after)
+    changed_words: tuple         # (word, before, after)
     blocked_after: BlockedReport
 
 
@@ -151,7 +209,8 @@ class Reparation:
 def reparation(key: tuple, mode: str, _tokeniser: BTETokeniser, _words: Sequence[str]) -> Reparation:
     repaired_tokeniser, repaired = repair(_tokeniser, mode)
     changed = segmentation_changes(_tokeniser, repaired_tokeniser, _words)
-    return Reparation(repaired_tokeniser, repaired, changed, find_blocked_merges(repaired_tokeniser, list(_words)))
+    return Reparation(repaired_tokeniser, tuple(repaired), tuple(changed),
+                      find_blocked_merges(repaired_tokeniser, list(_words)))
 
 
 def references_for(workspace, prefer_workspace: bool = False) -> tuple[ReferenceSet, str, ReferenceSet | None]:

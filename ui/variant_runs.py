@@ -8,6 +8,7 @@ import time
 import streamlit as st
 
 from core import corpus_metrics as cm
+from core.deadline import EXPLORER_SECONDS, Deadline
 from core.errors import InputError
 from core.variants import registry
 from core.variants.base import TrainingCorpus, TrainingRun
@@ -41,19 +42,19 @@ def _run_store() -> LRUStore:
     return LRUStore(MAX_RUNS)
 
 
-def trained(algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None) -> tuple[TrainingRun, float]:
+def trained(algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None,
+            waiting=None) -> tuple[TrainingRun, float]:
     """(run, training seconds) of ``algorithm`` on ``lines`` (``key`` identifies them), computed
-    once per process. Not an ``st.cache_resource`` function: ``progress`` draws live elements,
-    which a cached function would have to replay on every hit."""
-    store = _run_store()
-    found = store.get((algorithm, key, vocab_size))
-    if found is None:
+    once per process, even when several sessions ask at once (``waiting(seconds)`` is called
+    while another session trains it). Not an ``st.cache_resource`` function: ``progress`` draws
+    live elements, which a cached function would have to replay on every hit."""
+    def compute() -> tuple[TrainingRun, float]:
         corpus = TrainingCorpus.from_texts(lines, registry.default_pretokeniser(algorithm))
         started = time.perf_counter()
         run = registry.train(algorithm, corpus, vocab_size, progress=progress)
-        found = (run, time.perf_counter() - started)
-        store.put((algorithm, key, vocab_size), found)
-    return found
+        return run, time.perf_counter() - started
+
+    return _run_store().get_or_compute((algorithm, key, vocab_size), compute, waiting)
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)
@@ -65,15 +66,21 @@ def train_with_progress(algorithms: list[str], key: str, size: int, lines: list[
     """Train each algorithm (cached) under one progress bar; a failure is a warning, not a traceback."""
     runs = {}
     bar = st.empty()
+    started = time.monotonic()  # one budget for the whole page run
     for i, algorithm in enumerate(algorithms):
         def progress(done: int, total: int, i=i, algorithm=algorithm) -> None:
             share = min(1.0, done / total) if total else 1.0
             bar.progress((i + share) / len(algorithms),
                          text=f"Training {algorithm} ({i + 1} of {len(algorithms)}): {done:,} of {total:,}")
 
+        def waiting(seconds: float, i=i, algorithm=algorithm) -> None:
+            bar.progress(i / len(algorithms), text=f"Another session is training {algorithm} on this corpus; "
+                                                   f"waiting for it ({seconds:.0f} s so far)…")
+
         bar.progress(i / len(algorithms), text=f"Training {algorithm} ({i + 1} of {len(algorithms)})…")
         try:
-            runs[algorithm] = trained(algorithm, key, size, lines, progress)
+            runs[algorithm] = trained(algorithm, key, size, lines, Deadline(EXPLORER_SECONDS, progress, started=started),
+                                      waiting)
         except InputError as err:
             st.warning(f"{algorithm}: {err}")
     bar.empty()

@@ -1,10 +1,14 @@
 """What the user has loaded, shared by every page: tokeniser, reference segmentations, corpus.
 
-Streamlit glue (the only UI module pages share). Heavy engine objects are loaded through
-``st.cache_resource`` and never mutated; uploads are kept as bytes in ``st.session_state`` so
-they survive page switches, and a bad upload never replaces what was loaded before.
-The current choices live in the URL (``?tokeniser=…&reference=…&corpus=…``) so a link reproduces
-a view; values read from the URL are validated and fall back to the defaults.
+Streamlit glue (the only UI module pages share). Tokenisers are kept, never mutated, in the
+process-wide store of ``ui/tokeniser_store.py`` (a memory budget), other engine objects through
+``st.cache_resource``; every cache key of an upload holds its content digest, so two sessions
+uploading different files under one name never see each other's. Uploads are kept as bytes in
+``st.session_state`` so they survive page switches, and a bad upload never replaces what was
+loaded before. The choices are kept in session state too (not only in the choosers' widget keys,
+which Streamlit drops on pages that do not show them), and in the URL
+(``?tokeniser=…&reference=…&corpus=…``) so a link reproduces a view; values read from the URL are
+validated and fall back to the defaults.
 
 A tokeniser may be of any family (``core.tokeniser.Tokeniser``), uploaded (any supported file,
 recognised by content) or named by a path or ``hf:ORG/NAME`` on the machine that runs the app
@@ -22,21 +26,28 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.errors import InputError
-from core.formats.corpora import load_word_counts, parse_word_count_bytes, word_counts_from_text
+from core.formats.corpora import (
+    decode_utf8,
+    load_word_counts,
+    parse_word_count_bytes,
+    split_lines,
+    word_counts_from_text,
+)
 from core.formats.references import ReferenceSet, load_references, parse_reference_bytes
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
 from core.model import BTETokeniser
 from core.samples import count_paths, reference_paths, running_text, tokeniser_paths
-from core.tokeniser import CapabilityError, Tokeniser, require
+from core.tokeniser import Tokeniser, require
 from core.variants.registry import PRETOKENISERS
+from ui.tokeniser_store import store as tokeniser_store
 from viz.tokeniser_info import choice_label, tokeniser_choices
 
 SAMPLE_TOKENISERS = tokeniser_choices(tokeniser_paths())      # short name -> path
@@ -50,6 +61,7 @@ UPLOAD_PREFIX = "upload: "
 PATH_PREFIX = "path: "        # a tokeniser named by a path on the machine that runs the app
 HUB_PREFIX = "hf: "           # ... or by hf:ORG/NAME in its local Hugging Face cache
 SESSION_PREFIXES = (UPLOAD_PREFIX, PATH_PREFIX, HUB_PREFIX)  # choices that live in this session only
+CHOICES_KEY = "workspace_choices"  # session state: the choices by kind (see selected())
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 INFERRED = "inferred"         # the pre-tokeniser of a merges.txt: inferred from its vocabulary
 PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
@@ -86,9 +98,14 @@ class Workspace:
     tokeniser_key: str = ""   # identifies the tokeniser's content (name, plus a digest for uploads)
     reference_key: str = ""
     merge_graph_of: str = ""  # set on a merge-graph view of a family that is not BPE itself: its kind
+    corpus_key: str = ""
 
     def corpus_lines(self, limit: int | None = None) -> list[str]:
         return corpus_lines(self.corpus_name, limit)
+
+    def corpus_counts(self) -> dict[str, int]:
+        """Whitespace-separated word counts of the corpus (cached by its content key)."""
+        return corpus_counts(self.corpus_key or self.corpus_name, self.corpus_lines)
 
     @property
     def counts_name(self) -> str | None:
@@ -96,10 +113,10 @@ class Workspace:
         return counts_for(self.tokeniser_name)
 
     @property
-    def metadata(self) -> dict:
-        """The tokeniser's metadata (families without any give an empty dict)."""
+    def metadata(self) -> Mapping:
+        """The tokeniser's metadata, read-only (families without any give an empty mapping)."""
         metadata = getattr(self.tokeniser, "metadata", None)
-        return metadata if isinstance(metadata, dict) else {}
+        return metadata if isinstance(metadata, Mapping) else {}
 
     def with_merge_graph(self, needed_for: str) -> "Workspace":
         """This workspace with the tokeniser's merge graph (a ``BTETokeniser``) as its tokeniser.
@@ -126,10 +143,22 @@ class Workspace:
                 "removals, BoundlessBPE supermerges and deletions).")
 
 
-# --- cached loaders ---------------------------------------------------------------------------------
-@st.cache_resource(show_spinner="Loading tokeniser…", max_entries=16)
+# --- loaders: tokenisers are kept within a memory budget (ui/tokeniser_store.py) -----------------------
+def _stored(key: tuple, message: str, load: Callable[[], Tokeniser]) -> Tokeniser:
+    """The tokeniser under ``key`` in the process-wide store; ``load()`` (with a spinner) on a miss."""
+    def load_with_spinner() -> Tokeniser:
+        with st.spinner(message):
+            return load()
+    return tokeniser_store().get(key, load_with_spinner)
+
+
+def stored_size(key: tuple) -> int | None:
+    """Estimated bytes of the stored tokeniser under ``key`` (None when it is not stored)."""
+    return tokeniser_store().size_of(key)
+
+
 def sample_tokeniser(path: str) -> Tokeniser:
-    return load_tokeniser(path)
+    return _stored(("sample", path), "Loading tokeniser…", lambda: load_tokeniser(path))
 
 
 def pretokeniser_override(name: str):
@@ -141,15 +170,26 @@ def pretokeniser_override(name: str):
     return PRETOKENISERS[name]()
 
 
-@st.cache_resource(show_spinner="Reading the uploaded tokeniser…", max_entries=8)
+def upload_key(filename: str, content: str, vocab_name: str | None, pretokeniser: str) -> tuple:
+    """The store key of an uploaded tokeniser: file name(s), content digest and pre-tokeniser."""
+    return ("upload", filename, content, vocab_name, pretokeniser)
+
+
 def uploaded_tokeniser(data: bytes, filename: str, vocab: bytes | None = None,
-                       vocab_name: str = "vocab.json", pretokeniser: str = INFERRED) -> Tokeniser:
+                       vocab_name: str = "vocab.json", pretokeniser: str = INFERRED,
+                       content: str | None = None) -> Tokeniser:
     """An uploaded tokeniser file of any supported kind, recognised by its content (with ``vocab``:
-    a merges.txt and its vocab.json). ``pretokeniser`` overrides what a merges.txt infers."""
+    a merges.txt and its vocab.json). ``pretokeniser`` overrides what a merges.txt infers;
+    ``content`` is ``digest(data, vocab)`` when known."""
     override = pretokeniser_override(pretokeniser)
-    if vocab is not None:
-        return parse_merges_vocab_bytes(data, filename, vocab, vocab_name, name=filename, pretokeniser=override)
-    return parse_tokeniser_bytes(data, filename, name=filename, pretokeniser=override)
+
+    def parse() -> Tokeniser:
+        if vocab is not None:
+            return parse_merges_vocab_bytes(data, filename, vocab, vocab_name, name=filename, pretokeniser=override)
+        return parse_tokeniser_bytes(data, filename, name=filename, pretokeniser=override)
+    key = upload_key(filename, content or digest(data, vocab), vocab_name if vocab is not None else None,
+                     pretokeniser)
+    return _stored(key, "Reading the uploaded tokeniser…", parse)
 
 
 def resolve_source(spec: str) -> Path:
@@ -177,29 +217,28 @@ def source_stamp(spec: str) -> tuple:
     return tuple(stamp)
 
 
-@st.cache_resource(show_spinner="Loading the tokeniser from this machine…", max_entries=8)
+def path_key(spec: str, stamp: tuple, pretokeniser: str) -> tuple:
+    return ("path", spec, stamp, pretokeniser)
+
+
 def path_tokeniser(spec: str, stamp: tuple, pretokeniser: str = INFERRED) -> Tokeniser:
     """A tokeniser named by a path or ``hf:ORG/NAME`` (``stamp`` makes a changed file reload).
 
     An ``hf:`` id is resolved here and its snapshot folder loaded: ``load_tokeniser("hf:…")`` writes
     ``metadata["source"]``, which families without metadata (Unigram) do not have."""
-    folder = resolve_hf_id(spec) if spec.startswith(HF_PREFIX) else Path(spec).expanduser()
-    return load_tokeniser(folder, pretokeniser=pretokeniser_override(pretokeniser))
-
-
-@st.cache_resource(show_spinner="Building the merge graph…", max_entries=8)
-def _merge_graph(key: str, _tokeniser: Tokeniser) -> BTETokeniser | None:
-    try:
-        return require(_tokeniser, "merge_graph", "")
-    except CapabilityError:
-        return None
+    def load() -> Tokeniser:
+        folder = resolve_hf_id(spec) if spec.startswith(HF_PREFIX) else Path(spec).expanduser()
+        return load_tokeniser(folder, pretokeniser=pretokeniser_override(pretokeniser))
+    return _stored(path_key(spec, stamp, pretokeniser), "Loading the tokeniser from this machine…", load)
 
 
 def merge_graph_view(key: str, tokeniser: Tokeniser, needed_for: str) -> BTETokeniser:
-    """``require(tokeniser, "merge_graph", needed_for)``, cached by the tokeniser's content key
-    (PickyBPE and BoundlessBPE build their graph on each call); CapabilityError without one."""
-    graph = _merge_graph(key, tokeniser)
-    return graph if graph is not None else require(tokeniser, "merge_graph", needed_for)
+    """``require(tokeniser, "merge_graph", needed_for)``, kept in the store by the tokeniser's content
+    key (PickyBPE and BoundlessBPE build their graph on each call); CapabilityError without one."""
+    if isinstance(tokeniser, BTETokeniser):  # BPE is its own merge graph (stored once, as itself)
+        return tokeniser
+    return _stored(("merge-graph", key), "Building the merge graph…",
+                   lambda: require(tokeniser, "merge_graph", needed_for))
 
 
 @st.cache_resource(show_spinner="Loading reference segmentations…", max_entries=16)
@@ -221,7 +260,8 @@ def corpus_lines(name: str, limit: int | None = None) -> list[str]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _text_lines(data: bytes, limit: int | None) -> list[str]:
-    lines = [line for line in data.decode("utf-8-sig", "replace").splitlines() if line.strip()]
+    """The non-blank lines of an upload that :func:`check_corpus_upload` accepted (split as the CLI does)."""
+    lines = [line for line in split_lines(decode_utf8(data, "corpus")) if line.strip()]
     return lines if limit is None else lines[:limit]
 
 
@@ -247,18 +287,38 @@ def sample_counts(name: str) -> dict[str, int]:
 
 
 @st.cache_resource(show_spinner="Counting the words of the corpus…", max_entries=4)
-def corpus_counts(name: str, digest: str = "") -> dict[str, int]:
-    """Whitespace-separated word counts of a corpus (``digest`` tells apart uploads of one name)."""
-    return dict(word_counts_from_text(corpus_lines(name)))
+def corpus_counts(corpus_key: str, _lines: Callable[[], list[str]]) -> dict[str, int]:
+    """Whitespace-separated word counts of the corpus whose content key is ``corpus_key``
+    (``Workspace.corpus_key``: uploads of one name differ by digest); ``_lines()`` reads it."""
+    return dict(word_counts_from_text(_lines()))
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()[:12]
+def digest(data: bytes, *more: bytes | None) -> str:
+    """A content digest of ``data`` and the ``more`` blobs that go with it (None: absent)."""
+    hashed = hashlib.sha256(data)
+    for blob in more:
+        if blob is not None:
+            hashed.update(b"+%d:" % len(blob))
+            hashed.update(blob)
+    return hashed.hexdigest()[:32]
 
 
 # --- uploads ----------------------------------------------------------------------------------------
-def uploads() -> dict[tuple[str, str], bytes]:
+def uploads() -> dict[tuple[str, str], object]:
+    """This session's uploads and paths by (kind, choice name): the bytes under the kind, their
+    content digest under ``kind + "-digest"``, and ``tokeniser-vocab``, ``tokeniser-pretokeniser``,
+    ``tokeniser-path`` entries. Kept in session state (not a widget's), so never dropped."""
     return st.session_state.setdefault("uploads", {})
+
+
+def _keep(kind: str, name: str, data: bytes, content: str) -> None:
+    uploads()[(kind, name)] = data
+    uploads()[(kind + "-digest", name)] = content
+
+
+def upload_digest(kind: str, name: str) -> str:
+    """The content digest kept with an upload (a tokeniser's covers its vocab.json too)."""
+    return uploads()[(kind + "-digest", name)]
 
 
 def add_upload(kind: str, filename: str, data: bytes, check: Callable[[bytes, str], object]) -> str:
@@ -267,7 +327,7 @@ def add_upload(kind: str, filename: str, data: bytes, check: Callable[[bytes, st
         raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", filename)
     check(data, filename)
     name = UPLOAD_PREFIX + filename
-    uploads()[(kind, name)] = data
+    _keep(kind, name, data, digest(data))
     uploads().pop(("tokeniser-vocab", name), None)
     return name
 
@@ -278,9 +338,10 @@ def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes,
     for name, blob in ((filename, data), (vocab_name, vocab)):
         if len(blob) > MAX_UPLOAD_BYTES:
             raise InputError(f"file is {len(blob):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", name)
-    uploaded_tokeniser(data, filename, vocab, vocab_name, pretokeniser)
+    content = digest(data, vocab)
+    uploaded_tokeniser(data, filename, vocab, vocab_name, pretokeniser, content)
     name = UPLOAD_PREFIX + filename
-    uploads()[("tokeniser", name)] = data
+    _keep("tokeniser", name, data, content)
     uploads()[("tokeniser-vocab", name)] = (vocab_name, vocab)
     uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
     return name
@@ -320,7 +381,8 @@ def set_pretokeniser(name: str, pretokeniser: str) -> bool:
         return True
     if ("tokeniser", name) in uploads():
         vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
-        uploaded_tokeniser(uploads()[("tokeniser", name)], name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser)
+        uploaded_tokeniser(uploads()[("tokeniser", name)], name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser,
+                           upload_digest("tokeniser", name))
         uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
         return True
     return False
@@ -333,23 +395,17 @@ def pretokeniser_of(name: str) -> str:
     return uploads().get(("tokeniser-pretokeniser", name), INFERRED)
 
 
-def check_tokeniser_upload(data: bytes, filename: str) -> None:
-    uploaded_tokeniser(data, filename)
-
-
 def check_reference_upload(data: bytes, filename: str) -> None:
     uploaded_references(data, filename)
 
 
 def check_corpus_upload(data: bytes, filename: str) -> None:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start})", filename,
-                         data[: err.start].count(b"\n") + 1) from None
-    if not text.strip():
+    """Refuse what the CLI refuses in a corpus (``core.formats.corpora``: UTF-8 only, no NUL byte),
+    an empty file, and a malformed word<TAB>count list."""
+    lines = split_lines(decode_utf8(data, filename, MAX_UPLOAD_BYTES))
+    if not any(line.strip() for line in lines):
         raise InputError("the corpus is empty", filename)
-    if "\t" in text.splitlines()[0]:
+    if "\t" in lines[0]:
         parse_word_count_bytes(data, filename)  # a word<TAB>count list: validate it as one
 
 
@@ -361,13 +417,24 @@ def choices(kind: str) -> list[str]:
     return samples + [name for (k, name) in uploads() if k in kinds]
 
 
+def _remembered() -> dict[str, str]:
+    """The choices, also kept outside the widgets: Streamlit drops a widget key's value when a page
+    that does not show the widget reruns (a fragment run, then a page switch, loses it)."""
+    return st.session_state.setdefault(CHOICES_KEY, {})
+
+
+def chosen(kind: str) -> str | None:
+    """The current choice as this session last made it (unvalidated; None before any)."""
+    return st.session_state.get(f"ws_{kind}") or _remembered().get(kind)
+
+
 def selected(kind: str, default: str) -> str:
-    """The current choice: session state, else the URL, else the default (validated)."""
-    key = f"ws_{kind}"
-    value = st.session_state.get(key) or st.query_params.get(kind)
+    """The current choice: the chooser, else the remembered one, else the URL, else the default
+    (validated)."""
+    value = chosen(kind) or st.query_params.get(kind)
     if value not in choices(kind):
         value = default
-    st.session_state[key] = value
+    select(kind, value)
     return value
 
 
@@ -382,18 +449,9 @@ def tokeniser_label(name: str) -> str:
     return choice_label(name, metadata)
 
 
-def keep_choices() -> None:
-    """For a page that shows no chooser and does not call :func:`current`: keep the choices alive
-    (Streamlit drops the state of a widget key that a run does not use, and uploads and paths are
-    not in the URL)."""
-    for kind in ("tokeniser", "reference", "corpus"):
-        key = f"ws_{kind}"
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
-
-
 def select(kind: str, name: str) -> None:
     st.session_state[f"ws_{kind}"] = name
+    _remembered()[kind] = name
 
 
 def load_tokeniser_choice(name: str) -> tuple[Tokeniser, str]:
@@ -407,8 +465,10 @@ def load_tokeniser_choice(name: str) -> tuple[Tokeniser, str]:
         data = uploads()[("tokeniser", name)]
         vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
         pretokeniser = pretokeniser_of(name)
-        key = name + "@" + digest(data + (vocab or b"")) + ("" if pretokeniser == INFERRED else "@" + pretokeniser)
-        return uploaded_tokeniser(data, name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser), key
+        content = upload_digest("tokeniser", name)
+        key = (name + "@" + content + ("" if vocab is None else "+" + vocab_name)
+               + ("" if pretokeniser == INFERRED else "@" + pretokeniser))
+        return uploaded_tokeniser(data, name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser, content), key
     return sample_tokeniser(SAMPLE_TOKENISERS[name]), name
 
 
@@ -416,7 +476,7 @@ def load_reference_choice(name: str) -> tuple[ReferenceSet, str]:
     """The reference segmentations of a choice and a key identifying their content; raises InputError."""
     if name.startswith(UPLOAD_PREFIX):
         data = uploads()[("reference", name)]
-        return uploaded_references(data, name[len(UPLOAD_PREFIX):]), name + "@" + digest(data)
+        return uploaded_references(data, name[len(UPLOAD_PREFIX):]), name + "@" + upload_digest("reference", name)
     return sample_references(SAMPLE_REFERENCES[name]), name
 
 
@@ -435,7 +495,10 @@ def current() -> Workspace:
     for kind, value in (("tokeniser", tokeniser_name), ("reference", reference_name), ("corpus", corpus_name)):
         if not is_session_choice(value) and st.query_params.get(kind) != value:
             st.query_params[kind] = value
-    return Workspace(tokeniser_name, tokeniser, reference_name, references, corpus_name, tokeniser_key, reference_key)
+    corpus_key = (corpus_name + "@" + upload_digest("corpus", corpus_name) if corpus_name.startswith(UPLOAD_PREFIX)
+                  else corpus_name)
+    return Workspace(tokeniser_name, tokeniser, reference_name, references, corpus_name, tokeniser_key, reference_key,
+                     corpus_key=corpus_key)
 
 
 ensure_app_navigation()  # a page importing this module on a fresh server goes through app.py

@@ -18,8 +18,8 @@ own template because pyvis 0.3.2's templates load vis-network and Bootstrap from
 embedded HTML loads vis-network from Streamlit's static serving (``/app/static/``, see
 ``static/README.md``) and contains no http(s) address at all; :func:`standalone_html` inlines the
 library for a download that works anywhere. Every token string reaches the HTML either through
-``json.dumps`` with ``<``, ``>``, ``&`` escaped (node and edge data, drawn as canvas text by
-vis-network) or through :func:`html.escape` (the legend and the notes).
+:func:`viz.escaping.script_json` (node and edge data: vis-network draws labels on its canvas and
+shows string tooltips as text) or through :func:`viz.escaping.html_escape` (the legend, the notes).
 
 Clicking a node recentres the graph: inside the explorer the iframe's host element carries a
 ``__mergeGraphClick`` hook (set by the page's ``st.components.v2`` component); without it (a
@@ -28,7 +28,6 @@ plain ``st.iframe``) the click loads ``?type=...`` in the top window.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
 from collections import defaultdict
@@ -38,6 +37,7 @@ from typing import Callable, Mapping, Sequence
 
 from pyvis.network import Network
 
+from core.errors import InputError
 from core.graph import (
     ANCESTOR,
     CENTER,
@@ -51,6 +51,7 @@ from core.graph import (
     type_node,
 )
 from core.model import BTETokeniser, Merge
+from viz.escaping import html_escape, script_json
 from viz.tokens import code_points
 from viz.tokens import shown as _shown
 
@@ -155,7 +156,7 @@ def resolve_type(tokeniser: BTETokeniser, text: str | None, labels: Mapping[str,
         return text, "exact"
     try:
         pretokens = tokeniser.pretokeniser.pretokenise(" " + text)
-    except Exception:  # a hostile string must never break the page
+    except InputError:  # a string the pre-tokeniser refuses names no type
         pretokens = []
     if len(pretokens) == 1 and pretokens[0] in tokeniser.types:
         return pretokens[0], "word start"
@@ -551,8 +552,8 @@ def legend_items(view: str, comparing: bool, other_is_before: bool = False,
 
 
 def legend_html(items: Sequence[tuple[str, str]]) -> str:
-    return "".join(f'<span class="item"><span class="sw" style="{html.escape(style, quote=True)}"></span>'
-                   f"{html.escape(text)}</span>" for style, text in items)
+    return "".join(f'<span class="item"><span class="sw" style="{html_escape(style)}"></span>'
+                   f"{html_escape(text)}</span>" for style, text in items)
 
 
 def vis_options(node_count: int) -> dict:
@@ -579,15 +580,6 @@ def build_network(nodes: Sequence[dict], edges: Sequence[dict], height: int = 56
         net.add_edge(data.pop("from"), data.pop("to"), **data)
     net.options = vis_options(len(nodes))
     return net
-
-
-def _json(value) -> str:
-    """JSON safe inside <script>: no ``<``, ``>``, ``&`` or line separators survive unescaped."""
-    text = json.dumps(value, ensure_ascii=False)
-    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escape)
-    return text
 
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -673,9 +665,9 @@ def render_html(net: Network, center: str, *, legend: str = "", note: str = "", 
                 f'<script src="{STATIC_URL}{VIS_JS}"></script>')
     return _TEMPLATE % {
         "head": head, "legend": legend,
-        "note": f'<div class="note">{html.escape(note)}</div>\n' if note else "",
-        "aria": html.escape(aria, quote=True), "nodes": _json(nodes), "edges": _json(edges),
-        "center": _json(type_node(center)), "options": _json(json.loads(options)),
+        "note": f'<div class="note">{html_escape(note)}</div>\n' if note else "",
+        "aria": html_escape(aria), "nodes": script_json(nodes), "edges": script_json(edges),
+        "center": script_json(type_node(center)), "options": script_json(json.loads(options)),
     }
 
 

@@ -3,13 +3,13 @@ along the top, every candidate token as a span under the characters it covers (p
 rows), the Viterbi path highlighted, and under each gap between characters the marginal
 probability that a token boundary falls there.
 
-Pure function returning a string; every text is escaped.
+Pure function returning a string; every text goes through :func:`viz.escaping.html_escape`.
 """
 from __future__ import annotations
 
-import html
 from typing import Callable
 
+from viz.escaping import html_escape
 from viz.tokens import visible
 
 CELL, ROW, TOP, BAR = 46, 34, 34, 40  # px: character width, span row height, header, boundary bar height
@@ -55,18 +55,18 @@ def lattice_svg(lattice, display: Callable[[str], str] = lambda t: t, *, max_arc
            f'viewBox="0 0 {width} {height}" font-family="ui-monospace,monospace">']
     for j, ch in enumerate(lattice.text):
         out.append(f'<text x="{10 + CELL * j + CELL / 2}" y="22" text-anchor="middle" font-size="18">'
-                   f'{html.escape(visible(display(ch)) or ch)}</text>')
+                   f'{html_escape(visible(display(ch)) or ch)}</text>')
     for arc, row, marginal in zip(arcs, rows, marginals):
         best = arc in on_path
         fill = VITERBI_FILL if best else (OTHER_FILL if arc.known else UNKNOWN_FILL)
         x, y, w = 10 + CELL * arc.start + 2, TOP + ROW * row, CELL * (arc.end - arc.start) - 4
         tip = (f"{visible(display(arc.token))}  log p = {arc.log_prob:.3f}  P(on path) = {marginal:.3f}"
                + ("" if arc.known else "  (unknown character)") + ("  · Viterbi" if best else ""))
-        out.append(f'<g class="arc{" viterbi" if best else ""}"><title>{html.escape(tip)}</title>'
+        out.append(f'<g class="arc{" viterbi" if best else ""}"><title>{html_escape(tip)}</title>'
                    f'<rect x="{x}" y="{y}" width="{w}" height="{ROW - 6}" rx="6" fill="{fill}" '
                    f'stroke="{"#b45309" if best else "#94a3b8"}" stroke-width="{3 if best else 1}"/>'
                    f'<text x="{x + w / 2}" y="{y + 13}" text-anchor="middle" font-size="12">'
-                   f'{html.escape(visible(display(arc.token)))}</text>'
+                   f'{html_escape(visible(display(arc.token)))}</text>'
                    f'<text x="{x + w / 2}" y="{y + 25}" text-anchor="middle" font-size="10" fill="#475569">'
                    f'{arc.log_prob:.2f}</text></g>')
     for j, p in enumerate(lattice.boundary_marginals()[1:-1], 1):

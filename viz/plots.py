@@ -15,18 +15,19 @@ Figures follow the papers:
   token-frequency curve log10(count + 1) by rank (boundless-bpe.txt Fig. 4), Rényi efficiency as a
   function of α, and bars of the scalar metrics (scaffold-bpe.txt Eq. 4-5, boundless-bpe.txt §4).
 
-Token strings reach hover labels through :func:`hover_escape` (plotly renders a subset of HTML in
-labels, so ``<`` in a token must not become a tag).
+Token strings and tokeniser names reach hover labels and legend names through
+:func:`viz.escaping.plotly_escape` (plotly renders a subset of HTML in labels, so ``<`` in a token
+must not become a tag).
 """
 from __future__ import annotations
 
-import html
 import math
 from typing import Callable, Iterable, Mapping, Sequence
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from viz.escaping import plotly_escape
 from viz.tokens import shown
 
 # --- look ------------------------------------------------------------------------------------------
@@ -92,12 +93,6 @@ def _count_axis(fig: go.Figure, top: float, **where) -> None:
     fig.update_yaxes(range=[0, max(1, top) * 1.15], **({"dtick": 1} if top <= 8 else {}), **where)
 
 
-def hover_escape(text: str) -> str:
-    """``text`` safe inside a plotly label: ``& < >`` as entities (which plotly turns back into
-    the characters), so a token such as ``<b>`` is shown, not interpreted."""
-    return html.escape(str(text), quote=False)
-
-
 def figure_html(fig: go.Figure) -> str:
     """A standalone HTML file of ``fig`` that works offline: plotly.js inlined, no MathJax, no CDN."""
     return fig.to_html(include_plotlyjs=True, include_mathjax=False, full_html=True,
@@ -107,7 +102,7 @@ def figure_html(fig: go.Figure) -> str:
 def message_figure(title: str, message: str) -> go.Figure:
     """An empty figure that says why there is nothing to plot."""
     fig = go.Figure()
-    fig.add_annotation(text=hover_escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+    fig.add_annotation(text=plotly_escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
                        font=dict(size=FONT_SIZE + 1, color=NEUTRAL))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
@@ -190,7 +185,7 @@ def blame_scatter(rows: Sequence[dict], threshold: float, *, log_x: bool = True,
         texts = []
         for (n, b), members in points:
             shown_members = sorted(members, key=lambda m: m["rank"])[:max_names]
-            lines = [f"{hover_escape(m['merge'])}  (rank {m['rank']:,})" for m in shown_members]
+            lines = [f"{plotly_escape(m['merge'])}  (rank {m['rank']:,})" for m in shown_members]
             if len(members) > max_names:
                 lines.append(f"… and {len(members) - max_names:,} more")
             head = (f"<b>N(m) = {n:,}, B(m) = {b:,}, R(m) = {b / n:.2f}</b><br>"
@@ -324,9 +319,9 @@ def _line_figure(curves: Mapping[str, Sequence[tuple]], colours: Mapping[str, st
     fig = go.Figure()
     for label, points in curves.items():
         points = compress_runs(list(points))
-        fig.add_trace(go.Scatter(name=label, mode="lines", x=[p[0] for p in points], y=[p[1] for p in points],
+        fig.add_trace(go.Scatter(name=plotly_escape(label), mode="lines", x=[p[0] for p in points], y=[p[1] for p in points],
                                  line=dict(color=colours.get(label, NEUTRAL), width=2.5),
-                                 hovertemplate=f"{hover_escape(label)}<br>{hover}<extra></extra>"))
+                                 hovertemplate=f"{plotly_escape(label)}<br>{hover}<extra></extra>"))
     return fig
 
 
@@ -375,15 +370,15 @@ def renyi_figure(curves: Mapping[str, Sequence[tuple[float, float]]], alpha: flo
     for label, points in curves.items():
         points = sorted(points)
         colour = colours.get(label, NEUTRAL)
-        fig.add_trace(go.Scatter(name=label, mode="lines", x=[a for a, _ in points], y=[e for _, e in points],
+        fig.add_trace(go.Scatter(name=plotly_escape(label), mode="lines", x=[a for a, _ in points], y=[e for _, e in points],
                                  line=dict(color=colour, width=2.5), legendgroup=label,
-                                 hovertemplate=f"{hover_escape(label)}<br>α = %{{x:.2f}}: %{{y:.3f}}<extra></extra>"))
+                                 hovertemplate=f"{plotly_escape(label)}<br>α = %{{x:.2f}}: %{{y:.3f}}<extra></extra>"))
         at = [e for a, e in points if math.isclose(a, alpha)]
         if at:
-            fig.add_trace(go.Scatter(name=f"{label} at α = {alpha:g}", mode="markers", x=[alpha], y=at[:1],
+            fig.add_trace(go.Scatter(name=f"{plotly_escape(label)} at α = {alpha:g}", mode="markers", x=[alpha], y=at[:1],
                                      marker=dict(color=colour, size=12, line=dict(width=1.5, color="white")),
                                      legendgroup=label, showlegend=False,
-                                     hovertemplate=f"{hover_escape(label)}<br>α = %{{x:g}}: %{{y:.4f}}<extra></extra>"))
+                                     hovertemplate=f"{plotly_escape(label)}<br>α = %{{x:g}}: %{{y:.4f}}<extra></extra>"))
     fig.add_vline(x=alpha, line_dash="dash", line_color="#333333")
     fig.update_yaxes(range=[0, 1.02], title_text="H<sub>α</sub>(p) / log |V|")
     return _style(fig, title, "Rényi order α (α = 1 is Shannon entropy)", legend="bottom")
@@ -442,9 +437,9 @@ def metric_bars(rows: Sequence[dict], colours: Mapping[str, str] | None = None, 
             value = row.get(key)
             label = row["tokeniser"]
             fig.add_trace(go.Bar(
-                name=label, legendgroup=label, showlegend=i == 0, x=[label], y=[value],
+                name=plotly_escape(label), legendgroup=label, showlegend=i == 0, x=[label], y=[value],
                 marker_color=colours.get(label, NEUTRAL), text=[_d3(value, fmt)], textposition="outside",
-                cliponaxis=False, constraintext="none", hovertemplate=f"{hover_escape(label)}: {_d3(value, fmt)}<extra></extra>"),
+                cliponaxis=False, constraintext="none", hovertemplate=f"{plotly_escape(label)}: {_d3(value, fmt)}<extra></extra>"),
                 row=r + 1, col=c + 1)
         top = max((row.get(key) or 0 for row in rows), default=0)
         fig.update_yaxes(range=[0, top * 1.25 if top > 0 else 1], row=r + 1, col=c + 1,
@@ -486,7 +481,7 @@ def rank_rows(ranks: Sequence[int], n_merges: int, bins: int = 20) -> list[dict]
 
 
 __all__ = [
-    "PALETTE", "KEPT", "KNOCKED", "SUMMARY_COLUMNS", "colour_map", "hover_escape", "figure_html", "message_figure",
+    "PALETTE", "KEPT", "KNOCKED", "SUMMARY_COLUMNS", "colour_map", "figure_html", "message_figure",
     "merge_label", "blame_rows", "ratio_bins", "blame_ratio_histogram", "blame_scatter", "threshold_sweep_figure",
     "rank_bins", "knocked_rank_histogram", "tokens_change_figure", "compress_runs", "zipf_figure",
     "token_frequency_figure", "renyi_figure", "summary_rows", "summary_table", "log_ticks", "metric_bars", "curve_rows", "change_rows", "rank_rows",
@@ -503,8 +498,8 @@ def selected_counts_figure(events: Sequence, marker_step: int | None = None) -> 
         fig.add_trace(go.Scatter(
             x=[e.step for e in chosen], y=[math.log10(e.count) if e.count > 0 else None for e in chosen],
             mode="markers", name=kind, marker=dict(size=5, color=colour),
-            text=[hover_escape(e.label) for e in chosen],
-            hovertemplate="step %{x}<br>%{text}<br>log10 count %{y:.2f}<extra>" + hover_escape(kind) + "</extra>"))
+            text=[plotly_escape(e.label) for e in chosen],
+            hovertemplate="step %{x}<br>%{text}<br>log10 count %{y:.2f}<extra>" + plotly_escape(kind) + "</extra>"))
     if marker_step is not None:
         fig.add_vline(x=marker_step, line_dash="dot", line_color="#57534e")
     return _style(fig, "Count of each selected operation", "training step", "log10 count")
@@ -519,7 +514,7 @@ def kind_fraction_figure(rows: Sequence[dict]) -> go.Figure:
         chosen = [r for r in rows if r["kind"] == kind]
         fig.add_trace(go.Bar(x=[f"{r['start']}–{r['end'] - 1}" for r in chosen], y=[r["fraction"] for r in chosen],
                              name=kind, marker_color=colours[kind],
-                             hovertemplate="steps %{x}<br>%{y:.1%}<extra>" + hover_escape(kind) + "</extra>"))
+                             hovertemplate="steps %{x}<br>%{y:.1%}<extra>" + plotly_escape(kind) + "</extra>"))
     fig.update_layout(barmode="stack")
     fig.update_yaxes(tickformat=".0%", range=[0, 1])
     return _style(fig, "Share of each kind of operation per interval", "training steps", "share", legend="bottom")

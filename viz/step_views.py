@@ -23,6 +23,7 @@ from core.errors import InputError
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 from core.steps import ORIGINS, PREEXISTING, StepReport
+from viz.escaping import code_span
 from viz.tokens import shown
 
 Display = Callable[[str], str]
@@ -528,7 +529,5 @@ TREE_HELP = ("Leaves are the characters; each box above them is a merge with the
 
 def tokens_markdown(tokens: Sequence[str], display: Display = lambda t: t) -> str:
     """Tokens as markdown code spans (escaped by construction) with their count."""
-    from viz.tokens import code_span
-
     count = f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
     return " ".join(code_span(shown(t, display)) for t in tokens) + f" ({count})"

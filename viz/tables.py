@@ -87,11 +87,13 @@ def rejection_rows(rejected: Sequence, limit: int = 500) -> list[dict]:
             for r in list(rejected)[:limit]]
 
 
-def reference_rows(entries: Sequence, limit: int = 8) -> list[dict]:
-    """The first reference entries: the word, its morphs and (when known) its compound parts."""
+def reference_rows(entries: Sequence, limit: int = 8, fmt: Callable[[str], str] = _identity) -> list[dict]:
+    """The first reference entries: the word, its morphs and (when known) its compound parts;
+    ``fmt`` as in :func:`merge_rows`, applied to each word and morph."""
     rows = []
     for entry in list(entries)[:limit]:
-        row = {"word": entry.word, "morphs": " ".join(entry.morphs)}
-        row["compound parts"] = " ".join(entry.free_morphs) if entry.free_morphs is not None else "(unknown)"
+        row = {"word": fmt(entry.word), "morphs": " ".join(map(fmt, entry.morphs))}
+        row["compound parts"] = (" ".join(map(fmt, entry.free_morphs)) if entry.free_morphs is not None
+                                 else "(unknown)")
         rows.append(row)
     return rows

@@ -1,7 +1,8 @@
 """What the explorer says about a tokeniser: URL-safe names, facts, notes, a legend for its markers.
 
-Pure functions (no Streamlit). Text meant for ``st.markdown``/``st.caption`` only ever contains
-our own wording plus marker characters inside code spans, never user input.
+Pure functions (no Streamlit). Text meant for ``st.markdown``/``st.caption`` is our own wording;
+whatever comes from a file (markers, a scenario's title and explanation) goes through
+:func:`viz.escaping.md_escape` or :func:`viz.escaping.code_span`.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from viz.tokens import code_span
+from viz.escaping import code_span, md_escape
 
 #: Short notes on the tokenisers that are not scenarios (scenarios carry their own metadata).
 NOTES = {
@@ -88,12 +89,6 @@ def markers(pretokeniser) -> tuple[str, ...]:
     """The marker strings a pre-tokeniser puts in tokens (word start, capital), for fading in chips."""
     found = (pretokeniser.marker, getattr(pretokeniser, "capital_marker", None))
     return tuple(m for m in found if isinstance(m, str) and m)
-
-
-def md_escape(text: str) -> str:
-    """``text`` with every markdown-active ASCII punctuation character backslash-escaped, so file
-    contents such as ``_bru+ids`` or ``$`` reach ``st.markdown`` as plain text."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~&=:^])", r"\\\1", str(text))
 
 
 def marker_legend(pretokeniser) -> str:

@@ -2,13 +2,13 @@
 
 Pure functions returning strings, for ``st.html`` (no markdown processing, so ``_``, ``*``, ``$``
 and backslashes inside tokens are shown as they are). Every piece of text that reaches the HTML
-goes through :func:`html.escape`, attribute values included.
+goes through :func:`viz.escaping.html_escape`, attribute values included.
 """
 from __future__ import annotations
 
-import html
-import re
 from typing import Callable, Collection, Mapping, Sequence
+
+from viz.escaping import html_escape
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
@@ -65,9 +65,9 @@ def _chip_text(text: str, markers: Sequence[str]) -> str:
             break
         lead += len(marker)
     if lead == 0 or lead == len(text):
-        return html.escape(text)
-    return (f'<span class="tok-marker" style="opacity:0.45">{html.escape(text[:lead])}</span>'
-            f"{html.escape(text[lead:])}")
+        return html_escape(text)
+    return (f'<span class="tok-marker" style="opacity:0.45">{html_escape(text[:lead])}</span>'
+            f"{html_escape(text[lead:])}")
 
 
 def token_chips_html(
@@ -97,9 +97,9 @@ def token_chips_html(
         colour = CHIP_COLOURS[i % len(CHIP_COLOURS)] if known else UNKNOWN_COLOUR
         border = "" if known else "border:2px dashed #b91c1c;"
         chips.append(
-            f'<span class="tok-chip" data-token="{html.escape(token, quote=True)}" '
-            f'title="{html.escape(" · ".join(tip), quote=True)}" '
-            f'style="{_CHIP_STYLE};font-size:{html.escape(font_size)};background:{colour};{border}">'
+            f'<span class="tok-chip" data-token="{html_escape(token)}" '
+            f'title="{html_escape(" · ".join(tip))}" '
+            f'style="{_CHIP_STYLE};font-size:{html_escape(font_size)};background:{colour};{border}">'
             f"{_chip_text(shown(token, display), markers)}</span>"
         )
     return "".join(chips)
@@ -119,7 +119,7 @@ def segmentation_html(
     return (
         '<div class="tok-word" style="margin:0 0 4px 0">'
         '<div style="font-size:1.15rem;margin-bottom:2px">'
-        f'<b>{html.escape(visible(word))}</b> <span style="opacity:0.7">→ {count}</span></div>'
+        f'<b>{html_escape(visible(word))}</b> <span style="opacity:0.7">→ {count}</span></div>'
         f'<div class="tok-chips">{token_chips_html(tokens, display, types=types, ids=ids, markers=markers)}</div>'
         "</div>"
     )
@@ -134,14 +134,6 @@ def words_html(blocks: Sequence[str]) -> str:
 def alphabet_html(alphabet: Sequence[str], display: Callable[[str], str] = lambda t: t) -> str:
     """The alphabet as small chips (bytes decoded or shown as ``\\xNN``)."""
     return f'<div class="tok-alphabet">{token_chips_html(alphabet, display, font_size="1rem")}</div>'
-
-
-def code_span(text: str) -> str:
-    """``text`` as a markdown code span (shown literally, in monospace), whatever backticks it holds."""
-    runs = re.findall(r"`+", text)
-    fence = "`" * (max(map(len, runs), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def split_words(text: str | None, limit: int = 20) -> tuple[list[str], int]:
@@ -194,7 +186,7 @@ def boundary_strip_html(
             for row in ranks:
                 row.append(empty)
         for k, ch in enumerate(text):
-            top.append(char_cell.format(html.escape(shown(ch, display))))
+            top.append(char_cell.format(html_escape(shown(ch, display))))
             for row in ranks:
                 row.append(empty)
             boundary = by_place.get((i, k))
@@ -210,16 +202,16 @@ def boundary_strip_html(
             else:
                 tip, below = f"{meaning}; the tokens split here", ""
             weight = "400" if symbol == "·" else "700"
-            top.append(f'<td class="boundary" data-verdict="{html.escape(boundary.verdict, quote=True)}" '
-                       f'title="{html.escape(tip, quote=True)}" style="width:24px;min-width:24px;text-align:center;'
+            top.append(f'<td class="boundary" data-verdict="{html_escape(boundary.verdict)}" '
+                       f'title="{html_escape(tip)}" style="width:24px;min-width:24px;text-align:center;'
                        f'color:{colour};font-weight:{weight};font-size:1.3rem;padding:0">{symbol}</td>')
             label = (f'<td style="padding:0;text-align:center;color:{colour};font-size:0.8rem;white-space:nowrap;'
-                     f'overflow:visible">{html.escape(below)}</td>')
+                     f'overflow:visible">{html_escape(below)}</td>')
             ranks[seen % 2].append(label)
             ranks[1 - seen % 2].append(empty)
             seen += 1
     legend = " &nbsp; ".join(
-        f'<span style="white-space:nowrap"><span style="color:{c};font-weight:700">{s}</span> {html.escape(m)}</span>'
+        f'<span style="white-space:nowrap"><span style="color:{c};font-weight:700">{s}</span> {html_escape(m)}</span>'
         for key, (c, s, m) in VERDICT_STYLE.items() if key)
     rows = "".join(f'<tr style="line-height:1.1">{"".join(row)}</tr>' for row in ranks)
     # A fixed table layout (needs a width) keeps every column at its set width, so a long rank
@@ -239,8 +231,8 @@ def facts_html(facts: Sequence[tuple[str, str]]) -> str:
     ``39,995`` to ``39,9…`` in a narrow column)."""
     cards = "".join(
         '<div class="fact" style="min-width:92px">'
-        f'<div style="font-size:0.85rem;opacity:0.75">{html.escape(label)}</div>'
-        f'<div style="font-size:1.75rem;font-weight:600;line-height:1.2">{html.escape(value)}</div></div>'
+        f'<div style="font-size:0.85rem;opacity:0.75">{html_escape(label)}</div>'
+        f'<div style="font-size:1.75rem;font-weight:600;line-height:1.2">{html_escape(value)}</div></div>'
         for label, value in facts)
     return f'<div class="facts" style="display:flex;flex-wrap:wrap;gap:6px 20px;margin-bottom:6px">{cards}</div>'
 
@@ -262,12 +254,12 @@ def comparison_html(
                  if tokens is not None else "")
         count = "" if tokens is None else f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
         body.append(
-            f'<tr class="comparison-row" data-label="{html.escape(label, quote=True)}">'
+            f'<tr class="comparison-row" data-label="{html_escape(label)}">'
             f'<td style="padding:6px 12px 6px 0;font-weight:600;white-space:nowrap;vertical-align:middle">'
-            f"{html.escape(label)}</td>"
+            f"{html_escape(label)}</td>"
             f'<td class="tok-chips" style="padding:4px 8px;vertical-align:middle;white-space:nowrap">{chips}</td>'
-            f'<td style="padding:4px 8px;white-space:nowrap;opacity:0.8;vertical-align:middle">{html.escape(count)}</td>'
-            f'<td style="padding:4px 0;opacity:0.8;vertical-align:middle">{html.escape(note)}</td></tr>'
+            f'<td style="padding:4px 8px;white-space:nowrap;opacity:0.8;vertical-align:middle">{html_escape(count)}</td>'
+            f'<td style="padding:4px 0;opacity:0.8;vertical-align:middle">{html_escape(note)}</td></tr>'
         )
     return ('<div class="comparison" style="overflow-x:auto"><table style="border-collapse:collapse;border:none">'
             + "".join(body) + "</table></div>")

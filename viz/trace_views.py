@@ -1,13 +1,13 @@
 """A tokenisation trace (core.variants.base.Trace) of any tokeniser family as HTML and table rows:
 every operation with a coloured badge for its kind and the tokens right after it.
 
-Pure functions; all text is escaped by :func:`viz.tokens.token_chips_html` or :func:`html.escape`.
+Pure functions; all text is escaped by :func:`viz.tokens.token_chips_html` or :func:`viz.escaping.html_escape`.
 """
 from __future__ import annotations
 
-import html
 from typing import Callable, Sequence
 
+from viz.escaping import html_escape
 from viz.tokens import shown, token_chips_html
 
 #: badge colours per event kind (light backgrounds, dark text: readable on a projector)
@@ -24,9 +24,9 @@ KIND_HELP = {"merge": "a merge joined adjacent tokens",
 
 def kind_badge(kind: str) -> str:
     colour = KIND_COLOURS.get(kind, "#e7e5e4")
-    return (f'<span class="trace-kind" title="{html.escape(KIND_HELP.get(kind, kind), quote=True)}" '
+    return (f'<span class="trace-kind" title="{html_escape(KIND_HELP.get(kind, kind))}" '
             f'style="display:inline-block;min-width:6.5em;padding:1px 6px;border-radius:6px;'
-            f'background:{colour};color:#1c1917;font-size:0.85rem">{html.escape(kind)}</span>')
+            f'background:{colour};color:#1c1917;font-size:0.85rem">{html_escape(kind)}</span>')
 
 
 def trace_html(trace, display: Callable[[str], str] = lambda t: t, *, markers: Sequence[str] = (),
@@ -39,9 +39,9 @@ def trace_html(trace, display: Callable[[str], str] = lambda t: t, *, markers: S
     if hidden:
         lines.append(f'<div style="opacity:0.7;margin:4px 0">… {hidden} earlier operations not shown …</div>')
     for event in events[hidden:]:
-        lines.append(f'<div class="trace-line" data-kind="{html.escape(event.kind, quote=True)}">'
+        lines.append(f'<div class="trace-line" data-kind="{html_escape(event.kind)}">'
                      f'{kind_badge(event.kind)} <span style="font-family:ui-monospace,monospace">'
-                     f'{html.escape(event.label)}</span><br>'
+                     f'{html_escape(event.label)}</span><br>'
                      f'{token_chips_html(event.tokens, display, markers=markers, font_size="1rem")}</div>')
     return '<div class="trace" style="display:flex;flex-direction:column;gap:6px">' + "".join(lines) + "</div>"
 

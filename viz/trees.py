@@ -3,7 +3,7 @@
 Pure builder (no Streamlit): :func:`merge_tree_svg` takes the merge trees of a word's pretokens
 (:class:`core.segmentation.MergeTree`, or anything with ``token``, ``start``, ``merge``, ``step``
 and ``children``) and returns an SVG document; :func:`svg_html` wraps it for ``st.html``. Every text goes through
-:func:`html.escape`; tokens are shown in their readable form (:func:`viz.tokens.shown`).
+:func:`viz.escaping.html_escape`; tokens are shown in their readable form (:func:`viz.tokens.shown`).
 
 Reading the picture:
 
@@ -17,9 +17,9 @@ Reading the picture:
 """
 from __future__ import annotations
 
-import html
 from typing import Callable, Collection, Sequence
 
+from viz.escaping import html_escape
 from viz.tokens import CHIP_COLOURS, shown
 
 FONT = "ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
@@ -41,10 +41,6 @@ BLAME = "#dc2626"
 LAST = "#ea580c"
 HIGHLIGHT = "#2563eb"
 HIGHLIGHT = "#2563eb"   # nodes a caller asks to highlight (e.g. the merges a ReBPE step changed)
-
-
-def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _rank(rank) -> str:
@@ -159,14 +155,14 @@ def merge_tree_svg(
             if node.merge is not None:
                 title += f" = {' + '.join(map(repr, node.merge.parts))}, rank {_rank(node.merge.rank)}"
             boxes.append(
-                f'<g class="{" ".join(classes)}" data-token="{_esc(node.token)}" opacity="{opacity}">'
-                f"<title>{_esc(title)}</title>"
+                f'<g class="{" ".join(classes)}" data-token="{html_escape(node.token)}" opacity="{opacity}">'
+                f"<title>{html_escape(title)}</title>"
                 f'<rect x="{x - box_w / 2:.1f}" y="{y - box_h / 2:.1f}" width="{box_w:.1f}" height="{box_h}" rx="7" '
                 f'fill="{fill}" stroke="{stroke}" stroke-width="{stroke_w}"{dash}/>'
                 f'<text x="{x:.1f}" y="{y - (6 if rank_text else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
-                f'fill="{INK}" style="white-space:pre">{_esc(label)}</text>'
+                f'fill="{INK}" style="white-space:pre">{html_escape(label)}</text>'
                 + (f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
-                   f'fill="{BLAME if crosses else "#57534e"}">{_esc(rank_text)}</text>' if rank_text else "")
+                   f'fill="{BLAME if crosses else "#57534e"}">{html_escape(rank_text)}</text>' if rank_text else "")
                 + "</g>"
             )
 
@@ -182,7 +178,7 @@ def merge_tree_svg(
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}" role="img">'
-        f"<title>{_esc(caption or 'segmentation tree')}</title>"
+        f"<title>{html_escape(caption or 'segmentation tree')}</title>"
         f'<rect width="100%" height="100%" fill="#ffffff"/>'
         + "".join(lines) + "".join(edges) + "".join(boxes)
         + "</svg>"
@@ -226,7 +222,7 @@ def svg_html(svg: str, alt: str = "segmentation tree") -> str:
     # that a projector audience can still read it; beyond that the tree scrolls sideways.
     size = f"width:min({width}px, max(100%, {round(width * 0.7)}px));max-width:none" if width else "max-width:none"
     return ('<div class="merge-tree" style="overflow-x:auto;padding:4px 0">'
-            f'<img alt="{_esc(alt)}" src="data:image/svg+xml;base64,{encoded}" style="{size}"/></div>')
+            f'<img alt="{html_escape(alt)}" src="data:image/svg+xml;base64,{encoded}" style="{size}"/></div>')
 
 
 def svg_from_html(markup: str) -> str:

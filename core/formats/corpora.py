@@ -32,7 +32,7 @@ import tempfile
 from collections import Counter
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 
 __all__ = [
     "iter_text_lines",
@@ -55,14 +55,6 @@ _COUNT = re.compile(r"[0-9]{1,40}")
 #: U+FEFF is refused too: read as a byte-order mark at the start of a file, it would not round-trip.
 BAD_WORD_CHAR = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ufeff]")
 _EXPECTED_COUNTS = "expected 'word<TAB>count' (or 'word count' with a single space) per line"
-_PREVIEW = 60
-
-
-def preview(text: str, limit: int = _PREVIEW) -> str:
-    """``repr`` of ``text`` cut to ``limit`` characters, for error messages."""
-    if len(text) > limit:
-        return repr(text[:limit]) + "..."
-    return repr(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,11 +73,13 @@ def _size_error(size: int, max_bytes: int, source: str) -> InputError:
     )
 
 
-def decode_utf8(data: bytes, source: str, max_bytes: int | None = None) -> str:
+def decode_utf8(data: bytes, source: str, max_bytes: int | None = None,
+                expected: str = "a UTF-8 text file") -> str:
     """Decode ``data`` as UTF-8 and drop a leading BOM.
 
     Raises InputError naming the line (and byte column) of the first invalid byte, the size and
-    the limit when ``len(data) > max_bytes``, and the line of a NUL byte (binary or UTF-16 data).
+    the limit when ``len(data) > max_bytes``, and the line of a NUL byte (binary or UTF-16 data);
+    each says what was ``expected``.
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InputError(f"expected bytes, got {type(data).__name__}", source)
@@ -99,23 +93,23 @@ def decode_utf8(data: bytes, source: str, max_bytes: int | None = None) -> str:
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         raise InputError(
             f"not valid UTF-8: byte 0x{data[err.start]:02x} at byte column {column} "
-            f"({err.reason}); expected a UTF-8 text file{_utf16_hint(data)}",
+            f"({err.reason}); expected {expected}{_utf16_hint(data)}",
             source,
             line,
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    check_no_nul(text, source)
+    check_no_nul(text, source, expected)
     return text
 
 
-def check_no_nul(text: str, source: str) -> None:
+def check_no_nul(text: str, source: str, expected: str = "a UTF-8 text file") -> None:
     """Raise InputError on the line of the first NUL character: text files never contain one."""
     nul = text.find("\x00")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise InputError(
-            "binary data (NUL character); expected a UTF-8 text file "
+            f"binary data (NUL character); expected {expected} "
             "(is this a binary or UTF-16 file?)",
             source,
             line,
@@ -279,7 +273,7 @@ def word_problem(word: str) -> str | None:
         return "empty word"
     bad = BAD_WORD_CHAR.search(word)
     if bad:
-        return f"word {preview(word)} contains {char_kind(bad.group())} (U+{ord(bad.group()):04X})"
+        return f"word {excerpt(word)} contains {char_kind(bad.group())} (U+{ord(bad.group()):04X})"
     return None
 
 
@@ -289,7 +283,7 @@ def _parse_count_line(line: str, line_no: int, source: str) -> tuple[str, str]:
         fields = line.split("\t")
         if len(fields) != 2:
             raise InputError(
-                f"{_EXPECTED_COUNTS}; found {len(fields)} tab-separated columns in {preview(line)}",
+                f"{_EXPECTED_COUNTS}; found {len(fields)} tab-separated columns in {excerpt(line)}",
                 source,
                 line_no,
             )
@@ -301,7 +295,7 @@ def _parse_count_line(line: str, line_no: int, source: str) -> tuple[str, str]:
     tokens = line.split()
     if len(tokens) == 2 and tokens[0].isdigit() and not tokens[1].isdigit():
         hint = " (count before word, as 'uniq -c' writes? put the word first)"
-    raise InputError(f"{_EXPECTED_COUNTS}; found {preview(line)}{hint}", source, line_no)
+    raise InputError(f"{_EXPECTED_COUNTS}; found {excerpt(line)}{hint}", source, line_no)
 
 
 def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
@@ -330,7 +324,7 @@ def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
             raise InputError(f"{problem}; {_EXPECTED_COUNTS}", source, line_no)
         if not _COUNT.fullmatch(count_text):
             too_long = count_text.isascii() and count_text.isdigit()
-            what = f"{len(count_text)} digits (too many)" if too_long else preview(count_text)
+            what = f"{len(count_text)} digits (too many)" if too_long else excerpt(count_text)
             raise InputError(
                 f"count must be a positive whole number of ASCII digits, found {what}", source, line_no
             )
@@ -339,7 +333,7 @@ def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
             raise InputError(f"count must be positive, found {count_text}", source, line_no)
         if word in counts:
             raise InputError(
-                f"duplicate word {preview(word)}: already on line {first_line[word]}; "
+                f"duplicate word {excerpt(word)}: already on line {first_line[word]}; "
                 "each word must appear once",
                 source,
                 line_no,
@@ -379,7 +373,7 @@ def save_word_counts(counts: Mapping[str, int], path) -> None:
             raise InputError(f"cannot save: {problem}", source)
         if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
             raise InputError(
-                f"cannot save: count of {preview(word)} must be a positive int, found {count!r}", source
+                f"cannot save: count of {excerpt(word)} must be a positive int, found {count!r}", source
             )
     if not items:
         raise InputError("cannot save an empty word-count table (it could not be loaded back)", source)

@@ -17,13 +17,16 @@ tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
 """
 from __future__ import annotations
 
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
-from core.errors import InputError
-from core.merges import Merge
+from core.errors import InputError, excerpt
+from core.formats.merges_txt import vocab_from_json
+from core.merges import Merge, check_merge_count
 from core.model import BTETokeniser
 from core.pretokenisers.huggingface import from_hf, hf_pipeline_json
+from core.pretokenisers.limited_regex import limit_note
 from core.unknowns import UnknownPolicy
 
 
@@ -36,19 +39,19 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     model = obj.get("model")
     _require(isinstance(model, dict), "field 'model' must be an object (is this a tokenizer.json?)", source)
     kind = model.get("type", "BPE")
-    _require(kind == "BPE", f"model.type {kind!r} is not supported here: only BPE models load from a "
+    _require(kind == "BPE", f"model.type {excerpt(kind, 40)} is not supported here: only BPE models load from a "
                             "tokenizer.json (Unigram models load from their SentencePiece .model file)", source)
     _require(not model.get("continuing_subword_prefix"),
-             f"model.continuing_subword_prefix = {model.get('continuing_subword_prefix')!r} is not supported: with "
-             "it a merge's result is not the concatenation of its parts, which the merge graph needs", source)
-    vocab = model.get("vocab")
-    _require(isinstance(vocab, dict) and all(isinstance(i, int) and not isinstance(i, bool) for i in vocab.values()),
-             "model.vocab must map token strings to integer ids", source)
+             f"model.continuing_subword_prefix = {excerpt(model.get('continuing_subword_prefix'), 40)} is not "
+             "supported: with it a merge's result is not the concatenation of its parts, which the merge graph needs", source)
+    vocab = vocab_from_json(model.get("vocab"), source, "model.vocab")
     merges = _merges(model.get("merges"), vocab, source)
     added = obj.get("added_tokens") or []
-    _require(isinstance(added, list) and all(isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"]
-                                             for t in added),
-             "added_tokens must be a list of objects with a non-empty 'content' string", source)
+    _require(isinstance(added, list), f"added_tokens must be a list, found {type(added).__name__}", source)
+    bad = next((i for i, t in enumerate(added) if not (isinstance(t, dict) and isinstance(t.get("content"), str)
+                                                       and t["content"])), None)
+    _require(bad is None, f"added_tokens[{bad}] must be an object with a non-empty 'content' string, found "
+                          f"{excerpt(added[bad] if bad is not None else None)}", source)
     suffix = model.get("end_of_word_suffix") or ""
     _require(isinstance(suffix, str), "model.end_of_word_suffix must be a string or null", source)
     try:
@@ -59,7 +62,7 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     _require(unk is None or isinstance(unk, str), "model.unk_token must be a string or null", source)
     dropout = model.get("dropout")
     _require(dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
-             f"model.dropout must be null or a number in [0, 1], got {dropout!r}", source)
+             f"model.dropout must be null or a number in [0, 1], got {excerpt(dropout, 40)}", source)
     unknown = UnknownPolicy(unk_token=unk, fuse_unk=bool(model.get("fuse_unk")),
                             byte_fallback=bool(model.get("byte_fallback")), drop_unknown=True, defer_unk=True)
     results = {m.result for m in merges}
@@ -69,16 +72,19 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     ids = dict(vocab)
     for token in added:
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
+    note = limit_note(pretokeniser.limited_patterns)
     try:
         return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=ids,
                             ignore_merges=bool(model.get("ignore_merges", False)), name=name,
-                            unknown=unknown, end_of_word_suffix=suffix, dropout=dropout)
+                            unknown=unknown, end_of_word_suffix=suffix, dropout=dropout,
+                            metadata={"detected": [note]} if note else None)
     except InputError as err:
         raise InputError(err.message, source) from None
 
 
 def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
-    _require(isinstance(raw_merges, list), "model.merges must be a list", source)
+    _require(isinstance(raw_merges, list), f"model.merges must be a list, found {type(raw_merges).__name__}", source)
+    check_merge_count(len(raw_merges), source)
     if all(type(raw) is str for raw in raw_merges):
         pairs = [tuple(raw.split(" ")) for raw in raw_merges]
     elif all(type(raw) is list for raw in raw_merges):
@@ -87,10 +93,11 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         pairs = None
     # checked with set operations first (a real file has hundreds of thousands of merges); the
     # slow loop below only runs to name the culprit
-    if (pairs is not None and set(map(len, pairs)) <= {2} and all(type(p) is str for pair in pairs[:1] for p in pair)
+    if (pairs is not None and set(map(len, pairs)) <= {2} and set(map(type, chain.from_iterable(pairs))) <= {str}
             and vocab.keys() >= set(map(itemgetter(0), pairs)) | set(map(itemgetter(1), pairs))
             and vocab.keys() >= set(map("".join, pairs)) and "" not in vocab):
-        return list(map(Merge, range(len(pairs)), pairs))
+        # the merges' strings become the vocabulary's (core.merges.Merge: one copy of each token)
+        return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab)))))
     merges = []
     for i, raw in enumerate(raw_merges):
         if isinstance(raw, str):
@@ -98,14 +105,14 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         elif isinstance(raw, list) and all(isinstance(p, str) for p in raw):
             parts = tuple(raw)
         else:
-            raise InputError(f"model.merges[{i}] must be a string 'a b' or a list of strings, found {str(raw)[:60]}",
+            raise InputError(f"model.merges[{i}] must be a string 'a b' or a list of strings, found {excerpt(raw)}",
                              source)
         if len(parts) != 2 or not all(parts):
-            raise InputError(f"model.merges[{i}] = {str(raw)[:60]!r} is not a pair of tokens", source)
+            raise InputError(f"model.merges[{i}] = {excerpt(raw)} is not a pair of tokens", source)
         if parts[0] not in vocab or parts[1] not in vocab or parts[0] + parts[1] not in vocab:
             missing = [p for p in (*parts, "".join(parts)) if p not in vocab]
-            raise InputError(f"model.merges[{i}] = {str(raw)[:60]!r} uses tokens missing from model.vocab: "
-                             f"{missing}", source)
+            raise InputError(f"model.merges[{i}] = {excerpt(raw)} uses tokens missing from model.vocab: "
+                             f"{excerpt(missing)}", source)
         merges.append(Merge(i, parts))
     return merges
 
@@ -122,8 +129,8 @@ def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
                 f"{tuples[0].rank}); a tokenizer.json holds binary merges only (ReBPE's reparation and "
                 "reification turn many tuples back into binary merges)")
     if tokeniser.atoms:
-        return (f"{len(tokeniser.atoms)} multi-character atoms (e.g. {tokeniser.atoms[0]!r}) cannot be written "
-                "as an HF tokenizer.json")
+        return (f"{len(tokeniser.atoms)} multi-character atoms (e.g. {excerpt(tokeniser.atoms[0], 40)}) cannot be "
+                "written as an HF tokenizer.json")
     ranks = [m.rank for m in tokeniser.merges]
     if len(set(ranks)) != len(ranks):
         counts: dict = {}

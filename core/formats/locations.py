@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 
 HF_PREFIX = "hf:"
 
@@ -34,7 +34,7 @@ def resolve_hf_id(spec: str) -> Path:
     model_id, _, revision = spec[len(HF_PREFIX):].partition("@")
     revision = revision or "main"
     if model_id.count("/") != 1 or not all(model_id.split("/")):
-        raise InputError(f"expected hf:ORG/NAME (e.g. hf:openai-community/gpt2), got {spec!r}")
+        raise InputError(f"expected hf:ORG/NAME (e.g. hf:openai-community/gpt2), got {excerpt(spec)}")
     cache = hub_cache()
     repo = cache / ("models--" + model_id.replace("/", "--"))
     snapshots = repo / "snapshots"
@@ -68,7 +68,8 @@ def tokeniser_file_in(folder: Path) -> Path:
 def special_tokens_beside(path: Path) -> list[str]:
     """Special tokens named in ``special_tokens_map.json`` / ``tokenizer_config.json`` next to
     ``path`` (for files that do not list their own, such as merges.txt or a rank file)."""
-    import json
+    from core.formats.corpora import decode_utf8
+    from core.formats.json_input import read_json
 
     found: list[str] = []
 
@@ -85,10 +86,7 @@ def special_tokens_beside(path: Path) -> list[str]:
         file = path.parent / name
         if not file.is_file():
             continue
-        try:
-            config = json.loads(file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise InputError(f"not valid JSON: {err}", str(file)) from None
+        config = read_json(decode_utf8(file.read_bytes(), str(file), expected="a JSON file"), str(file))
         if not isinstance(config, dict):
             continue
         for key, value in config.items():

@@ -1,7 +1,9 @@
 """GPT-2 style ``merges.txt`` (+ optional ``vocab.json``) <-> :class:`core.model.BTETokeniser`.
 
-No paper section (file format). One merge ``a b`` per line, rank = line order (``#version``
-lines skipped); a line ``a b c`` is a tuple merge (bpe-knockout.txt §3.2). The files say nothing
+No paper section (file format). One merge ``a b`` per line, rank = line order (a first line
+``#version`` skipped; lines end at ``\\n``, as HF ``tokenizers`` reads them); a line ``a b c`` is a
+tuple merge (bpe-knockout.txt §3.2). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
+and files of more than :data:`core.merges.MAX_MERGES` merges are refused. The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
 the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
 tokens (named by ``special_tokens_map.json`` / ``tokenizer_config.json`` beside the files, else
@@ -16,10 +18,13 @@ the vocabulary's ``<...>`` entries, as said in ``detected``) are matched whole i
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
-from core.errors import InputError
-from core.merges import Merge
+from core.errors import InputError, excerpt
+from core.formats.limits import MAX_LINE_CHARS, check_line_length
+from core.merges import MAX_MERGES, Merge, check_merge_count
 from core.model import BTETokeniser
 from core.pretokenisers import ByteLevel, Metaspace, WhitespaceSplit
 from core.pretokenisers.byte_level import BYTE_TO_CHAR
@@ -32,22 +37,15 @@ BYTE_LEVEL_SHARE = 0.99
 def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str, int] | None = None,
                      pretokeniser=None, name: str = "", specials: list[str] | None = None) -> BTETokeniser:
     """``specials``: the special tokens, when files beside it name them (else entries ``<...>``)."""
-    merges = []
-    for line_no, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or (line_no == 1 and line.startswith("#version")):
-            continue
-        parts = tuple(line.rstrip("\r").split(" "))
-        if len(parts) < 2 or not all(parts):
-            raise InputError(f"expected a merge 'a b' (two or more tokens separated by single spaces), "
-                             f"found {line[:60]!r}", source, line_no)
-        merges.append(Merge(len(merges), parts))
+    check_merges_count(text, source)
+    merges = read_merges(text, source, dict(zip(vocab, vocab)) if vocab is not None else {})
     if not merges:
         raise InputError("no merges found: expected lines 'a b'", source)
     results = {m.result for m in merges}
     if vocab is not None:
         alphabet = sorted((t for t in vocab if t not in results), key=vocab.__getitem__)
     else:
-        alphabet = sorted({ch for m in merges for p in m.parts for ch in p})
+        alphabet = sorted(set(chain.from_iterable(results)))
     guessed_specials = specials is None
     if guessed_specials:
         specials = [t for t in alphabet if len(t) > 1 and t.startswith("<") and t.endswith(">")]
@@ -59,7 +57,7 @@ def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str
         detected.append(f"pre-tokeniser {pretokeniser.kind} inferred: {reason} (override with --pretokeniser)")
     if specials and guessed_specials:
         detected.append(f"{len(specials)} entries of the form <...> taken as special tokens and matched in text: "
-                        + ", ".join(specials[:5]) + (" ..." if len(specials) > 5 else ""))
+                        + ", ".join(excerpt(s, 40) for s in specials[:5]) + (" ..." if len(specials) > 5 else ""))
     if specials and not getattr(pretokeniser, "normaliser", ()):
         pretokeniser = SpecialTokenSplit(pretokeniser, specials)
     try:
@@ -67,6 +65,47 @@ def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str
                             metadata={"detected": detected} if detected else None)
     except InputError as err:
         raise InputError(err.message, source) from None
+
+
+def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
+    """The merges of a merges.txt, ranked by line (see the module docstring; a ``\\r`` before the
+    ``\\n`` is dropped); ``shared``: the strings the merges reuse (:class:`core.merges.Merge`)."""
+    merges: list[Merge] = []
+    add = merges.append
+    for line_no, line in enumerate(_lines(text), 1):
+        if line[-1:] == "\r":
+            line = line[:-1]
+        if not line.strip() or (line_no == 1 and line.startswith("#version")):
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            check_line_length(line, source, line_no)
+        parts = line.split(" ")
+        if len(parts) < 2 or "" in parts:
+            raise InputError(f"expected a merge 'a b' (two or more tokens separated by single spaces), "
+                             f"found {excerpt(line)}", source, line_no)
+        add(Merge(len(merges), tuple(parts), shared))
+    return merges
+
+
+def check_merges_count(text: str, source: str) -> None:
+    """InputError for a merges.txt of more than :data:`core.merges.MAX_MERGES` merges, before any
+    is built (and before its vocab.json is read): lines are counted only when there are that many."""
+    if text.count("\n") >= MAX_MERGES:
+        lines = _lines(text)
+        first = next(lines, "")
+        merges = sum(map(bool, map(str.strip, lines))) + bool(first.strip() and not first.startswith("#version"))
+        check_merge_count(merges, source)
+
+
+def _lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
+    """The lines of ``text`` split at ``\\n``, a chunk at a time: a large file's millions of lines
+    are never all in one list."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start + chunk)
+        stop = end if stop < 0 else stop
+        yield from text[start:stop].split("\n")
+        start = stop + 1
 
 
 def guess_pretokeniser(alphabet) -> tuple:
@@ -89,7 +128,7 @@ def merges_txt(tokeniser: BTETokeniser) -> str:
     lines = ["#version: 0.2"]
     for merge in tokeniser.merges:
         if any(" " in p for p in merge.parts):
-            raise InputError(f"merge {merge.parts!r} has a part containing a space; merges.txt cannot hold it")
+            raise InputError(f"merge {excerpt(merge.parts)} has a part containing a space; merges.txt cannot hold it")
         lines.append(str(merge))
     return "\n".join(lines) + "\n"
 
@@ -101,7 +140,12 @@ def save_merges_and_vocab(tokeniser: BTETokeniser, folder: str | Path) -> None:
     (folder / "vocab.json").write_text(json.dumps(tokeniser.token_ids(), ensure_ascii=False), encoding="utf-8")
 
 
-def vocab_from_json(vocab, source: str) -> dict[str, int]:
-    if not (isinstance(vocab, dict) and all(isinstance(i, int) and not isinstance(i, bool) for i in vocab.values())):
-        raise InputError("vocab.json must map token strings to integer ids", source)
-    return vocab
+def vocab_from_json(vocab, source: str, field: str = "vocab") -> dict[str, int]:
+    """``vocab`` when it maps token strings to integer ids; InputError naming ``field`` otherwise."""
+    if not isinstance(vocab, dict):
+        raise InputError(f"{field} must be an object mapping token strings to integer ids, found "
+                         f"{type(vocab).__name__}", source)
+    if set(map(type, vocab.values())) <= {int}:
+        return vocab
+    bad = next(t for t, i in vocab.items() if type(i) is not int)
+    raise InputError(f"{field}[{excerpt(bad, 40)}]: expected an integer id, found {excerpt(vocab[bad], 40)}", source)

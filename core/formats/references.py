@@ -61,18 +61,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from .corpora import (
     BAD_WORD_CHAR,
     source_name,
     char_kind,
     check_no_nul,
     decode_utf8,
-    preview,
     read_bytes,
     split_lines,
     word_problem,
 )
+from .limits import MAX_LINE_CHARS  # longer lines are rejected unread (a JSON or binary blob, not an entry)
 
 __all__ = [
     "FORMATS",
@@ -96,8 +96,6 @@ FORMAT_DESCRIPTIONS = {
     "celex": "'word<TAB>((morph)[TAG],(morph)[TAG])[TAG]' CELEX trees with surface-aligned leaves",
     "sigmorphon": "'word<TAB>m1 @@m2 @@m3<TAB>category' (SIGMORPHON 2022 word level)",
 }
-#: Lines longer than this are rejected unread (a minified JSON or binary blob, not an entry).
-MAX_LINE_CHARS = 10_000
 #: Deeper CELEX trees are rejected (real ones nest fewer than 10 levels).
 MAX_TREE_DEPTH = 100
 #: How many content lines the "auto" format looks at.
@@ -150,16 +148,16 @@ def _segmentation_problem(
             bad = _MORPH_BAD_CHAR.search(part)
             if bad:
                 kind = char_kind(bad.group())
-                return f"morph contains {kind}: {preview(part)} (U+{ord(bad.group()):04X})"
+                return f"morph contains {kind}: {excerpt(part)} (U+{ord(bad.group()):04X})"
         return (
             f"{label} do not concatenate to the word: {_joined(parts)} "
-            f"gives {preview(''.join(parts))}, not {preview(word)}"
+            f"gives {excerpt(''.join(parts))}, not {excerpt(word)}"
         )
     if free_morphs is not None:
         stray = _split_positions(free_morphs) - _split_positions(morphs)
         if stray:
             return (
-                f"free-morph boundary inside a morph: position {min(stray)} of {preview(word)} "
+                f"free-morph boundary inside a morph: position {min(stray)} of {excerpt(word)} "
                 f"splits {_joined(free_morphs)} but not {_joined(morphs)}"
             )
     return None
@@ -270,7 +268,7 @@ class ReferenceSet:
             shown = group[: max(examples, 0)]
             if shown:
                 lines = ", ".join(
-                    f"line {r.line} {preview(r.text.split(chr(9), 1)[0], 30)}" for r in shown
+                    f"line {r.line} {excerpt(r.text.split(chr(9), 1)[0], 30)}" for r in shown
                 )
                 part += f", e.g. {lines}" + (" ..." if len(group) > len(shown) else "")
             parts.append(part)
@@ -285,7 +283,7 @@ class ReferenceSet:
         for entry in self.entries:
             if entry.word.startswith("#"):
                 raise InputError(
-                    f"cannot write {preview(entry.word)} as TSV: a line starting with '#' is a comment",
+                    f"cannot write {excerpt(entry.word)} as TSV: a line starting with '#' is a comment",
                     self.source,
                     entry.line or None,
                 )
@@ -346,7 +344,7 @@ def _cut_like(word: str, parts: list[str]) -> tuple[str, ...] | None:
 def _not_concatenating(word: str, parts: list[str], note: str = "") -> _Reject:
     return _Reject(
         f"morphs do not concatenate to the word: {_joined(parts)} gives "
-        f"{preview(''.join(parts))}, not {preview(word)}{note}"
+        f"{excerpt(''.join(parts))}, not {excerpt(word)}{note}"
     )
 
 
@@ -355,25 +353,25 @@ def _parse_morphynet(line: str) -> Parsed:
     if len(columns) == 6:
         source, target, _source_pos, _target_pos, affix, affix_type = columns
         if affix_type not in ("prefix", "suffix"):
-            raise _Reject(f"bad affix type: expected 'prefix' or 'suffix', found {preview(affix_type)}")
+            raise _Reject(f"bad affix type: expected 'prefix' or 'suffix', found {excerpt(affix_type)}")
         if not source or not affix:
             raise _Reject("empty morph: empty source word or affix")
         parts = [affix, source] if affix_type == "prefix" else [source, affix]
         morphs = _cut_like(target, parts) if target else None
         if target and morphs is None:
-            raise _not_concatenating(target, parts, f" ({affix_type} {preview(affix)})")
+            raise _not_concatenating(target, parts, f" ({affix_type} {excerpt(affix)})")
         return target, morphs or tuple(parts), None
     lemma, form, _features, segmentation = columns
     if segmentation == "-":
         if form and lemma.lower() != form.lower():
             raise _Reject(
-                f"no concatenative segmentation: uninflected ('-') but the form {preview(form)} "
-                f"differs from the lemma {preview(lemma)}"
+                f"no concatenative segmentation: uninflected ('-') but the form {excerpt(form)} "
+                f"differs from the lemma {excerpt(lemma)}"
             )
         return form, (form,), None
     parts = [part for part in segmentation.split("|") if part]
     if not parts:
-        raise _Reject(f"empty segmentation: {preview(segmentation)}")
+        raise _Reject(f"empty segmentation: {excerpt(segmentation)}")
     morphs = _cut_like(form, parts) if form else None
     if form and morphs is None:
         raise _not_concatenating(form, parts)
@@ -388,7 +386,7 @@ def _parse_sigmorphon(line: str) -> Parsed:
     if len(columns) == 3 and columns[2]:
         category = columns[2]
         if not _CATEGORY.fullmatch(category):
-            raise _Reject(f"bad category: expected three 0/1 digits such as '110', found {preview(category)}")
+            raise _Reject(f"bad category: expected three 0/1 digits such as '110', found {excerpt(category)}")
         if category[2] == "0":
             free = (word,)
         elif category == "001":
@@ -627,7 +625,7 @@ def sniff_format(lines: list[str], source: str = "<text>") -> str:
                 if len(content) == 1
                 else f"the first {len(content)} non-blank lines have "
             )
-            + f"{seen} (line {first_number}: {preview(first)}); expected one of: {_all_descriptions()}",
+            + f"{seen} (line {first_number}: {excerpt(first)}); expected one of: {_all_descriptions()}",
             source,
             first_number,
         )
@@ -677,7 +675,7 @@ def parse_references(text: str, source: str = "<text>", format: str = "auto") ->
             word, morphs, free = parse_line(line)
             entry = ReferenceEntry(word, morphs, free, number)
             if word in first_line:
-                raise _Reject(f"duplicate word: {preview(word)} first on line {first_line[word]}")
+                raise _Reject(f"duplicate word: {excerpt(word)} first on line {first_line[word]}")
         except _Reject as reason:
             rejected.append(Rejection(source, number, line[:_TEXT_PREVIEW], str(reason)))
             continue

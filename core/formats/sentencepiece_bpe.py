@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 from core.formats.sentencepiece_files import (BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto,
                                               read_model_proto)
 from core.merges import merges_of_splits
@@ -41,8 +41,8 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     source = proto.source
     unused = proto.of_type(UNUSED)
     if unused:
-        raise InputError(f"{len(unused)} unused pieces (e.g. {unused[0]!r}): SentencePiece re-splits them after "
-                         "merging, which a merge list cannot express", source)
+        raise InputError(f"{len(unused)} unused pieces (e.g. {excerpt(unused[0], 40)}): SentencePiece re-splits them "
+                         "after merging, which a merge list cannot express", source)
     unk = proto.unk_piece
     user_defined = proto.of_type(USER_DEFINED)
     scored = [(piece, score, i) for i, (piece, score, kind) in enumerate(proto.pieces) if kind == NORMAL]
@@ -59,7 +59,10 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     multi.sort(key=lambda row: (-row[1], -len(row[0]), row[2]))
     shared = Counter(score for _, score, _ in multi)
     tied = [piece for piece, score, _ in multi if shared[score] > 1]
-    merges = merges_of_splits(((piece, rank) for rank, (piece, _, _) in enumerate(multi)), mergeable)
+    try:
+        merges = merges_of_splits(((piece, rank) for rank, (piece, _, _) in enumerate(multi)), mergeable)
+    except InputError as err:
+        raise InputError(err.message, source) from None
     results = {m.result for m in merges}
     unreachable = [piece for piece, _, _ in multi if piece not in results]
     singles = [piece for piece, _, _ in scored if len(piece) == 1]
@@ -69,15 +72,15 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     detected = proto.detected
     pretokeniser = proto.pretokeniser([*mergeable, *user_defined])
     if tied:
-        detected.append(f"{len(tied)} pieces share a score with another (e.g. {tied[0]!r}); SentencePiece "
+        detected.append(f"{len(tied)} pieces share a score with another (e.g. {excerpt(tied[0], 40)}); SentencePiece "
                         "takes the leftmost of such pairs, the merge list the longest piece first")
     if unreachable:
-        detected.append(f"{len(unreachable)} pieces no two pieces join into (e.g. {unreachable[0]!r}): "
+        detected.append(f"{len(unreachable)} pieces no two pieces join into (e.g. {excerpt(unreachable[0], 40)}): "
                         "kept in the alphabet, never produced from text")
     if user_defined:
-        detected.append(f"{len(user_defined)} user-defined pieces matched whole (e.g. {user_defined[0]!r})")
+        detected.append(f"{len(user_defined)} user-defined pieces matched whole (e.g. {excerpt(user_defined[0], 40)})")
     detected.append("unknown characters: " + ("<0xNN> byte pieces" if proto.byte_fallback
-                                              else f"{unk!r}, one per run"))
+                                              else f"{excerpt(unk, 40)}, one per run"))
     metadata = {"format": "sentencepiece-bpe", "normaliser": proto.rule(), "detected": list(detected)}
     try:
         return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=proto.ids, name=name,

@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 from core.formats import protobuf
+from core.formats.limits import MAX_TOKEN_BYTES, check_token_length
 from core.pretokenisers.sentencepiece_normaliser import SPACE_SYMBOL, SentencePieceNormaliser
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -117,13 +118,15 @@ def read_model_proto(data: bytes, source: str = "<model>") -> ModelProto:
         if number == 1:
             where = f"piece {len(pieces)}"
             entry = protobuf.message(value, where, source)
+            if len(entry.get(1, b"")) > MAX_TOKEN_BYTES:
+                check_token_length(entry[1], source, where)
             piece = protobuf.text(entry.get(1, b""), where, source)
             kind = entry.get(3, NORMAL)
             score = protobuf.float32(entry.get(2, b"\0\0\0\0"), where, source)
             if not piece or piece in seen:
-                raise InputError(f"{where}: empty or repeated piece {piece!r}", source)
+                raise InputError(f"{where}: empty or repeated piece {excerpt(piece, 40)}", source)
             if kind not in PIECE_TYPES:
-                raise InputError(f"{where}: unknown piece type {kind!r}", source)
+                raise InputError(f"{where}: unknown piece type {excerpt(kind, 20)}", source)
             seen.add(piece)
             pieces.append((piece, score, kind))
         elif number == 2:

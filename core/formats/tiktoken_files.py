@@ -19,7 +19,9 @@ argument, an encoding name of :data:`ENCODINGS` (OpenAI's tiktoken_ext ``openai_
 gpt2/r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony; Whisper's gpt2 and
 multilingual (99 languages); Llama 3 with its 256 special tokens; Llama 4's pattern, without its
 special tokens) or a regex (no special tokens), and otherwise from the number of tokens in the
-file, which ``metadata["detected"]`` reports with the reason.
+file, which ``metadata["detected"]`` reports with the reason. The encodings' patterns live in
+:mod:`core.pretokenisers.real_patterns`; a regex that is none of the known patterns runs with a
+time limit, which ``metadata["detected"]`` says too.
 
 Tekken (``tekken_*.json``, mistral_common): ``vocab`` entries (``rank``, base64 ``token_bytes``)
 cut to ``default_vocab_size - default_num_special_tokens``, ``config.pattern``, and special tokens
@@ -35,28 +37,16 @@ from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
+from core.formats.limits import MAX_TOKEN_BYTES, check_line_length, check_token_length
 from core.merges import merges_of_splits
 from core.model import BTETokeniser
 from core.pretokenisers.byte_level import bytes_to_byte_chars
+from core.pretokenisers.limited_regex import limit_note
+from core.pretokenisers.real_patterns import (CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, R50K_PATTERN,
+                                              WHISPER_PATTERN)
 from core.pretokenisers.regex_split import RegexSplit
 from core.pretokenisers.special_tokens import SpecialTokenSplit
-
-R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-                  r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
-O200K_PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-LLAMA3_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-                  r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
 
 ENDOFTEXT = "<|endoftext|>"
 FIM = ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")
@@ -113,7 +103,7 @@ ENCODINGS: dict[str, tuple[str, dict[str, int], int]] = {
 _BY_SIZE = {50256: "r50k_base", 50280: "p50k_base", 50257: "whisper_multilingual", 100256: "cl100k_base",
             199998: "o200k_base", 128000: "llama3", 200000: "llama4"}
 _FALLBACK = "cl100k_base"
-_RANK_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]+)\r?$", re.MULTILINE)
+_RANK_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]{1,18})\r?$", re.MULTILINE)
 
 
 def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict[bytes, int]:
@@ -130,18 +120,20 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
             tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
         except (binascii.Error, ValueError):
             tokens = None
-        if tokens is not None and all(tokens):
+        if tokens is not None and all(tokens) and max(map(len, tokens)) <= MAX_TOKEN_BYTES:
             ranks = dict(zip(tokens, map(int, (rank for _, rank in rows))))
             if len(ranks) == len(rows) and len(set(ranks.values())) == len(rows):
                 return ranks
         ranks = {}
     seen: set[int] = set()
-    for line_no, line in enumerate(data.splitlines(), 1):
+    for line_no, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
+        check_line_length(line, source, line_no)
         parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            raise InputError(f"expected '<base64 token> <rank>', found {line[:60]!r}", source, line_no)
+        if len(parts) != 2 or not parts[1].isdigit() or len(parts[1]) > 18:
+            raise InputError(f"expected '<base64 token> <rank>' (a rank of at most 18 digits), found {excerpt(line)}",
+                             source, line_no)
         if not parts[0].strip(b"="):
             if empty is not None:
                 empty.append(int(parts[1]))
@@ -149,10 +141,12 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
         try:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):
-            raise InputError(f"token {parts[0][:40]!r} is not base64", source, line_no) from None
+            raise InputError(f"token {excerpt(parts[0], 40)} is not base64", source, line_no) from None
+        check_token_length(token, source, "the token", line_no)
         rank = int(parts[1])
         if not token or token in ranks or rank in seen:
-            raise InputError(f"empty or repeated token {token!r} or repeated rank {rank}", source, line_no)
+            raise InputError(f"empty or repeated token {excerpt(token, 40)} or repeated rank {rank}", source,
+                             line_no)
         ranks[token] = rank
         seen.add(rank)
     if not ranks:
@@ -172,16 +166,22 @@ def tokeniser_from_ranks(ranks: dict[bytes, int], pattern: str, specials: dict[s
     ends = list(accumulate(map(len, tokens)))
     texts = list(map(joined.__getitem__, map(slice, [0, *ends[:-1]], ends)))
     chars = dict(zip(texts, (rank for _, rank in by_rank)))
-    merges = merges_of_splits(chars.items(), chars)
+    try:
+        merges = merges_of_splits(chars.items(), chars)
+    except InputError as err:
+        raise InputError(err.message, source) from None
     get = chars.get
     alphabet = sorted((t for t in chars if len(t) == 1), key=get)
     type_ids = {t: r + id_offset for t, r in chars.items()}
     clash = [s for s in specials if s in type_ids]
     if clash:
-        raise InputError(f"special token {clash[0]!r} is also an ordinary token", source)
+        raise InputError(f"special token {excerpt(clash[0], 40)} is also an ordinary token", source)
     type_ids.update(specials)
     try:
         inner = RegexSplit(pattern, byte_level=True)
+        note = limit_note(inner.limited_patterns)
+        if note:
+            metadata = {**(metadata or {}), "detected": [*(metadata or {}).get("detected", ()), note]}
         pretokeniser = SpecialTokenSplit(inner, list(specials) if match_specials else [])
         return BTETokeniser(alphabet, merges, pretokeniser, specials=list(specials), type_ids=type_ids,
                             ignore_merges=True, name=name, metadata=metadata)
@@ -193,7 +193,8 @@ def _choose_encoding(pattern: str | None, n_tokens: int, detected: list[str]) ->
     """(regex, special tokens, encoding name or "custom")."""
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern:
-            raise InputError(f"pattern must be an encoding name ({', '.join(ENCODINGS)}) or a regex, got {pattern!r}")
+            raise InputError(f"pattern must be an encoding name ({', '.join(ENCODINGS)}) or a regex, "
+                             f"got {excerpt(pattern)}")
         if pattern in ENCODINGS:
             regex_text, specials, _ = ENCODINGS[pattern]
             return regex_text, specials, pattern
@@ -267,12 +268,15 @@ def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") 
             token = base64.b64decode(entry["token_bytes"], validate=True)
         except (binascii.Error, ValueError):
             raise InputError(f"vocab[{i}].token_bytes is not base64", source) from None
-        require(bool(token) and token not in ranks, f"vocab[{i}]: empty or repeated token {token!r}")
+        require(bool(token) and token not in ranks, f"vocab[{i}]: empty or repeated token {excerpt(token, 40)}")
+        check_token_length(token, source, f"vocab[{i}]")
         ranks[token] = i
     specials: dict[str, int] = {}
-    for i, entry in enumerate(obj.get("special_tokens") or []):
-        require(isinstance(entry, dict) and isinstance(entry.get("token_str"), str)
-                and isinstance(entry.get("rank"), int), f"special_tokens[{i}] must have token_str and rank")
+    special_tokens = obj.get("special_tokens") or []
+    require(isinstance(special_tokens, list), f"special_tokens must be a list, found {type(special_tokens).__name__}")
+    for i, entry in enumerate(special_tokens):
+        require(isinstance(entry, dict) and isinstance(entry.get("token_str"), str) and entry["token_str"]
+                and type(entry.get("rank")) is int, f"special_tokens[{i}] must have a token_str and an integer rank")
         specials[entry["token_str"]] = entry["rank"]
     detected = [f"Tekken {config.get('version', '?')}: {inner_size} tokens after {n_special} special ids",
                 f"{len(specials)} named special tokens (not matched in text, as Mistral encodes)"]

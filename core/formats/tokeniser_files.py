@@ -17,22 +17,24 @@ local Hugging Face cache (:mod:`core.formats.locations`). Every loader raises
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
+from types import MappingProxyType
 
 from core.errors import InputError
 from core.formats.hf_json import tokeniser_from_hf_json, tokeniser_to_hf_json
+from core.formats.json_input import read_json
 from core.formats.locations import HF_PREFIX, resolve_hf_id, special_tokens_beside, tokeniser_file_in
-from core.formats.merges_txt import parse_merges_txt, vocab_from_json
+from core.formats.merges_txt import check_merges_count, parse_merges_txt, vocab_from_json
+from core.formats.output_files import check_output_path, write_text
 from core.gc_pause import cyclic_gc_paused
 from core.model import BTETokeniser
 from core.tokeniser import Tokeniser, from_saved_json
 
 MAX_TOKENISER_BYTES = 200 * 1024 * 1024
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+=* \d+\r?\n")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None = None) -> Tokeniser:
@@ -43,9 +45,7 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
     """
     if isinstance(path, str) and path.startswith(HF_PREFIX):
         folder = resolve_hf_id(path)
-        tokeniser = load_tokeniser(folder, pretokeniser=pretokeniser, pattern=pattern)
-        tokeniser.metadata.setdefault("source", path)
-        return tokeniser
+        return _with_source(load_tokeniser(folder, pretokeniser=pretokeniser, pattern=pattern), path)
     path = Path(path)
     if path.is_dir():
         path = tokeniser_file_in(path)
@@ -58,6 +58,18 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
     name = path.parent.name if path.stem in ("tokenizer", "tokeniser", "merges") else path.stem
     return parse_tokeniser_bytes(data, str(path), name=name, pretokeniser=pretokeniser, pattern=pattern,
                                  beside=path)
+
+
+def _with_source(tokeniser: Tokeniser, source: str) -> Tokeniser:
+    """The tokeniser just loaded, with ``metadata["source"]`` when its metadata names none. Its
+    metadata is read-only (a tokeniser is shared by every session), so this is a fresh copy made
+    before anyone else sees it; families without metadata come back as they are."""
+    metadata = getattr(tokeniser, "metadata", None)
+    if metadata is None or "source" in metadata:
+        return tokeniser
+    sourced = copy.copy(tokeniser)
+    vars(sourced)["metadata"] = MappingProxyType({**metadata, "source": source})
+    return sourced
 
 
 def parse_tokeniser_bytes(data: bytes, source: str, name: str = "", *, pretokeniser=None,
@@ -89,22 +101,14 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
                          "(lines '<base64> <rank>')", source)
     text = _decode(data, source)
     if kind == "merges":
+        check_merges_count(text, source)  # before reading a vocab.json as large
         vocab = specials = None
         if beside is not None and (beside.parent / "vocab.json").is_file():
             vocab_path = beside.parent / "vocab.json"
             vocab = _vocab_from_bytes(vocab_path.read_bytes(), str(vocab_path))
             specials = [t for t in special_tokens_beside(beside) if t in vocab] or None
         return parse_merges_txt(text, source, vocab=vocab, pretokeniser=pretokeniser, name=name, specials=specials)
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON: {err.msg} (column {err.colno})", source, err.lineno) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply", source) from None
-    except ValueError as err:  # e.g. an integer of more than 4,300 digits
-        raise InputError(f"invalid JSON value: {str(err)[:120]}", source) from None
-    if _SURROGATE_ESCAPE.search(text):
-        _refuse_lone_surrogates(obj, source)
+    obj = read_json(text, source)
     if not isinstance(obj, dict):
         raise InputError("expected a JSON object (a tokenizer.json or a project tokeniser file)", source)
     if "format" in obj:
@@ -120,25 +124,6 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
                          "load the merges.txt next to it (or their folder), or upload both together", source)
     raise InputError("JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser "
                      "(no \"format\" key)", source)
-
-
-def _refuse_lone_surrogates(obj, source: str, path: str = "") -> None:
-    """InputError naming the first string (key or value) holding a lone surrogate (JSON allows
-    ``\\ud800`` escapes; no text can hold such a character, so no tokeniser can use it)."""
-    stack = [(path or "$", obj)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, str):
-            if _LONE_SURROGATE.search(value):
-                raise InputError(f"{where}: {value[:20]!r} holds a lone surrogate (not a Unicode character)", source)
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if _LONE_SURROGATE.search(key):
-                    raise InputError(f"{where}: key {key[:20]!r} holds a lone surrogate (not a Unicode character)",
-                                     source)
-                stack.append((f"{where}.{key[:40]}", item))
-        elif isinstance(value, list):
-            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
 
 
 def sniff(data: bytes) -> str:
@@ -169,8 +154,11 @@ def parse_merges_vocab_bytes(merges: bytes, source: str, vocab: bytes, vocab_sou
     for data, where in ((merges, source), (vocab, vocab_source)):
         if len(data) > MAX_TOKENISER_BYTES:
             raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", where)
-    return parse_merges_txt(_decode(merges, source), source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name,
-                            pretokeniser=pretokeniser)
+    text = _decode(merges, source)
+    check_merges_count(text, source)  # before reading a vocab.json as large
+    with cyclic_gc_paused(freeze=True):  # as parse_tokeniser_bytes
+        return parse_merges_txt(text, source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name,
+                                pretokeniser=pretokeniser)
 
 
 def save_tokeniser(tokeniser: Tokeniser, path: str | Path, *, hf: bool = False) -> None:
@@ -178,11 +166,9 @@ def save_tokeniser(tokeniser: Tokeniser, path: str | Path, *, hf: bool = False) 
     tokenizer.json (BPE with binary merges only)."""
     if hf and not isinstance(tokeniser, BTETokeniser):
         raise InputError(f"only BPE tokenisers can be written as tokenizer.json, not {tokeniser.kind!r}", str(path))
+    check_output_path(path)
     obj = tokeniser_to_hf_json(tokeniser) if hf else tokeniser.to_json()
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise InputError(f"folder {str(path.parent)!r} does not exist", str(path))
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1 if not hf else 2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(obj, ensure_ascii=False, indent=1 if not hf else 2) + "\n")
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -195,8 +181,4 @@ def _decode(data: bytes, source: str) -> str:
 
 
 def _vocab_from_bytes(data: bytes, source: str) -> dict[str, int]:
-    try:
-        vocab = json.loads(_decode(data, source))
-    except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON: {err.msg}", source, err.lineno) from None
-    return vocab_from_json(vocab, source)
+    return vocab_from_json(read_json(_decode(data, source), source), source)

@@ -39,6 +39,9 @@ class Pretokeniser(ABC):
     sources_in_original: bool = False
     #: True when some pretokens may be added tokens (``Pretoken.added``), which the model emits whole.
     emits_added_tokens: bool = False
+    #: The regexes from a file or the command line that are not known patterns, and so run with a
+    #: time limit (:class:`core.pretokenisers.limited_regex.LimitedPattern`).
+    limited_patterns: tuple = ()
 
     def normalise(self, text: str) -> str:
         """Normalisation applied before splitting (identity unless overridden)."""

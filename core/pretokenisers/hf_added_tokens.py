@@ -62,25 +62,25 @@ def added_tokens_from_json(obj: Any, path: str = "added_tokens") -> list[AddedTo
             raise fail(where, f"expected an object, got {describe_value(item)}")
         unknown = sorted(set(item) - {"id", "content", *_FLAGS})
         if unknown:
-            raise fail(where, f"unknown field(s) {', '.join(map(repr, unknown))}; allowed: id, content, "
+            raise fail(where, f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))}; allowed: id, content, "
                               f"{', '.join(_FLAGS)}")
         content = item.get("content")
         if not isinstance(content, str):
-            raise fail(f"{where}.content", f"expected a string, got {content!r}")
+            raise fail(f"{where}.content", f"expected a string, got {describe_value(content)}")
         token_id = item.get("id")
         if token_id is not None and (isinstance(token_id, bool) or not isinstance(token_id, int)):
-            raise fail(f"{where}.id", f"expected an integer, got {token_id!r}")
+            raise fail(f"{where}.id", f"expected an integer, got {describe_value(token_id)}")
         flags = {}
         for name in _FLAGS:
             value = item.get(name, False if name != "normalized" else not item.get("special", False))
             if not isinstance(value, bool):
-                raise fail(f"{where}.{name}", f"expected true or false, got {value!r}")
+                raise fail(f"{where}.{name}", f"expected true or false, got {describe_value(value)}")
             flags[name] = value
         tokens.append(AddedToken(content, token_id, **flags))
     return tokens
 
 
-class _Matcher:
+class StringMatcher:
     """Leftmost-longest, non-overlapping search for a set of strings."""
 
     def __init__(self, patterns: dict[str, AddedToken]):
@@ -112,7 +112,7 @@ class _Matcher:
                 pos = p + 1
 
 
-def _matches(text: str, matcher: _Matcher | None) -> list[tuple[int, int, AddedToken | None, int, int]]:
+def _matches(text: str, matcher: StringMatcher | None) -> list[tuple[int, int, AddedToken | None, int, int]]:
     """HF ``find_matches``: ``(start, end, token or None, match_start, match_end)`` covering the
     text (stretches may overlap after an rstrip); ``match_*`` is the token content's span."""
     if matcher is None or not text:
@@ -162,8 +162,8 @@ class AddedVocabulary:
                 key = normalize_str(t.content) if normalize_str else t.content
                 if key:
                     normalised[key] = t  # HF: whichever its hash map yields last; here the later one
-        self.raw = _Matcher(raw) if raw else None
-        self.normalised = _Matcher(normalised) if normalised else None
+        self.raw = StringMatcher(raw) if raw else None
+        self.normalised = StringMatcher(normalised) if normalised else None
 
     def __len__(self) -> int:
         return len(self.tokens)

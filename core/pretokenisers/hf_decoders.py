@@ -220,7 +220,7 @@ def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
         raise fail(path, f"expected an object or null, got {describe_value(obj)}")
     kind = obj.get("type")
     if kind not in DECODER_TYPES:
-        raise fail(f"{path}.type", f"{kind!r} is not one of {', '.join(DECODER_TYPES)}")
+        raise fail(f"{path}.type", f"{describe_value(kind)} is not one of {', '.join(DECODER_TYPES)}")
     if kind == "Sequence":
         check_keys(obj, path, ("decoders",))
         inner = field(obj, "decoders", path, list)

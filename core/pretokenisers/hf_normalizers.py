@@ -19,8 +19,9 @@ Semantic details that follow HF rather than Python: Lowercase maps each characte
 ``\\p{N}``. Regexes run with the ``regex`` module; HF runs them with Oniguruma, whose handling of
 empty matches (none right after a previous match; the search then moves on one character) is
 reproduced by :func:`find_matches`, and its Ruby-syntax ``^``/``$`` (line anchors) by compiling in
-multiline mode. Known engine difference: Oniguruma's ``\\w`` also matches six No characters
-(e.g. ``¼``) and not ZWJ/ZWNJ.
+multiline mode; a regex that is not a known tokeniser's pattern runs with a time limit
+(:mod:`core.pretokenisers.limited_regex`). Known engine difference: Oniguruma's ``\\w`` also
+matches six No characters (e.g. ``¼``) and not ZWJ/ZWNJ.
 
 Precompiled delegates to :class:`core.pretokenisers.charsmap.Charsmap`, which follows
 SentencePiece (longest match at each position); HF additionally looks whole grapheme clusters
@@ -36,9 +37,10 @@ from typing import Any, Callable
 
 import regex
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 from core.pretokenisers.byte_level import text_to_byte_chars
-from core.pretokenisers.patterns import compile_pattern
+from core.pretokenisers.limited_regex import LimitedPattern
+from core.pretokenisers.patterns import compile_regex
 
 #: ``(text, sources or None)``: None means "one output character per input character".
 Mapped = tuple[str, "list[int] | None"]
@@ -47,7 +49,8 @@ Mapped = tuple[str, "list[int] | None"]
 # --------------------------------------------------------------------------- shared helpers
 
 def describe_value(value: Any) -> str:
-    return repr(value) if not isinstance(value, dict) else "an object"
+    """How a message quotes a value of the file: a short excerpt (an object is "an object")."""
+    return excerpt(value) if not isinstance(value, dict) else "an object"
 
 
 def fail(path: str, message: str) -> InputError:
@@ -64,7 +67,7 @@ def field(obj: dict, name: str, path: str, kind: type | tuple, default: Any = ..
     ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in _kinds(kind))
     if not ok:
         names = " or ".join(k.__name__ for k in _kinds(kind))
-        raise fail(f"{path}.{name}", f"expected {names}, got {value!r}")
+        raise fail(f"{path}.{name}", f"expected {names}, got {describe_value(value)}")
     return value
 
 
@@ -75,14 +78,14 @@ def _kinds(kind: type | tuple) -> tuple:
 def check_keys(obj: dict, path: str, allowed: tuple[str, ...]) -> None:
     unknown = sorted(set(obj) - set(allowed) - {"type"})
     if unknown:
-        raise fail(path, f"unknown field(s) {', '.join(map(repr, unknown))} for type "
-                         f"{obj.get('type')!r}; allowed: {', '.join(allowed) or 'none'}")
+        raise fail(path, f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))} for type "
+                         f"{describe_value(obj.get('type'))}; allowed: {', '.join(allowed) or 'none'}")
 
 
 def single_char(obj: dict, name: str, path: str, default: Any = ...) -> str:
     value = field(obj, name, path, str, default)
     if len(value) != 1:
-        raise fail(f"{path}.{name}", f"must be exactly one character, got {value!r}")
+        raise fail(f"{path}.{name}", f"must be exactly one character, got {describe_value(value)}")
     return value
 
 
@@ -91,25 +94,23 @@ def _compile_literal(text: str) -> regex.Pattern:
     return regex.compile(regex.escape(text)) if text else regex.compile("")
 
 
-def compile_hf_pattern(obj: Any, path: str) -> tuple[regex.Pattern, dict]:
-    """A compiled regex for an HF pattern ``{"String": s}`` (literal) or ``{"Regex": r}``."""
+def compile_hf_pattern(obj: Any, path: str) -> tuple[regex.Pattern | LimitedPattern, dict]:
+    """A compiled regex for an HF pattern ``{"String": s}`` (literal) or ``{"Regex": r}`` (a
+    LimitedPattern naming ``path`` unless it is a known pattern)."""
     if not isinstance(obj, dict) or len(obj) != 1 or not set(obj) <= {"String", "Regex"}:
-        raise fail(path, f"must be {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
+        raise fail(path, f"must be {{\"String\": ...}} or {{\"Regex\": ...}}, got {describe_value(obj)}")
     (kind, text), = obj.items()
     if not isinstance(text, str):
-        raise fail(f"{path}.{kind}", f"expected a string, got {text!r}")
+        raise fail(f"{path}.{kind}", f"expected a string, got {describe_value(text)}")
     if kind == "String":
         return _compile_literal(text), obj
     if text == "":
         return _compile_literal(""), obj
-    try:
-        # Oniguruma (Ruby syntax) reads ^ and $ as line anchors: multiline mode.
-        return compile_pattern("(?m)" + text), obj
-    except InputError as err:
-        raise fail(f"{path}.Regex", err.message) from None
+    # Oniguruma (Ruby syntax) reads ^ and $ as line anchors: multiline mode.
+    return compile_regex(text, "(?m)", f"{path}.Regex"), obj
 
 
-def find_matches(pattern: regex.Pattern, text: str) -> list[tuple[int, int]]:
+def find_matches(pattern: regex.Pattern | LimitedPattern, text: str) -> list[tuple[int, int]]:
     """Match spans as Oniguruma's ``find_iter`` gives them (as HF sees them): leftmost matches
     left to right; an empty match right at the end of the previous match is skipped and the
     search resumes one character further."""
@@ -321,7 +322,7 @@ class StripAccents(HFNormalizer):
 class Replace(HFNormalizer):
     type_name = "Replace"
 
-    def __init__(self, pattern: regex.Pattern, pattern_json: dict, content: str):
+    def __init__(self, pattern: regex.Pattern | LimitedPattern, pattern_json: dict, content: str):
         self.pattern, self.pattern_json, self.content = pattern, pattern_json, content
 
     def normalize_str(self, text: str) -> str:
@@ -530,7 +531,7 @@ def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | N
         raise fail(path, f"expected an object or null, got {describe_value(obj)}")
     kind = obj.get("type")
     if kind not in NORMALIZER_TYPES:
-        raise fail(f"{path}.type", f"{kind!r} is not one of {', '.join(NORMALIZER_TYPES)}")
+        raise fail(f"{path}.type", f"{describe_value(kind)} is not one of {', '.join(NORMALIZER_TYPES)}")
     if kind == "Sequence":
         check_keys(obj, path, ("normalizers",))
         inner = field(obj, "normalizers", path, list)

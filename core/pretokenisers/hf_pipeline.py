@@ -24,6 +24,7 @@ from core.pretokenisers.hf_normalizers import (ByteLevelNormalizer, Replace, com
                                                normalizer_from_json)
 from core.pretokenisers.hf_pre_tokenizers import ByteLevel, Metaspace, pre_tokenizer_from_json
 from core.pretokenisers.huggingface import simple_equivalent
+from core.pretokenisers.limited_regex import LimitedPattern
 from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
@@ -54,6 +55,9 @@ class HFPipeline(Pretokeniser):
         self.byte_level = (any(isinstance(s, ByteLevel) for s in pre_steps)
                            or any(isinstance(s, ByteLevelNormalizer) for s in norm_steps))
         self.marker = self._find_marker(pre_steps, norm_steps)
+        decoder_steps = self._decoder.steps() if self._decoder is not None else []
+        self.limited_patterns = tuple(s.pattern for s in (*norm_steps, *pre_steps, *decoder_steps)
+                                      if isinstance(getattr(s, "pattern", None), LimitedPattern))
         self.emits_added_tokens = bool(self.added_tokens)
         # a simple pre-tokeniser doing exactly the same, for text in which no added token can start
         self._fast = simple_equivalent(normalizer, pre_tokenizer)

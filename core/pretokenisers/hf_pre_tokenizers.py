@@ -2,10 +2,10 @@
 
 Implements the semantics of ``tokenizers`` 0.23 (Rust ``src/pre_tokenizers``,
 ``NormalizedString::split``, ``PreTokenizedString``): Sequence (any length and nesting), Split
-(``{"String": s}`` literal or ``{"Regex": r}``; behaviours Removed, Isolated,
-MergedWithPrevious, MergedWithNext, Contiguous; ``invert``), ByteLevel, Metaspace, Digits,
-Punctuation, Whitespace, WhitespaceSplit, UnicodeScripts, CharDelimiterSplit, BertPreTokenizer and
-FixedLength.
+(``{"String": s}`` literal or ``{"Regex": r}``, time-limited unless a known pattern; behaviours
+Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous; ``invert``), ByteLevel,
+Metaspace, Digits, Punctuation, Whitespace, WhitespaceSplit, UnicodeScripts, CharDelimiterSplit,
+BertPreTokenizer and FixedLength.
 
 A pre-tokenizer maps a list of pieces ``(text, sources)`` to a new list; empty pieces are dropped
 (as ``PreTokenizedString.split`` does). ``sources`` index the original text (-1 for inserted
@@ -34,6 +34,7 @@ import regex
 from core.pretokenisers.byte_level import text_to_byte_chars
 from core.pretokenisers.hf_normalizers import (check_keys, compile_hf_pattern, describe_value, fail,
                                                field, find_matches, single_char)
+from core.pretokenisers.limited_regex import LimitedPattern
 from core.pretokenisers.patterns import GPT2_PATTERN, compile_pattern
 
 #: ``(text, sources)``; sources None on the fast path.
@@ -98,7 +99,7 @@ def split_spans(n: int, matches: list[tuple[int, int]], behaviour: str,
     return [(s, e) for s, e in acc]
 
 
-def split_piece(piece: Piece, pattern: regex.Pattern, behaviour: str, invert: bool = False,
+def split_piece(piece: Piece, pattern: regex.Pattern | LimitedPattern, behaviour: str, invert: bool = False,
                 per_char: bool = False) -> list[Piece]:
     """Split a piece on the matches of ``pattern`` (``per_char``: a one-character class whose
     runs may be found as longer matches and are cut into single characters)."""
@@ -166,7 +167,7 @@ class Sequence(HFPreTokenizer):
 class Split(PieceWise):
     type_name = "Split"
 
-    def __init__(self, pattern: regex.Pattern, pattern_json: dict, behaviour: str, invert: bool):
+    def __init__(self, pattern: regex.Pattern | LimitedPattern, pattern_json: dict, behaviour: str, invert: bool):
         self.pattern, self.pattern_json = pattern, pattern_json
         self.behaviour, self.invert = behaviour, invert
 
@@ -431,7 +432,7 @@ PRE_TOKENIZER_TYPES = ("Sequence", "Split", "ByteLevel", "Metaspace", "Digits", 
 def _behaviour(obj: dict, path: str, default: Any = ...) -> str:
     value = field(obj, "behavior", path, str, default)
     if value not in BEHAVIOURS:
-        raise fail(f"{path}.behavior", f"{value!r} is not one of {', '.join(BEHAVIOURS)}")
+        raise fail(f"{path}.behavior", f"{describe_value(value)} is not one of {', '.join(BEHAVIOURS)}")
     return value
 
 
@@ -443,7 +444,7 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
         raise fail(path, f"expected an object or null, got {describe_value(obj)}")
     kind = obj.get("type")
     if kind not in PRE_TOKENIZER_TYPES:
-        raise fail(f"{path}.type", f"{kind!r} is not one of {', '.join(PRE_TOKENIZER_TYPES)}")
+        raise fail(f"{path}.type", f"{describe_value(kind)} is not one of {', '.join(PRE_TOKENIZER_TYPES)}")
     if kind == "Sequence":
         check_keys(obj, path, ("pretokenizers",))
         inner = field(obj, "pretokenizers", path, list)
@@ -463,11 +464,11 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
         replacement = single_char(obj, "replacement", path, "▁")
         scheme = field(obj, "prepend_scheme", path, str, None)
         if scheme is not None and scheme not in PREPEND_SCHEMES:
-            raise fail(f"{path}.prepend_scheme", f"{scheme!r} is not one of {', '.join(PREPEND_SCHEMES)}")
+            raise fail(f"{path}.prepend_scheme", f"{describe_value(scheme)} is not one of {', '.join(PREPEND_SCHEMES)}")
         legacy = field(obj, "add_prefix_space", path, bool, None)
         if legacy is False:
             if scheme not in (None, "never"):
-                raise fail(f"{path}.add_prefix_space", f"false contradicts prepend_scheme {scheme!r}")
+                raise fail(f"{path}.add_prefix_space", f"false contradicts prepend_scheme {describe_value(scheme)}")
             scheme = "never"
         return Metaspace(replacement, scheme or "always", field(obj, "split", path, bool, True))
     if kind == "Digits":

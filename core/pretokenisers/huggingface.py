@@ -18,7 +18,9 @@ fast path:
 * ``[Split, ByteLevel(add_prefix_space=false, use_regex=false)]`` -> ``RegexSplit(...,
   byte_level=True)`` (the GPT-4 / Llama-3 layout);
 
-each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those.
+each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those. A
+``Split`` regex is probed on a short text first (for empty matches): with the time limit of a
+custom pattern, so that a pattern slow on the probe just has no fast path.
 :func:`to_hf` writes our pre-tokenisers back; the ReBPE pipeline has no equivalent and is refused.
 """
 from __future__ import annotations
@@ -26,14 +28,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import regex
-
-from core.errors import InputError
+from core.errors import InputError, excerpt
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import ByteLevel
 from core.pretokenisers.metaspace import Metaspace
 from core.pretokenisers.normalisation import normaliser_from_hf, normaliser_to_hf
-from core.pretokenisers.patterns import NAMED_PATTERNS
+from core.pretokenisers.patterns import NAMED_PATTERNS, compile_regex
 from core.pretokenisers.regex_split import RegexSplit
 from core.pretokenisers.whitespace import WhitespaceSplit
 
@@ -121,14 +121,14 @@ def _flatten(obj: Any) -> list[dict]:
 
 def _plain_regex(pattern: str) -> bool:
     """A Split regex that our RegexSplit runs as HF does: no line anchors (Oniguruma's ^ and $
-    match at line breaks) and no empty matches (HF keeps them as split points)."""
+    match at line breaks) and no empty matches (HF keeps them as split points). False also when
+    the pattern does not compile or a custom one runs out of time on the probe."""
     if _LINE_ANCHOR.search(pattern):
         return False
     try:
-        compiled = regex.compile(pattern)
-    except regex.error:
+        return not any(m.start() == m.end() for m in compile_regex(pattern).finditer(_EMPTY_MATCH_PROBE))
+    except InputError:
         return False
-    return not any(m.start() == m.end() for m in compiled.finditer(_EMPTY_MATCH_PROBE))
 
 
 def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
@@ -143,13 +143,13 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
         legacy = obj.get("add_prefix_space")
         if legacy is not None:
             if not isinstance(legacy, bool):
-                raise InputError(f"Metaspace add_prefix_space must be true or false, got {legacy!r}")
+                raise InputError(f"Metaspace add_prefix_space must be true or false, got {excerpt(legacy)}")
             implied = "always" if legacy else "never"
             if scheme is None:
                 scheme = implied
             elif (scheme != "never") != legacy:
                 raise InputError(f"Metaspace add_prefix_space={str(legacy).lower()} contradicts "
-                                 f"prepend_scheme={scheme!r}")
+                                 f"prepend_scheme={excerpt(scheme)}")
         return Metaspace(replacement=obj.get("replacement", "▁"), prepend_scheme=scheme or "always",
                          split=obj.get("split", True), normaliser=steps)
     if kind == "WhitespaceSplit":
@@ -159,7 +159,7 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
     if kind == "Split":
         pattern = obj.get("pattern")
         if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
-            raise InputError(f"Split pre_tokenizer with pattern {pattern!r} is unsupported; "
+            raise InputError(f"Split pre_tokenizer with pattern {excerpt(pattern)} is unsupported; "
                              "only {\"Regex\": ...} patterns are")
         mode = (obj.get("behavior"), obj.get("invert", False))
         if mode == ("Removed", True):
@@ -167,10 +167,10 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
         elif mode == ("Isolated", False):
             unmatched = "keep"
         else:
-            raise InputError(f"Split behavior {mode[0]!r} with invert={mode[1]!r} is unsupported; "
+            raise InputError(f"Split behavior {excerpt(mode[0])} with invert={excerpt(mode[1])} is unsupported; "
                              "supported: Removed with invert=true, Isolated with invert=false")
         return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
-    raise InputError(f"unsupported pre_tokenizer type {kind!r}; supported: {SUPPORTED_PRE_TOKENIZERS}")
+    raise InputError(f"unsupported pre_tokenizer type {excerpt(kind)}; supported: {SUPPORTED_PRE_TOKENIZERS}")
 
 
 def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:

@@ -23,6 +23,11 @@ skips whitespace.
 Patterns are run with the ``regex`` module; HF runs ``Split`` patterns with Oniguruma. For the
 patterns here both agree on every character assigned in Python's Unicode tables (the tests
 check this); characters assigned in newer Unicode versions may be classified differently.
+
+:func:`compile_regex` compiles every pattern that comes from a file or the command line: the
+known ones (:data:`KNOWN_PATTERNS`: these and the real tokenisers' patterns of
+:mod:`core.pretokenisers.real_patterns`) as they are, any other one as a
+:class:`core.pretokenisers.limited_regex.LimitedPattern`, which runs with a time limit.
 """
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ from functools import lru_cache
 import regex
 
 from core.errors import InputError
+from core.pretokenisers.limited_regex import LimitedPattern, check_size, pattern_excerpt
+from core.pretokenisers.real_patterns import REAL_PATTERNS
 
 GPT2_PATTERN = "|".join([
     r"'(?:[sdmt]|ll|ve|re)",  # T-1, English contractions
@@ -91,6 +98,8 @@ NAMED_PATTERNS: dict[str, str] = {
 }
 #: Named patterns that match every character of every text (findall == partition).
 COVERING_PATTERNS = frozenset({"gpt2", "gpt4", "punct", "boundless"})
+#: Patterns that run without a time limit: ours and those of the real tokenisers we load.
+KNOWN_PATTERNS = frozenset(NAMED_PATTERNS.values()) | REAL_PATTERNS
 
 
 def pattern_name(pattern: str) -> str | None:
@@ -100,8 +109,8 @@ def pattern_name(pattern: str) -> str | None:
     return next((name for name, text in NAMED_PATTERNS.items() if text == pattern), None)
 
 
-def compile_pattern(pattern: str) -> regex.Pattern:
-    """Compiled ``regex`` for a pattern name or a raw pattern; InputError if it does not compile
+def compile_pattern(pattern: str) -> regex.Pattern | LimitedPattern:
+    """:func:`compile_regex` of a pattern name or a raw pattern; InputError if it does not compile
     or is a bare word that is not a known name (most likely a misspelt name)."""
     if not isinstance(pattern, str) or not pattern:
         raise InputError(f"pattern must be a pattern name ({', '.join(NAMED_PATTERNS)}) or a regex, "
@@ -109,12 +118,23 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     if pattern not in NAMED_PATTERNS and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", pattern):
         raise InputError(f"unknown pattern name {pattern!r}; known: {', '.join(NAMED_PATTERNS)} "
                          f"(a bare word is read as a name; write (?:{pattern}) for that literal regex)")
-    return _compile(NAMED_PATTERNS.get(pattern, pattern))
+    return compile_regex(NAMED_PATTERNS.get(pattern, pattern))
+
+
+def compile_regex(text: str, flags: str = "", role: str = "pre-tokeniser pattern") -> regex.Pattern | LimitedPattern:
+    """``text`` (with inline ``flags`` such as ``(?m)`` put in front) compiled: as it is when
+    ``text`` is one of :data:`KNOWN_PATTERNS`, otherwise as a LimitedPattern that names itself
+    ``role`` in messages. InputError if it does not compile or is too large to compile."""
+    known = text in KNOWN_PATTERNS
+    if not known:
+        check_size(text, role)
+    try:
+        compiled = _compile(flags + text)
+    except regex.error as err:
+        raise InputError(f"{role} '{pattern_excerpt(flags + text)}' is not a valid regex: {err}") from None
+    return compiled if known else LimitedPattern(compiled, text, role)
 
 
 @lru_cache(maxsize=64)
 def _compile(text: str) -> regex.Pattern:
-    try:
-        return regex.compile(text)
-    except regex.error as err:
-        raise InputError(f"pattern {text!r} is not a valid regex: {err}") from None
+    return regex.compile(text)

@@ -7,13 +7,15 @@ match covers are dropped (``unmatched="drop"``, the default): they end up in no 
 leave a gap in the sources. With ``unmatched="keep"`` every maximal unmatched stretch becomes a
 pretoken of its own instead (HF ``Split`` with behaviour ``Isolated``). The four paper patterns
 (gpt2, gpt4, punct, boundless) cover every character, so with them both settings give a
-partition of the text; the ``whitespace`` pattern drops whitespace by design.
+partition of the text; the ``whitespace`` pattern drops whitespace by design. A raw pattern that
+is not a known one runs with a time limit (:mod:`core.pretokenisers.limited_regex`).
 """
 from __future__ import annotations
 
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.byte_level import (BYTE_SPACE, byte_chars_to_text, display_byte_chars,
                                            text_to_byte_chars)
+from core.pretokenisers.limited_regex import LimitedPattern
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
 from core.pretokenisers.patterns import COVERING_PATTERNS, compile_pattern, pattern_name
 from core.options import check_bool, check_choice
@@ -37,6 +39,7 @@ class RegexSplit(NormalisedPretokeniser):
     def __init__(self, pattern: str = "gpt2", byte_level: bool = False,
                  normaliser: tuple[str, ...] = (), unmatched: str = "drop"):
         self._regex = compile_pattern(pattern)
+        self.limited_patterns = (self._regex,) if isinstance(self._regex, LimitedPattern) else ()
         self.pattern = pattern_name(pattern) or pattern
         self.byte_level = check_bool("byte_level", byte_level)
         self.unmatched = check_choice("unmatched", unmatched, UNMATCHED_MODES)

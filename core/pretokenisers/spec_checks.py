@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from core.errors import InputError
+from core.errors import InputError, excerpt
 
 
 def check_text(text: Any) -> str:
@@ -20,9 +20,9 @@ def check_text(text: Any) -> str:
 def check_marker(name: str, value: Any, single_char: bool = False) -> str:
     """A non-empty marker string without whitespace (exactly one character if ``single_char``)."""
     if not isinstance(value, str) or not value or any(c.isspace() for c in value):
-        raise InputError(f"{name} must be a non-empty string without whitespace, got {value!r}")
+        raise InputError(f"{name} must be a non-empty string without whitespace, got {excerpt(value)}")
     if single_char and len(value) != 1:
-        raise InputError(f"{name} must be exactly one character, got {value!r}")
+        raise InputError(f"{name} must be exactly one character, got {excerpt(value)}")
     return value
 
 
@@ -31,10 +31,10 @@ def spec_arguments(spec: Any, kind: str, allowed: Iterable[str]) -> dict[str, An
     if not isinstance(spec, dict):
         raise InputError(f"a pretokeniser spec must be an object, got {type(spec).__name__}")
     if spec.get("kind") != kind:
-        raise InputError(f"spec kind {spec.get('kind')!r} is not {kind!r}")
+        raise InputError(f"spec kind {excerpt(spec.get('kind'))} is not {kind!r}")
     allowed = tuple(allowed)
     unknown = sorted(set(spec) - set(allowed) - {"kind"})
     if unknown:
-        raise InputError(f"unknown field(s) {', '.join(map(repr, unknown))} in a {kind!r} spec; "
+        raise InputError(f"unknown field(s) {', '.join(map(excerpt, unknown[:5]))} in a {kind!r} spec; "
                          f"allowed: {', '.join(map(repr, allowed)) or 'none'}")
     return {key: value for key, value in spec.items() if key != "kind"}

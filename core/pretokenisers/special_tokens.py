@@ -7,14 +7,15 @@ it; the regex therefore never sees across a special token. Here every special to
 leftmost, the longest of those starting there) becomes ``Pretoken(special, sources, added=True)``
 and every stretch between them is pre-tokenised by ``inner`` on its own, its sources shifted to
 positions in the whole text. ``inner`` must not normalise (sources must stay positions in the
-text as given).
+text as given). The special tokens are looked up as strings (a dict per first character and
+length), not as one alternation regex, which a file with many of them would make slow to compile
+and to run.
 """
 from __future__ import annotations
 
-import regex
-
 from core.errors import InputError
 from core.pretokenisers.base import Pretoken, Pretokeniser
+from core.pretokenisers.hf_added_tokens import StringMatcher
 from core.pretokenisers.spec_checks import check_text, spec_arguments
 
 
@@ -35,19 +36,18 @@ class SpecialTokenSplit(Pretokeniser):
         # The inner pre-tokeniser does not normalise, so sources index the text as given.
         self.sources_in_original = True
         self.emits_added_tokens = bool(self.specials)
-        longest_first = sorted(self.specials, key=len, reverse=True)
-        self._regex = regex.compile("|".join(map(regex.escape, longest_first))) if self.specials else None
+        self.limited_patterns = inner.limited_patterns
+        self._matcher = StringMatcher({s: s for s in self.specials}) if self.specials else None
 
     def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
         text = check_text(text)
-        if self._regex is None:
+        if self._matcher is None:
             return self.inner.pretokenise_with_sources(text)
         out: list[Pretoken] = []
         done = 0
-        for match in self._regex.finditer(text):
-            start, end = match.span()
+        for start, end, special in self._matcher.find(text):
             out.extend(self._ordinary(text, done, start))
-            out.append(Pretoken(match.group(), tuple(range(start, end)), added=True))
+            out.append(Pretoken(special, tuple(range(start, end)), added=True))
             done = end
         out.extend(self._ordinary(text, done, len(text)))
         return out
@@ -61,7 +61,8 @@ class SpecialTokenSplit(Pretokeniser):
         return [Pretoken(p.text, tuple(s + start if s >= 0 else s for s in p.sources), p.added) for p in pretokens]
 
     def may_hold_added_tokens(self, text: str) -> bool:
-        return self._regex is not None and self._regex.search(text) is not None
+        # a character that starts a special token occurs: conservative, and as fast as one regex scan
+        return self._matcher is not None and self._matcher.first.search(text) is not None
 
     def pretokenise(self, text: str) -> list[str]:
         if not self.may_hold_added_tokens(check_text(text)):

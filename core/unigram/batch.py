@@ -17,7 +17,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from core.deadline import Heartbeat
+
 NEG_INF = -np.inf
+#: Heartbeat units of one vectorised step (a pass level, a search length): tens of microseconds.
+STEP_WORK = 64
 
 
 class CorpusArcs:
@@ -25,12 +29,16 @@ class CorpusArcs:
 
     Found per length L with a rolling hash of every window of L characters (numpy, mod 2**64),
     looked up among the hashes of the pieces of length L and then checked character by
-    character, so hash collisions cannot create or lose an arc."""
+    character, so hash collisions cannot create or lose an arc. ``beat`` hears the work of this
+    search and of every pass over the arcs."""
 
-    def __init__(self, strings: Sequence[str], piece_ids: dict[str, int], max_length: int):
+    def __init__(self, strings: Sequence[str], piece_ids: dict[str, int], max_length: int,
+                 beat: Heartbeat | None = None):
+        self.beat = beat = beat or Heartbeat(None)
         self.lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         codes, self.offsets = _layout(strings, self.lengths)
         self.n_nodes = int(self.offsets[-1])
+        beat.work(self.n_nodes // 8)
         self.first_nodes = self.offsets[:-1]
         self.final_nodes = self.offsets[:-1] + self.lengths
         owner_of = np.repeat(np.arange(len(strings)), self.lengths + 1)
@@ -48,6 +56,7 @@ class CorpusArcs:
             position, window = position[keep], window[keep]
             if not len(position):
                 break
+            beat.work(STEP_WORK + len(position) // 8)
             window = window * _BASE + codes[position + length - 1].astype(np.uint64)
             same_length = np.flatnonzero(piece_len == length)
             if len(same_length):
@@ -59,7 +68,9 @@ class CorpusArcs:
         dst = src + length
         owner = owner_of[src]
         start = src - self.offsets[owner]
+        beat.work(len(src) // 8)
         order = np.lexsort((start, dst, start + length))  # forward order: position, target node, start
+        beat.work(len(src) // 4)
         self.src, self.dst, self.piece, self.owner = src[order], dst[order], piece[order], owner[order]
         self.start_pos = start[order]
         self.end_pos = self.start_pos + length[order]
@@ -82,11 +93,12 @@ class _Levels:
         self.group_node = target[self.group_start]
         self.group_bounds = np.searchsorted(self.group_start, self.bounds, side="left")
 
-    def steps(self):
+    def steps(self, beat: Heartbeat):
         for k in range(len(self.bounds) - 1):
             a0, a1 = self.bounds[k], self.bounds[k + 1]
             if a0 == a1:
                 continue
+            beat.work(STEP_WORK + (a1 - a0) // 8)
             g0, g1 = self.group_bounds[k], self.group_bounds[k + 1]
             yield a0, a1, self.group_start[g0:g1] - a0, self.group_len[g0:g1], self.group_node[g0:g1]
 
@@ -96,21 +108,26 @@ class ActiveArcs:
 
     def __init__(self, arcs: CorpusArcs, index: np.ndarray):
         self.arcs = arcs
+        work = len(index) // 8
         self.piece = arcs.piece[index]
         self.owner = arcs.owner[index]
         self.src, self.dst = arcs.src[index], arcs.dst[index]
         n_levels = int(arcs.lengths.max(initial=0)) + 1
+        arcs.beat.work(work)
         self.forward_levels = _Levels(arcs.end_pos[index], self.dst, n_levels)
+        arcs.beat.work(work)
         # backward: by start position, descending, then source node
         back = np.lexsort((self.src, -arcs.start_pos[index]))
         self.back_order = back
+        arcs.beat.work(2 * work)
         self.backward_levels = _Levels(n_levels - 1 - arcs.start_pos[index][back], self.src[back], n_levels)
+        arcs.beat.work(work)
 
     def forward(self, score: np.ndarray) -> np.ndarray:
         """log alpha of every node, for arc scores ``score`` (in this selection's order)."""
         alpha = np.full(self.arcs.n_nodes, NEG_INF)
         alpha[self.arcs.first_nodes] = 0.0
-        _logsumexp_pass(alpha, self.src, self.dst, score, self.forward_levels)
+        _logsumexp_pass(alpha, self.src, self.dst, score, self.forward_levels, self.arcs.beat)
         return alpha
 
     def backward(self, score: np.ndarray) -> np.ndarray:
@@ -118,7 +135,7 @@ class ActiveArcs:
         beta = np.full(self.arcs.n_nodes, NEG_INF)
         beta[self.arcs.final_nodes] = 0.0
         order = self.back_order
-        _logsumexp_pass(beta, self.dst[order], self.src[order], score[order], self.backward_levels)
+        _logsumexp_pass(beta, self.dst[order], self.src[order], score[order], self.backward_levels, self.arcs.beat)
         return beta
 
     def marginals(self, score: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +152,7 @@ class ActiveArcs:
         best[self.arcs.first_nodes] = 0.0
         back = np.full(self.arcs.n_nodes, -1, dtype=np.int64)
         src, levels = self.src, self.forward_levels
-        for a0, a1, starts, lens, nodes in levels.steps():
+        for a0, a1, starts, lens, nodes in levels.steps(self.arcs.beat):
             values = best[src[a0:a1]] + score[a0:a1]
             top = np.maximum.reduceat(values, starts)
             candidate = np.where(values == np.repeat(top, lens), np.arange(a0, a1), a1)
@@ -152,6 +169,7 @@ class ActiveArcs:
         node = arcs.final_nodes[owners]
         out_owner, out_arc = [], []
         while len(node):
+            arcs.beat.work(STEP_WORK + len(node) // 8)
             arc = back[node]
             alive = arc >= 0
             owners, arc = owners[alive], arc[alive]
@@ -210,8 +228,8 @@ def _match(window, position, length, codes, piece_hash, piece_start, piece_codes
 
 
 def _logsumexp_pass(values: np.ndarray, src: np.ndarray, dst: np.ndarray, score: np.ndarray,
-                    levels: _Levels) -> None:
-    for a0, a1, starts, lens, nodes in levels.steps():
+                    levels: _Levels, beat: Heartbeat) -> None:
+    for a0, a1, starts, lens, nodes in levels.steps(beat):
         v = values[src[a0:a1]] + score[a0:a1]
         top = np.maximum.reduceat(v, starts)
         shift = np.where(np.isfinite(top), top, 0.0)

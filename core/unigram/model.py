@@ -38,6 +38,7 @@ import math
 import numbers
 import random
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -86,7 +87,8 @@ class UnigramTokeniser(PretokenSegmenter):
     """Pieces with log p, segmented by Viterbi. ``unknown``: what unknown characters become (None:
     a run is one token of its text); ``type_ids``: the ids of a loaded vocabulary (every piece of
     a ``.model`` file, control and byte pieces too); ``metadata``: free-form description (what
-    the loader detected)."""
+    the loader detected). ``pieces``, ``type_ids`` and ``metadata`` are read-only: a loaded
+    tokeniser is shared by every browser session."""
 
     kind = "unigram"
 
@@ -100,7 +102,8 @@ class UnigramTokeniser(PretokenSegmenter):
                 raise InputError(f"pieces must be non-empty strings, got {piece!r}")
             if not _finite_number(log_prob):
                 raise InputError(f"piece {piece!r}: log-probability must be a finite number, got {log_prob!r}")
-        self.pieces: dict[str, float] = {p: float(s) for p, s in pieces.items()}
+        self._pieces: dict[str, float] = {p: float(s) for p, s in pieces.items()}
+        self.pieces: Mapping[str, float] = MappingProxyType(self._pieces)
         self.pretokeniser = pretokeniser
         self.name = name
         if not isinstance(float32, bool):
@@ -109,8 +112,8 @@ class UnigramTokeniser(PretokenSegmenter):
         if unknown is not None and not isinstance(unknown, UnknownPolicy):
             raise InputError(f"unknown must be an UnknownPolicy or None, got {unknown!r}")
         self.unknown = unknown
-        self.type_ids: dict[str, int] | None = dict(type_ids) if type_ids is not None else None
-        self.metadata: dict = dict(metadata or {})
+        self.type_ids: Mapping[str, int] | None = MappingProxyType(dict(type_ids)) if type_ids is not None else None
+        self.metadata: Mapping = MappingProxyType(dict(metadata or {}))
         self.max_piece_length = max(len(p) for p in self.pieces)
         self.unk_score = min(self.pieces.values()) - UNK_PENALTY
         self._prefixes = frozenset(p[:k] for p in self.pieces for k in range(1, len(p) + 1))
@@ -147,7 +150,7 @@ class UnigramTokeniser(PretokenSegmenter):
         """Every piece matching ``pretoken`` (plus unknown characters) with its log p."""
         if not isinstance(pretoken, str) or not pretoken:
             raise InputError(f"expected a non-empty pretoken, got {pretoken!r}")
-        return Lattice.build(pretoken, self.pieces.get, self.max_piece_length, self.unk_score,
+        return Lattice.build(pretoken, self._pieces.get, self.max_piece_length, self.unk_score,
                              self._prefixes, self.float32)
 
     def tokens_of_path(self, path: list[Arc]) -> tuple[str, ...]:
@@ -242,9 +245,9 @@ class UnigramTokeniser(PretokenSegmenter):
         if self.unknown is not None:
             out["unknown"] = self.unknown.to_json()
         if self.type_ids is not None:
-            out["type_ids"] = self.type_ids
+            out["type_ids"] = dict(self.type_ids)
         if self.metadata:
-            out["metadata"] = self.metadata
+            out["metadata"] = dict(self.metadata)
         return out
 
     @classmethod

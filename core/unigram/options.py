@@ -17,6 +17,11 @@ recovery) and, where the paper leaves a choice open, those of its authors' code 
   m = |V| - A, as ``prune_tokens`` computes it; A = number of characters).
 - ``max_piece_length=16`` (SentencePiece ``max_sentencepiece_length``; script_tok counts 32
   atomic SCRIPT tokens).
+- ``max_pretoken_length=4192`` (SentencePiece ``max_sentence_length``, 4192 bytes; script_tok
+  has no limit): a longer pretoken (text without spaces, a run of one character) is cut into
+  pieces of at most this many characters before seeding and EM. SentencePiece skips such a
+  sentence instead; cutting keeps its text. It bounds the length of every lattice, so each
+  forward-backward pass takes as many vectorised steps however long the corpus's lines are.
 - ``split_by_script=False``: script_tok has no such rule; SentencePiece rejects seed pieces that
   mix Unicode scripts (``split_by_unicode_script``).
 
@@ -54,6 +59,7 @@ class UnigramOptions:
     seed_factor: float = 10.0         # beta_seed
     seed_size: int | None = None      # absolute n_seed (SentencePiece: 1e6); overrides seed_factor
     max_piece_length: int = 16        # l_max
+    max_pretoken_length: int = 4192   # longer pretokens are cut (SentencePiece max_sentence_length)
     split_by_script: bool = False
     em_iterations: int = 2            # N_em
     alpha_prune: float = 0.75
@@ -74,6 +80,7 @@ class UnigramOptions:
         for name in ("seed_recovery", "split_by_script", "digamma"):
             check_bool(name, getattr(self, name), owner)
         check_int("max_piece_length", self.max_piece_length, 1, owner)
+        check_int("max_pretoken_length", self.max_pretoken_length, 1, owner)
         check_int("em_iterations", self.em_iterations, 1, owner)
         check_int("max_rounds", self.max_rounds, 1, owner)
         if self.seed_size is not None:

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import regex
 
+from core.deadline import Heartbeat
+
 #: Scripts told apart by ``split_by_script`` (SentencePiece ``split_by_unicode_script``);
 #: characters of other scripts count as one further script.
 SCRIPTS = ("Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana",
@@ -153,18 +155,22 @@ def lcp_intervals(lcp: np.ndarray, max_height: int) -> Nodes:
 
 
 def repeated_substrings(text: str, codes: np.ndarray, weights: np.ndarray, limits: np.ndarray,
-                        rules: PieceRules, recovery: bool, boundary_matches: bool) -> dict[str, int]:
+                        rules: PieceRules, recovery: bool, boundary_matches: bool,
+                        beat: Heartbeat | None = None) -> dict[str, int]:
     """Alg. 2 (and Alg. 3 with ``recovery``) over ``text`` (``codes`` its symbols, -1 at sentence
     boundaries): right-maximal repeats of 2..max_length characters of which every occurrence
     ends by ``limits[start]`` (lies inside one pretoken), with their weighted frequency (sum of
     ``weights`` over occurrences). Unless ``boundary_matches``, a common prefix also stops at
-    the end of a pretoken."""
+    the end of a pretoken. ``beat`` hears every node."""
+    beat = beat or Heartbeat(None)
     cap = rules.max_length + 1
     sa, lcp = sorted_suffixes(codes, cap)
+    beat.work(len(codes) // 4)
     if not boundary_matches:
         room = limits - np.arange(len(limits))
         lcp[1:] = np.minimum(lcp[1:], np.minimum(room[sa[1:]], room[sa[:-1]]))
     nodes = lcp_intervals(lcp, cap if recovery else rules.max_length)
+    beat.work(len(codes) // 8)
     cumulative = np.concatenate(([0], np.cumsum(weights[sa])))
     freq = cumulative[nodes.right] - cumulative[nodes.left]
     start = sa[nodes.left]
@@ -173,6 +179,7 @@ def repeated_substrings(text: str, codes: np.ndarray, weights: np.ndarray, limit
     found: dict[str, int] = {}
     for s, h, parent, f, r in zip(start.tolist(), nodes.height.tolist(), nodes.parent.tolist(),
                                   freq.tolist(), room.tolist()):
+        beat.work()
         if h <= r:
             piece = text[s:s + h]
             if rules.valid_length(piece) == h:
@@ -222,13 +229,14 @@ def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarr
     return text, codes, limits
 
 
-def pretoken_seed(counts: dict[str, int], rules: PieceRules, recovery: bool = False) -> dict[str, int]:
+def pretoken_seed(counts: dict[str, int], rules: PieceRules, recovery: bool = False,
+                  beat: Heartbeat | None = None) -> dict[str, int]:
     """script_tok ``corpus_long`` candidates with frequencies (characters included)."""
     words = list(counts)
     text, codes, limits = _join((w,) for w in words)
     weights = np.repeat(np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words)),
                         [len(w) + 1 for w in words])
-    found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=False)
+    found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=False, beat=beat)
     for word in words:
         if counts[word] >= 2 and 2 <= len(word) <= rules.max_length and word not in found \
                 and rules.valid_length(word) == len(word):
@@ -238,12 +246,12 @@ def pretoken_seed(counts: dict[str, int], rules: PieceRules, recovery: bool = Fa
 
 
 def full_text_seed(counts: dict[str, int], documents: Sequence[Sequence[str]] | None, rules: PieceRules,
-                   recovery: bool = False) -> dict[str, int]:
+                   recovery: bool = False, beat: Heartbeat | None = None) -> dict[str, int]:
     """SentencePiece candidates with frequencies (characters with their counts)."""
     sentences = documents if documents is not None else [s for w in counts for s in ((w,), (w,))]
     text, codes, limits = _join(sentences)
     found = repeated_substrings(text, codes, np.ones(len(text), dtype=np.int64), limits, rules, recovery,
-                                boundary_matches=True)
+                                boundary_matches=True, beat=beat)
     found.update(char_counts(counts))
     return found
 

@@ -26,17 +26,22 @@ log p_alt = sum_{a in alt} log(f_a + f_i) - |alt| log(F + f_i (|alt| - 1)), F = 
 pieces with the highest loss are kept (ties: seed order). With ``pruning="fsp"`` every round
 keeps the highest log p instead (Flat Score Pruning).
 
-Options and their provenance: :mod:`core.unigram.options`.
+Options and their provenance: :mod:`core.unigram.options`. Pretokens longer than
+``max_pretoken_length`` are cut before everything else (:func:`cut_long_pretokens`), as
+SentencePiece leaves out sentences longer than its ``max_sentence_length``.
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 
+from core.deadline import Heartbeat
 from core.errors import InputError
-from core.train_bpe import _check_int, _collect_word_counts
+from core.options import check_int
+from core.train_bpe import _collect_word_counts
 from core.unigram.batch import ActiveArcs, CorpusArcs
 from core.unigram.options import UnigramOptions
 from core.unigram.seed import PieceRules, char_counts, full_text_seed, pretoken_seed, select_seed
@@ -77,9 +82,10 @@ class Trainer:
     """The state of Alg. 1: pieces (ids = seed order), their log p, which are alive."""
 
     def __init__(self, counts: dict[str, int], seed: dict[str, float], options: UnigramOptions,
-                 characters: dict[str, int] | None = None):
+                 characters: dict[str, int] | None = None, beat: Heartbeat | None = None):
         """``characters``: every character with its frequency (default: those of ``counts``
-        and ``options.initial_alphabet``); one missing from ``seed`` starts out dropped."""
+        and ``options.initial_alphabet``); one missing from ``seed`` starts out dropped.
+        ``beat`` hears the work of the lattice passes."""
         self.options = options
         chars = characters if characters is not None else corpus_characters(counts, options)
         seed = {**seed, **{ch: -np.inf for ch in chars if ch not in seed}}
@@ -94,7 +100,8 @@ class Trainer:
         words = list(counts)
         self.weight = np.array([counts[w] for w in words], dtype=np.float64)
         self.atoms_total = float(sum(counts[w] * len(w) for w in words))
-        self.corpus = CorpusArcs(words, self.ids, options.max_piece_length)
+        self.beat = beat or Heartbeat(None)
+        self.corpus = CorpusArcs(words, self.ids, options.max_piece_length, self.beat)
         self._pieces_lattice: tuple[CorpusArcs, np.ndarray] | None = None
         self._active: tuple[bytes, ActiveArcs] | None = None
 
@@ -166,7 +173,7 @@ class Trainer:
         if self._pieces_lattice is None:
             alive = np.flatnonzero(self.alive)
             strings = [self.pieces[i] for i in alive]
-            lattice = CorpusArcs(strings, dict(zip(strings, alive)), self.options.max_piece_length)
+            lattice = CorpusArcs(strings, dict(zip(strings, alive)), self.options.max_piece_length, self.beat)
             self._pieces_lattice = (lattice, alive)
         lat, string_piece = self._pieces_lattice
         owner_piece = string_piece[lat.owner]
@@ -240,13 +247,13 @@ class Trainer:
 
 # --- the whole of Algorithm 1 ------------------------------------------------------------------------
 def seed_vocabulary(corpus: TrainingCorpus, counts: dict[str, int], vocab_size: int,
-                    options: UnigramOptions) -> dict[str, float]:
+                    options: UnigramOptions, beat: Heartbeat | None = None) -> dict[str, float]:
     """V_seed(C, n_seed) with log p = log(score / sum of scores)."""
     rules = PieceRules(options.max_piece_length, options.split_by_script, corpus.pretokeniser.marker)
     if options.seed == "pretokens":
-        candidates = pretoken_seed(counts, rules, options.seed_recovery)
+        candidates = pretoken_seed(counts, rules, options.seed_recovery, beat)
     else:
-        candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery)
+        candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery, beat)
     atoms = sum(1 for p in candidates if len(p) == 1) + len(set(options.initial_alphabet) - set(candidates))
     if options.seed_size is not None:
         size = options.seed_size
@@ -255,6 +262,25 @@ def seed_vocabulary(corpus: TrainingCorpus, counts: dict[str, int], vocab_size: 
     else:
         size = atoms + int(options.seed_factor * (vocab_size - atoms))
     return select_seed(candidates, size, options.initial_alphabet)
+
+
+def cut_long_pretokens(counts: dict[str, int], documents, limit: int) -> tuple[dict[str, int], tuple | None]:
+    """The corpus C of Alg. 1 as (counts, documents) with every pretoken longer than ``limit``
+    characters cut into pieces of ``limit`` characters (the last one shorter); unchanged when
+    none is that long (option ``max_pretoken_length``, :mod:`core.unigram.options`)."""
+    if all(len(p) <= limit for p in counts):
+        return counts, documents
+
+    def cut(pretoken: str) -> list[str]:
+        return [pretoken[i:i + limit] for i in range(0, len(pretoken), limit)]
+
+    cut_counts: Counter[str] = Counter()
+    for pretoken, count in counts.items():
+        for piece in cut(pretoken):
+            cut_counts[piece] += count
+    if documents is not None:
+        documents = tuple(tuple(piece for p in d for piece in cut(p)) for d in documents)
+    return dict(cut_counts), documents
 
 
 def corpus_statistics(tokeniser, counts: dict[str, int]) -> tuple[float, float]:
@@ -287,7 +313,7 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
           pruning: str = _DEFAULT.pruning, seed: str = _DEFAULT.seed,
           seed_recovery: bool = _DEFAULT.seed_recovery, seed_factor: float = _DEFAULT.seed_factor,
           seed_size: int | None = _DEFAULT.seed_size, max_piece_length: int = _DEFAULT.max_piece_length,
-          split_by_script: bool = _DEFAULT.split_by_script, em_iterations: int = _DEFAULT.em_iterations,
+          max_pretoken_length: int = _DEFAULT.max_pretoken_length, split_by_script: bool = _DEFAULT.split_by_script, em_iterations: int = _DEFAULT.em_iterations,
           alpha_prune: float = _DEFAULT.alpha_prune, alpha_inter: float = _DEFAULT.alpha_inter,
           min_expected_count: float = _DEFAULT.min_expected_count, digamma: bool = _DEFAULT.digamma,
           atoms: str = _DEFAULT.atoms, size_basis: str = _DEFAULT.size_basis,
@@ -300,24 +326,29 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     Events: one "round" per E-step (detail: vocab_size, objective, tokens, for the vocabulary
     the E-step ran on) and one "prune" per removal (M-step early prune, pruning step,
     finalisation); the last round is the final vocabulary. ``summary["rounds"]`` lists the
-    rounds as {vocab_size, objective, tokens}."""
+    rounds as {vocab_size, objective, tokens}. ``progress(done, total)``: E-steps done and
+    expected, after each E-step and during long phases (it may raise to stop training)."""
     from core.unigram.model import UnigramTokeniser
 
     opts = UnigramOptions(
         pruning=pruning, seed=seed, seed_recovery=seed_recovery, seed_factor=seed_factor, seed_size=seed_size,
-        max_piece_length=max_piece_length, split_by_script=split_by_script, em_iterations=em_iterations,
+        max_piece_length=max_piece_length, max_pretoken_length=max_pretoken_length,
+        split_by_script=split_by_script, em_iterations=em_iterations,
         alpha_prune=alpha_prune, alpha_inter=alpha_inter, min_expected_count=min_expected_count,
         digamma=digamma, atoms=atoms, size_basis=size_basis, max_rounds=max_rounds,
         initial_alphabet=byte_alphabet(corpus.pretokeniser) if initial_alphabet is None else initial_alphabet)
-    vocab_size = _check_int(vocab_size, "vocab_size", 1)
-    counts = _collect_word_counts(corpus.pretoken_counts)
+    vocab_size = int(check_int("vocab_size", vocab_size, 1))
+    counts, documents = cut_long_pretokens(_collect_word_counts(corpus.pretoken_counts), corpus.documents,
+                                           opts.max_pretoken_length)
+    corpus = TrainingCorpus(corpus.pretokeniser, counts, documents)
     chars = corpus_characters(counts, opts)
     if vocab_size < len(chars):
         raise InputError(f"vocab_size {vocab_size} is smaller than the {len(chars)} characters of the corpus "
                          f"(every character must stay a piece)")
-    trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts), opts, chars)
+    beat = Heartbeat(progress, 1)
+    trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts, beat), opts, chars, beat)
     n_inter = inter_size(vocab_size, len(chars), opts)
-    log = _Log(progress, _expected_rounds(trainer.size, n_inter, opts))
+    log = _Log(beat, _expected_rounds(trainer.size, n_inter, opts))
     for round_number in range(1, opts.max_rounds + 1):
         for sub in range(1, opts.em_iterations + 1):
             size = trainer.size
@@ -352,9 +383,9 @@ def _expected_rounds(seed_size: int, n_inter: int, options: UnigramOptions) -> i
 class _Log:
     """Training events, the rounds table and progress reports."""
 
-    def __init__(self, progress: Callable[[int, int], None] | None, expected_rounds: int):
-        self.progress = progress
-        self.total = expected_rounds
+    def __init__(self, beat: Heartbeat, expected_rounds: int):
+        self.beat = beat
+        beat.total = expected_rounds
         self.events: list[TrainingEvent] = []
         self.rounds: list[dict] = []
 
@@ -362,9 +393,8 @@ class _Log:
         row = {"vocab_size": size, "objective": stats.objective, "tokens": stats.tokens}
         self.rounds.append(row)
         self.events.append(TrainingEvent(len(self.events), "round", label, stats.tokens, size, dict(row)))
-        if self.progress is not None:
-            self.total = len(self.rounds) if last else max(self.total, len(self.rounds) + 1)
-            self.progress(len(self.rounds), self.total)
+        total = len(self.rounds) if last else max(self.beat.total, len(self.rounds) + 1)
+        self.beat.report(len(self.rounds), total)
 
     def removal(self, label: str, removed: int, size: int) -> None:
         if removed:

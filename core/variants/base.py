@@ -12,7 +12,9 @@ No paper section: plumbing. A *variant* is a :class:`core.tokeniser.Tokeniser` w
 - ``to_json() -> dict`` with ``"format": FORMAT_PREFIX + kind`` and ``from_json(obj, source)``.
 
 Training lives in each variant's module as ``train(corpus: TrainingCorpus, vocab_size, *,
-progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called now and then.
+progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called at the trainer's
+steps and regularly inside its long phases (:class:`core.deadline.Heartbeat`); whatever it raises
+stops training (the explorer's :class:`core.deadline.Deadline`).
 :mod:`core.variants.registry` maps algorithm names to trainers; :data:`core.tokeniser.SAVED_FORMATS`
 maps saved formats to loaders.
 """

@@ -25,11 +25,11 @@ neighbouring chunks happens at the first supermerge index at which both are sing
 chunk joined into a superword is frozen from then on.
 
 Pre-tokenisation: the authors' code splits with ``ULTIMATE_PATTERN`` (v2, the pattern of the
-paper's second version), :data:`ULTIMATE_PATTERN` here. It differs from our repaired Listing 3
-(``core.pretokenisers.patterns.BOUNDLESS_PATTERN``) in two branches: digits take no optional
-leading space (``" 3"`` -> ``" ", "3"``, ours ``" 3"``) and the snake-case branch takes only
-lower-case letters (``"_Case"`` -> ``"_", "Case"``, ours ``"_Case"``). Both give the same
-pretokens on the V8 corpus. :func:`boundless_pretokeniser` builds either.
+paper's second version), :data:`core.pretokenisers.real_patterns.ULTIMATE_PATTERN`. It differs
+from our repaired Listing 3 (``core.pretokenisers.patterns.BOUNDLESS_PATTERN``) in two branches:
+digits take no optional leading space (``" 3"`` -> ``" ", "3"``, ours ``" 3"``) and the
+snake-case branch takes only lower-case letters (``"_Case"`` -> ``"_", "Case"``, ours
+``"_Case"``). Both give the same pretokens on the V8 corpus. :func:`boundless_pretokeniser` builds either.
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from core.errors import InputError
 from core.pretokenisers import RegexSplit
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
+from core.pretokenisers.real_patterns import ULTIMATE_PATTERN
 from core.tokeniser import ids_in_order
 from core.trace import Trace, TraceEvent
 from core.model import BTETokeniser
@@ -51,23 +52,6 @@ from core.variants.boundless_train import train  # noqa: F401  (the trainer, App
 KIND = "boundless"
 OPERATION_KINDS = ("merge", "deletion", "supermerge")
 
-#: kensho-technologies/boundlessbpe ``regexconstants.ULTIMATE_PATTERN`` (v2): contraction,
-#: _snake, XML|Http, Http/http, CONSTANT, other letters, right-aligned digit groups, optional
-#: space + punctuation/symbols, whitespace, separators/controls, marks, leftovers.
-ULTIMATE_PATTERN = "|".join([
-    r" ?(?:\p{L}\p{M}*)+['\u2019](?:\p{L}\p{M}*)+",
-    r"_(?:\p{Ll}\p{M}*)+",
-    r" ?(?:\p{Lu}\p{M}*)+(?=(?:\p{Lu}\p{M}*)(?:\p{Ll}\p{M}*))",
-    r" ?(?:\p{Lu}\p{M}*)?(?:\p{Ll}\p{M}*)+",
-    r" ?(?:\p{Lu}\p{M}*)+",
-    r" ?(?:[\p{Lt}\p{Lm}\p{Lo}]\p{M}*)+",
-    r"(?:\p{N}\p{M}*){1,3}(?=(?:(?:\p{N}\p{M}*){3})*(?:(?:\P{N}\p{M}*)|$))",
-    r" ?(?:[\p{P}\p{S}]\p{M}*)+",
-    r"[^\S\r\n]*[\n\r]+|[^\S\r\n]+",
-    r"(?:[\p{Z}\p{C}]\p{M}*)+",
-    r"\p{M}+",
-    r".+",
-])
 #: pattern option of :func:`boundless_pretokeniser`: "ultimate" (authors' code) or "boundless"
 #: (our repaired Listing 3).
 PATTERNS = {"ultimate": ULTIMATE_PATTERN, "boundless": "boundless"}

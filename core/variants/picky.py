@@ -67,9 +67,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from core.deadline import Heartbeat
 from core.errors import InputError
-from core.options import check_choice
-from core.train_bpe import PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab
+from core.options import check_choice, check_int
+from core.train_bpe import OCCURRENCES_PER_BEAT, PROGRESS_EVERY, _collect_word_counts, _initial_vocab
 from core.trace import Trace, TraceEvent
 from core.model import BTETokeniser
 from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, merge_list_graph,
@@ -296,7 +297,8 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     "additional" when the string was a removed or a present type) and
     "split" (a removal; count = the type's remaining frequency, detail: IoS, parts), each with
     |V| after it and ``detail["event"]`` = its id in the event list. ``progress(done, total)``:
-    types beyond the alphabet, and the room ``vocab_size`` leaves for them.
+    types beyond the alphabet, and the room ``vocab_size`` leaves for them (every
+    ``PROGRESS_EVERY`` events and during long phases; it may raise to stop training).
     """
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
@@ -305,15 +307,17 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
         raise InputError(f"threshold must be a number >= 0, got {threshold!r}")
     if not isinstance(whole_word, bool):
         raise InputError(f"whole_word must be true or false, got {whole_word!r}")
-    reserved = _check_int(reserved_specials, "reserved_specials", 0)
-    trainer = _Trainer(_collect_word_counts(corpus.pretoken_counts), initial_alphabet(corpus.pretokeniser),
-                       float(threshold), check_choice("comparison", comparison, COMPARISONS) == ">=",
-                       check_choice("tie", tie, TIE_RULES) == "insertion")
-    target = _check_int(vocab_size, "vocab_size", 0) - reserved
+    reserved = int(check_int("reserved_specials", reserved_specials, 0))
+    counts = _collect_word_counts(corpus.pretoken_counts)
+    inclusive = check_choice("comparison", comparison, COMPARISONS) == ">="
+    insertion = check_choice("tie", tie, TIE_RULES) == "insertion"
+    target = int(check_int("vocab_size", vocab_size, 0)) - reserved
+    trainer = _Trainer(counts, initial_alphabet(corpus.pretokeniser), float(threshold), inclusive, insertion,
+                       target, progress)
     if target < trainer.n_atoms:
         raise InputError(f"vocab_size {vocab_size} is smaller than the {trainer.n_atoms} alphabet characters "
                          f"plus {reserved} reserved special tokens")
-    stopped = trainer.run(target, progress)
+    stopped = trainer.run(target)
     strings = trainer.strings
     events = [PickyEvent(kind, strings[token], tuple(strings[p] for p in parts))
               for kind, token, parts in trainer.events]
@@ -339,9 +343,10 @@ class _Trainer:
     words each pair and each merged type may occur in (supersets, checked on use)."""
 
     def __init__(self, counts: dict[str, int], extra_atoms: tuple[str, ...], threshold: float,
-                 inclusive: bool, insertion: bool):
+                 inclusive: bool, insertion: bool, target: int, progress=None):
         self.strings, self.ids, self.alphabet = _initial_vocab(counts, (), extra_atoms, None)
         self.n_atoms = len(self.strings)
+        self.beat = beat = Heartbeat(progress, max(0, target - self.n_atoms))
         self.threshold, self.inclusive, self.insertion = threshold, inclusive, insertion
         self.present = [True] * self.n_atoms
         self.freq = [0] * self.n_atoms
@@ -352,6 +357,7 @@ class _Trainer:
             symbols = [self.ids[ch] for ch in word]
             for s in symbols:
                 self.freq[s] += count
+            beat.work(len(symbols))
             if len(symbols) > 1:
                 self.words.append(symbols)
                 self.weights.append(count)
@@ -369,6 +375,7 @@ class _Trainer:
                     self.pair_words[key] = {index}
                 else:
                     holding.add(index)
+            beat.work(len(symbols))
         self.tie = {key: n for n, key in enumerate(self.pair_counts)} if insertion else {k: k for k in self.pair_counts}
         self.entered = len(self.tie)
         self.heap = [(-count, self.tie[key], key) for key, count in self.pair_counts.items()]
@@ -416,9 +423,8 @@ class _Trainer:
         return None
 
     # --- the loop -------------------------------------------------------------------------------
-    def run(self, target: int, progress) -> str:
+    def run(self, target: int) -> str:
         """Steps 1-5 until |V| reaches ``target``; returns why it stopped."""
-        total = target - self.n_atoms
         stopped = "vocab_size reached"
         while self.size < target:
             best = self._best()
@@ -426,10 +432,9 @@ class _Trainer:
                 stopped = "no pair left"
                 break
             self._merge(*best)
-            if progress is not None and len(self.events) % PROGRESS_EVERY == 0:
-                progress(self.size - self.n_atoms, total)
-        if progress is not None:
-            progress(self.size - self.n_atoms, total)
+            if len(self.events) % PROGRESS_EVERY == 0:
+                self.beat.report(self.size - self.n_atoms)
+        self.beat.report(self.size - self.n_atoms)
         return stopped
 
     def _visit(self, indices) -> Iterable[int]:
@@ -491,18 +496,22 @@ class _Trainer:
         containing = self.type_words.setdefault(new, set())
         new_high = new << _SHIFT
         right_high = right << _SHIFT
+        beat = self.beat
         for index in self._visit(holders):
             symbols = words[index]
             occurrences = symbols.count(left)
             if not occurrences:
                 continue
             n = len(symbols)
+            beat.work(n)
             weight = weights[index]
             out: list[int] | None = None
             start = 0  # symbols[:start] are in out (merged)
             j = -1
             born: list[int] = []  # new pairs, in the order of the authors' Counter of the word
-            for _ in range(occurrences):
+            for k in range(1, occurrences + 1):
+                if not k % OCCURRENCES_PER_BEAT:
+                    beat.pulse()
                 j = symbols.index(left, j + 1)
                 if j < start or j + 1 >= n or symbols[j + 1] != right:
                     continue  # inside the previous occurrence (left == right), or no pair here
@@ -557,11 +566,16 @@ class _Trainer:
             self._remove(parent, ios)
 
     def _walk(self, token: int) -> list[int]:
-        """The present descendants of ``token`` through the merges that first created them."""
-        if token < self.n_atoms or self.present[token]:
-            return [token]
-        left, right = self.creator[token]
-        return self._walk(left) + self._walk(right)
+        """The present descendants of ``token`` through the merges that first created them, left
+        to right (a stack, not recursion: a removed run such as ``aaaa...`` nests deeply)."""
+        out, stack = [], [token]
+        while stack:
+            t = stack.pop()
+            if t < self.n_atoms or self.present[t]:
+                out.append(t)
+            else:
+                stack.extend(reversed(self.creator[t]))
+        return out
 
     def _remove(self, token: int, ios: float) -> None:
         """Replace every occurrence of ``token`` by its present descendants; pair counts as the
@@ -576,8 +590,11 @@ class _Trainer:
         self.freq[token] = 0
         for p in parts:
             self.freq[p] += remaining
-        internal = [a << _SHIFT | b for a, b in zip(parts, parts[1:])]
-        self._increase((key, remaining) for key in internal)
+        internal: dict[int, int] = {}  # pair -> times inside the parts (the authors add it each time)
+        for a, b in zip(parts, parts[1:]):
+            internal[a << _SHIFT | b] = internal.get(a << _SHIFT | b, 0) + 1
+        self.beat.work(2 * len(parts))
+        self._increase((key, times * remaining) for key, times in internal.items())
         first, last = parts[0], parts[-1]
         words, weights, pair_words, type_words = self.words, self.weights, self.pair_words, self.type_words
         merged_parts = {p for p in parts if p >= self.n_atoms}
@@ -587,6 +604,7 @@ class _Trainer:
             symbols = words[index]
             if token not in symbols:
                 continue
+            self.beat.work(len(symbols))
             weight = weights[index]
             for a, b in zip(symbols, symbols[1:]):
                 if a == token or b == token:
@@ -595,6 +613,7 @@ class _Trainer:
                     outer = outer_of[key] = (last if a == token else a) << _SHIFT | (first if b == token else b)
                     pair_words.setdefault(outer, set()).add(index)
             words[index] = [p for s in symbols for p in (parts if s == token else (s,))]
+            self.beat.work(len(symbols))
             for key in internal:
                 pair_words.setdefault(key, set()).add(index)
             for p in merged_parts:

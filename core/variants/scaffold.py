@@ -50,10 +50,11 @@ import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
+from core.deadline import Heartbeat
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
-from core.options import check_choice
-from core.train_bpe import (PROGRESS_EVERY, _check_int, _collect_word_counts, _initial_vocab,
+from core.options import check_choice, check_int
+from core.train_bpe import (PROGRESS_EVERY, _collect_word_counts, _initial_vocab,
                             _merge_words)
 from core.trace import Trace, TraceEvent
 from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
@@ -203,19 +204,20 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     ``vocab_size`` counts normal tokens only (alphabet included). Events: "merge" (count = the
     pair count), "scaffold" (a token marked; count = its frequency, detail["head"] = f(Q.head)),
     "readmit" (a scaffold token made normal again; count = its frequency). ``progress(done,
-    total)``: normal tokens beyond the alphabet, and the room ``vocab_size`` leaves for them.
+    total)``: normal tokens beyond the alphabet, and the room ``vocab_size`` leaves for them
+    (every ``PROGRESS_EVERY`` steps and during long phases; it may raise to stop training).
     """
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
     if not isinstance(protect_atoms, bool):
         raise InputError(f"protect_atoms must be true or false, got {protect_atoms!r}")
-    trainer = _Trainer(_collect_word_counts(corpus.pretoken_counts), _check_int(vocab_size, "vocab_size", 0),
+    trainer = _Trainer(_collect_word_counts(corpus.pretoken_counts), int(check_int("vocab_size", vocab_size, 0)),
                        tie=check_choice("tie", tie, TIE_RULES),
-                       min_frequency=_check_int(min_frequency, "min_frequency", 0),
+                       min_frequency=int(check_int("min_frequency", min_frequency, 0)),
                        protect_atoms=protect_atoms,
                        scaffold_priority=check_choice("scaffold_priority", scaffold_priority, SCAFFOLD_PRIORITIES),
-                       alphabet=initial_alphabet(corpus.pretokeniser))
-    stopped = trainer.run(progress)
+                       alphabet=initial_alphabet(corpus.pretokeniser), progress=progress)
+    stopped = trainer.run()
     ids = trainer.id_to_word
     # HF keeps a pair chosen twice once, at its later rank (core.train_bpe does the same).
     last = {pair: rank for rank, pair in enumerate(trainer.chosen)}
@@ -243,12 +245,13 @@ class _Trainer:
     ids, packed pair keys, a lazy max-heap, only the words holding a pair are visited)."""
 
     def __init__(self, counts: dict[str, int], vocab_size: int, *, tie: str, min_frequency: int,
-                 protect_atoms: bool, scaffold_priority: str, alphabet: tuple[str, ...] = ()):
+                 protect_atoms: bool, scaffold_priority: str, alphabet: tuple[str, ...] = (), progress=None):
         self.id_to_word, self.word_to_id, self.alphabet = _initial_vocab(counts, (), alphabet, None)
         self.base_size = len(self.id_to_word)
         if vocab_size < self.base_size:
             raise InputError(f"vocab_size {vocab_size} is smaller than the {self.base_size} alphabet characters")
         self.vocab_size = vocab_size
+        self.beat = beat = Heartbeat(progress, vocab_size - self.base_size)
         self.floor = max(1, min_frequency)
         self.protect_atoms = protect_atoms
         self.current_priority = scaffold_priority == "current"
@@ -264,6 +267,7 @@ class _Trainer:
             symbols = [self.word_to_id[ch] for ch in word]
             for s in symbols:
                 self.freq[s] += count
+            beat.work(len(symbols))
             if len(symbols) > 1:
                 self.words.append(symbols)
                 self.weights.append(count)
@@ -276,6 +280,7 @@ class _Trainer:
                 key = left << _SHIFT | right
                 self.pair_counts[key] = self.pair_counts.get(key, 0) + count
                 where.setdefault(key, set()).add(index)
+            beat.work(len(symbols))
         self.sequence = itertools.count()
         self.heap = [(-self.pair_counts[key], self.pair_class, key, next(self.sequence), positions)
                      for key, positions in where.items()]
@@ -285,7 +290,6 @@ class _Trainer:
         self.chosen: list[tuple[int, int]] = []  # (left, right) per applied merge, in order
         self.events: list[TrainingEvent] = []
         self.step = 0
-        self.reused = False  # has a merge produced an existing string?
 
     def head(self) -> int:
         """f(Q.head), 0 for an empty Q. Stale entries at the top are dropped (a token no longer
@@ -305,9 +309,8 @@ class _Trainer:
             heapq.heapreplace(heap, (-now, top[1], top[2], next(self.sequence), top[4]))
         return 0
 
-    def run(self, progress) -> str:
+    def run(self) -> str:
         """The loop of Alg. 1; returns why it stopped."""
-        total = self.vocab_size - self.base_size
         while self.size < self.vocab_size:
             count = self.head()
             if not self.heap:
@@ -320,10 +323,9 @@ class _Trainer:
             else:
                 self._merge(key, count, positions)
             self.step += 1
-            if progress is not None and self.step % PROGRESS_EVERY == 0:
-                progress(self.size - self.base_size, total)
-        if progress is not None:
-            progress(self.size - self.base_size, total)
+            if self.step % PROGRESS_EVERY == 0:
+                self.beat.report(self.size - self.base_size)
+        self.beat.report(self.size - self.base_size)
         return "vocab_size reached"
 
     def _readmit(self, token: int, count: int, detail: dict) -> None:
@@ -342,7 +344,6 @@ class _Trainer:
         label = f"{ids[left]} + {ids[right]} -> {string}"
         new_id = self.word_to_id.get(string)
         detail = {"left": ids[left], "right": ids[right], "token": string}
-        before = 0
         if new_id is None:
             new_id = len(ids)
             self.word_to_id[string] = new_id
@@ -355,11 +356,9 @@ class _Trainer:
                 self._readmit(new_id, self.freq[new_id], {"pair": [ids[left], ids[right]]})
                 return
             detail["existing"] = True
-            self.reused = True  # from now on a pair may have several heap entries
-            before = sum(weights[i] * words[i].count(new_id) for i in positions)
         self.chosen.append((left, right))
-        delta, created = _merge_words(words, weights, positions, left, right, new_id, _SHIFT,
-                                      self.token_len, None)
+        delta, created, merged = _merge_words(words, weights, positions, left, right, new_id, _SHIFT,
+                                              self.token_len, None, self.beat)
         pair_counts = self.pair_counts
         for pair, change in delta.items():
             pair_counts[pair] = pair_counts.get(pair, 0) + change
@@ -368,10 +367,6 @@ class _Trainer:
             pair_count = pair_counts[pair]
             if pair_count > 0:
                 heapq.heappush(heap, (-pair_count, pair_class, pair, next(sequence), pair_words))
-        if left != right and not self.reused:
-            merged = count  # no overlaps, and this entry's words hold every occurrence
-        else:
-            merged = sum(weights[i] * words[i].count(new_id) for i in positions) - before
         freq = self.freq
         freq[new_id] += merged
         freq[left] -= merged

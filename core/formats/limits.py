@@ -1,0 +1,35 @@
+"""Size and depth limits of the tokeniser loaders, each named in the error of a file that passes it.
+
+No paper section (plumbing). Every limit is far above what a real file needs (the figures are the
+largest among the real tokenisers of ``scripts/fetch_real_tokenisers.py``), and below what would
+cost a server minutes or gigabytes: a JSON file nested deeper than a few hundred levels would
+exhaust Python's recursion limit in the parsers behind ``json.loads``. The number of merges is
+limited for every loader by :data:`core.merges.MAX_MERGES`.
+"""
+from __future__ import annotations
+
+from core.errors import InputError, excerpt
+
+#: nesting of a JSON file (tokenizer.json files nest at most 6 levels)
+MAX_JSON_DEPTH = 200
+#: characters in one line of a merges.txt, tiktoken rank file or reference file (the longest real
+#: merge, Claude's, has 1,025)
+MAX_LINE_CHARS = 10_000
+#: bytes of one token of a file whose merges are every split of a token into two (tiktoken ranks,
+#: SentencePiece pieces), which costs the token's length squared (the longest real one has 128)
+MAX_TOKEN_BYTES = 1_024
+
+
+def check_line_length(line: str | bytes, source: str, line_no: int) -> None:
+    """InputError when a line of a tokeniser text file is longer than :data:`MAX_LINE_CHARS`."""
+    if len(line) > MAX_LINE_CHARS:
+        raise InputError(f"line longer than {MAX_LINE_CHARS:,} characters ({len(line):,}): {excerpt(line, 40)}",
+                         source, line_no)
+
+
+def check_token_length(token: str | bytes, source: str, where: str, line: int | None = None) -> None:
+    """InputError when a token to be split into merges is longer than :data:`MAX_TOKEN_BYTES`."""
+    size = len(token.encode("utf-8", "surrogatepass") if isinstance(token, str) else token)
+    if size > MAX_TOKEN_BYTES:
+        raise InputError(f"{where} {excerpt(token, 40)} has {size:,} bytes, more than {MAX_TOKEN_BYTES:,}, the "
+                         "limit (real tokens have at most 128)", source, line)

@@ -1,0 +1,335 @@
+"""The two states of BoundlessBPE training (boundless-bpe.txt §3.1 and App. B): the words state
+(unique pretokens x counts, every pair countable) and the superword state (documents of whole
+pretokens, only unlocked tokens pair up), with the pair counts of the authors' ``get_stats``.
+
+``get_stats`` counts a pair unless it repeats the pair just counted (``aaaa`` -> 2, ``aaa`` -> 1)
+or one of its tokens is not countable. Both states keep their sequences as *runs* (a maximal
+stretch of one token, held as the token and its length), so that count reads
+
+    count(a, b), a != b:  adjacent runs a | b (both countable)
+    count(x, x):          the sum of floor(length / 2) over the runs of x (x countable)
+
+Every change (a merge, a deletion's blow-up, a supermerge) replaces a few consecutive runs and
+recounts only those and their two neighbours: each occurrence costs the same however long the
+pretoken or the document, and a run of a million equal tokens is one run (merging ``(x, x)`` in
+it halves it at once). Which runs a pair may start at is indexed (lazily: entries are checked
+on use), so a merge visits only the pair's occurrences.
+"""
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Sequence
+
+from core.deadline import Heartbeat
+
+Pair = tuple[str, str]
+#: Heartbeat units for one change of the runs (a few dozen Python steps).
+CHANGE_WORK = 32
+
+
+class _PairQueue:
+    """Pair counts with a lazy max-heap: highest count first, ties to the smallest pair. Every
+    count change pushes an entry; entries whose count is no longer current are dropped on sight.
+    Pairs whose concatenation is a token (``taken``) are set aside until :meth:`release`."""
+
+    def __init__(self):
+        self.counts: dict[Pair, int] = {}
+        self.heap: list[tuple[int, str, str]] = []
+        self.blocked: dict[str, set[Pair]] = {}
+
+    def apply(self, delta: dict[Pair, int]) -> None:
+        counts, heap = self.counts, self.heap
+        for pair, change in delta.items():
+            if change:
+                count = counts.get(pair, 0) + change
+                if count:
+                    counts[pair] = count
+                    heapq.heappush(heap, (-count, pair[0], pair[1]))
+                else:
+                    del counts[pair]
+
+    def best(self, taken: set[str]) -> tuple[int, Pair] | None:
+        heap, counts = self.heap, self.counts
+        while heap:
+            negative, left, right = heap[0]
+            if counts.get((left, right)) != -negative:
+                heapq.heappop(heap)
+            elif left + right in taken:
+                heapq.heappop(heap)
+                self.blocked.setdefault(left + right, set()).add((left, right))
+            else:
+                return -negative, (left, right)
+        return None
+
+    def release(self, token: str) -> None:
+        """``token`` left the vocabulary: pairs forming it may be chosen again."""
+        for pair in self.blocked.pop(token, ()):
+            if pair in self.counts:
+                heapq.heappush(self.heap, (-self.counts[pair], pair[0], pair[1]))
+
+
+def _runs_of(tokens: Iterable[str]) -> list[list]:
+    """``[[token, length], ...]`` of a token sequence."""
+    runs: list[list] = []
+    for token in tokens:
+        if runs and runs[-1][0] == token:
+            runs[-1][1] += 1
+        else:
+            runs.append([token, 1])
+    return runs
+
+
+class _Runs(_PairQueue):
+    """Weighted token sequences as one array of linked runs (``text[r]`` None once ``r`` is
+    gone); ``countable`` None means every token pairs up."""
+
+    def __init__(self, sequences: Iterable[Sequence[str]], weights: Sequence[int], countable: set[str] | None,
+                 beat: Heartbeat):
+        super().__init__()
+        self.weights = list(weights)
+        self.countable = countable
+        self.beat = beat
+        self.text: list[str | None] = []
+        self.length: list[int] = []
+        self.before: list[int] = []
+        self.after: list[int] = []
+        self.owner: list[int] = []
+        self.tokens_in: list[int] = []  # per sequence: its number of tokens
+        self.whole = False  # has a change made some sequence a single token?
+        self.runs_of: dict[str, set[int]] = {}  # token -> its runs
+        self.total: dict[str, int] = {}  # token -> unweighted occurrences
+        self.starts: dict[Pair, list[int]] = {}  # pair -> runs where it may start (checked on use)
+        text, length = self.text, self.length
+        delta: dict[Pair, int] = {}
+        for index, sequence in enumerate(sequences):
+            self.tokens_in.append(len(sequence))
+            if not sequence:
+                continue
+            first = len(text)
+            for token in sequence:
+                if len(text) > first and text[-1] == token:
+                    length[-1] += 1
+                else:
+                    text.append(token)
+                    length.append(1)
+            runs = range(first, len(text))
+            self.before.extend(range(first - 1, len(text) - 1))
+            self.after.extend(range(first + 1, len(text) + 1))
+            self.before[first] = self.after[-1] = -1
+            self.owner.extend([index] * len(runs))
+            self._add(runs, delta, self.weights[index])
+            beat.work(len(sequence))
+        for r, (token, n) in enumerate(zip(text, length)):
+            self.runs_of.setdefault(token, set()).add(r)
+            self.total[token] = self.total.get(token, 0) + n
+        self.apply(delta)
+
+    def _count(self, runs: Iterable[int], delta: dict[Pair, int], weight: int) -> None:
+        """Add ``weight`` x the pair counts of the consecutive ``runs`` to ``delta``."""
+        text, length, countable = self.text, self.length, self.countable
+        previous = None
+        for r in runs:
+            token = text[r]
+            if countable is None or token in countable:
+                if length[r] > 1:
+                    delta[(token, token)] = delta.get((token, token), 0) + length[r] // 2 * weight
+                if previous is not None:
+                    delta[(previous, token)] = delta.get((previous, token), 0) + weight
+                previous = token
+            else:
+                previous = None
+
+    def _add(self, runs: Iterable[int], delta: dict[Pair, int], weight: int) -> None:
+        """:meth:`_count`, and record the pairs starting at the consecutive ``runs`` (the last
+        one's with its successor too), countable or not: unlocking may make them countable."""
+        text, length, after, countable, starts = self.text, self.length, self.after, self.countable, self.starts
+        previous = None
+        for r in runs:
+            token, n, s = text[r], length[r], after[r]
+            if n > 1:
+                starts.setdefault((token, token), []).append(r)
+            if s != -1:
+                starts.setdefault((token, text[s]), []).append(r)
+            if countable is None or token in countable:
+                if n > 1:
+                    delta[(token, token)] = delta.get((token, token), 0) + n // 2 * weight
+                if previous is not None:
+                    delta[(previous, token)] = delta.get((previous, token), 0) + weight
+                previous = token
+            else:
+                previous = None
+
+    def _replace(self, old: list[int], runs: list[list], delta: dict[Pair, int]) -> None:
+        """Replace the consecutive runs ``old`` by ``runs`` (``[token, length]``, no two
+        neighbours equal, not empty), join equal neighbours, and add the change of the pair counts
+        (times the sequence's weight) to ``delta``."""
+        text, length, before, after = self.text, self.length, self.before, self.after
+        runs_of, total = self.runs_of, self.total
+        owner = self.owner[old[0]]
+        weight = self.weights[owner]
+        previous, following = before[old[0]], after[old[-1]]
+        chain = [previous] if previous != -1 else []
+        self._count([*chain, *old, *([following] if following != -1 else [])], delta, -weight)
+        size = self.tokens_in[owner]
+        for r in old:
+            token = text[r]
+            runs_of[token].discard(r)
+            total[token] -= length[r]
+            size -= length[r]
+        for k, (token, n) in enumerate(runs):
+            if k < len(old):  # the old ids are reused first
+                r = old[k]
+                text[r], length[r] = token, n
+            else:
+                r = len(text)
+                text.append(token)
+                length.append(n)
+                before.append(-1)
+                after.append(-1)
+                self.owner.append(owner)
+            runs_of.setdefault(token, set()).add(r)
+            total[token] = total.get(token, 0) + n
+            size += n
+            chain.append(r)
+        for r in old[len(runs):]:
+            text[r] = None
+        self.whole = self.whole or size == 1 < self.tokens_in[owner]
+        self.tokens_in[owner] = size
+        if following != -1:
+            chain.append(following)
+        for r, s in zip(chain, chain[1:]):
+            after[r], before[s] = s, r
+        if previous == -1:
+            before[chain[0]] = -1
+        if following == -1:
+            after[chain[-1]] = -1
+        kept = [chain[0]]
+        for r in chain[1:]:
+            keep = kept[-1]
+            if text[r] == text[keep]:  # equal neighbours become one run
+                length[keep] += length[r]
+                runs_of[text[r]].discard(r)
+                text[r] = None
+                after[keep] = after[r]
+                if after[r] != -1:
+                    before[after[r]] = keep
+            else:
+                kept.append(r)
+        self._add(kept, delta, weight)
+        self.beat.work(CHANGE_WORK)
+
+    def merge_pair(self, left: str, right: str, delta: dict[Pair, int]) -> int:
+        """Merge ``left right`` everywhere, left to right without overlap (a run of ``x`` of
+        length n under ``(x, x)`` becomes n // 2 tokens ``xx``, then an ``x`` if n is odd); adds
+        the count changes to ``delta`` and returns the weighted number of merges."""
+        text, length, after, weights, owner = self.text, self.length, self.after, self.weights, self.owner
+        merged = left + right
+        done = 0
+        for r in self.starts.pop((left, right), ()):
+            if text[r] != left:
+                continue
+            if left == right:
+                n = length[r]
+                if n < 2:
+                    continue
+                runs = [[merged, n // 2]] + ([[left, 1]] if n % 2 else [])
+                done += n // 2 * weights[owner[r]]
+                self._replace([r], runs, delta)
+            else:
+                s = after[r]
+                if s == -1 or text[s] != right:
+                    continue
+                runs = ([[left, length[r] - 1]] if length[r] > 1 else []) + [[merged, 1]] \
+                    + ([[right, length[s] - 1]] if length[s] > 1 else [])
+                done += weights[owner[r]]
+                self._replace([r, s], runs, delta)
+        return done
+
+    def occurrences(self, token: str) -> int:
+        """Unweighted occurrences of ``token``."""
+        return self.total.get(token, 0)
+
+
+class Words(_Runs):
+    """The words state: unique pretokens x counts, every pair countable; ``frequency`` is each
+    token's weighted number of occurrences."""
+
+    def __init__(self, counts: dict[str, int], beat: Heartbeat):
+        super().__init__(list(counts), list(counts.values()), None, beat)
+        self.frequency: dict[str, int] = {}
+        frequency, weights = self.frequency, self.weights
+        for token, n, owner in zip(self.text, self.length, self.owner):
+            frequency[token] = frequency.get(token, 0) + n * weights[owner]
+
+    def merge(self, left: str, right: str) -> tuple[int, bool]:
+        """Merge the pair in every pretoken; (weighted merges, some pretoken became whole)."""
+        token = left + right
+        delta: dict[Pair, int] = {}
+        self.whole = False
+        total = self.merge_pair(left, right, delta)
+        self.apply(delta)
+        frequency = self.frequency
+        frequency[token] = frequency.get(token, 0) + total
+        for part in (left, right):
+            frequency[part] -= total
+            if not frequency[part]:
+                del frequency[part]
+        return total, self.whole
+
+    def delete(self, token: str, pieces: tuple[str, ...]) -> int:
+        """Replace every occurrence of ``token`` by ``pieces``; returns the weighted count."""
+        delta: dict[Pair, int] = {}
+        unit = _runs_of(pieces)
+        total = 0
+        for r in list(self.runs_of.get(token, ())):
+            n = self.length[r]
+            total += n * self.weights[self.owner[r]]
+            if len(unit) == 1:
+                runs = [[unit[0][0], unit[0][1] * n]]
+            else:
+                runs = _runs_of(p for _ in range(n) for p in pieces)
+            self._replace([r], runs, delta)
+        self.apply(delta)
+        frequency = self.frequency
+        frequency.pop(token, None)
+        for piece in pieces:
+            if total:
+                frequency[piece] = frequency.get(piece, 0) + total
+        return total
+
+
+class Superwords(_Runs):
+    """The superword state: documents as sequences of whole pretokens; a token pairs up once it
+    is unlocked (:meth:`unlock`, or made by a supermerge)."""
+
+    def __init__(self, documents: Iterable[Sequence[str]], unlockable: Callable[[str], bool], beat: Heartbeat):
+        documents = list(documents)
+        super().__init__(documents, [1] * len(documents), set(), beat)
+        self.unlockable = unlockable
+        self.unlocked: set[str] = self.countable
+
+    def unlock(self, text: str) -> bool:
+        """Make a whole-word token pair up (if the merge pattern allows and it is new)."""
+        if text in self.unlocked or not self.unlockable(text):
+            return False
+        self.unlocked.add(text)
+        tokens, length, before, after, unlocked = self.text, self.length, self.before, self.after, self.unlocked
+        delta: dict[Pair, int] = {}
+        for r in self.runs_of.get(text, ()):
+            if length[r] > 1:
+                delta[(text, text)] = delta.get((text, text), 0) + length[r] // 2
+            if before[r] != -1 and tokens[before[r]] in unlocked:
+                delta[(tokens[before[r]], text)] = delta.get((tokens[before[r]], text), 0) + 1
+            if after[r] != -1 and tokens[after[r]] in unlocked:
+                delta[(text, tokens[after[r]])] = delta.get((text, tokens[after[r]]), 0) + 1
+        self.apply(delta)
+        return True
+
+    def merge(self, left: str, right: str) -> int:
+        """Supermerge ``left right`` in every document, left to right; returns the count."""
+        if left != right:
+            self.unlocked.add(left + right)
+        delta: dict[Pair, int] = {}
+        done = self.merge_pair(left, right, delta)
+        self.apply(delta)
+        return done
