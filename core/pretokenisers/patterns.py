@@ -36,8 +36,9 @@ from functools import lru_cache
 import regex
 
 from core.errors import InputError
+from core.pretokenisers.letter_runs import LetterRunCut
 from core.pretokenisers.limited_regex import LimitedPattern, check_size, pattern_excerpt
-from core.pretokenisers.real_patterns import REAL_PATTERNS
+from core.pretokenisers.real_patterns import REAL_PATTERNS, ULTIMATE_PATTERN
 
 GPT2_PATTERN = "|".join([
     r"'(?:[sdmt]|ll|ve|re)",  # T-1, English contractions
@@ -100,6 +101,8 @@ NAMED_PATTERNS: dict[str, str] = {
 COVERING_PATTERNS = frozenset({"gpt2", "gpt4", "punct", "boundless"})
 #: Patterns that run without a time limit: ours and those of the real tokenisers we load.
 KNOWN_PATTERNS = frozenset(NAMED_PATTERNS.values()) | REAL_PATTERNS
+#: patterns whose first branch reads to the end of a letter run (see :mod:`letter_runs`)
+LETTER_RUN_PATTERNS = frozenset({BOUNDLESS_PATTERN, ULTIMATE_PATTERN})
 
 
 def pattern_name(pattern: str) -> str | None:
@@ -121,10 +124,11 @@ def compile_pattern(pattern: str) -> regex.Pattern | LimitedPattern:
     return compile_regex(NAMED_PATTERNS.get(pattern, pattern))
 
 
-def compile_regex(text: str, flags: str = "", role: str = "pre-tokeniser pattern") -> regex.Pattern | LimitedPattern:
+def compile_regex(text: str, flags: str = "", role: str = "pre-tokeniser pattern") -> regex.Pattern | LimitedPattern | LetterRunCut:
     """``text`` (with inline ``flags`` such as ``(?m)`` put in front) compiled: as it is when
     ``text`` is one of :data:`KNOWN_PATTERNS`, otherwise as a LimitedPattern that names itself
-    ``role`` in messages. InputError if it does not compile or is too large to compile."""
+    ``role`` in messages; the BoundlessBPE patterns cut long letter runs (:mod:`letter_runs`).
+    InputError if it does not compile or is too large to compile."""
     known = text in KNOWN_PATTERNS
     if not known:
         check_size(text, role)
@@ -132,7 +136,9 @@ def compile_regex(text: str, flags: str = "", role: str = "pre-tokeniser pattern
         compiled = _compile(flags + text)
     except regex.error as err:
         raise InputError(f"{role} '{pattern_excerpt(flags + text)}' is not a valid regex: {err}") from None
-    return compiled if known else LimitedPattern(compiled, text, role)
+    if not known:
+        return LimitedPattern(compiled, text, role)
+    return LetterRunCut(compiled) if text in LETTER_RUN_PATTERNS and not flags else compiled
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,82 @@
+r"""The BoundlessBPE patterns in linear time on long runs of letters (no paper section: performance).
+
+The first branch of both BoundlessBPE patterns (boundless-bpe.txt App. A Listing 3 B-1, and the
+authors' ``ULTIMATE_PATTERN``), contractions ``" ?(?:\p{L}\p{M}*)+['’](?:\p{L}\p{M}*)+"``, is
+tried at the start of every pretoken and reads to the end of the run of letters before it fails.
+A run of n letters holding many pretokens (text without whitespace, where every capital starts
+one) therefore costs O(n²): 100,000 such letters took 4 s, a million several minutes.
+
+In a run of letters that no apostrophe follows, that branch cannot match; and no other branch
+joins a lower-case letter (with its marks) to an upper-case letter after it (B-3 and B-5 take
+upper-case letters only, B-4 at most one upper-case letter before lower-case ones, B-6 neither
+kind). The snake-case branch (B-2) joins them after an ``_`` in Listing 3, so a run after ``_``
+is left whole. Every such lower-to-upper position is a pretoken boundary; the text is cut at one
+of them every :data:`CUT_EVERY` characters of a long run, and the pieces split one by one give
+exactly the matches of the whole text (no branch looks behind, and each piece ends with a
+lower-case letter, where no lookahead of the patterns reaches past it).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import regex
+
+CUT_EVERY = 2_000  # characters of a letter run between cuts
+_LETTER_RUN = regex.compile(r"(?:\p{L}\p{M}*)++")
+_LOWER_THEN_UPPER = regex.compile(r"\p{Ll}\p{M}*+(?=\p{Lu})")
+_APOSTROPHES = "'\u2019"
+
+
+class _Span:
+    """A match position in the whole text (what the pre-tokenisers read of a match)."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int):
+        self.start, self.end = start, end
+
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
+
+class LetterRunCut:
+    """A compiled BoundlessBPE pattern whose ``finditer`` and ``findall`` cut long letter runs."""
+
+    def __init__(self, compiled: regex.Pattern):
+        self.compiled = compiled
+        self.groups = compiled.groups
+
+    def findall(self, text: str) -> list[str]:
+        return [text[slice(*match.span())] for match in self.finditer(text)]
+
+    def finditer(self, text: str) -> Iterator:
+        if len(text) <= CUT_EVERY:
+            yield from self.compiled.finditer(text)
+            return
+        start = 0
+        for cut in (*cuts(text), len(text)):
+            for match in self.compiled.finditer(text, start, cut):
+                yield _Span(*match.span())
+            start = cut
+
+    def search(self, text: str, pos: int = 0):
+        return self.compiled.search(text, pos)
+
+
+def cuts(text: str) -> list[int]:
+    """Positions, at least :data:`CUT_EVERY` characters apart within a letter run, where the text
+    can be cut without changing its pretokens (see the module docstring)."""
+    found = []
+    for run in _LETTER_RUN.finditer(text):
+        start, end = run.span()
+        followed_by_apostrophe = end < len(text) and text[end] in _APOSTROPHES
+        if end - start <= CUT_EVERY or followed_by_apostrophe or text[start - 1:start] == "_":
+            continue
+        position = start + CUT_EVERY
+        while position < end:
+            cut = _LOWER_THEN_UPPER.search(text, position - 1, end)
+            if cut is None:
+                break
+            found.append(cut.end())
+            position = cut.end() + CUT_EVERY
+    return found
