@@ -71,6 +71,16 @@ of the limited tokens ``LIMITEDBPE(s, rank(m))``. A part boundary in ``P`` but n
 ``blocking_merge`` is the first merge, in application order, of the limited trace of ``s`` whose
 application joins two characters that ``m.parts`` keep in different parts (None when no limited
 merge crosses a part boundary, and always None for cascades).
+
+What reparation leaves blocked
+------------------------------
+Reparation (rebpe.txt Alg. 2 lines 2-15) gives every *tuple* merge the tokens LIMITEDBPE finds at
+its turn. :func:`still_blocked_causes` sorts the merges a scan still finds blocked afterwards by
+why (:data:`STILL_BLOCKED`): binary merges are never rewritten, whether blocked since knockout, or
+once a cascade whose part is formed again but not inside their own string, or newly blocked
+because a repair changed what fires there (the converse problem of App. A.3); cascades from
+those; and, in the authors' *undo* mode, tuple merges repaired with parts that earlier repairs
+made out of date, or left as they were.
 """
 from __future__ import annotations
 
@@ -572,6 +582,69 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
         by_rank = sorted(never_formed, key=lambda t: never_formed[t].rank)
         return BlockedReport(tuple(entries), tuple(t for t in by_rank if t not in whole), n_alternatives, n_types,
                              not_lowest, tuple(examples), tuple(t for t in by_rank if t in whole))
+
+
+# --- what reparation leaves blocked -------------------------------------------------------------
+#: Why a merge is still blocked after reparation (rebpe.txt Alg. 2 lines 2-15), in the order
+#: :func:`still_blocked_causes` tests them: key -> (short label, explanation).
+STILL_BLOCKED = {
+    "repaired, out of date": (
+        "repaired with out-of-date parts",
+        "Reparation gave this tuple merge new parts, but they are what the tokeniser *before* reparation "
+        "finds at its turn (mode undo, the authors' code). Repairs of lower-ranked merges change what is "
+        "found there, so the new parts still never meet. Mode limited (Alg. 2 as written) sees those repairs."),
+    "tuple, left as is": (
+        "tuple merge left as is",
+        "Reparation left this tuple merge's parts alone (they looked unchanged, or its string already forms "
+        "one token earlier, App. A.2), yet lower-ranked repairs now stop them from meeting."),
+    "cascade": (
+        "part still never formed",
+        "A part of this merge is formed only by merges that are themselves still blocked, so it never exists "
+        "and the blockage cascades (App. A.1, scenario 3a)."),
+    "new": (
+        "blocked by the reparation",
+        "This binary merge was not blocked before. The repairs change which merges fire inside its string, "
+        "and now an earlier merge takes material across its boundary: fixing one merge blocks another, as "
+        "moving merges does in rebpe.txt App. A.3."),
+    "part formed, not here": (
+        "part formed again, but not in this string",
+        "Before reparation a part of this binary merge was never formed (a cascade). Reparation repaired the "
+        "merge forming that part, so the part exists again, but inside this merge's own string an earlier "
+        "merge takes material across its boundary first. Reparation rewrites only tuple merges, so this "
+        "binary merge keeps its parts and stays blocked."),
+    "binary": (
+        "binary merge, blocked since knockout",
+        "This binary merge was already blocked: an earlier merge takes material across its boundary. "
+        "Reparation (Alg. 2 lines 2-15) rewrites only tuple merges, so a binary merge keeps its parts."),
+}
+
+
+def still_blocked_causes(before: BlockedReport, after: BlockedReport,
+                         repaired: Iterable[tuple[Merge, Merge]]) -> dict[str, tuple[BlockedMerge, ...]]:
+    """The merges of ``after`` (a scan after reparation) grouped by why reparation left them blocked
+    (:data:`STILL_BLOCKED`, keys in that order, empty causes left out). ``before`` is the scan of the
+    tokeniser reparation started from, ``repaired`` its (merge before, merge after) pairs
+    (``core.rebpe.repair``). Each merge gets the first cause that holds, in the order of
+    :data:`STILL_BLOCKED`."""
+    rewired = {new for _, new in repaired}
+    earlier = {entry.merge: entry for entry in before.blocked}
+    groups: dict[str, list[BlockedMerge]] = {key: [] for key in STILL_BLOCKED}
+    for entry in after.blocked:
+        merge, was = entry.merge, earlier.get(entry.merge)
+        if merge in rewired:
+            cause = "repaired, out of date"
+        elif merge.is_tuple:
+            cause = "tuple, left as is"
+        elif entry.scenario == CASCADE:
+            cause = "cascade"
+        elif was is None:
+            cause = "new"
+        elif was.scenario == CASCADE:
+            cause = "part formed, not here"
+        else:
+            cause = "binary"
+        groups[cause].append(entry)
+    return {key: tuple(found) for key, found in groups.items() if found}
 
 
 # --- text ---------------------------------------------------------------------------------------

@@ -99,6 +99,7 @@ def cmd_train(args) -> int:
     from core.formats.tokeniser_files import save_tokeniser
     from core.variants import registry
     from core.variants.base import TrainingCorpus
+    from core.variants.boundless import shortfall
 
     algorithm = registry.check_algorithm(args.algorithm)
     pretokeniser = (registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser
@@ -127,6 +128,9 @@ def cmd_train(args) -> int:
                              "documents": len(corpus.documents) if corpus.documents is not None else None}}
         write_text(args.json_report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     print(f"{algorithm}: |V| = {tokeniser.vocab_size} in {seconds:.1f} s -> {args.out}", file=sys.stderr)
+    short = shortfall(run, args.vocab_size)
+    if short:
+        print(f"note: {short}", file=sys.stderr)
     return 0
 
 

@@ -46,6 +46,7 @@ from numbers import Real
 from typing import Callable, Iterable, Mapping
 
 from core.errors import InputError
+from core.trimmed import token_frequencies
 
 #: Lines between two calls of the ``progress`` callback of :func:`token_counts`.
 PROGRESS_EVERY = 1000
@@ -212,12 +213,31 @@ def token_counts(tokeniser, lines: Iterable[str], *, progress: Callable[[int], N
             pending = 0
     if progress is not None and pending:
         progress(pending)
+    return _stats(counter, characters, n_bytes, size, declared)
+
+
+def _stats(counter: Mapping[str, int], characters: int, n_bytes: int, size: int,
+           declared: frozenset[str] | None) -> CorpusStats:
     if declared is not None:
         oov = sum(1 for token in counter if token not in declared)
     else:  # only a size is known: at least the excess of types over it is out of the vocabulary
         oov = max(0, len(counter) - size)
     return CorpusStats(tokens=sum(counter.values()), characters=characters, bytes=n_bytes,
                        vocab_size=size, counts=dict(counter), oov_types=oov)
+
+
+def word_count_stats(tokeniser, word_counts: Mapping[str, int]) -> CorpusStats:
+    """:func:`token_counts` of a corpus given as word counts (``word -> count``, e.g. a wordfreq list):
+    each word is tokenised once as in running text and its tokens counted ``count`` times
+    (:func:`core.trimmed.token_frequencies`). ``characters`` and ``bytes`` are the words' own, each
+    counted ``count`` times; the spaces between words are not counted."""
+    size, declared = _declared_vocabulary(tokeniser)
+    counter = token_frequencies(tokeniser, word_counts)
+    try:
+        n_bytes = sum(len(word.encode("utf-8")) * count for word, count in word_counts.items())
+    except UnicodeEncodeError as err:
+        raise InputError(f"a word is not encodable as UTF-8 ({err.reason})", "<word counts>") from None
+    return _stats(counter, sum(len(word) * count for word, count in word_counts.items()), n_bytes, size, declared)
 
 
 # --- curves ---------------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
 """Blame & distributions: how blame is spread over the merges, and how tokens are spread over a corpus.
 
-Page 6 of issue 4. Thin on purpose: the numbers come from core (``blame``, ``diagnostics``,
-``rebpe``, ``corpus_metrics``), every figure from ``viz.plots``. Heavy results are cached by the
-names of what is loaded plus the parameters (``st.cache_resource`` for tokenisers and traced
-references, shared by every session and so immutable: the traced reference is frozen;
-``st.cache_data`` for rows and counts), so a second visit is
-instant. The two tabs run lazily: only the open one computes. The view (tab, threshold, corpus
-size, α, extra tokenisers) is in the URL.
+Page 6 of issue 4; issue 14 made it open fast and added token frequencies of two tokenisers. Thin on
+purpose: the numbers come from core (``blame``, ``diagnostics``, ``corpus_metrics``, ``compare``),
+every figure from ``viz.plots``, knockout and ReBPE from ``ui.rebpe_runs.cached_run`` and the two
+tokenisers from ``ui.comparisons``. One view at a time (a segmented control, not tabs: every tab
+would run), so nothing heavy runs before the chosen view needs it, and then with progress. Heavy
+results are cached by the names of what is loaded plus the parameters (``st.cache_resource`` for
+traced references, shared by every session and so frozen; ``st.cache_data`` for rows and counts),
+and the threshold sweep and the corpus statistics also on disk by the content of their inputs
+(``ui.result_cache``), across server restarts.
+The corpus view reads, by default, the shipped word counts in the tokeniser's language
+(``Workspace.counts_name``). The view and its settings are in the URL.
 """
 from __future__ import annotations
 
@@ -25,12 +29,32 @@ from core.diagnostics import effective_dropout, knocked_out_ranks, threshold_swe
 from core.errors import InputError
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
-from core.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.reference_state import TokenisedReference
+from core.run_archive import content_key, references_digest, tokeniser_digest, words_digest
+from ui.comparisons import (
+    KNOCKOUT,
+    REFERENCE,
+    choice_from_link,
+    choice_link,
+    comparison,
+    frequency_differences,
+    load_choice,
+    option_label,
+    source_label,
+    source_options,
+    source_words,
+    tokeniser_options,
+)
+from ui import result_cache
 from ui.error_boundary import boundary
-from ui.workspace import SAMPLE_TOKENISERS, current, is_session_choice, sample_tokeniser
+from ui.rebpe_runs import cached_run, knockout_config
+from ui.url_state import seed_from_url, write_to_url
+from ui.workspace import SAMPLE_COUNTS, SAMPLE_TOKENISERS, current, is_session_choice, sample_counts, sample_tokeniser
 from viz import plots
 from viz.escaping import md_escape
+from viz.ranks import COLUMN_HELP, rank_text
+from viz.tokens import facts_html, shown
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))        # App. A.3: 0.05 … 0.95
 DEFAULT_THRESHOLD = 0.5
@@ -38,8 +62,11 @@ LINE_CHOICES = (250, 500, 1000, 2000, 3000, 5000, 8000, 15000, 30000, 60000)
 DEFAULT_LINES = 3000
 ALPHAS = tuple(round(0.25 * i, 2) for i in range(41))                 # the Rényi curve: α = 0 … 10
 DEFAULT_ALPHA = cm.DEFAULT_ALPHA
-BLAME_TAB, CORPUS_TAB = "Merge blame", "Corpus distributions"
+VIEWS = ("Merge blame", "Threshold sweep", "Corpus distributions", "Token frequencies")
+BLAME_VIEW, SWEEP_VIEW, CORPUS_VIEW, TOKENS_VIEW = VIEWS
+RUNNING_TEXT = "running text"      # the corpus view's other text: the workspace corpus, line by line
 CHART_CONFIG = {"displaylogo": False}
+PAPER_PRECISION_PEAK = 0.5         # bpe-knockout.txt App. A.3: "precision peaks at 50%" (Fig. 5, Dutch)
 
 
 @dataclass(frozen=True)
@@ -63,7 +90,19 @@ def keys(ws) -> tuple[str, str]:
             cache_key(ws.reference_name, ws.references, getattr(ws, "reference_key", "")))
 
 
-# --- cached engine work ----------------------------------------------------------------------------
+# --- engine work: runs through ui.rebpe_runs (shared, with progress), the rest cached here ---------
+def run_on(ws, config: ReBPEConfig, label: str):
+    tok_key, ref_key = keys(ws)
+    return cached_run(ws.tokeniser_name, ws.tokeniser, ws.reference_name, ws.references, config, label,
+                      tokeniser_key=tok_key, reference_key=ref_key)
+
+
+def knockout(ws, threshold: float) -> Knockout:
+    run = run_on(ws, knockout_config(threshold), "knockout")
+    removed = tuple(m for step in run.steps for m in step.removed)
+    return Knockout(run.tokeniser, removed, run.initial, run.steps[-1].metrics if run.steps else run.initial)
+
+
 @st.cache_resource(show_spinner="Tracing the reference words…", max_entries=8)
 def traced(tok_key: str, ref_key: str, _tokeniser,
            _references) -> tuple[TokenisedReference, Mapping[Merge, MergeBlame]]:
@@ -72,23 +111,30 @@ def traced(tok_key: str, ref_key: str, _tokeniser,
     return reference, MappingProxyType(compute_blame(reference))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def knockout(tok_key: str, ref_key: str, threshold: float, _tokeniser, _references) -> Knockout:
-    run = run_knockout(_tokeniser, _references.entries, KnockoutConfig(threshold=threshold))
-    removed = tuple(m for step in run.steps for m in step.removed)
-    before = TokenisedReference(_tokeniser, _references.entries).scores()
-    return Knockout(run.tokeniser, removed, before, run.steps[-1].metrics if run.steps else before)
+def sweep_rows(tokeniser, references, reference: TokenisedReference) -> list[dict]:
+    """:func:`core.diagnostics.threshold_sweep` at every threshold, one at a time with a progress bar;
+    kept on disk by the content of the tokeniser and the reference (``ui.result_cache``)."""
+    def compute() -> list[dict]:
+        progress, rows = st.empty(), []
+        for i, t in enumerate(THRESHOLDS):
+            progress.progress(i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} "
+                                                        f"({i + 1} of {len(THRESHOLDS)})…")
+            rows.append(threshold_sweep(reference, [t])[0])
+        progress.empty()
+        return rows
+    key = content_key("sweep", tokeniser_digest(tokeniser), references_digest(references.entries), repr(THRESHOLDS))
+    return result_cache.through("sweep", key, compute, lambda rows: {"rows": rows}, lambda obj: obj["rows"])
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def rebpe(tok_key: str, ref_key: str, threshold: float, _tokeniser, _references) -> BTETokeniser:
-    config = ReBPEConfig(knockout=KnockoutConfig(threshold=threshold))
-    return run_rebpe(_tokeniser, _references.entries, config).tokeniser
+def stored_stats(segmenter, text_digest: str, compute) -> cm.CorpusStats:
+    """Corpus statistics kept on disk by the content of the segmenter and the text."""
+    key = content_key("corpus-stats", tokeniser_digest(segmenter), text_digest)
+    return result_cache.through("corpus-stats", key, compute, cm.CorpusStats.to_json, cm.CorpusStats.from_json)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def sweep_row(tok_key: str, ref_key: str, threshold: float, _reference) -> dict:
-    return threshold_sweep(_reference, [threshold])[0]
+@st.cache_resource(show_spinner=False, max_entries=4)
+def counts_digest(name: str) -> str:
+    return words_digest(f"{word}\t{count}" for word, count in sample_counts(name).items())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -98,7 +144,13 @@ def word_changes(tok_key: str, ref_key: str, threshold: float, _before, _after, 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def corpus_stats(segmenter_key: str, corpus_key: str, _segmenter, _lines) -> cm.CorpusStats:
-    return cm.token_counts(_segmenter, _lines)
+    return stored_stats(_segmenter, corpus_key, lambda: cm.token_counts(_segmenter, _lines))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def count_stats(segmenter_key: str, counts_name: str, _segmenter) -> cm.CorpusStats:
+    return stored_stats(_segmenter, counts_digest(counts_name),
+                        lambda: cm.word_count_stats(_segmenter, sample_counts(counts_name)))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -129,27 +181,28 @@ def show(fig, name: str, rows: list[dict] | None = None, caption: str | None = N
                                mime="text/csv", key=f"csv_{name}", on_click="ignore", icon=":material/download:")
 
 
-def guarded(render, *args) -> None:
-    """Run one section inside the error boundary: a failure in one tab leaves the other drawn."""
-    with boundary():
-        render(*args)
+def merge_graph_or_notice(ws, needed_for: str):
+    """The workspace on the tokeniser's merge graph (with its caption), or None after a notice."""
+    try:  # blame is a property of merges: families without a merge graph get a one-line notice
+        graph_ws = ws.with_merge_graph(needed_for)
+    except InputError as err:
+        st.info(md_escape(err))
+        return None
+    if graph_ws.graph_note():
+        st.caption(md_escape(graph_ws.graph_note()))
+    return graph_ws
 
 
 # --- blame -----------------------------------------------------------------------------------------
 def render_blame(ws, threshold: float) -> None:
-    try:  # blame is a property of merges: families without a merge graph get a one-line notice
-        ws = ws.with_merge_graph("Merge blame")
-    except InputError as err:
-        st.info(md_escape(err))
+    ws = merge_graph_or_notice(ws, "Merge blame")
+    if ws is None:
         return
-    if ws.graph_note():
-        st.caption(md_escape(ws.graph_note()))
     tok, refs = ws.tokeniser, ws.references
     tok_key, ref_key = keys(ws)
     display = tok.pretokeniser.display
     reference, blames = traced(tok_key, ref_key, tok, refs)
-    with st.spinner("Knocking out the blamed merges…", show_time=True):
-        ko = knockout(tok_key, ref_key, threshold, tok, refs)
+    ko = knockout(ws, threshold)
     rows = plots.blame_rows(blames.values(), ko.removed, display)
     if reference.unaligned:
         st.caption(f"{len(reference.unaligned):,} reference words could not be aligned with this tokeniser's "
@@ -189,17 +242,6 @@ def render_blame(ws, threshold: float) -> None:
              "One bubble per (N, B) pair, larger when more merges share it; hover for the merges. "
              "Bubbles on or above the dashed line have R(m) ≥ threshold.", slot)
 
-    st.subheader("Threshold sweep (bpe-knockout App. A.3)")
-    progress = st.empty()
-    sweep = []
-    for i, t in enumerate(THRESHOLDS):
-        progress.progress(i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} ({i + 1} of {len(THRESHOLDS)})…")
-        sweep.append(sweep_row(tok_key, ref_key, t, reference))
-    progress.empty()
-    show(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep,
-         "Each threshold starts again from the loaded tokeniser. A low threshold knocks out many merges "
-         "and raises recall; the paper finds precision peaks near 0.5.")
-
     left, right = st.columns(2)
     ranks = knocked_out_ranks(tok, ko.removed)
     with left:
@@ -212,18 +254,61 @@ def render_blame(ws, threshold: float) -> None:
              "one, when a removed merge had trapped a token.")
 
     with st.expander(f"All {len(rows):,} merges with their blame"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
-            "rank": st.column_config.NumberColumn("rank"),
-            "merge": st.column_config.TextColumn("merge"),
-            "result": st.column_config.TextColumn("type"),
-            "tuple": st.column_config.CheckboxColumn("tuple merge"),
-            "blame": st.column_config.NumberColumn("B(m)"),
-            "applications": st.column_config.NumberColumn("N(m)"),
-            "ratio": st.column_config.NumberColumn("R(m)", format="%.3f"),
-            "knocked_out": st.column_config.CheckboxColumn("knocked out"),
-        })
+        st.dataframe(pd.DataFrame([{**r, "rank": rank_text(r["rank"])} for r in rows]), hide_index=True,
+                     width="stretch", column_config={
+                         "rank": st.column_config.TextColumn("rank", help=COLUMN_HELP),
+                         "merge": st.column_config.TextColumn("merge"),
+                         "result": st.column_config.TextColumn("type"),
+                         "tuple": st.column_config.CheckboxColumn("tuple merge"),
+                         "blame": st.column_config.NumberColumn("B(m)"),
+                         "applications": st.column_config.NumberColumn("N(m)"),
+                         "ratio": st.column_config.NumberColumn("R(m)", format="%.3f"),
+                         "knocked_out": st.column_config.CheckboxColumn("knocked out"),
+                     })
         st.download_button("Table (CSV)", data=lambda: csv_bytes(rows), file_name="merge-blame.csv", mime="text/csv",
                            key="csv_merge_blame", on_click="ignore", icon=":material/download:")
+
+
+# --- the threshold sweep ---------------------------------------------------------------------------
+def highest(rows: list[dict], key: str) -> tuple[float, list[float]]:
+    """(the highest ``key``, the thresholds where it is reached)."""
+    top = max(r[key] for r in rows)
+    return top, [r["threshold"] for r in rows if r[key] == top]
+
+
+def thresholds_text(thresholds: list[float]) -> str:
+    if len(thresholds) == 1:
+        return f"t = {thresholds[0]:g}"
+    return f"t = {thresholds[0]:g} to {thresholds[-1]:g}" if len(thresholds) > 2 else \
+        f"t = {thresholds[0]:g} and {thresholds[1]:g}"
+
+
+def sweep_caption(rows: list[dict]) -> str:
+    """What the sweep figure shows, read off its rows, next to what bpe-knockout App. A.3 found."""
+    first, last = rows[0], rows[-1]
+    precision, at_p = highest(rows, "precision")
+    recall, at_r = highest(rows, "recall")
+    f1, at_f = highest(rows, "f1")
+    here = (f"Here precision goes from {first['precision']:.1%} at t = {first['threshold']:g} to "
+            f"{last['precision']:.1%} at t = {last['threshold']:g} and is highest at {thresholds_text(at_p)} "
+            f"({precision:.1%}); recall is highest at {thresholds_text(at_r)} ({recall:.1%}) and F1 at "
+            f"{thresholds_text(at_f)} ({f1:.1%}).")
+    near = any(abs(t - PAPER_PRECISION_PEAK) <= 0.05 + 1e-9 for t in at_p)
+    paper = ("bpe-knockout App. A.3 (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5"
+             + (", as here." if near else "; on this tokeniser and reference it does not."))
+    return ("Each threshold starts again from the loaded tokeniser; a low threshold knocks out more merges. "
+            + here + " " + paper)
+
+
+def render_sweep(ws, threshold: float) -> None:
+    ws = merge_graph_or_notice(ws, "The threshold sweep")
+    if ws is None:
+        return
+    tok_key, ref_key = keys(ws)
+    reference, _ = traced(tok_key, ref_key, ws.tokeniser, ws.references)
+    sweep = sweep_rows(ws.tokeniser, ws.references, reference)
+    st.subheader("Threshold sweep (bpe-knockout App. A.3)")
+    show(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep, sweep_caption(sweep))
 
 
 # --- corpus ----------------------------------------------------------------------------------------
@@ -231,17 +316,26 @@ def line_label(n: int, total: int) -> str:
     return f"all {total:,}" if n == total else f"{n:,}"
 
 
-def render_corpus(ws, threshold: float) -> None:
-    tok, refs = ws.tokeniser, ws.references
-    tok_key, ref_key = keys(ws)
+def corpus_text(ws) -> tuple[str, str, int | None]:
+    """The text chosen for the corpus view: (name, cache key, lines) -- lines None for word counts,
+    whose default is the shipped counts in the tokeniser's language (running text for an upload)."""
+    texts = [*SAMPLE_COUNTS, RUNNING_TEXT]
+    default = RUNNING_TEXT if is_session_choice(ws.corpus_name) or ws.counts_name is None else ws.counts_name
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        text = st.selectbox("Text", texts, index=texts.index(default), key="text", bind="query-params",
+                            help=f"Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise each word once, as "
+                                 f"in running text, and weigh its tokens by its count; {RUNNING_TEXT} tokenises the "
+                                 f"workspace corpus ({md_escape(ws.corpus_name)}) line by line. The default is the "
+                                 "word counts in the tokeniser's language.")
+    if text != RUNNING_TEXT:
+        return text, f"counts:{text}", None
     all_lines = ws.corpus_lines()
     total = len(all_lines)
     if not total:
-        st.info("The corpus has no lines: choose another one on the Workspace page.")
-        return
+        return RUNNING_TEXT, "", 0
     choices = [n for n in LINE_CHOICES if n < total] + [total]
-    c1, c2, c3 = st.columns([2, 2, 3])
-    with c1:
+    with c2:
         if len(choices) > 1:
             n_lines = st.select_slider(
                 "Lines of the corpus", choices, value=min(choices, key=lambda n: abs(n - DEFAULT_LINES)),
@@ -250,33 +344,35 @@ def render_corpus(ws, threshold: float) -> None:
         else:
             n_lines = total
             st.caption(f"The corpus has {total:,} lines; all are used.")
-    with c2:
+    lines = all_lines[:n_lines]
+    digest = hashlib.sha1(chr(10).join(lines).encode("utf-8", "replace")).hexdigest()[:12]
+    return RUNNING_TEXT, f"{ws.corpus_name}@{digest}", n_lines
+
+
+def render_corpus(ws, threshold: float) -> None:
+    text, corpus_key, n_lines = corpus_text(ws)
+    if n_lines == 0:
+        st.info("The corpus has no lines: choose another one on the Workspace page.")
+        return
+    c1, c2 = st.columns(2)
+    with c1:
         alpha = st.slider("Rényi order α", 0.0, 10.0, float(DEFAULT_ALPHA), 0.25, key="alpha", bind="query-params",
                           help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
                                "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.")
-    others = [name for name in SAMPLE_TOKENISERS if name != ws.tokeniser_name]
-    with c3:
+    name = ws.tokeniser_name
+    others = [other for other in SAMPLE_TOKENISERS if other != name]
+    with c2:
         extra = st.multiselect("Also compare", others, key="compare", bind="query-params",
                                placeholder="other shipped tokenisers",
                                help="Add shipped tokenisers to every table and figure below.")
-    lines = all_lines[:n_lines]
-    corpus_key = f"{ws.corpus_name}@{hashlib.sha1(chr(10).join(lines).encode('utf-8', 'replace')).hexdigest()[:12]}"
 
-    name = ws.tokeniser_name
-    segmenters = {name: (tok_key, tok)}  # every family tokenises; knockout and ReBPE need a merge graph
-    rows_need = "Adding the “+ knockout” and “+ ReBPE” rows"
-    try:
-        graph_ws = ws.with_merge_graph(rows_need)
-    except InputError as err:
-        graph_ws = None
-        st.info(md_escape(err))
+    tok_key = keys(ws)[0]
+    segmenters = {name: (tok_key, ws.tokeniser)}  # every family tokenises; knockout and ReBPE need a merge graph
+    graph_ws = merge_graph_or_notice(ws, "Adding the “+ knockout” and “+ ReBPE” rows")
     if graph_ws is not None:
-        graph, graph_key = graph_ws.tokeniser, keys(graph_ws)[0]
-        with st.spinner("Knocking out the blamed merges…", show_time=True):
-            ko = knockout(graph_key, ref_key, threshold, graph, refs)
-        with st.spinner(f"Running ReBPE on {md_escape(name)} (knockout, reparation, reification until stable)…",
-                        show_time=True):
-            repaired = rebpe(graph_key, ref_key, threshold, graph, refs)
+        graph_key, ref_key = keys(graph_ws)
+        ko = knockout(graph_ws, threshold)
+        repaired = run_on(graph_ws, ReBPEConfig(knockout=KnockoutConfig(threshold=threshold)), "ReBPE").tokeniser
         if graph_ws.merge_graph_of:
             st.caption(f"“+ knockout” and “+ ReBPE” edit the merge graph of this {md_escape(graph_ws.merge_graph_of)} "
                        "tokeniser and segment with it as BPE.")
@@ -286,12 +382,15 @@ def render_corpus(ws, threshold: float) -> None:
         if other in SAMPLE_TOKENISERS:
             segmenters[other] = (other, sample_tokeniser(SAMPLE_TOKENISERS[other]))
 
+    lines = ws.corpus_lines()[:n_lines] if n_lines is not None else None
+    what = f"{n_lines:,} lines" if lines is not None else f"the {len(sample_counts(text)):,} words of {text}"
     progress = st.empty()
     stats: dict[str, cm.CorpusStats] = {}
     for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
-        progress.progress(i / len(segmenters), text=f"Tokenising {n_lines:,} lines with {md_escape(label)} "
+        progress.progress(i / len(segmenters), text=f"Tokenising {what} with {md_escape(label)} "
                                                     f"({i + 1} of {len(segmenters)})…")
-        stats[label] = corpus_stats(key, corpus_key, segmenter, lines)
+        stats[label] = (corpus_stats(key, corpus_key, segmenter, lines) if lines is not None
+                        else count_stats(key, text, segmenter))
     progress.empty()
 
     summaries, skipped = {}, []
@@ -307,7 +406,10 @@ def render_corpus(ws, threshold: float) -> None:
     colours = plots.colour_map(summaries)
     table = plots.summary_rows(summaries)
 
-    st.subheader(f"Summary over {n_lines:,} lines")
+    st.subheader(f"Summary over {what}")
+    if lines is None:
+        st.caption("Each word is tokenised once, as in running text, and its tokens counted as often as the word "
+                   "occurs; characters and bytes are the words' own (the spaces between words are not counted).")
     readable = plots.summary_table(table, alpha)
     st.dataframe(pd.DataFrame(readable), hide_index=True, width="stretch", height=38 + 35 * len(readable),
                  column_config={"metric": st.column_config.TextColumn("metric", pinned=True)})
@@ -326,7 +428,7 @@ def render_corpus(ws, threshold: float) -> None:
                              help="The paper's axis is linear; a log axis spreads out the types that are used.")
         show(plots.token_frequency_figure(frequency, colours, log_x=log_rank), "token-frequency",
              plots.curve_rows(frequency, "rank", "log10_count_plus_1"),
-             "boundless-bpe Fig. 4: the flat tail at 0 is the vocabulary the corpus never uses.", slot)
+             "boundless-bpe Fig. 4: the flat tail at 0 is the vocabulary this text never uses.", slot)
 
     renyi = {label: sorted(set(renyi_curve(segmenters[label][0], corpus_key, stats[label])) |
                            {(alpha, summaries[label]["renyi_efficiency"])}) for label in summaries}
@@ -335,15 +437,90 @@ def render_corpus(ws, threshold: float) -> None:
         show(plots.renyi_figure(renyi, alpha, colours), "renyi-efficiency", plots.curve_rows(renyi, "alpha", "efficiency"))
     with right:
         st.markdown(
-            "**Reading the metrics** (p = how often each token occurs, |V| = vocabulary size)\n\n"
+            "**Reading the metrics** (p = how often each token occurs, |V| = the tokeniser's vocabulary size, "
+            "special tokens included)\n\n"
             "- **Rényi efficiency** H<sub>α</sub>(p) / log |V|: 1 when every type is used equally often. "
             "Zouhar et al. (2023) found α = 2.5 tracks downstream quality best.\n"
             "- **Shannon entropy** H = −Σ p log₂ p bits per token (scaffold-bpe Eq. 4); "
             "**redundancy** R = 1 − H / log₂ |V| (Eq. 5): lower is more balanced.\n"
             "- **Bytes / characters per token**: higher means the text is compressed into fewer tokens.\n"
-            "- **Vocabulary used**: the share of the vocabulary's types that occur at least once in these lines.",
+            "- **Vocabulary used**: the share of the vocabulary's types that occur at least once in this text.",
             unsafe_allow_html=True)
     show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
+
+
+# --- token frequencies of two tokenisers -----------------------------------------------------------
+def token_rows(rows, display_a, display_b) -> pd.DataFrame:
+    return pd.DataFrame([{"token": shown(r["token"], display_a if r["frequency_a"] else display_b),
+                          "frequency A": r["frequency_a"], "frequency B": r["frequency_b"],
+                          "difference": r["difference"]} for r in rows])
+
+
+def render_tokens(ws) -> None:
+    sources = source_options()
+    for key, parse in (("token_a", choice_from_link), ("token_b", choice_from_link),
+                       ("token_words", lambda raw: raw if raw in sources else None)):
+        if seed_from_url(key, key, parse) is not None:
+            st.warning(f"The link's `{key}` names nothing this server has; the default is used.")
+    options = tokeniser_options()
+    defaults = {"token_a": ws.tokeniser_name, "token_b": ws.tokeniser_name + KNOCKOUT,
+                "token_words": ws.counts_name or REFERENCE}
+    for key, valid in (("token_a", options), ("token_b", options), ("token_words", sources)):
+        if st.session_state.get(key) not in valid:
+            st.session_state[key] = defaults[key] if defaults[key] in valid else None
+    c1, c2, c3 = st.columns([3, 3, 2])
+    a_name = c1.selectbox("Tokeniser A", options, key="token_a", format_func=option_label, placeholder="choose A")
+    b_name = c2.selectbox("Tokeniser B", options, key="token_b", format_func=option_label, placeholder="choose B")
+    source = c3.selectbox("Words", sources, key="token_words", format_func=lambda s: source_label(ws, s),
+                          help="Token frequencies over these words: each word is tokenised once, as in running "
+                               "text, and its tokens counted as often as the word occurs.")
+    links = {key: choice_link(name) if name else (None, None) for key, name in (("token_a", a_name), ("token_b", b_name))}
+    for key, (value, _) in links.items():
+        write_to_url(key, value)
+    write_to_url("token_words", source)
+    lost = [what for _, what in links.values() if what]
+    if lost:
+        st.caption("This page's link does not carry " + "; ".join(md_escape(what) for what in lost) + ".")
+    if a_name is None or b_name is None:
+        st.info("Choose tokenisers A and B.")
+        return
+    try:
+        a, b = load_choice(ws, a_name), load_choice(ws, b_name)
+    except InputError as err:
+        st.info(md_escape(err))
+        return
+    words, words_key = source_words(ws, source)
+    result = comparison(a, b, words, words_key)
+    rows = frequency_differences(a, b, words, words_key)
+    facts = [("words", f"{len(words):,}"),
+             ("segmented differently", f"{result.differing:,} ({result.share:.1%})"),
+             *([("of all occurrences", f"{result.weighted_share:.1%}")] if source != REFERENCE else []),
+             ("token types whose frequency changes", f"{len(rows):,}"),
+             ("types only A makes here", f"{sum(1 for r in rows if not r['frequency_b']):,}"),
+             ("types only B makes here", f"{sum(1 for r in rows if not r['frequency_a']):,}")]
+    if result.occurrences:
+        facts[-3:-3] = [("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
+                        ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}")]
+    st.html(facts_html(facts))
+    if not rows:
+        st.success("Every token type occurs equally often under A and under B over these words.")
+        return
+    st.caption("Frequency = how often the type occurs as a token over these words (weighted by their counts); "
+               "largest changes first. Click a column header to sort.")
+    table = token_rows(rows, a.tokeniser.pretokeniser.display, b.tokeniser.pretokeniser.display)
+    st.dataframe(table, hide_index=True, width="stretch", height=420, column_config={
+        "token": st.column_config.TextColumn("token", pinned=True),
+        "frequency A": st.column_config.NumberColumn("frequency A", format="localized"),
+        "frequency B": st.column_config.NumberColumn("frequency B", format="localized"),
+        "difference": st.column_config.NumberColumn("B − A", format="localized",
+                                                    help="Frequency under B minus frequency under A."),
+    })
+    st.download_button("Table (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"),
+                       file_name="token-frequency-differences.csv", mime="text/csv", key="csv_token_frequencies",
+                       on_click="ignore", icon=":material/download:")
+    query = {"a": links["token_a"][0], "b": links["token_b"][0], "source": source}
+    st.page_link("pages/compare.py", label="The words behind these differences: Compare tokenisers",
+                 icon=":material/difference:", query_params={k: v for k, v in query.items() if v is not None})
 
 
 # --- the page --------------------------------------------------------------------------------------
@@ -352,22 +529,26 @@ ws = current()
 st.caption(f"Tokeniser **{md_escape(ws.tokeniser_name)}** · reference **{md_escape(ws.reference_name)}** "
            f"({len(ws.references.entries):,} words) · corpus **{md_escape(ws.corpus_name)}**. "
            "Change them on the Workspace page.")
-left, right = st.columns([2, 3], gap="large")
-with left:
-    threshold = st.select_slider(
-        "Knockout threshold t", THRESHOLDS, value=DEFAULT_THRESHOLD, format_func=lambda t: f"{t:g}",
-        key="threshold", bind="query-params",
-        help="bpe-knockout uses 0.5. “+ knockout” and “+ ReBPE” on this page use this threshold.")
-with right:
-    st.markdown(
-        "**Blame** (bpe-knockout §3.4): over the reference words, **N(m)** counts the character boundaries "
-        "merge m removed and **B(m)** those of them where the reference has a morph boundary. "
-        f"Knockout removes every merge with **R(m) = B(m) / N(m) ≥ {threshold:g}**.")
-
-blame_tab, corpus_tab = st.tabs([BLAME_TAB, CORPUS_TAB], key="view", bind="query-params")
-if blame_tab.open:
-    with blame_tab:
-        guarded(render_blame, ws, threshold)
-if corpus_tab.open:
-    with corpus_tab:
-        guarded(render_corpus, ws, threshold)
+view = st.segmented_control("View", VIEWS, default=BLAME_VIEW, required=True, key="view", bind="query-params",
+                            label_visibility="collapsed")
+if view != TOKENS_VIEW:
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        threshold = st.select_slider(
+            "Knockout threshold t", THRESHOLDS, value=DEFAULT_THRESHOLD, format_func=lambda t: f"{t:g}",
+            key="threshold", bind="query-params",
+            help="bpe-knockout uses 0.5. “+ knockout” and “+ ReBPE” on this page use this threshold.")
+    with right:
+        st.markdown(
+            "**Blame** (bpe-knockout §3.4): over the reference words, **N(m)** counts the character boundaries "
+            "merge m removed and **B(m)** those of them where the reference has a morph boundary. "
+            f"Knockout removes every merge with **R(m) = B(m) / N(m) ≥ {threshold:g}**.")
+with boundary():
+    if view == BLAME_VIEW:
+        render_blame(ws, threshold)
+    elif view == SWEEP_VIEW:
+        render_sweep(ws, threshold)
+    elif view == CORPUS_VIEW:
+        render_corpus(ws, threshold)
+    else:
+        render_tokens(ws)

@@ -9,13 +9,15 @@ is in the URL: ``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&com
 Where a type is formed by several merges (tiktoken and SentencePiece conversions) the graph marks
 the primary merge (the one forming the type from its own string) and the alternatives, follows
 primary merges unless asked to follow all, and says how often each merge fires on the reference
-and the corpus (core.merge_usage, counted once per tokeniser and text, cached for everyone).
+and, when asked (a pass over all its lines), the corpus (core.merge_usage, counted once per
+tokeniser and text, cached for everyone).
 """
 from __future__ import annotations
 
 import csv
 import io
 import time
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -24,6 +26,7 @@ from core.formats.references import ReferenceSet
 from core.graph import ALL, PRIMARY, neighbourhood
 from core.model import BTETokeniser, Merge
 from core.rebpe import run_knockout, run_rebpe
+from ui.downloads import figure_downloads
 from ui.workspace import current
 from viz.graph_html import (
     STATIC_DIR,
@@ -43,6 +46,8 @@ from viz.graph_html import (
 )
 from ui.merge_usage import counters as fire_counters
 from viz.escaping import code_span, md_escape
+from viz.graph_svg import graph_svg
+from viz.ranks import COLUMN_HELP as RANK_COLUMN_HELP
 from viz.tokeniser_info import tokeniser_note
 from viz.tokens import PAGE_CSS
 
@@ -182,7 +187,7 @@ compare = top[2].selectbox("Compare with", compare_options, key="compare", bind=
                            help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
                                 f"{md_escape(ws.reference_name)}) removes from this tokeniser, or draw the tokeniser they "
                                 f"produce. Computed once, then cached.")
-controls = st.columns([2, 2, 3, 3, 4, 4])
+controls = st.columns([2, 2, 3, 3.5, 3.5, 4])
 depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
                            help="How many merge steps away from the centre to look (up and down).")
 max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bind="query-params",
@@ -206,9 +211,9 @@ if compare != NOTHING:
     draw = controls[5].segmented_control(
         f"Draw the tokeniser before or after {compare}", (BEFORE, AFTER), default=BEFORE, key="draw",
         bind="query-params", required=True,
-        help="Before: this tokeniser, with what the edit removes marked ✗ and types it forms another way "
-             "marked ↻. After: the tokeniser the edit produces (tuple merges in orange), with what is new "
-             "marked ★.")
+        help="Before: this tokeniser, with what the edit removes marked *out* and types it forms another way "
+             "marked *re-formed*. After: the tokeniser the edit produces (tuple merges in orange), with what is "
+             "new marked *new*.")
 
 # --- the comparison tokeniser ----------------------------------------------------------------------
 other = None
@@ -226,20 +231,26 @@ if other is not None and draw == AFTER:
         label = "this tokeniser before " + label
     else:
         st.warning(f"{code_span(labels[center])} is not a type after {md_escape(label)} (it was knocked out), so "
-                   "the graph shows the tokeniser before, with the knocked-out merges marked ✗.")
+                   "the graph shows the tokeniser before, with the knocked-out merges marked *out*.")
 
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
 hood = neighbourhood(drawn, center, depth, max_nodes, siblings, follow=follow if follow in (PRIMARY, ALL) else PRIMARY)
 drawn_key = (tokeniser_key if drawn is tokeniser
              else f"{tokeniser_key}|{compare}|{ws.reference_key or ws.reference_name}")
-counters = {}
-try:
-    counters = fire_counters(ws, drawn, drawn_key)
-except InputError as err:  # counting is extra information: a file it cannot be done on says so
-    st.caption(f"Merge counts are not available: {md_escape(err)}")
-shown_merges = hood.shown_merges()
-fire_counts = {name: counter.counts(shown_merges) for name, counter in counters.items()} or None
+# The toggle sits under the graph, but the graph's hover texts show the counts: read its state first.
+if "corpus_counts" not in st.session_state:
+    st.session_state["corpus_counts"] = st.query_params.get("corpus_counts") == "true"
+count_corpus = bool(st.session_state["corpus_counts"])
+counters, fire_counts = {}, None
+with st.spinner(f"Counting merge applications on {md_escape(ws.corpus_name)} (once; cached for everyone)…",
+                show_time=True) if count_corpus else nullcontext():
+    try:
+        counters = fire_counters(ws, drawn, drawn_key, corpus=count_corpus)
+        shown_merges = hood.shown_merges()
+        fire_counts = {name: counter.counts(shown_merges) for name, counter in counters.items()} or None
+    except InputError as err:  # counting is extra information: a file it cannot be done on says so
+        st.caption(f"Merge counts are not available: {md_escape(err)}")
 shown_note = ""
 if hood.truncated:
     shown_note = (f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
@@ -253,6 +264,15 @@ graph_component(key="merge_graph_view", data={"html": document, "key": html_key(
                 on_clicked_change=recentre, height=GRAPH_HEIGHT + 2)
 st.caption(f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
            f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details.")
+with st.container(horizontal=True, vertical_alignment="center", gap="large"):
+    figure_downloads(f"merge-graph-{labels[center]}-{view}",
+                     graph_svg(drawn, hood, view, display=display, other=other, other_label=label,
+                               other_is_before=other_is_before, note=shown_note, other_parts=others,
+                               fire_counts=fire_counts),
+                     key="merge_graph_figure")
+    st.toggle("Count merges on the corpus too", key="corpus_counts", bind="query-params",
+              help=f"How often each merge fires on the workspace corpus ({md_escape(ws.corpus_name)}), next to the "
+                   "reference words: one pass over all its lines, then cached for everyone.")
 
 # --- the centre's merges: primary and alternatives, and how often they fire ---------------------------
 own = type_merge_rows(drawn, center, display, fire_counts)
@@ -267,8 +287,10 @@ if own:
     st.caption((f"{code_span(labels.get(center, center))} is formed by {len(own)} merges: the primary one fires when "
                 "its own string is segmented; the alternatives fire only inside longer pretokens, if at all."
                 if several else f"{code_span(labels.get(center, center))} is formed by one merge.")
-               + " Counts: merge applications while the reference words (each as in running text) and the corpus "
-                 f"({md_escape(ws.corpus_name)}) are segmented." + whole)
+               + (" Counts: merge applications while the reference words (each as in running text) and the corpus "
+                  f"({md_escape(ws.corpus_name)}) are segmented." if "corpus" in counters else
+                  " Counts: merge applications while the reference words (each as in running text) are segmented; "
+                  "switch on *Count merges on the corpus too* under the graph for the corpus.") + whole)
     st.table([{**row, "merge": code_span(row["merge"])} for row in own])  # cells are markdown
 
 # --- M_i / M_o --------------------------------------------------------------------------------------
@@ -279,7 +301,8 @@ st.caption(f"M_i({code_span(labels[center])}): the merge that forms it ({formed}
            f"a part ({len(rows) - formed:,}), by rank. A tuple merge has three or more parts "
            "(bpe-knockout.txt §3.2).")
 if rows:
-    st.dataframe(rows, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(rows)))
+    st.dataframe(rows, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(rows)),
+                 column_config={"rank": st.column_config.TextColumn(help=RANK_COLUMN_HELP)})
 else:
     st.caption("No merge forms or uses this type (an unused alphabet symbol).")
 downloads = st.columns(2)

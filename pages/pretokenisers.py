@@ -34,7 +34,7 @@ st.write("Examples from the papers:")
 buttons = st.columns(len(EXAMPLES))
 for column, (name, (_, where)) in zip(buttons, EXAMPLES.items()):
     column.button(name, help=where, on_click=use_example, args=(name,), key=f"example_{name}",
-                  use_container_width=True)
+                  width="stretch")
 
 if "text" not in st.session_state and "text" not in st.query_params:
     st.session_state["text"] = EXAMPLES["Code names"][0]

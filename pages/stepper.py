@@ -4,6 +4,12 @@ Thin: the run is core's (``core.rebpe.run_rebpe``, computed once per tokeniser, 
 configuration in ``ui.rebpe_runs``); tables, figures and trees come from ``viz/``. Only the step
 panel (an ``st.fragment``) reruns when stepping. The configuration and the step live in the URL
 (``?tokeniser=a1_scenario2a&step=3&threshold=0.5``), so a link reproduces the view.
+
+Prev and Next sit beside the before/after trees (the ← and → keys press them), so stepping never
+scrolls; presentation mode (``?present=1``, ``ui.presentation``) leaves out the sidebar, the charts
+and the tables so that the controls and both trees fit a 1280×720 projector. Step 0 is drawn from
+the loaded tokeniser before the run is asked for, so a run that is not cached yet computes (with
+its progress box) below a page that is already there.
 """
 from __future__ import annotations
 
@@ -18,6 +24,8 @@ from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
 from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
+from ui.presentation import NEXT_KEY, PREV_KEY
+from ui.tree_block import page_header, show_tree
 from ui.url_state import seed_from_url, write_to_url
 from ui.error_boundary import boundary, guarded
 from ui.workspace import chosen, current, select
@@ -25,8 +33,9 @@ from viz import step_views as sv
 from viz.escaping import code_span, md_escape
 from viz.tables import scenario_rows
 from viz.tokeniser_info import tokeniser_note
-from viz.tokens import PAGE_CSS, shown
-from viz.trees import tree_svg
+from viz.tokens import shown
+from viz.trees import tree_legend_html
+from viz.ranks import COLUMN_HELP
 
 SCENARIOS = [name for name in scenario_paths() if name.startswith("a1_")]
 MAX_WORD_OPTIONS = 2000
@@ -39,8 +48,14 @@ GRAPH_PAGE = "pages/merge_graph.py"
 
 
 # --- callbacks (run before the rerun, so buttons and the slider never disagree) -----------------
-# Widget keys; the URL parameters are "step", "word" and "type" (ui.url_state keeps them in sync).
+# The step is plain session state (no widget owns it); WORD and TYPE are widget keys. The URL parameters are
+# "step", "word" and "type" (ui.url_state keeps them in sync).
 STEP, WORD, TYPE = "stepper_step", "stepper_word", "stepper_type"
+
+
+def slider_key(index: int, last: int) -> str:
+    """A new slider per step (see :func:`slide`)."""
+    return f"stepper_slider_{last}_{index}"
 
 
 def choose_scenario(name: str) -> None:
@@ -57,6 +72,17 @@ def move(delta: int, last: int) -> None:
 
 
 @guarded
+def slide(index: int, last: int) -> None:
+    """The slider drawn at step ``index`` moved. When the step has changed since (Prev or Next pressed while
+    the panel redraws), the browser may still send that old slider's value: it is ignored, or the step
+    would jump back."""
+    if int(st.session_state.get(STEP, 0)) != index:
+        return
+    st.session_state[STEP] = int(st.session_state[slider_key(index, last)])
+    suggest_word()
+
+
+@guarded
 def suggest_word() -> None:
     """After a step change, select the new step's first affected word (unless the user follows a word)."""
     st.session_state.pop(TYPE, None)
@@ -68,16 +94,15 @@ def suggest_word() -> None:
 
 
 # --- page -----------------------------------------------------------------------------------------
-st.html(PAGE_CSS)
-st.html(sv.TREE_CSS)
-st.title("Knockout & ReBPE stepper")
-st.caption("ReBPE (Bauwens & de Lhoneux, Alg. 1) alternates BPE-knockout, reparation and reification until "
-           "nothing changes. The whole run is computed once; then step forward and back through its phases "
-           "and see what each one did to the merges, the metrics and the segmentation of the reference words. "
-           "The address bar keeps the tokeniser, the configuration and the step.")
-
-st.markdown("**Teaching scenarios** (rebpe.txt App. A.1): one click loads the scenario's tokeniser and a "
-            "two-word reference built from its words.")
+present = page_header("Knockout & ReBPE stepper")
+if not present:
+    st.caption("ReBPE (Bauwens & de Lhoneux, Alg. 1) alternates BPE-knockout, reparation and reification until "
+               "nothing changes. The whole run is computed once; then step forward and back through its phases "
+               "(Prev and Next, or the ← and → keys) and see what each one did to the merges, the metrics and the "
+               "segmentation of the reference words. The address bar keeps the tokeniser, the configuration and "
+               "the step.")
+    st.markdown("**Teaching scenarios** (rebpe.txt App. A.1): one click loads the scenario's tokeniser and a "
+                "two-word reference built from its words.")
 loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
 for column, name in zip(st.columns(len(SCENARIOS)), SCENARIOS):
     column.button(sv.scenario_label(name), key=f"stepper_scenario_{name}", on_click=choose_scenario, args=(name,),
@@ -95,9 +120,11 @@ tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
 
 # --- reference: the scenario's own words, or the workspace's ----------------------------------------
+if present and "stepper_workspace_reference" in st.session_state:  # its toggle is not drawn: keep its value
+    st.session_state["stepper_workspace_reference"] = st.session_state["stepper_workspace_reference"]
 use_workspace = bool(st.session_state.get("stepper_workspace_reference"))
 references, reference_name, scenario_refs = references_for(workspace, use_workspace)
-if scenario_refs is not None:
+if scenario_refs is not None and not present:
     note = tokeniser_note(workspace.tokeniser_name, tokeniser.metadata)
     explanation, words_column = st.columns([3, 2])
     with explanation:
@@ -156,43 +183,14 @@ config = ReBPEConfig(knockout=KnockoutConfig(threshold=float(threshold), unit=kn
                      reify=bool(reify), fix=bool(fix), reparation=reparation_mode or "limited",
                      link=bool(link), expand=bool(expand), max_iterations=int(max_iterations or 100))
 
-try:
-    computed = cached_run(workspace.tokeniser_name, tokeniser, reference_name, references, config,
-                          **workspace_keys(workspace, reference_name))
-except InputError as err:
-    st.error(f"Could not run ReBPE: {md_escape(err)}")
-    st.stop()
-
-steps = computed.steps
-last = len(steps)
-final = steps[-1]
-iterations = len({s.iteration for s in steps})
-st.markdown(
-    f"**The run:** {last} steps in {iterations} iteration{'s' if iterations != 1 else ''} · "
-    f"F1 {100 * computed.initial.f1:.2f} % → {100 * final.metrics.f1:.2f} % · "
-    f"|V| {tokeniser.vocab_size:,} → {final.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} → "
-    f"{final.tuple_merges:,} · computed in {computed.seconds:.1f} s, kept for this tokeniser, reference and "
-    "configuration.")
-if computed.unaligned:
-    st.warning(f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be aligned "
-               "with this tokeniser's pre-tokeniser and are left out.")
-
-# A link's step, word and type seed the widgets on the first run; a step the run does not have is refused.
-refused = seed_from_url(STEP, "step", lambda raw: int(raw) if raw.isdigit() and int(raw) <= last else None)
-if refused is not None:
-    st.warning(f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; "
-               "showing step 0.")
-seed_from_url(WORD, "word", lambda raw: raw)
-seed_from_url(TYPE, "type", lambda raw: raw)
-if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before
-    st.session_state[STEP] = last
-
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def affected_words(run_id: str, index: int, _computed: ComputedRun) -> list[str]:
+    """Every reference word whose tree step ``index`` changed (token changes first; the first
+    ``viz.step_views.MAX_SCAN`` words are traced): the one meaning of "changed" on this page."""
     step = _computed.steps[index - 1]
     return sv.affected_words(_computed.tokeniser_at(index - 1), step.tokeniser, _computed.words,
-                             step.changed_words, touched=sv.touched_types(step))
+                             step.changed_words, touched=sv.touched_types(step), limit=None)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -201,41 +199,72 @@ def merge_rows_of(run_id: str, index: int, _computed: ComputedRun) -> list[dict]
                                 _computed.start.pretokeniser.display)
 
 
-def word_options(index: int) -> tuple[list[str], set[str]]:
-    """The word choices at step ``index``: the words whose tree it changed first, then the reference."""
+def word_options(index: int) -> tuple[list[str], list[str]]:
+    """The word choices at step ``index`` (the words it changed first, then the reference) and the
+    words it changed."""
     affected = affected_words(repr(computed.key), index, computed) if index else []
     skipped = set(computed.unaligned)
     words = [w for w in computed.words if w not in skipped]
-    return list(dict.fromkeys([*affected, *words]))[:MAX_WORD_OPTIONS], set(affected)
+    return list(dict.fromkeys([*affected, *words]))[:MAX_WORD_OPTIONS], affected
 
 
 def word_trees(tok, word: str):
     return [tree for p in tok.pretokeniser.pretokenise(" " + word) for tree in tok.trace_pretoken(p).trees]
 
 
-def show_svg(svg: str) -> None:
-    # st.html's sanitiser drops inline <svg>; markdown keeps a raw HTML block that starts with <div> and has
-    # no blank line as it is (no markdown inside). Every text in the SVG is escaped by viz.trees.
-    st.markdown('<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">'
-                + svg.replace("\n", " ") + "</div>", unsafe_allow_html=True)
+def step_buttons(prev_column, next_column, index: int | None) -> None:
+    """Prev and Next (the ← and → keys press them); ``index`` None: disabled while the run computes."""
+    waiting = index is None
+    prev_column.button("Prev", icon=":material/chevron_left:", key="stepper_prev_wait" if waiting else "stepper_prev",
+                       on_click=None if waiting else move, args=None if waiting else (-1, last),
+                       disabled=waiting or index <= 0, width="stretch", shortcut=None if waiting else PREV_KEY,
+                       help="The run is computing" if waiting else "One step back (← key)")
+    next_column.button("Next", icon=":material/chevron_right:", icon_position="right",
+                       key="stepper_next_wait" if waiting else "stepper_next",
+                       on_click=None if waiting else move, args=None if waiting else (1, last),
+                       disabled=waiting or index >= last, width="stretch", shortcut=None if waiting else NEXT_KEY,
+                       help="The run is computing" if waiting else "One step forward (→ key)")
 
 
-def show_trees(word: str, before, after, step) -> None:
-    if step is None:
-        tokens = after.tokenise_word(word)
-        st.markdown(f"**As loaded:** {sv.tokens_markdown(tokens, display)}")
-        show_svg(tree_svg(word_trees(after, word), display))
-        st.caption(sv.TREE_HELP)
-        return
-    removed = set(step.removed) | {old for old, _ in step.rewired}
-    added = set(step.added) | {new for _, new in step.rewired}
-    left, right = st.columns(2)
-    for column, tok, highlight, when in ((left, before, removed, "Before"), (right, after, added, "After")):
-        with column:
-            tokens = tok.tokenise_word(word)
-            st.markdown(f"**{when} this step:** {sv.tokens_markdown(tokens, display)}")
-            show_svg(tree_svg(word_trees(tok, word), display, highlight))
-    st.caption(sv.TREE_HELP)
+def tree_row(word: str, before, after, step, index: int | None) -> bool:
+    """Prev | the tree before the step | the tree after it | Next, in one row (one tree at step 0), so
+    the buttons stay beside the trees. Returns whether a character is spelled by several leaves."""
+    side = 1.6 if present else 2.4  # room for "Prev ←" beside the trees, with or without the sidebar
+    columns = st.columns([side, 12, side] if step is None else [side, 6, 6, side], vertical_alignment="top")
+    step_buttons(columns[0], columns[-1], index)
+    stem = f"{workspace.tokeniser_name}-step{index or 0}-{word}"
+    key = "stepper_tree" if index is not None else "stepper_preview_tree"
+    try:
+        if step is None:
+            with columns[1]:
+                st.markdown(f"**As loaded:** {sv.tokens_markdown(after.tokenise_word(word), display)}")
+                return show_tree(word_trees(after, word), display, stem=stem, key=key, downloads=not present)
+        spelled = False
+        removed = set(step.removed) | {old for old, _ in step.rewired}
+        added = set(step.added) | {new for _, new in step.rewired}
+        for column, tok, highlight, when in ((columns[1], before, removed, "Before"),
+                                             (columns[2], after, added, "After")):
+            with column:
+                st.markdown(f"**{when} this step:** {sv.tokens_markdown(tok.tokenise_word(word), display)}")
+                spelled |= show_tree(word_trees(tok, word), display, highlight, stem=f"{stem}-{when.lower()}",
+                                     key=f"{key}_{when.lower()}", downloads=not present)
+        return spelled
+    except InputError as err:
+        columns[1].warning(f"Cannot segment {code_span(word)}: {md_escape(err)}")
+        return False
+
+
+def show_preview() -> None:
+    """Step 0 before the run is there: the loaded tokeniser's tree of the chosen word (no widgets:
+    the panel's come with the run)."""
+    st.subheader("Step 0 · the tokeniser as loaded")
+    st.markdown(sv.START_TEXT)
+    st.caption(f"|V| {tokeniser.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} · the run with this "
+               "configuration is being computed; Prev, Next and the metrics come with it.")
+    words = [e.word for e in references.entries]
+    if words:
+        wanted = st.session_state.get(WORD) or st.query_params.get("word")
+        tree_row(wanted if wanted in words else words[0], tokeniser, tokeniser, None, None)
 
 
 def show_neighbourhood(index: int, step) -> None:
@@ -252,9 +281,11 @@ def show_neighbourhood(index: int, step) -> None:
     before, after = computed.tokeniser_at(index - 1), computed.tokeniser_at(index)
     left, right = st.columns(2)
     left.markdown(f"**Before** — M_i / M_o of {code_span(shown(type_, display))}")
-    left.dataframe(sv.neighbourhood_rows(before, type_, display), hide_index=True, width="stretch")
+    left.dataframe(sv.neighbourhood_rows(before, type_, display), hide_index=True, width="stretch",
+                   column_config=RANK_COLUMN)
     right.markdown(f"**After** — M_i / M_o of {code_span(shown(type_, display))}")
-    right.dataframe(sv.neighbourhood_rows(after, type_, display), hide_index=True, width="stretch")
+    right.dataframe(sv.neighbourhood_rows(after, type_, display), hide_index=True, width="stretch",
+                    column_config=RANK_COLUMN)
     if type_ in tokeniser.types:
         try:
             st.page_link(GRAPH_PAGE, icon=":material/hub:", query_params={"type": shown(type_, display)},
@@ -289,56 +320,82 @@ def show_downloads(index: int) -> None:
                            file_name=f"{stem}-step{index}-tokenizer.json", mime="application/json")
 
 
+def changed_count(changed: list[str]) -> str:
+    """How many reference words the step changed ("+": only the first ``MAX_SCAN`` words were traced)."""
+    return f"{len(changed):,}" + ("+" if len(computed.words) > sv.MAX_SCAN else "")
+
+
+def counts_row(step, index: int, changed: list[str], after) -> None:
+    """F1 and what the step changed (at step 0: |V| and tuple merges): metric cards, or one line when
+    presenting."""
+    metrics = step.metrics if step else computed.initial
+    previous = (steps[index - 2].metrics if index >= 2 else computed.initial) if step else None
+    change = None if previous is None else 100 * (metrics.f1 - previous.f1)
+    words_help = sv.words_changed_help(len(changed), len(step.changed_words)) if step else None
+    counts = [(label, changed_count(changed) if label == sv.WORDS_CHANGED else f"{value:,}")
+              for label, value in (sv.step_counts(step, len(changed)) if step else
+                                   [("|V|", after.vocab_size), ("Tuple merges", len(after.tuple_merges))])]
+    if present:
+        shown_counts = [f"{label} **{value}**" for label, value in counts if value != "0" or label == sv.WORDS_CHANGED]
+        delta = "" if change is None else f" ({change:+.2f} points)"
+        st.markdown(" · ".join([f"F1 **{100 * metrics.f1:.2f} %**{delta}", *shown_counts]), help=words_help)
+        return
+    columns = st.columns([1.3, 1, 1, 1, 1, 1, 1])
+    columns[0].metric("F1 (%)", f"{100 * metrics.f1:.2f}",
+                      delta=None if change is None else f"{change:+.2f} points",
+                      delta_color="off" if change is not None and abs(change) < 0.005 else "normal")
+    for column, (label, value) in zip(columns[1:], counts):
+        column.metric(label, value, help=words_help if label == sv.WORDS_CHANGED else None)
+
+
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
 def stepper_panel() -> None:
-    prev_column, slider_column, next_column = st.columns([1, 6, 1], vertical_alignment="bottom")
-    with slider_column:
-        index = int(st.slider("Step (0 = the tokeniser as loaded)", 0, last, key=STEP, on_change=suggest_word))
-    write_to_url("step", index, default=0)
-    prev_column.button("◀ Prev", key="stepper_prev", on_click=move, args=(-1, last), disabled=index <= 0,
-                       width="stretch")
-    next_column.button("Next ▶", key="stepper_next", on_click=move, args=(1, last), disabled=index >= last,
-                       width="stretch")
+    index = int(st.session_state.get(STEP, 0))
     step = steps[index - 1] if index else None
     after = computed.tokeniser_at(index)
     before = computed.tokeniser_at(index - 1) if index else after
 
-    st.subheader(sv.step_title(steps, index))
+    if present:  # the heading shares its row with the word and the step: the trees need the height
+        heading, word_column, slider_column, follow_column = st.columns([4.6, 3, 3, 1.9], vertical_alignment="center")
+        heading.subheader(sv.step_title(steps, index))
+    else:
+        st.subheader(sv.step_title(steps, index))
     st.markdown(sv.PHASE_TEXT.get(step.phase, "") if step else sv.START_TEXT)
-    metrics = step.metrics if step else computed.initial
-    previous = (steps[index - 2].metrics if index >= 2 else computed.initial) if step else None
-    columns = st.columns([1.3, 1, 1, 1, 1, 1, 1])
-    change = None if previous is None else 100 * (metrics.f1 - previous.f1)
-    columns[0].metric("F1 (%)", f"{100 * metrics.f1:.2f}",
-                      delta=None if change is None else f"{change:+.2f} points",
-                      delta_color="off" if change is not None and abs(change) < 0.005 else "normal")
-    for column, (label, value) in zip(columns[1:], sv.step_counts(step)):
-        column.metric(label, f"{value:,}")
-    if step is None:
-        columns[1].metric("|V|", f"{after.vocab_size:,}")
-        columns[2].metric("Tuple merges", f"{len(after.tuple_merges):,}")
+    options, changed = word_options(index)
+    if present:
+        counts_row(step, index, changed, after)
 
-    st.markdown("#### Segmentation trees")
-    options, marked = word_options(index)
+    if not present:
+        word_column, slider_column, follow_column = st.columns([3, 3, 1.3], vertical_alignment="bottom")
+    labels = "collapsed" if present else "visible"
+    with slider_column:
+        st.slider("Step (0 = the tokeniser as loaded)", 0, last, value=index, key=slider_key(index, last),
+                  on_change=slide, args=(index, last), label_visibility=labels)
+    write_to_url("step", index, default=0)
+    spelled = False
     if options:
-        count = f"{len(marked):,}" + ("+" if len(marked) >= sv.AFFECTED_LIMIT else "")
-        label = (f"Word ({count} whose tree this step changed, marked •, listed first)" if step and marked
-                 else "Word (this step changes no tree; any reference word)" if step else "Word")
-        word_column, follow_column = st.columns([4, 1], vertical_alignment="bottom")
+        marked = set(changed)
+        label = (f"Word ({changed_count(changed)} changed by this step, marked •, listed first)" if step and changed
+                 else "Word (this step changes no word; any reference word)" if step else "Word")
         if st.session_state.get(WORD) not in options:
             st.session_state[WORD] = options[0]
-        word = word_column.selectbox(label, options, key=WORD, format_func=lambda w: f"• {w}" if w in marked else w)
+        word = word_column.selectbox(label, options, key=WORD, format_func=lambda w: f"• {w}" if w in marked else w,
+                                     label_visibility=labels)
         write_to_url("word", word)
         follow_column.toggle("Follow word", key="stepper_follow",
                              help="On: keep this word when stepping. Off: every step selects the first word "
                                   "it changed.")
-        try:
-            show_trees(word, before, after, step)
-        except InputError as err:
-            st.warning(f"Cannot segment {code_span(word)}: {md_escape(err)}")
+        spelled = tree_row(word, before, after, step, index)
     else:
-        st.caption("The reference has no word this tokeniser can segment.")
+        word_column.caption("The reference has no word this tokeniser can segment.")
+        step_buttons(*st.columns([1, 1]), index)
+    if present:
+        return
+    st.caption(sv.TREE_HELP)
+    st.html(tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "",
+                             characters=spelled))
+    counts_row(step, index, changed, after)  # below the trees, so that stepping does not move them
 
     chart_left, chart_right = st.columns(2)
     chart_left.plotly_chart(sv.f1_figure(steps, computed.initial, index), key="stepper_f1")
@@ -358,15 +415,18 @@ def stepper_panel() -> None:
             query = st.text_input("Search merges", key="stepper_merge_search", placeholder="e.g. ids")
             shown_rows = sv.filter_rows(rows, query, ["merge before", "merge after", "type", "origin", "change"])
             st.caption(f"{len(shown_rows):,} of {len(rows):,} merges")
-            st.dataframe(shown_rows, hide_index=True, width="stretch",
+            st.dataframe(shown_rows, hide_index=True, width="stretch", column_config=RANK_COLUMN,
                          height="auto" if len(shown_rows) <= 10 else 360)
             st.download_button("Download as CSV", lambda rows=rows: sv.rows_to_csv(rows), on_click="ignore",
                                key="stepper_dl_merges", file_name=f"step{index}-merges.csv", mime="text/csv")
     with tabs[1]:
-        if step is None or not step.changed_words:
-            st.caption("No reference word changed its tokens in this step.")
+        if step is None or not changed:
+            st.caption("This step changed no reference word." if step else "Step 0 changes nothing.")
         else:
-            rows = sv.changed_word_rows(step.changed_words, display)
+            new_tokens = {w for w, *_ in step.changed_words}
+            rows = sv.changed_word_rows(step.changed_words, display,
+                                        [(w, after.tokenise_word(w)) for w in changed if w not in new_tokens])
+            st.caption(md_escape(sv.words_changed_help(len(changed), len(step.changed_words))))
             st.dataframe(rows, hide_index=True, width="stretch", height="auto" if len(rows) <= 10 else 360)
             st.download_button("Download as CSV", lambda rows=rows: sv.rows_to_csv(rows), on_click="ignore",
                                key="stepper_dl_words", file_name=f"step{index}-words.csv", mime="text/csv")
@@ -383,5 +443,48 @@ def stepper_panel() -> None:
     with tabs[4]:
         show_downloads(index)
 
+
+RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}
+
+# --- step 0 first, then the run (computed once per tokeniser, reference and configuration) ----------------
+run_box = st.container()
+preview = st.empty()
+if str(st.session_state.get(STEP, st.query_params.get("step", "0"))) == "0":
+    with preview.container():
+        show_preview()
+with run_box:
+    try:
+        computed = cached_run(workspace.tokeniser_name, tokeniser, reference_name, references, config,
+                              **workspace_keys(workspace, reference_name))
+    except InputError as err:
+        preview.empty()
+        st.error(f"Could not run ReBPE: {md_escape(err)}")
+        st.stop()
+preview.empty()
+
+steps = computed.steps
+last = len(steps)
+final = steps[-1]
+iterations = len({s.iteration for s in steps})
+if not present:
+    run_box.markdown(
+        f"**The run:** {last} steps in {iterations} iteration{'s' if iterations != 1 else ''} · "
+        f"F1 {100 * computed.initial.f1:.2f} % → {100 * final.metrics.f1:.2f} % · "
+        f"|V| {tokeniser.vocab_size:,} → {final.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} → "
+        f"{final.tuple_merges:,} · computed in {computed.seconds:.1f} s, kept for this tokeniser, reference and "
+        "configuration.")
+if computed.unaligned:
+    run_box.warning(f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be "
+                    "aligned with this tokeniser's pre-tokeniser and are left out.")
+
+# A link's step, word and type seed the widgets on the first run; a step the run does not have is refused.
+refused = seed_from_url(STEP, "step", lambda raw: int(raw) if raw.isdigit() and int(raw) <= last else None)
+if refused is not None:
+    run_box.warning(f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; "
+                    "showing step 0.")
+seed_from_url(WORD, "word", lambda raw: raw)
+seed_from_url(TYPE, "type", lambda raw: raw)
+if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before
+    st.session_state[STEP] = last
 
 stepper_panel()

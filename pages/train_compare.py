@@ -14,12 +14,14 @@ import streamlit as st
 
 from core import corpus_metrics as cm
 from core.variants import registry
+from core.variants.boundless import shortfall
 from core.variants.compare import vocabulary_overlap
 from ui.variant_runs import (algorithms_help, corpus_key as make_corpus_key, corpus_stats, train_with_progress,
                              training_lines)
 from ui.workspace import current
 from viz import plots
 from viz.escaping import html_escape, md_escape
+from viz.tokeniser_info import VOCAB_SIZE_HELP
 from viz.tokens import PAGE_CSS, token_chips_html
 from viz.trace_views import kind_counts, trace_html, trace_rows
 
@@ -73,7 +75,12 @@ for algorithm, (run, seconds) in runs.items():
                  "Rényi efficiency (α=2.5)": round(summary["renyi_efficiency"], 4),
                  "vocabulary used": round(summary["vocabulary_used"], 4)})
 st.subheader("Summary")
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+             column_config={"|V|": st.column_config.NumberColumn(help=VOCAB_SIZE_HELP + f" The target is {size:,}.")})
+for algorithm, (run, _) in runs.items():
+    short = shortfall(run, size)
+    if short:  # BoundlessBPE: deleted tokens keep their slots
+        st.info(f"**{md_escape(algorithm)}**: {md_escape(short)}", icon=":material/info:")
 
 left, right = st.columns(2)
 with left:

@@ -12,12 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from core.variants import registry
+from core.variants.boundless import shortfall, slots_after_events
 from core.variants.dynamics import kind_fractions, kind_totals
 from ui.url_state import seed_from_url, write_to_url
 from ui.variant_runs import algorithms_help, corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import current
 from viz import plots
 from viz.escaping import code_span, md_escape
+from viz.tokeniser_info import vocab_size_help
 
 SIZES = (280, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
 LINE_CHOICES = (50, 100, 200, 500, 1000, 2000, 5000)
@@ -25,7 +27,8 @@ CHART_CONFIG = {"displaylogo": False}
 EXPLAINED = {
     "merge": "a pair of adjacent tokens became a new type",
     "supermerge": "BoundlessBPE joined two whole-word pretokens across the pretoken boundary",
-    "deletion": "BoundlessBPE removed an intermediate type whose occurrences were (almost) all inside the new one",
+    "deletion": "BoundlessBPE removed an intermediate type whose occurrences were (almost) all inside the new one; "
+                "as in the authors' code it keeps its slot of the vocabulary budget",
     "split": "PickyBPE removed a type whose intersection-over-self exceeded the threshold",
     "scaffold": "Scaffold-BPE marked a type as scaffold: it stays a merge step but leaves the vocabulary",
     "readmit": "a scaffold type reached the head of the queue and re-entered the vocabulary",
@@ -58,7 +61,11 @@ if algorithm not in runs:
 run, seconds = runs[algorithm]
 events = list(run.events)
 st.caption(f"{algorithm} trained on the first {n_lines:,} lines of **{md_escape(ws.corpus_name)}** in "
-           f"{seconds:.1f} s: {len(events):,} training events, final |V| = {run.tokeniser.vocab_size:,}.")
+           f"{seconds:.1f} s: {len(events):,} training events, final |V| = {run.tokeniser.vocab_size:,}.",
+           help=vocab_size_help(run.tokeniser))
+short = shortfall(run, size)
+if short:  # BoundlessBPE: deleted tokens keep their slots
+    st.info(md_escape(short), icon=":material/info:")
 if not events:
     st.info("Training did nothing: the corpus is too small for this vocabulary size.")
     st.stop()
@@ -83,7 +90,8 @@ left, right = st.columns(2)
 with left:
     show_figure(plots.selected_counts_figure(events, marker_step=event.step), "selected-counts")
 with right:
-    show_figure(plots.vocab_size_figure(events, target=size, marker_step=event.step), "vocab-size")
+    show_figure(plots.vocab_size_figure(events, target=size, marker_step=event.step, slots=slots_after_events(run)),
+                "vocab-size")
 interval = st.select_slider("Interval (steps)", [10, 25, 50, 100, 250, 500, 1000],
                             value=min([10, 25, 50, 100, 250, 500, 1000], key=lambda n: abs(n - len(events) / 8)),
                             key="interval", bind="query-params")

@@ -1,8 +1,10 @@
-"""Unigram: the lattice of a word, the training trajectory, and Unigram vs FSP vs BPE (issue 6).
+"""Unigram lattice: a word's lattice and Viterbi path, the training trajectory, and Unigram vs FSP vs BPE
+(issue 6).
 
 unigram.txt §2-4: every vocabulary piece that matches the word is an arc of the lattice with its
 log-probability; the Viterbi path is the segmentation; forward-backward gives the probability of a
-token boundary at every position; sampling draws segmentations (subword regularisation). The
+token boundary at every position and log Z, so the n best segmentations and the samples (subword
+regularisation) are tables with each segmentation's probability among all of the word's. The
 models are trained on the workspace corpus (shared with Train & compare, ui/variant_runs.py);
 the comparison with BPE scores boundary precision/recall against a reference (bpe-knockout.txt
 §4.1). The view (word, size, lines, reference, α) is in the URL. A Unigram tokeniser loaded on the
@@ -10,6 +12,7 @@ Workspace page (e.g. a SentencePiece unigram ``.model``) is offered too, as the 
 """
 from __future__ import annotations
 
+import math
 import random
 
 import pandas as pd
@@ -18,11 +21,13 @@ import streamlit as st
 
 from core.errors import InputError
 from core.evaluation import evaluate_morphology
+from ui.downloads import figure_downloads
 from ui.variant_runs import corpus_key as make_corpus_key, train_with_progress, training_lines
 from ui.workspace import SAMPLE_REFERENCES, current, sample_references
 from viz.escaping import md_escape
 from viz.lattice import lattice_svg
-from viz.tokens import PAGE_CSS, token_chips_html
+from viz.tokeniser_info import VOCAB_SIZE_HELP
+from viz.tokens import PAGE_CSS, shown, token_chips_html
 from viz.trees import svg_html
 
 SIZES = (300, 400, 500, 750, 1000, 1500, 2000, 3000, 4000)
@@ -30,12 +35,31 @@ LINE_CHOICES = (200, 500, 1000, 2000, 5000, 10000)
 FAMILIES = ("unigram", "unigram-fsp", "bpe")
 LOADED = "loaded"
 SAMPLES = 5
+NBEST = 5
 CHART_CONFIG = {"displaylogo": False}
+SEGMENTATION_COLUMNS = {
+    "segmentation": st.column_config.ListColumn("segmentation", help="The tokens, in order (lattice arcs)."),
+    "log-probability": st.column_config.NumberColumn(
+        "log-probability", format="%.3f", help="log P(x) = the sum of the tokens' log-probabilities (Eq. 1)."),
+    "probability": st.column_config.NumberColumn(
+        "probability", format="%.4g", help="P(x) / Z: this segmentation's share of all segmentations of the "
+                                           "pretoken (Z from forward-backward)."),
+}
 
 
 @st.cache_data(show_spinner="Scoring boundaries against the reference…", max_entries=32)
 def morph_scores(algorithm: str, key: str, size: int, reference: str, _tokeniser) -> dict:
     return evaluate_morphology(_tokeniser, sample_references(SAMPLE_REFERENCES[reference]).entries).to_json()
+
+
+def segmentation_rows(first: str, paths, log_z: float, display) -> list[dict]:
+    """One row per lattice path, numbered 1, 2 ... in column ``first``: its tokens, log P(x) and P(x) / Z."""
+    rows = []
+    for number, path in enumerate(paths, 1):
+        log_p = sum(arc.log_prob for arc in path)
+        rows.append({first: number, "segmentation": [shown(arc.token, display) for arc in path],
+                     "log-probability": log_p, "probability": math.exp(log_p - log_z)})
+    return rows
 
 
 def trajectory_figure(rounds: list[dict], field: str, title: str) -> go.Figure:
@@ -47,7 +71,9 @@ def trajectory_figure(rounds: list[dict], field: str, title: str) -> go.Figure:
 
 
 st.html(PAGE_CSS)
-st.title("Unigram")
+st.title("Unigram lattice and Viterbi segmentation")
+st.caption("Every vocabulary piece that matches the word is an arc of its lattice, scored by its log-probability; "
+           "the most probable path (Viterbi) is the segmentation (unigram.txt §2-3).")
 ws = current()
 all_lines = training_lines()
 top = st.columns([2, 2, 2, 2])
@@ -97,23 +123,25 @@ else:
                             format_func=lambda p: md_escape(model.pretokeniser.display(p)))  # options are markdown
     lattice = model.lattice(pretoken)
     path, best = lattice.viterbi()
+    log_z = lattice.log_partition()
     display = model.pretokeniser.display
     st.html(token_chips_html([a.token for a in path], display, types=model.vocabulary))
-    st.caption(f"Viterbi log p = {best:.3f}; log Z = {lattice.log_partition():.3f} (all segmentations); "
+    st.caption(f"Viterbi log p = {best:.3f}; log Z = {log_z:.3f} (all segmentations); "
                f"{len(lattice.arcs)} arcs. Yellow spans: the Viterbi path. Bars: P(token boundary here).")
-    st.html(f'<div class="lattice-view">{svg_html(lattice_svg(lattice, display), alt="segmentation lattice")}</div>')
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**The 5 best segmentations**")
-        st.dataframe(pd.DataFrame([{"segmentation": " ".join(display(a.token) for a in p), "log p": round(s, 4)}
-                                   for p, s in lattice.nbest(5)]), hide_index=True, width="stretch")
-    with right:
-        alpha = st.slider("Sampling α", 0.0, 2.0, 0.2, 0.05, key="alpha", bind="query-params",
-                          help="Subword regularisation: segmentations drawn ∝ P(x)^α (α = 0 uniform).")
-        rng = random.Random(0)
-        st.markdown(f"**{SAMPLES} samples** (seed 0)")
-        st.dataframe(pd.DataFrame([{"sample": " ".join(display(t) for t in model.sample(" " + word, alpha, rng))}
-                                   for _ in range(SAMPLES)]), hide_index=True, width="stretch")
+    svg = lattice_svg(lattice, display)
+    st.html(f'<div class="lattice-view">{svg_html(svg, alt="segmentation lattice")}</div>')
+    figure_downloads(f"unigram-lattice-{model_name}-{display(pretoken)}", svg, key="lattice_figure")
+    st.markdown(f"**The {NBEST} best segmentations**")
+    st.dataframe(pd.DataFrame(segmentation_rows("rank", [p for p, _ in lattice.nbest(NBEST)], log_z, display)),
+                 hide_index=True, width="stretch", column_config=SEGMENTATION_COLUMNS)
+    heading, slider = st.columns([3, 2], vertical_alignment="bottom")
+    heading.markdown(f"**{SAMPLES} samples** (seed 0): subword regularisation draws segmentations ∝ P(x)^α")
+    alpha = slider.slider("Sampling α", 0.0, 2.0, 0.2, 0.05, key="alpha", bind="query-params",
+                          help="α = 0: uniform over segmentations; the larger α, the closer to the Viterbi path.")
+    rng = random.Random(0)
+    st.dataframe(pd.DataFrame(segmentation_rows("draw", [lattice.sample(alpha, rng) for _ in range(SAMPLES)],
+                                                log_z, display)),
+                 hide_index=True, width="stretch", column_config=SEGMENTATION_COLUMNS)
 
 # --- training trajectory ----------------------------------------------------------------------------
 st.subheader("Training trajectory")
@@ -139,11 +167,13 @@ for name, tokeniser in compared.items():
         st.warning(f"{name}: {md_escape(err)}")
         continue
     rows.append({"tokeniser": name, "|V|": tokeniser.vocab_size,
-                 f"tokens for “{word}”": " ".join(tokeniser.pretokeniser.display(t) for t in tokeniser.tokenise_word(word))
-                 if word else "",
+                 f"tokens for “{word}”": [shown(t, tokeniser.pretokeniser.display) for t in tokeniser.tokenise_word(word)]
+                 if word else [],
                  "boundary precision": round(scores["precision"], 4), "boundary recall": round(scores["recall"], 4),
                  "F1": round(scores["f1"], 4), "reference words": scores["words"],
                  "excluded (cannot be aligned)": scores["excluded"]})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+             column_config={"|V|": st.column_config.NumberColumn(help=VOCAB_SIZE_HELP),
+                            f"tokens for “{word}”": st.column_config.ListColumn()})
 st.caption(f"Boundaries of the **{md_escape(reference)}** reference segmentations (bpe-knockout.txt §4.1), each "
            "word segmented as in running text.")

@@ -1,42 +1,61 @@
-"""Word debugger: why does a word segment as it does?
+"""Word debugger: why does a word segment as it does, and how does running text segment?
 
 For the loaded tokeniser (Workspace page) and each typed word: the tokens with whitespace and
 bytes visible; the segmentation tree with a slider through the merges as they fired; every
 character boundary against the reference (blame view); a plain-words explanation (first merge
-that crossed a reference boundary, trapped tokens as in bpe-knockout.txt App. A.4); and the word
-under BPE, knockout, ReBPE, TrimmedBPE and BPE-dropout side by side. For every token, the merges
-of its type: the one that fired in this word, the primary merge (forming the type from its own
-string) and the alternatives (files converted from tiktoken or SentencePiece form a type by several
-merges), with how often each fires on the reference and the corpus.
+that crossed a reference boundary, trapped tokens as in bpe-knockout.txt App. A.4); and, when asked
+for (a toggle, so the first view never waits on knockout), the word under BPE, knockout, ReBPE,
+TrimmedBPE and BPE-dropout side by side (runs shared with the other pages through
+``ui.rebpe_runs.cached_run``). For every token, the merges of its type: the one that fired in this
+word, the primary merge (forming the type from its own string) and the alternatives (files
+converted from tiktoken or SentencePiece form a type by several merges), with how often each fires
+on the reference and the corpus.
+
+Running text (the "Input" switch, or ``?text=``), as tiktokenizer shows it: token, character and
+byte counts, and a chip per token with its id, linking to its type on the Merge graph page and to
+the tree of its word on this page (``viz/running_text.py``). Presentation mode (``ui/presentation``)
+puts Prev/Next beside the tree (the arrow keys step) and leaves out the secondary tables.
 
 Thin on purpose: tracing and explanations are core's (``core.explain``), knockout/ReBPE/TrimmedBPE/
-dropout too; every piece of HTML comes from viz/. The words, the word in focus and the step are in
-the URL (``?word=masterthesis&step=6``), so a link reproduces the view.
+dropout too; every piece of HTML comes from viz/. The input, the words, the word in focus, the step
+and the text (up to ``MAX_URL_TEXT`` characters) are in the URL (``?word=masterthesis&step=6``), so
+a link reproduces the view.
 
-Every family shows its tokens and its own trace; the tree, the blame view and the comparison rows
-need a merge graph (``ui.workspace.Workspace.with_merge_graph``): Scaffold-BPE, PickyBPE and
-BoundlessBPE use their merge lists (said in a caption), a family without one gets a one-line notice.
+Every family shows its tokens, its running text and its own trace; the tree, the blame view and the
+comparison rows need a merge graph (``ui.workspace.Workspace.with_merge_graph``): Scaffold-BPE,
+PickyBPE and BoundlessBPE use their merge lists (said in a caption), a family without one gets a
+one-line notice.
 """
 from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 import streamlit as st
 
 from core.dropout import dropout_samples
 from core.errors import InputError
 from core.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
-from core.rebpe import run_knockout, run_rebpe
+from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.trimmed import TrimmedBPE, token_frequencies
 from ui import workspace as ws
+from ui.downloads import figure_downloads
 from ui.error_boundary import boundary
 from ui.merge_usage import counters as fire_counters
+from ui.presentation import NEXT_KEY, PREV_KEY, apply_presentation, presentation_toggle
+from ui.presentation import PARAM as PRESENT_PARAM
+from ui.rebpe_runs import cached_run, references_for, workspace_keys
+from ui.url_state import seed_from_url, write_to_url
 from viz.escaping import code_span, md_escape
+from viz.ranks import is_between, rank_help, rank_text
+from viz.running_text import RUNNING_TEXT_CSS, running_text_html, text_tokens
 from viz.tables import merge_rows
 from viz.tokeniser_info import marker_legend, markers
 from viz.tokens import (
     PAGE_CSS,
     boundary_strip_html,
     comparison_html,
-    rank_text,
+    facts_html,
     segmentation_html,
     shown,
     split_words,
@@ -45,13 +64,20 @@ from viz.tokens import (
     words_html,
 )
 from viz.trace_views import kind_counts, trace_html
-from viz.trees import TREE_LEGEND, merge_tree_svg, svg_html
+from viz.trees import TREE_LEGEND, merge_tree_forest, merge_tree_svg, svg_html
 
 ws.ensure_app_navigation()
 
 MAX_WORDS = 12
 DROPOUT_SAMPLES = 4
 TRIM_THRESHOLDS = [0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+KNOCKOUT = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)  # as core.rebpe.run_knockout
+REBPE = ReBPEConfig()
+WORDS, RUNNING = "Words", "Running text"
+MODES = {"words": WORDS, "text": RUNNING}  # URL value -> input mode
+MAX_TEXT = 5_000       # characters of running text
+MAX_URL_TEXT = 2_000   # characters of running text a link carries
+LINK_PARAMS = ("tokeniser", "reference", "corpus")  # the workspace, carried by the chips' links
 
 
 # --- cached engine work (keyed by content keys; the objects themselves are not hashed) --------------
@@ -76,19 +102,16 @@ def own_tokens(_tokeniser, tokeniser_key: str, word: str) -> tuple[str, ...]:
     return tuple(_tokeniser.tokenise_word(word))
 
 
-@st.cache_resource(show_spinner="Running BPE-knockout on the reference (once per tokeniser and reference)…",
-                   max_entries=8)
-def knockout_result(_tokeniser, tokeniser_key: str, _references, reference_key: str):
-    run = run_knockout(_tokeniser, _references.entries)
-    return run.tokeniser, len(_tokeniser.merges) - len(run.tokeniser.merges)
+@st.cache_resource(show_spinner=False, max_entries=8)
+def id_table(_tokeniser, tokeniser_key: str) -> Mapping[str, int]:
+    return MappingProxyType(dict(_tokeniser.token_ids()))
 
 
-@st.cache_resource(show_spinner="Running ReBPE on the reference: knockout, reparation and reification until "
-                                "stable (about 10 s for the Dutch 40k, once)…", max_entries=8)
-def rebpe_result(_tokeniser, tokeniser_key: str, _references, reference_key: str):
-    run = run_rebpe(_tokeniser, _references.entries)
-    iterations = len({step.iteration for step in run.steps})
-    return run.tokeniser, iterations
+def id_lookup(tokeniser, tokeniser_key: str) -> Callable[[str], int | None]:
+    """A token's id: from ``token_ids()`` (built once per tokeniser), else ``token_id`` where the
+    family has one (an unknown character's unk id)."""
+    table, own = id_table(tokeniser, tokeniser_key), getattr(tokeniser, "token_id", None)
+    return lambda token: table[token] if token in table else own(token) if callable(own) else None
 
 
 @st.cache_resource(show_spinner="Counting token frequencies for TrimmedBPE…", max_entries=8)
@@ -140,9 +163,65 @@ def default_words(metadata: dict) -> str:
     return " ".join(words) if words else "bruidsjurk masterthesis"
 
 
+def write_mode(mode: str) -> None:
+    """The input mode in the URL, left out when the URL implies it (running text when it has a text)."""
+    code = next(code for code, name in MODES.items() if name == mode)
+    write_to_url("input", code, default="text" if st.query_params.get("text") else "words")
+
+
+def running_text_view(input_col, option_col) -> None:
+    """Running text as tiktokenizer shows it: counts, and a chip per token with its id, linking to
+    the token's type in the merge graph and to the tree of its word on this page."""
+    cut = "text" not in st.session_state and len(st.query_params.get("text", "")) > MAX_TEXT
+    seed_from_url("text", "text", lambda raw: raw[:MAX_TEXT])
+    st.session_state.setdefault("text", default_words(workspace.metadata))
+    text = input_col.text_area("Running text", key="text", max_chars=MAX_TEXT, height=110,
+                               placeholder="A sentence or a paragraph",
+                               help=f"Tokenised as a whole, as the tokeniser sees text. Links carry texts of up to "
+                                    f"{MAX_URL_TEXT:,} characters.")
+    show_ids = option_col.toggle("Ids instead of text", key="ids", bind="query-params")
+    write_to_url("text", text if 0 < len(text) <= MAX_URL_TEXT else None)
+    write_mode(RUNNING)
+    if cut:
+        st.caption(f"The text in the link was cut to its first {MAX_TEXT:,} characters.")
+    if len(text) > MAX_URL_TEXT:
+        st.caption(f"This text ({len(text):,} characters) is too long for a link (at most {MAX_URL_TEXT:,}): "
+                   "the address bar leaves it out, so a copied link opens without it.")
+    if not text:
+        st.info("Type a sentence or a paragraph above.")
+        return
+    try:
+        tokens = loaded.tokenise(text)
+        pieces = text_tokens(loaded.pretokeniser, text, tokens, id_lookup(loaded, workspace.tokeniser_key))
+    except InputError as err:
+        st.error(f"Cannot tokenise this text: {md_escape(err)}")
+        return
+    st.html(facts_html([("tokens", f"{len(tokens):,}"), ("characters", f"{len(text):,}"),
+                        ("bytes (UTF-8)", f"{len(text.encode('utf-8', 'replace')):,}"),
+                        ("characters per token", f"{len(text) / len(tokens):.2f}" if tokens else "-"),
+                        ("|V|", f"{loaded.vocab_size:,}")]))
+    in_workspace = {k: st.query_params[k] for k in LINK_PARAMS if k in st.query_params}
+    tree_link = {**in_workspace, "input": "words", **({PRESENT_PARAM: "1"} if present else {})}
+    st.html(running_text_html(pieces, display, show_ids=show_ids, types=loaded.vocabulary,
+                              markers=chip_options["markers"], tree_link=tree_link,
+                              graph_link=in_workspace if graph_workspace is not None else None))
+    st.caption("Hover over a token, or tab to it, for links to "
+               + ("its type in the merge graph and " if graph_workspace is not None else "")
+               + "the tree of its word. A dotted border marks bytes: part of a character split across tokens, or "
+               + "a byte-fallback token " + code_span("<0xNN>") + ". " + marker_legend(loaded.pretokeniser))
+    if not present:
+        with st.expander("The token ids as a list"):
+            st.code(", ".join("?" if p.id is None else str(p.id) for p in pieces), language=None, wrap_lines=True)
+
+
 # --- the page -----------------------------------------------------------------------------------------
 st.html(PAGE_CSS)
-st.title("Word debugger")
+st.html(RUNNING_TEXT_CSS)
+head, mode_col, switch = st.columns([5, 4, 3], vertical_alignment="bottom")
+head.title("Word debugger")
+with switch:
+    present = presentation_toggle()
+apply_presentation()
 workspace = ws.current()
 loaded = workspace.tokeniser  # any family
 try:
@@ -157,18 +236,28 @@ chip_options = dict(types=tokeniser.types if own_graph else loaded.vocabulary, m
 fmt = lambda token: code_span(shown(token, display))  # noqa: E731
 word_fmt = lambda text: code_span(visible(text))  # noqa: E731
 
-st.caption(f"Reference **{md_escape(workspace.reference_name)}** ({len(workspace.references.entries):,} words); "
-           "uploads and other references are on the Workspace page. Each word is tokenised as in running text "
-           "(a space, then the word, through the tokeniser's own pre-tokeniser).")
-
-left, middle, right = st.columns([5, 4, 3])
-middle.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label)
-text = left.text_input("Words (separated by spaces)", value=default_words(workspace.metadata), key="word",
-                       bind="query-params", on_change=_words_changed, placeholder="e.g. masterthesis bruidsjurk",
-                       help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in detail.")
-compare_with = right.radio("Reference boundaries", ["morphs", "compound parts"], horizontal=True, key="refmode",
-                           help="Morphs: every morpheme boundary (as BPE-knockout's blame uses). Compound parts: "
-                                "only the boundaries between the free parts of a compound.")
+seed_from_url("input_mode", "input", MODES.get)
+st.session_state.setdefault("input_mode", RUNNING if st.query_params.get("text") else WORDS)
+input_col, tokeniser_col, option_col = st.columns([6, 3, 3])
+mode = mode_col.segmented_control("Input", list(MODES.values()), key="input_mode", required=True,
+                                  help="Words: each word debugged on its own (tree, blame, comparison). Running "
+                                       "text: a sentence or paragraph as the tokeniser sees it, with token ids.")
+tokeniser_col.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label)
+if mode == RUNNING:
+    running_text_view(input_col, option_col)
+    st.stop()
+text = input_col.text_input("Words (separated by spaces)", value=default_words(workspace.metadata), key="word",
+                            bind="query-params", on_change=_words_changed, placeholder="e.g. masterthesis bruidsjurk",
+                            help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in "
+                                 "detail.")
+compare_with = option_col.radio("Reference boundaries", ["morphs", "compound parts"], horizontal=True, key="refmode",
+                                help="Morphs: every morpheme boundary (as BPE-knockout's blame uses). Compound "
+                                     "parts: only the boundaries between the free parts of a compound.")
+write_mode(WORDS)
+if not present:
+    st.caption(f"Reference **{md_escape(workspace.reference_name)}** ({len(workspace.references.entries):,} words); "
+               "uploads and other references are on the Workspace page. Each word is tokenised as in running text "
+               "(a space, then the word, through the tokeniser's own pre-tokeniser).")
 words, total = split_words(text, MAX_WORDS)
 if not words:
     st.info("Type one or more words above, for example `masterthesis bruidsjurk`.")
@@ -210,9 +299,11 @@ for word in words:
         st.error(f"Cannot segment {word_fmt(word)}: {md_escape(err)}")
         segmented.pop(word, None)
         traces.pop(word, None)
-st.html(words_html([segmentation_html(word, segmented[word], display, **chip_options)
-                    for word in words if word in segmented]))
-st.caption(marker_legend(loaded.pretokeniser))
+if not present or len(segmented) > 1:  # presenting one word: the step view shows its tokens
+    st.html(words_html([segmentation_html(word, segmented[word], display, **chip_options)
+                        for word in words if word in segmented]))
+if not present:
+    st.caption(marker_legend(loaded.pretokeniser))
 if not segmented:
     st.stop()
 
@@ -251,8 +342,9 @@ except InputError as err:
 
 st.header(f"“{md_escape(visible(focus))}”", anchor=False)
 
-# --- what went wrong ---
-with st.container(border=True):
+
+def what_went_wrong() -> None:
+    """The plain-words explanation (core.explain)."""
     st.subheader("What went wrong?", anchor=False)
     if morphs is not None:
         entry_text = " · ".join(word_fmt(m) for m in morphs)
@@ -265,6 +357,11 @@ with st.container(border=True):
         st.caption(f"Each reference piece segmented on its own: {alone}")
 
 
+if not present:  # presenting: the tree comes first, the explanation below it
+    with st.container(border=True):
+        what_went_wrong()
+
+
 # --- the tree and the merges, step by step ---
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
@@ -273,16 +370,33 @@ def step_view(word: str, traced: WordTrace) -> None:
     key = f"step::{word}"
     if key not in st.session_state or not 0 <= st.session_state[key] <= n_steps:
         st.session_state[key] = step_from_url(n_steps)
-    st.subheader("Merges, one by one", anchor=False)
+    if not present:
+        st.subheader("Merges, one by one", anchor=False)
+    # Presenting: Prev and Next beside the tree; otherwise beside the slider, the tree below.
+    back, middle, forward = st.columns([2, 12, 2] if present else [1, 10, 1],
+                                       vertical_alignment="center" if present else "bottom")
     if n_steps:
-        back, slider, forward = st.columns([1, 10, 1], vertical_alignment="bottom")
-        back.button("◀", key=f"back::{word}", on_click=_nudge, args=(key, n_steps, -1),
-                    help="One merge back", disabled=st.session_state[key] == 0)
-        forward.button("▶", key=f"forward::{word}", on_click=_nudge, args=(key, n_steps, 1),
-                       help="One merge forward", disabled=st.session_state[key] == n_steps)
-        slider.slider("Step (0 = characters only)", 0, n_steps, key=key, on_change=_step_changed,
-                      args=(key, n_steps), help="Drag, or click the slider and use the arrow keys.")
-    step = st.session_state[key] if n_steps else 0
+        back.button("Prev" if present else "", icon=":material/chevron_left:", key=f"back::{word}",
+                    on_click=_nudge, args=(key, n_steps, -1), shortcut=PREV_KEY if present else None,
+                    help="One merge back" + (" (←)" if present else ""), disabled=st.session_state[key] == 0,
+                    width="stretch" if present else "content")
+        forward.button("Next" if present else "", icon=":material/chevron_right:", icon_position="right",
+                       key=f"forward::{word}", on_click=_nudge, args=(key, n_steps, 1),
+                       shortcut=NEXT_KEY if present else None, help="One merge forward" + (" (→)" if present else ""),
+                       disabled=st.session_state[key] == n_steps, width="stretch" if present else "content")
+        middle.slider("Step (0 = characters only)", 0, n_steps, key=key, on_change=_step_changed,
+                      args=(key, n_steps), help="Drag, or click the slider and use the arrow keys.",
+                      label_visibility="collapsed" if present else "visible")
+    with middle if present else st.container():
+        step_body(word, traced, n_steps, st.session_state[key] if n_steps else 0)
+    rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
+    if rows and not present:
+        with st.expander(f"All {len(rows)} merges in the order they fired"):
+            st.table(rows, hide_index=True)
+
+
+def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
+    """What the word looks like after ``step`` merges: the merge, the tokens and the tree."""
     fired = traced.merge_at(step) if step else None
     if not n_steps:
         st.caption("No merge applies: every character stays a token of its own.")
@@ -292,23 +406,24 @@ def step_view(word: str, traced: WordTrace) -> None:
         pretoken, merge = fired
         tail = " — the final segmentation." if step == n_steps else "."
         st.markdown(f"**Step {step} of {n_steps}:** {' + '.join(fmt(p) for p in merge.parts)} → {fmt(merge.result)} "
-                    f"(rank {rank_text(merge.rank)})"
-                    f"{tail}")
+                    f"(rank {md_escape(rank_text(merge.rank))}){tail}", help=rank_help(merge.rank))
     st.html(token_chips_html(traced.tokens_at(step), display, **chip_options))
     done = [traced.steps_done(i, step) for i in range(len(traced.traces))]
     last = None if fired is None else (fired[0], traced.steps_done(fired[0], step) - 1)
     blamed = {(b.pretoken, b.offset) for b in explained.boundaries if b.reference}
-    svg = merge_tree_svg([(t.pretoken, t.trees) for t in traced.traces], display, done=done, last_step=last,
-                         reference=blamed, caption=f"segmentation tree of {word} at step {step}")
-    st.html(svg_html(svg, alt=f"segmentation tree of {word} at step {step}"))
+    tree = dict(pretokens=[(t.pretoken, t.trees) for t in traced.traces], display=display, done=done,
+                last_step=last, reference=blamed, caption=f"segmentation tree of {word} at step {step}")
+    svg = merge_tree_svg(**tree)
+    st.html(svg_html(svg, alt=tree["caption"]))
     st.html(TREE_LEGEND)
-    rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
-    if rows:
-        with st.expander(f"All {len(rows)} merges in the order they fired"):
-            st.table(rows, hide_index=True)
+    if not present:
+        figure_downloads(f"merge-tree-{word}-step-{step}", svg, tikz=merge_tree_forest(**tree), key=f"tree::{word}")
 
 
 step_view(focus, traced)
+if present:
+    with st.container(border=True):
+        what_went_wrong()
 
 
 # --- the merges of each token: primary, alternatives, what fired, how often each fires ---
@@ -321,7 +436,7 @@ def token_merge_rows(tokens, counts) -> list[dict]:
             kind = ("its only merge" if len(item.merges) == 1 else
                     "primary" if merge == item.primary else "alternative")
             row = {"token": fmt(item.token), "merge": " + ".join(fmt(p) for p in merge.parts),  # cells are markdown
-                   "rank": rank_text(merge.rank), "kind": kind,
+                   "rank": md_escape(rank_text(merge.rank)), "kind": kind,
                    "fired in this word": ("yes" if merge == item.fired else
                                           "— (emitted whole)" if item.whole and merge == item.primary else "")}
             for name, values in counts.items():
@@ -330,7 +445,8 @@ def token_merge_rows(tokens, counts) -> list[dict]:
     return rows
 
 
-with st.container(border=True):
+def token_merges_view() -> None:
+    """Every merge forming each token's type, which one fired, and how often each fires."""
     st.subheader("The merges of each token", anchor=False)
     items = token_merges(tokeniser, traced)
     try:
@@ -344,8 +460,9 @@ with st.container(border=True):
     notes = []
     for item in items:
         if item.fired_alternative:
+            rank = md_escape(rank_text(item.fired.rank))
             notes.append(f"{fmt(item.token)} was formed here by the alternative "
-                         f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank_text(item.fired.rank)}), not by "
+                         f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank}), not by "
                          f"its primary merge {' + '.join(fmt(p) for p in item.primary.parts)}.")
         elif item.whole and item.merges:
             notes.append(f"{fmt(item.token)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
@@ -362,8 +479,15 @@ with st.container(border=True):
     rows = token_merge_rows(items, counts)
     if rows:
         st.table(rows, hide_index=True)
+        for explained_rank in dict.fromkeys(rank_help(m.rank) for m in wanted if is_between(m.rank)):
+            st.caption(md_escape(explained_rank))
     else:
         st.caption("No token of this word is formed by a merge (every token is a single symbol).")
+
+
+if not present:
+    with st.container(border=True):
+        token_merges_view()
 
 # --- blame view ---
 with st.container(border=True):
@@ -373,23 +497,7 @@ with st.container(border=True):
                    "only show where the tokens split (|) and which merge removed each other boundary (#rank).")
     st.html(boundary_strip_html([t.pretoken for t in traced.traces], explained.boundaries, display))
 
-# --- the same word under other tokenisers ---
-st.subheader("The same word under other tokenisers", anchor=False)
-controls = st.columns(4)
-sources = [name for name in ws.SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
-default_source = workspace.counts_name or sources[-1]
-source = controls[0].selectbox("TrimmedBPE frequencies from", sources, index=sources.index(default_source)
-                               if default_source in sources else 0, key="trim_source",
-                               help="Token frequencies = the word counts tokenised by the loaded BPE (subword-nmt "
-                                    "style); types that never surface as a token have frequency 0.")
-threshold = controls[1].select_slider("TrimmedBPE threshold", TRIM_THRESHOLDS, value=1_000, key="trim_threshold",
-                                      format_func=lambda v: f"{v:,}",
-                                      help="A type whose frequency is below the threshold is decomposed into the "
-                                           "largest untrimmed types under it (rebpe.txt §2.1).")
-probability = controls[2].slider("Dropout probability p", 0.0, 1.0, 0.1, 0.05, key="dropout_p",
-                                 help="BPE-dropout skips each applicable merge with probability p.")
-seed = controls[3].number_input("Dropout seed", 0, 10_000, 0, key="dropout_seed")
-
+# --- the same word under other tokenisers (computed only when asked for) ---
 gold = None if morphs is None else reference_splits(morphs)
 
 
@@ -401,46 +509,81 @@ def note_for(tokens) -> str:
         return ""
     kept, wanted, extra = result
     if kept == wanted and not extra:
-        return "✓ matches the reference"
+        return "matches the reference"
     parts = [f"keeps {kept} of {wanted} reference split{'s' if wanted != 1 else ''}"]
     if extra:
         parts.append(f"{extra} extra split{'s' if extra != 1 else ''}")
     return ", ".join(parts)
 
 
-rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
-if not own_graph:
-    rows = [(f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
-            ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
-edited = [("after knockout", knockout_result, "{} merges knocked out"),
-          ("after ReBPE", rebpe_result, "{} iterations")]
-for label, compute, summary in edited:
+def edited_rows(references, reference_name: str) -> list[tuple]:
+    """The word after knockout and after ReBPE (runs shared with the other pages, kept on disk)."""
+    rows = []
+    keys = workspace_keys(graph_workspace, reference_name)
+    for label, config in (("after knockout", KNOCKOUT), ("after ReBPE", REBPE)):
+        try:
+            run = cached_run(graph_workspace.tokeniser_name, tokeniser, reference_name, references, config,
+                             label="knockout" if config is KNOCKOUT else "ReBPE", **keys)
+            tokens = run.tokeniser.tokenise_word(focus)
+        except InputError as err:
+            rows.append((label, None, f"not available: {err}"))
+            continue
+        summary = (f"{len(tokeniser.merges) - len(run.tokeniser.merges):,} merges knocked out" if config is KNOCKOUT
+                   else f"{len({step.iteration for step in run.steps})} iterations")
+        rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary) if x), run.tokeniser.types))
+    return rows
+
+
+def comparison_view() -> None:
+    controls = st.columns(4)
+    sources = [name for name in ws.SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
+    default_source = workspace.counts_name or sources[-1]
+    source = controls[0].selectbox("TrimmedBPE frequencies from", sources, index=sources.index(default_source)
+                                   if default_source in sources else 0, key="trim_source",
+                                   help="Token frequencies = the word counts tokenised by the loaded BPE "
+                                        "(subword-nmt style); types that never surface as a token have frequency 0.")
+    threshold = controls[1].select_slider("TrimmedBPE threshold", TRIM_THRESHOLDS, value=1_000, key="trim_threshold",
+                                          format_func=lambda v: f"{v:,}",
+                                          help="A type whose frequency is below the threshold is decomposed into the "
+                                               "largest untrimmed types under it (rebpe.txt §2.1).")
+    probability = controls[2].slider("Dropout probability p", 0.0, 1.0, 0.1, 0.05, key="dropout_p",
+                                     help="BPE-dropout skips each applicable merge with probability p.")
+    seed = controls[3].number_input("Dropout seed", 0, 10_000, 0, key="dropout_seed")
+
+    rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
+    if not own_graph:
+        rows = [(f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
+                ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
+    references, reference_name, _ = references_for(workspace)
+    rows += edited_rows(references, reference_name)
     try:
-        edited_tokeniser, amount = compute(tokeniser, graph_workspace.tokeniser_key, workspace.references,
-                                           workspace.reference_key)
-        tokens = edited_tokeniser.tokenise_word(focus)
-        rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary.format(amount)) if x),
-                     edited_tokeniser.types))
+        if source in ws.SAMPLE_COUNTS:
+            counts_key, read_counts = source, lambda: ws.sample_counts(source)
+        else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
+            counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
+        trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
+        tokens = trimmed.tokenise_word(focus)
+        rows.append((f"TrimmedBPE (T = {threshold:,})", tokens,
+                     "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
+                     trimmed.vocabulary))
     except InputError as err:
-        rows.append((label, None, f"not available: {err}"))
-try:
-    if source in ws.SAMPLE_COUNTS:
-        counts_key, read_counts = source, lambda: ws.sample_counts(source)
-    else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
-        counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
-    trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
-    tokens = trimmed.tokenise_word(focus)
-    rows.append((f"TrimmedBPE (T = {threshold:,})", tokens,
-                 "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
-                 trimmed.vocabulary))
-except InputError as err:
-    rows.append(("TrimmedBPE", None, f"not available: {err}"))
-try:
-    for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)), 1):
-        rows.append((f"BPE-dropout p = {probability:g}, sample {n}", sample, note_for(sample), tokeniser.types))
-except InputError as err:
-    rows.append(("BPE-dropout", None, f"not available: {err}"))
-st.html(comparison_html(rows, display, markers=chip_options["markers"]))
-st.caption(f"Knockout and ReBPE ran on the reference {md_escape(workspace.reference_name)} "
-           f"({md_escape(compare_with)} are compared above; the edits always use morph boundaries), with the "
-           "papers' defaults (blame ratio ≥ ½; ReBPE with reparation and reification until nothing changes).")
+        rows.append(("TrimmedBPE", None, f"not available: {err}"))
+    try:
+        for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)),
+                                   1):
+            rows.append((f"BPE-dropout p = {probability:g}, sample {n}", sample, note_for(sample), tokeniser.types))
+    except InputError as err:
+        rows.append(("BPE-dropout", None, f"not available: {err}"))
+    st.html(comparison_html(rows, display, markers=chip_options["markers"]))
+    st.caption(f"Knockout and ReBPE ran on the reference {md_escape(reference_name)} "
+               f"({md_escape(compare_with)} are compared above; the edits always use morph boundaries), with the "
+               "papers' defaults (blame ratio at least ½; ReBPE with reparation and reification until nothing "
+               "changes).")
+
+
+if not present:
+    st.subheader("The same word under other tokenisers", anchor=False)
+    if st.toggle("Compare with knockout, ReBPE, TrimmedBPE, dropout", key="variants", bind="query-params",
+                 help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
+                      "server's disk) and trims the vocabulary by token frequency."):
+        comparison_view()

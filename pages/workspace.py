@@ -9,6 +9,9 @@ The tokeniser section says how much memory the tokeniser takes and the server's 
 A tokeniser may be of any family and come as an upload (any supported file, recognised by its
 content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
 the loader found and inferred (``core.tokeniser_summary``) is shown as plain text.
+
+Near the top, a "Teach" card opens each teaching scenario of rebpe.txt App. A in the stepper in
+presentation mode (``?tokeniser=<scenario>&present=1``, ``ui.presentation``), one click each.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from viz.tokens import PAGE_CSS, alphabet_html, facts_html
 ws.ensure_app_navigation()
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("tokeniser", "reference", "corpus")
+STEPPER = "pages/stepper.py"
 ERROR_KEY = "workspace_upload_error_{}"
 PRETOKENISER_KEY = "ws_pretokeniser_override"
 MAX_SUMMARY_LINE = 240  # a SentencePiece pre-tokeniser's description carries its whole charsmap
@@ -118,12 +121,12 @@ def summary_of(key: str, _tokeniser) -> dict:
     return summarise(_tokeniser)
 
 
-def tokeniser_facts(summary: dict, own_graph: bool) -> list[tuple[str, str]]:
-    """The facts row for any family: its kind and size; merges and alphabet when it has a merge graph
-    (|V| counts the merge graph's types for BPE, the family's own vocabulary otherwise)."""
-    facts = [("Family", summary["family"]),
-             ("Types |V|", f"{summary['types'] if own_graph else summary['vocab_size']:,}")]
-    for key, label in (("merges", "Merges"), ("tuple_merges", "Tuple merges"), ("alphabet", "Alphabet")):
+def tokeniser_facts(summary: dict) -> list[tuple[str, str]]:
+    """The facts row for any family: its kind, |V| (``vocab_size``: types plus specials, as HF counts),
+    and the merge graph's types, merges and alphabet when it has one."""
+    facts = [("Family", summary["family"]), ("|V|", f"{summary['vocab_size']:,}")]
+    for key, label in (("types", "Types"), ("merges", "Merges"), ("tuple_merges", "Tuple merges"),
+                       ("alphabet", "Alphabet")):
         if key in summary:
             facts.append((label, f"{summary[key]:,}"))
     if summary.get("specials"):
@@ -136,14 +139,14 @@ def shorten(line: str, limit: int = MAX_SUMMARY_LINE) -> str:
 
 
 @guarded
-def _upload(kind: str, check) -> None:
+def _upload(kind: str) -> None:
     uploaded = st.session_state.get(f"upload_{kind}")
     if uploaded is None:
         st.session_state.pop(ERROR_KEY.format(kind), None)
         return
     _failed(kind, uploaded.name)
     try:
-        name = ws.add_upload(kind, uploaded.name, uploaded.getvalue(), check)
+        name = ws.add_upload(kind, uploaded.name, uploaded.getvalue())
     except InputError as err:
         _failed(kind, uploaded.name, err)
     else:
@@ -156,7 +159,7 @@ def upload_error(kind: str, current: str) -> None:
     if rejected:
         what, reason = rejected
         st.error(f"**Rejected, not loaded:** {code_span(what)}. The {kind} stays as it was: "
-                 f"{code_span(current)}.  \n{md_escape(reason)}", icon="🚫")
+                 f"{code_span(current)}.  \n{md_escape(reason)}", icon=":material/block:")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -164,20 +167,27 @@ def footprint_mb(key: str, _tokeniser) -> float:
     return footprint(_tokeniser) / MB
 
 
+def teach_card() -> None:
+    """The teaching scenarios of rebpe.txt App. A, one click each: the stepper in presentation mode."""
+    with st.container(border=True):
+        st.markdown("**Teach** · the scenarios of the ReBPE paper (App. A), each in the Knockout & ReBPE stepper "
+                    "in presentation mode: the arrow keys step.")
+        for column, name in zip(st.columns(2) * len(ws.SCENARIOS), ws.SCENARIOS):
+            title = str(ws.sample_metadata(name).get("title") or name)
+            column.page_link(STEPPER, label=title, icon=":material/slideshow:", help=f"{title} ({name})",
+                             query_params={"tokeniser": name, "present": "1"})
+
+
 # --- the page ---------------------------------------------------------------------------------------
 st.html(PAGE_CSS)
 st.title("Workspace")
 st.caption("Choose what every page works on: a tokeniser, reference segmentations and a corpus. Everything "
            "ships with the app and works offline; uploads are optional. The address bar keeps the choices, "
-           "so a link reproduces them.")
+           "so a link reproduces them; uploads too, on this server, which keeps a copy of each.")
 
-asked = {kind: st.query_params.get(kind) for kind in KINDS}  # before current() rewrites the URL
-workspace = ws.current()
-for kind in KINDS:
-    value = asked[kind]
-    if value and value not in ws.choices(kind):
-        st.warning(f"The link asks for the {kind} “{md_escape(value[:80])}”, which is not available; "
-                   f"using {md_escape(getattr(workspace, kind + '_name'))} instead.")
+workspace = ws.current()  # also warns about a link that names nothing available
+st.session_state.setdefault(PRETOKENISER_KEY, ws.pretokeniser_of(workspace.tokeniser_name))  # a link's, too
+teach_card()
 
 tokeniser = workspace.tokeniser
 references = workspace.references
@@ -216,7 +226,7 @@ with st.container(border=True):
                               "path; other files state their own pipeline and ignore it.")
         upload_error("tokeniser", workspace.tokeniser_name)
     with right:
-        st.html(facts_html(tokeniser_facts(summary, graph_workspace is not None and not graph_workspace.merge_graph_of)))
+        st.html(facts_html(tokeniser_facts(summary)))
         st.caption(f"**Pipeline:** normaliser {md_escape(shorten(summary['normaliser']))} · pre-tokeniser "
                    f"{md_escape(shorten(summary['pretokeniser']))}")
         st.caption(marker_legend(tokeniser.pretokeniser))
@@ -249,7 +259,7 @@ with st.container(border=True):
                           "your upload. The word debugger, blame and knockout compare against them.")
         st.file_uploader("Upload references (TSV, MorphyNet, CELEX or SIGMORPHON; detected automatically)",
                          type=["tsv", "txt", "csv", "segs", "seg"], key="upload_reference",
-                         on_change=_upload, args=("reference", ws.check_reference_upload))
+                         on_change=_upload, args=("reference",))
         upload_error("reference", workspace.reference_name)
     with right:
         entries, rejected = len(references.entries), len(references.rejected)
@@ -277,7 +287,7 @@ with st.container(border=True):
                      help="Running text for the distribution plots and TrimmedBPE frequencies. The shipped one is "
                           "the English reference-manual text that every Python installation carries.")
         st.file_uploader("Upload a corpus (UTF-8 plain text, or word<TAB>count lines)", type=["txt", "tsv"],
-                         key="upload_corpus", on_change=_upload, args=("corpus", ws.check_corpus_upload))
+                         key="upload_corpus", on_change=_upload, args=("corpus",))
         upload_error("corpus", workspace.corpus_name)
     with right:
         lines = workspace.corpus_lines()

@@ -84,3 +84,36 @@ def word_chips(at: AppTest) -> list[list[str]]:
         if "tok-word" in element.proto.body:
             parser.feed(element.proto.body)
     return parser.words
+
+
+class _RunningChips(HTMLParser):
+    """Every running-text chip (viz.running_text): token, id, classes, shown text and link targets."""
+
+    def __init__(self):
+        super().__init__()
+        self.chips: list[dict] = []
+        self.inside: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if "rt-token" in classes:
+            self.chips.append({"token": attrs["data-token"], "id": attrs["data-id"], "classes": classes,
+                               "text": "", "links": {}})
+        elif tag == "a" and self.chips:
+            self.chips[-1]["links"][classes[0]] = attrs["href"]
+        self.inside.append(classes[0] if classes else tag)
+
+    def handle_endtag(self, tag):
+        self.inside.pop()
+
+    def handle_data(self, data):
+        if self.inside and self.inside[-1] == "rt-text":
+            self.chips[-1]["text"] += data
+
+
+def running_chips(markup: str) -> list[dict]:
+    """The chips of running-text HTML: ``{"token", "id", "classes", "text", "links": {class: href}}``."""
+    parser = _RunningChips()
+    parser.feed(markup)
+    return parser.chips

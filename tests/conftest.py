@@ -1,7 +1,13 @@
-"""Shared test fixtures."""
+"""Shared test fixtures.
+
+The explorer's disk folder (result cache, upload store: ``ui.storage``) is a fresh temporary
+folder for each test session (and the servers it starts), so no run depends on an earlier one.
+"""
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +19,7 @@ if str(ROOT) not in sys.path:
 from core.samples import DUTCH_40K  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
+os.environ["EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="explorer-cache-")
 
 
 @pytest.fixture(scope="session")

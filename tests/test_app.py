@@ -27,12 +27,12 @@ from viz.tokeniser_info import (
     tokeniser_facts,
     tokeniser_note,
     valid_choice,
+    vocab_size_help,
 )
 from viz.tokens import (
     alphabet_html,
     boundary_strip_html,
     comparison_html,
-    rank_text,
     segmentation_html,
     shown,
     split_words,
@@ -74,7 +74,8 @@ def test_every_url_path_is_its_file_stem():
     assert PAGES[0][0] == "pages/workspace.py"
     assert "pages/segment.py" not in [file for file, *_ in PAGES]
     assert {Path(file).stem for file, *_ in PAGES} >= {"workspace", "word_debugger", "merge_graph", "stepper",
-                                                        "blocked_merges", "distributions"}
+                                                        "blocked_merges", "distributions", "compare"}
+    assert all(icon.startswith(":material/") for *_, icon in PAGES)  # text icons, no emoji
 
 
 def test_app_opens_on_the_workspace():
@@ -191,8 +192,17 @@ def test_short_names_are_unique_and_url_friendly():
     assert valid_choice(["a1_scenario1"], CHOICES, "nl-40k") == "nl-40k"
 
 
+def test_vocab_size_help_says_what_v_counts(dutch40k):
+    assert vocab_size_help(dutch40k) == ("|V| counts special tokens as HF does: 39,995 types in the merge graph "
+                                         "+ 5 special tokens = 40,000.")
+    plain = load_tokeniser(scenario_paths()["a3_moving_merges"])  # no special tokens
+    assert plain.vocab_size == len(plain.types)
+    assert vocab_size_help(plain) == (f"|V| counts special tokens as HF does: {len(plain.types):,} types in the "
+                                      "merge graph, no special tokens.")
+
+
 def test_facts_notes_and_legend(dutch40k):
-    assert tokeniser_facts(dutch40k) == [("Types |V|", "39,995"), ("Merges", "39,739"),
+    assert tokeniser_facts(dutch40k) == [("|V|", "40,000"), ("Types", "39,995"), ("Merges", "39,739"),
                                          ("Tuple merges", "0"), ("Alphabet", "256")]
     assert markers(dutch40k.pretokeniser) == ("Ġ",)
     assert "`Ġ` = the space byte" in marker_legend(dutch40k.pretokeniser)
@@ -226,7 +236,7 @@ def test_merge_rows_show_tuple_merges_and_fractional_ranks():
     after = [Merge(0.5 if rank == 0 else float(rank), tuple(parts))
              for rank, parts in tokeniser.metadata["after_knockout_merges"]]
     rows = merge_rows([tokeniser.with_merges(after).trace_pretoken("_bruids")])
-    assert [r["rank"] for r in rows] == [0.5, 2, 3, 4, 5]  # whole floats shown as ints
+    assert [r["rank"] for r in rows] == ["before #1", "#2", "#3", "#4", "#5"]  # integer ranks (viz.ranks)
     assert (rows[-1]["merge"], rows[-1]["tuple merge"], rows[-1]["tokens after"]) == ("_bru + id + s", "yes", "_bruids")
     assert [r["tuple merge"] for r in rows[:-1]] == [""] * 4
 
@@ -257,7 +267,7 @@ def test_boundary_strip_marks_every_boundary(dutch40k):
     verdicts = re.findall(r'data-verdict="([^"]*)"', out)
     assert len(verdicts) == len("Ġbruidsjurk") - 1
     assert verdicts.count("missed split") == 1 and verdicts.count("correct split") == 1
-    assert "#1234" in out and "removed by id + s (rank 1234" in out
+    assert "#1234" in out and "removed by id + s (rank #1234" in out
     assert out.count("<td style=\"width:32px") == len("Ġbruidsjurk")
     plain = boundary_strip_html(["Ġgids"], explain_word(dutch40k, "gids").boundaries)
     assert set(re.findall(r'data-verdict="([^"]*)"', plain)) == {""}
@@ -296,7 +306,6 @@ def test_rejection_and_reference_rows():
 
 
 def test_choice_labels_and_ranks():
-    assert choice_label("nl-40k") == "nl-40k · Dutch byte-level BPE, 40k types (BPE-knockout paper)"
+    assert choice_label("nl-40k") == "nl-40k · Dutch byte-level BPE, |V| 40,000 (BPE-knockout paper)"
     assert choice_label("a1_scenario1", {"title": "Scenario 1: child knockout"}) == "a1_scenario1 · Scenario 1: child knockout"
     assert choice_label("upload: x.json") == "upload: x.json"
-    assert rank_text(5.0) == "5" and rank_text(4.999) == "4.999" and rank_text(7) == "7"

@@ -8,11 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.blocked import BlockedReport, find_blocked_merges, is_blocked
+from core.blocked import STILL_BLOCKED, BlockedReport, find_blocked_merges, is_blocked, still_blocked_causes
 from core.errors import InputError
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import WhitespaceSplit
+from core.rebpe import repair
 from tests.test_scenarios import SCENARIOS, after_knockout
 
 BRUIDS = ("_bru", "id", "s")
@@ -159,6 +160,74 @@ def test_second_merge_for_an_existing_type_is_an_alternative_not_blocked():
 def test_unknown_merge_is_rejected():
     with pytest.raises(InputError):
         is_blocked(knocked("a1_scenario1"), Merge(99, ("x", "y")))
+
+
+# --- what reparation leaves blocked ------------------------------------------------------------------
+def causes_after_repair(tok: BTETokeniser, mode: str = "limited") -> dict[str, list[str]]:
+    repaired_tok, repaired = repair(tok, mode)
+    causes = still_blocked_causes(find_blocked_merges(tok), find_blocked_merges(repaired_tok), repaired)
+    return {cause: [str(b.merge) for b in entries] for cause, entries in causes.items()}
+
+
+def tok_of(alphabet: str, merges) -> BTETokeniser:
+    return BTETokeniser(alphabet, [Merge(r, tuple(p)) for r, p in merges], WhitespaceSplit())
+
+
+def test_reparation_repairs_a_triplet_of_app_a1():
+    assert causes_after_repair(knocked("a1_scenario2b_i_first")) == {}
+
+
+def test_a_moved_binary_merge_stays_blocked():
+    """App. A.3 (expedited b + c): b + cd is blocked and binary, and reparation rewrites only tuple merges."""
+    base = load_tokeniser(SCENARIOS["a3_moving_merges"])
+    listing = base.metadata["variants"]["expedited"]["merges"]
+    moved = base.with_merges([Merge(i, tuple(p)) for i, p in enumerate(listing)])
+    assert causes_after_repair(moved) == {"binary": ["b cd"]}
+
+
+# a + b + c is blocked (a + b fires first) and repaired to ab + c; x + ab, ranked before it, then takes the
+# ab of "xabc" first, so x + abc (a cascade before) stays blocked; xabc + x cascades from it.
+PART_REPAIRED = [(0, ("a", "b")), (2, ("x", "ab")), (3, ("a", "b", "c")), (5, ("x", "abc")), (6, ("xabc", "x"))]
+# a + b + c is repaired to ab + c, which now fires on "abcd" and takes the c that ab + cd needed.
+NEWLY_BLOCKED = [(0, ("a", "b")), (1, ("a", "b", "c")), (2, ("c", "d")), (3, ("ab", "cd"))]
+
+
+def test_part_formed_again_but_not_in_this_string_and_its_cascade():
+    assert causes_after_repair(tok_of("abcx", PART_REPAIRED)) == {"cascade": ["xabc x"],
+                                                                  "part formed, not here": ["x abc"]}
+
+
+def test_a_repair_can_block_a_binary_merge():
+    tok = tok_of("abcd", NEWLY_BLOCKED)
+    assert find_blocked_merges(tok).blocked[0].merge == Merge(1, ("a", "b", "c"))  # only the triplet before
+    assert causes_after_repair(tok) == {"new": ["ab cd"]}
+
+
+def test_undo_mode_repairs_with_out_of_date_parts_or_leaves_tuples_as_they_are():
+    """Mode undo takes a tuple merge's parts from the tokeniser before reparation: ab + c + d gets [ab, cd]
+    (ab + cd) and ab + cd + e keeps its parts, though the repaired ab + c now takes the c first."""
+    tok = tok_of("abcde", [(0, ("a", "b")), (1, ("a", "b", "c")), (2, ("c", "d")), (4, ("ab", "c", "d")),
+                           (5, ("ab", "cd", "e"))])
+    assert causes_after_repair(tok, "undo") == {"repaired, out of date": ["ab cd"], "tuple, left as is": ["ab cd e"]}
+    assert causes_after_repair(tok, "limited") == {}  # LIMITEDBPE sees the earlier repair
+
+
+def test_every_cause_is_explained():
+    assert all(label and "." in text for label, text in STILL_BLOCKED.values())
+
+
+def test_dutch_40k_what_stays_blocked_after_reparation(dutch40k):
+    """The 919 merges still blocked after one limited reparation of the knocked-out Dutch 40k are all
+    binary merges: reparation rewrites only tuple merges."""
+    from core.formats.references import load_references
+    from core.rebpe import KnockoutConfig, ReBPEConfig, run_rebpe
+    from core.samples import reference_paths
+
+    entries = load_references(reference_paths()["nl_morph"]).entries
+    knocked_out = run_rebpe(dutch40k, entries, ReBPEConfig(knockout=KnockoutConfig(), reify=False,
+                                                           max_iterations=1)).tokeniser
+    counts = {cause: len(merges) for cause, merges in causes_after_repair(knocked_out).items()}
+    assert counts == {"cascade": 187, "new": 10, "part formed, not here": 493, "binary": 229}
 
 
 # --- the Dutch 40k -------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from core.pretokenisers.byte_level import BYTE_TO_CHAR, text_to_byte_chars
 from core.variants import registry
 from core.tokeniser import from_saved_json
 from core.variants.base import TrainingCorpus
-from core.variants.boundless import BoundlessBPE, boundless_pretokeniser, train
+from core.variants.boundless import BoundlessBPE, boundless_pretokeniser, shortfall, train
 from core.variants.boundless_train import MERGE_PATTERNS
 from tests.conftest import SHARED
 
@@ -123,6 +123,20 @@ def test_v8_vocabulary_accounting(v8):
     assert v8.tokeniser.vocab_size == 290 - 12 == s["vocab_size"]
     assert "Ġo" not in v8.tokeniser.vocabulary and "ĠKingĠofĠtheĠhill" in v8.tokeniser.vocabulary
     assert v8.events[-1].vocab_size == 278
+
+
+def test_v8_shortfall_is_explained_with_its_numbers(v8):
+    note = shortfall(v8, 290)
+    assert note.startswith("|V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + "
+                           "6 supermerges) belong to tokens deleted during training (12 deletions).")
+    assert "keeps its slot" in note and "deleted_slots=freed" in note and "stopped" not in note
+    corpus = TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser())
+    freed = train(corpus, 290, deleted_slots="freed")
+    assert freed.tokeniser.vocab_size == 290 and shortfall(freed, 290) is None
+    exhausted = train(corpus, 2000)
+    assert shortfall(exhausted, 2000).endswith("training stopped at 310 of 2,000 slots: no pairs left.")
+    bpe = registry.train("bpe", TrainingCorpus.from_texts(OFTHE, registry.default_pretokeniser("bpe")), 2000)
+    assert bpe.tokeniser.vocab_size < 2000 and shortfall(bpe, 2000) is None  # another family's run
 
 
 @pytest.mark.parametrize("text, tokens, applied", [

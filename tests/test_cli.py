@@ -1,4 +1,5 @@
-"""``python -m core`` end to end: segment (= HF encode), train-bpe (= HF BpeTrainer), evaluate, graph."""
+"""``python -m core`` end to end: segment (= HF encode), train-bpe (= HF BpeTrainer), train (what it says about
+the result), evaluate, graph."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ from tokenizers import Tokenizer
 
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import DUTCH_40K, SAMPLE_DIR
+from tests.test_boundless import OFTHE  # TEST_VECTORS V8's corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,3 +142,20 @@ def test_knockout_and_rebpe_commands_write_reports_and_tokenisers(tmp_path):
 def test_blocked_command_json():
     out = json.loads(run("blocked", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2b_ii.json"), "--json").stdout)
     assert [b["scenario"] for b in out["blocked"]] == ["2b(ii)"] and out["unreachable_types"] == ["uids"]
+
+
+@pytest.mark.parametrize("options, note", [
+    ((), "note: |V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + 6 supermerges) "
+         "belong to tokens deleted during training (12 deletions). As in the authors' code, a deleted token keeps "
+         "its slot; boundless-bpe.txt §3.1 speaks of deletions freeing up space, which the option "
+         "deleted_slots=freed trains."),
+    (("--option", "deleted_slots=freed"), None),
+])
+def test_train_says_why_boundless_ends_under_its_target(tmp_path, options, note):
+    corpus, out = tmp_path / "of_the.txt", tmp_path / "boundless.json"
+    corpus.write_text("\n".join(OFTHE) + "\n", encoding="utf-8")
+    stderr = run("train", "--algorithm", "boundless", "--corpus", str(corpus), "--vocab-size", "290",
+                 "--out", str(out), *options).stderr.splitlines()
+    size = 278 if note else 290
+    assert f"boundless: |V| = {size} in" in stderr[0] and load_tokeniser(out).vocab_size == size
+    assert [line for line in stderr if line.startswith("note:")] == ([note] if note else [])

@@ -298,3 +298,17 @@ def test_english_4k_on_running_text():
     curve = token_frequency_curve(stats)
     assert len(curve) == stats.support_size
     assert sum(1 for _, v in curve if v == 0) == stats.support_size - stats.types_used
+
+
+def test_word_count_stats_by_hand():
+    """Word counts: each word tokenised once as in running text, its tokens counted count times;
+    characters and bytes are the words' own (é: 1 character, 2 bytes)."""
+    from core.corpus_metrics import word_count_stats
+
+    tok = BTETokeniser("▁abcé", [Merge(0, ("▁", "a")), Merge(1, ("▁a", "b"))], Metaspace())
+    stats = word_count_stats(tok, {"ab": 5, "cé": 2, "unused": 0})
+    assert stats.counts == {"▁ab": 5, "▁": 2, "c": 2, "é": 2}
+    assert (stats.tokens, stats.characters, stats.bytes) == (11, 5 * 2 + 2 * 2, 5 * 2 + 2 * 3)
+    assert (stats.vocab_size, stats.oov_types) == (tok.vocab_size, 0)
+    with pytest.raises(InputError):
+        word_count_stats(tok, {"ab": -1})

@@ -142,10 +142,10 @@ def test_before_view_marks_what_the_knockout_removes(scenario2a, knocked2a):
     nodes, edges = graph_elements(scenario2a, hood_of(scenario2a), MERGES_VIEW, other=knocked2a,
                                   other_label="knockout")
     nodes = by_id(nodes)
-    assert nodes["t:ids"]["status"] == GONE and nodes["t:ids"]["label"] == "✗ ids"
-    assert nodes["t:_bruids"]["status"] == REFORMED and nodes["t:_bruids"]["label"] == "↻ _bruids"
+    assert nodes["t:ids"]["status"] == GONE and nodes["t:ids"]["label"] == "out: ids"
+    assert nodes["t:_bruids"]["status"] == REFORMED and nodes["t:_bruids"]["label"] == "re-formed: _bruids"
     assert "formed by" in nodes["t:_bruids"]["title"] and "_bru + id + s" in nodes["t:_bruids"]["title"]
-    assert nodes["m:1"]["status"] == GONE and nodes["m:1"]["label"].startswith("✗ #1")
+    assert nodes["m:1"]["status"] == GONE and nodes["m:1"]["label"].startswith("out: #1")
     assert "status" not in nodes["m:4"] and "status" not in nodes["t:_bru"]
     dashed = {(e["from"], e["to"]) for e in edges if e["dashes"]}
     assert dashed == {("t:id", "m:1"), ("t:s", "m:1"), ("m:1", "t:ids"),
@@ -157,22 +157,33 @@ def test_after_view_marks_what_is_new(scenario2a, knocked2a):
     nodes, _ = graph_elements(knocked2a, hood_of(knocked2a), MERGES_VIEW, other=scenario2a,
                               other_label="before", other_is_before=True)
     nodes = by_id(nodes)
-    assert nodes["m:5"]["status"] == NEW and nodes["m:5"]["label"].startswith("★ #5 tuple")
+    assert nodes["m:5"]["status"] == NEW and nodes["m:5"]["label"].startswith("new: #5 tuple")
     assert nodes["t:_bruids"]["status"] == REFORMED
     assert "status" not in nodes["t:id"]
 
 
+def test_a_merge_placed_by_reification_shows_an_integer_rank():
+    # reification ranks a submerge just below the tuple merge it serves (rebpe.txt §3.3): #2 - ε
+    tokeniser = BTETokeniser(["a", "b", "c"], [Merge(1, ("a", "b")), Merge(1.999, ("b", "c")),
+                                               Merge(2, ("a", "b", "c"))], WhitespaceSplit(), name="reified")
+    nodes, _ = graph_elements(tokeniser, neighbourhood(tokeniser, "bc", 2, 20, 4), MERGES_VIEW)
+    (submerge,) = [n for n in nodes if n["id"].startswith("m:") and n["focus"] == "bc"]
+    assert submerge["label"] == "before #2\nb + c" and "just before merge #2" in submerge["title"]
+    assert [row["rank"] for row in mio_rows(tokeniser, "bc")] == ["before #2"]
+    assert "1.999" not in json.dumps([n["label"] for n in nodes])
+
+
 def test_mio_rows_with_a_comparison(scenario2a, knocked2a):
     assert mio_rows(scenario2a, "ids") == [
-        {"set": "M_i: forms it", "rank": "1", "merge": "id + s", "result": "ids", "parts": 2, "tuple merge": ""},
-        {"set": "M_o: uses it", "rank": "5", "merge": "_bru + ids", "result": "_bruids", "parts": 2,
+        {"set": "M_i: forms it", "rank": "#1", "merge": "id + s", "result": "ids", "parts": 2, "tuple merge": ""},
+        {"set": "M_o: uses it", "rank": "#5", "merge": "_bru + ids", "result": "_bruids", "parts": 2,
          "tuple merge": ""},
     ]
     rows = mio_rows(scenario2a, "_bruids", other=knocked2a, other_label="after")
     assert rows[0]["after"] == "replaced by _bru + id + s (#5)"
     assert mio_rows(scenario2a, "ids", other=knocked2a, other_label="after")[0]["after"] == "knocked out"
     rows = mio_rows(knocked2a, "_bruids", other=scenario2a, other_label="before", other_is_before=True)
-    assert rows == [{"set": "M_i: forms it", "rank": "5", "merge": "_bru + id + s", "result": "_bruids",
+    assert rows == [{"set": "M_i: forms it", "rank": "#5", "merge": "_bru + id + s", "result": "_bruids",
                      "parts": 3, "tuple merge": "yes", "before": "new (absent before)"}]
 
 

@@ -1,11 +1,12 @@
 """The Blocked merges page through AppTest (no JavaScript; the browser side is in tests/e2e/)."""
 from __future__ import annotations
 
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, run_page as run_at
+from tests.apptest_support import assert_clean, click_in_fragment, run_page as run_at
 
 PAGE = "pages/blocked_merges.py"
 TIMEOUT = 120  # knockout and the blocked-merge scan of the Dutch 40k take seconds
@@ -45,7 +46,8 @@ def test_defaults_show_the_dutch_40k_after_knockout():
 def test_the_loaded_dutch_40k_blocks_nothing():
     at = open_page(variant="before")
     assert metrics(at)["Blocked merges"] == "0"
-    assert any("Plain BPE never blocks a merge" in s.value for s in at.success)
+    (message,) = [s.value for s in at.success]
+    assert "plain BPE never blocks a merge" in message and "Choose *after knockout* above" in message
 
 
 def test_rebpe_without_reparation_leaves_blocked_merges():
@@ -93,9 +95,15 @@ def test_reparation_button_shows_the_result():
     assert "Merges repaired" not in metrics(at)
 
 
-def test_filters_and_url_merge():
-    at = open_page(merge="6", tokeniser="a1_scenario3a")
-    assert at.selectbox(key="blocked_merge").value == "6"
+def selected(at: AppTest) -> str:
+    return at.selectbox(key="blocked_merge").format_func(at.selectbox(key="blocked_merge").value)
+
+
+@pytest.mark.parametrize("merge", ["_bru ids", "6"])  # the merge's text, or its rank (older links)
+def test_filters_and_url_merge(merge):
+    at = open_page(merge=merge, tokeniser="a1_scenario3a")
+    assert selected(at) == "#6  _bru + ids  [3 (cascade)]"
+    assert at.query_params["merge"] == "_bru ids"
     assert any(m.value.startswith("**Scenario** 3") and "cascade" in m.value for m in at.markdown)
     at.text_input(key="blocked_search").input("no such merge").run()
     assert_clean(at)
@@ -103,7 +111,98 @@ def test_filters_and_url_merge():
     at.text_input(key="blocked_search").input("").run()
     at.multiselect(key="blocked_classes").set_value(["2b(i)"]).run()
     assert list(at.dataframe[0].value["scenario"]) == ["2b(i)"]
-    assert at.selectbox(key="blocked_merge").value == "5"
+    assert selected(at) == "#5  i + d + s  [2b(i)]"
+
+
+def test_prev_and_next_step_through_the_blocked_merges():
+    at = open_page(tokeniser="a1_scenario3a")
+    assert selected(at).startswith("#5") and at.button(key="blocked_prev").disabled
+    click_in_fragment(at, "blocked_next")
+    assert_clean(at)
+    assert selected(at).startswith("#6") and at.button(key="blocked_next").disabled
+    assert at.query_params["merge"] == "_bru ids"
+    click_in_fragment(at, "blocked_prev")
+    assert selected(at).startswith("#5")
+
+
+def test_ranks_are_integers_with_the_explanation_in_the_column_help():
+    at = open_page(tokeniser="a1_scenario3a")
+    table = at.dataframe[0]
+    assert list(table.value["rank"]) == ["#5", "#6"]
+    assert "before #N" in table.proto.columns  # the rank column's help travels in its column config
+
+
+# --- rebpe.txt App. A.3: moving merges can block merges ---------------------------------------------------
+@pytest.mark.parametrize("variant, blocked, words", [
+    ("moved:delayed", "abc + d", "`abcd` → `a` `bcd`"),
+    ("moved:expedited", "b + cd", "`bcd` → `bc` `d`"),
+    ("moved:expedited_twice", "abc + d", "`abcd` → `a` `bcd`"),
+])
+def test_app_a3_listings_each_block_a_merge(variant, blocked, words):
+    at = open_page(tokeniser="a3_moving_merges", variant=variant)
+    assert metrics(at)["Blocked merges"] == "1" and not at.success
+    listing = at.dataframe[0].value
+    assert list(listing.columns) == ["rank", "merge", "after knockout", "blocked"]
+    assert list(listing[listing["blocked"] == "blocked"]["merge"]) == [blocked]
+    assert "a + b + c" in " ".join(listing["after knockout"])  # the triplet knockout made, now binary
+    text = " ".join(m.value for m in at.markdown)
+    assert "rebpe.txt App. A.3" in text and words in text
+    assert at.dataframe[1].value.iloc[0]["blocked merge"] == blocked
+
+
+def test_app_a3_opens_on_a_moved_listing_and_after_knockout_says_why_nothing_is_blocked():
+    at = open_page(variant="before")
+    next(b for b in at.button if b.label == "A.3 moving merges").click().run()
+    assert_clean(at)
+    assert at.radio(key="blocked_variant").value == "moved:delayed"
+    assert metrics(at)["Blocked merges"] == "1"
+    at.radio(key="blocked_variant").set_value("knockout").run()
+    assert_clean(at)
+    (message,) = [s.value for s in at.success]
+    assert "No merge is blocked after knockout" in message and "*moved* listings" in message
+    assert "Choose *after knockout*" not in message  # never points at the variant already shown
+
+
+# --- what reparation leaves blocked ---------------------------------------------------------------------
+def test_reparation_of_a_moved_listing_explains_why_it_stays_blocked():
+    at = open_page(tokeniser="a3_moving_merges", variant="moved:expedited")
+    at.button(key="blocked_apply").click().run()
+    assert_clean(at)
+    assert metrics(at)["Still blocked after reparation"] == "1"
+    (why,) = [m.value for m in at.markdown if m.value.startswith("**Why 1 merge stays blocked:**")]
+    assert "- **binary merge, blocked since knockout: 1.**" in why and "rewrites only tuple merges" in why
+    assert "For example `b + cd`." in why
+    still = next(df.value for df in at.dataframe if "cause" in df.value.columns)
+    assert list(still["blocked merge"]) == ["b + cd"]
+
+
+def test_dutch_40k_reparation_explains_the_919_merges_still_blocked():
+    at = open_page()
+    at.button(key="blocked_apply").click().run()
+    assert_clean(at)
+    assert metrics(at)["Still blocked after reparation"] == "919"
+    (why,) = [m.value for m in at.markdown if m.value.startswith("**Why 919 merges stay blocked:**")]
+    assert re.findall(r"- \*\*([^:]+): ([\d,]+)\.\*\*", why) == [
+        ("part still never formed", "187"), ("blocked by the reparation", "10"),
+        ("part formed again, but not in this string", "493"), ("binary merge, blocked since knockout", "229")]
+    still = next(df.value for df in at.dataframe if "cause" in df.value.columns)
+    assert len(still) == 919
+
+
+# --- presentation mode ------------------------------------------------------------------------------------
+def test_presentation_mode_keeps_the_trees_and_steps_without_the_tables():
+    at = open_page(tokeniser="a1_scenario3a", present="1")
+    assert at.toggle(key="presentation_mode").value
+    assert not at.dataframe  # no table of blocked merges, no LIMITEDBPE trace table
+    assert len(trees(at)) == 2 and not at.metric
+    assert any(m.value.startswith("Blocked merges **2**") for m in at.markdown)
+    click_in_fragment(at, "blocked_next")
+    assert_clean(at)
+    assert selected(at).startswith("#6") and len(trees(at)) == 2
+    at.run()  # a fragment run's tree holds the fragment only
+    at.toggle(key="presentation_mode").set_value(False).run()
+    assert_clean(at)
+    assert at.dataframe and "present" not in at.query_params
 
 
 @pytest.mark.parametrize("bad", ["sideways", "<b>"])
@@ -141,3 +240,10 @@ def test_real_tiktoken_file_shows_alternatives_not_blocked_merges():
     examples = at.dataframe[0].value
     assert list(examples.columns)[:3] == ["type", "formed by (primary)", "rank"]
     assert "the" in examples.iloc[0]["type"] and examples.iloc[0]["formed by (primary)"].endswith("+ he")
+
+
+def test_both_trees_offer_svg_and_latex_downloads():
+    at = open_page(tokeniser="a1_scenario2b_ii")
+    keys = {b.key for b in at.get("download_button")}
+    assert {"blocked_tree_limited::svg", "blocked_tree_limited::tex", "blocked_tree_full::svg",
+            "blocked_tree_full::tex"} <= keys

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import ui.downloads
 from tests.apptest_support import assert_clean, run_page as run_at
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +36,20 @@ def srcdoc(at: AppTest) -> str:
 
 def graph_nodes(at: AppTest) -> list[dict]:
     return json.loads(re.search(r"new vis\.DataSet\((.*?)\);\n", srcdoc(at)).group(1))
+
+
+@contextmanager
+def recorded_figures():
+    """Every ``figure_downloads(stem, svg, ...)`` call of the pages run inside, as ``{key: (stem, svg)}``
+    (AppTest cannot read a download's content back); the buttons are still drawn."""
+    seen, original = {}, ui.downloads.figure_downloads
+
+    def record(stem, svg, tikz=None, *, key):
+        seen[key] = (stem, svg)
+        return original(stem, svg, tikz, key=key)
+
+    with patch.object(ui.downloads, "figure_downloads", record):
+        yield seen
 
 
 def type_labels(at: AppTest) -> set[str]:
@@ -57,7 +74,7 @@ def test_default_renders_the_dutch_40k_around_bruids():
     # the paper's Figure 1: Ġbru + ids, id + s, and the half-sibling Ġgids sharing ids
     assert {"Ġbruids", "Ġbru", "ids", "id", "s", "Ġb", "ru", "Ġgids"} <= type_labels(at)
     assert re.findall(r"https?://", srcdoc(at)) == []
-    assert table_rows(at) == [{"set": "M_i: forms it", "rank": "15545", "merge": "Ġbru + ids", "result": "Ġbruids",
+    assert table_rows(at) == [{"set": "M_i: forms it", "rank": "#15545", "merge": "Ġbru + ids", "result": "Ġbruids",
                                "parts": 2, "tuple merge": ""}]
     assert any("15 merges" in c.value or "merges around" in c.value for c in at.caption)
 
@@ -142,12 +159,12 @@ def test_scenario_default_and_the_papers_knockout():
     at.selectbox(key="compare").set_value("the paper's knockout").run()
     assert_clean(at)
     labels = {node["label"] for node in graph_nodes(at)}
-    assert {"✗ ids", "↻ _bruids", "✗ #1\nid + s", "✗ #5\n_bru + ids"} <= labels
+    assert {"out: ids", "re-formed: _bruids", "out: #1\nid + s", "out: #5\n_bru + ids"} <= labels
     assert table_rows(at)[0]["the paper's knockout"] == "replaced by _bru + id + s (#5)"
     at.segmented_control(key="draw").set_value("after").run()
     assert_clean(at)
     labels = {node["label"] for node in graph_nodes(at)}
-    assert "★ #5 tuple\n_bru + id + s" in labels and "ids" not in labels
+    assert "new: #5 tuple\n_bru + id + s" in labels and "ids" not in labels
     assert table_rows(at)[0]["tuple merge"] == "yes"
 
 
@@ -166,3 +183,44 @@ def test_a_clicked_type_recentres_the_graph():
     assert_clean(at)
     assert centre(at) == "ids" and at.text_input(key="type").value == "ids"
     assert {"Ġbruids", "Ġgids", "id", "s"} <= type_labels(at)  # its descendants and parents
+
+
+def test_the_shown_neighbourhood_downloads_as_svg_with_integer_ranks():
+    with recorded_figures() as figures:
+        at = run_page(tokeniser="a1_scenario2a", view="types and merges", compare="the paper's knockout")
+    assert_clean(at)
+    assert [b.proto.label for b in at.get("download_button")][0] == "SVG"
+    stem, svg = figures["merge_graph_figure"]
+    assert stem == "merge-graph-_bruids-types and merges" and svg.startswith("<svg")
+    drawn = graph_nodes(at)  # the SVG draws the nodes the interactive graph shows, labels and all
+    assert svg.count('<g class="node"') == len(drawn)
+    assert {"out: #1", "id + s", "re-formed: _bruids"} <= set(re.findall(r'<tspan[^>]*>([^<]*)</tspan>', svg))
+
+
+def test_a_merge_reification_placed_shows_as_before_its_tuple_merge():
+    # ReBPE on scenario 2a reifies _bru + id at rank 5 - ε (rebpe.txt §3.3): "before #5", never "#4.999"
+    with recorded_figures() as figures:
+        at = run_page(tokeniser="a1_scenario2a", type="_bru", view="types and merges", compare="ReBPE", draw="after")
+    assert_clean(at)
+    labels = [node["label"] for node in graph_nodes(at) if node["role"] == "merge"]
+    assert any(label.startswith("new: before #5\n_bru + id") for label in labels), labels
+    assert [row["rank"] for row in table_rows(at)] == ["#4", "before #5"]
+    shown = srcdoc(at) + figures["merge_graph_figure"][1] + json.dumps(table_rows(at))
+    assert "before #5" in figures["merge_graph_figure"][1] and not re.search(r"#\d+\.\d", shown)
+
+
+def test_the_corpus_is_counted_only_when_asked():
+    at = run_page(tokeniser="nl-40k")  # first open: counts on the reference words, no pass over the corpus
+    assert_clean(at)
+    assert at.toggle(key="corpus_counts").value is False
+    (row,) = at.table[0].value.to_dict("records")
+    assert row["fires on the reference"] > 0 and "fires on the corpus" not in row
+    assert any("switch on *Count merges on the corpus too*" in c.value for c in at.caption)
+    assert "corpus" not in next(n["title"] for n in graph_nodes(at) if n["role"] == "center")
+    at.toggle(key="corpus_counts").set_value(True).run()
+    assert_clean(at)
+    (row,) = at.table[0].value.to_dict("records")
+    assert {"fires on the reference", "fires on the corpus"} <= set(row)
+    assert "corpus" in next(n["title"] for n in graph_nodes(at) if n["role"] == "center")
+    linked = run_page(tokeniser="nl-40k", corpus_counts="true")  # a link keeps the choice
+    assert linked.toggle(key="corpus_counts").value is True and "fires on the corpus" in linked.table[0].value

@@ -6,7 +6,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, run_page as run_at
+from tests.apptest_support import assert_clean, click_in_fragment, run_page as run_at
 
 PAGE = "pages/stepper.py"
 TIMEOUT = 120  # the first ReBPE run on the Dutch 40k takes seconds; a cold shared machine more
@@ -27,6 +27,10 @@ def trees(at: AppTest) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith('<div class="merge-tree-block"')]
 
 
+def step_slider(at: AppTest):
+    return next(s for s in at.main.slider if s.key.startswith("stepper_slider_"))
+
+
 def step_total(at: AppTest) -> int:
     return int(re.match(r"Step \d+ of (\d+)", title(at)).group(1))
 
@@ -36,7 +40,7 @@ def test_defaults_render_on_the_dutch_40k():
     assert title(at) == "Step 0 of 21 · the tokeniser as loaded"
     summary = next(m.value for m in at.markdown if m.value.startswith("**The run:**"))
     assert "21 steps in 7 iterations" in summary and "F1 12.31 % → 92.78 %" in summary
-    assert at.slider(key="stepper_step").value == 0
+    assert step_slider(at).value == 0
     assert trees(at), "step 0 shows the tree of a reference word"
     at.button(key="stepper_next").click().run()
     assert_clean(at)
@@ -72,11 +76,11 @@ def test_next_and_prev_step_through_a_scenario():
 
 def test_slider_moves_to_any_step_and_the_last_disables_next():
     at = open_page(tokeniser="a1_scenario2a")
-    at.slider(key="stepper_step").set_value(3).run()
+    step_slider(at).set_value(3).run()
     assert_clean(at)
     assert title(at) == "Step 3 of 9 · iteration 1 · reification"
     assert at.selectbox(key="stepper_word").value == "bruid"  # token change listed first
-    at.slider(key="stepper_step").set_value(9).run()
+    step_slider(at).set_value(9).run()
     assert at.button(key="stepper_next").disabled
     assert title(at).startswith("Step 9 of 9")
 
@@ -145,7 +149,7 @@ def test_merge_search_and_downloads():
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Tokeniser after this step (project JSON)" in labels
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels  # it has a tuple merge now
-    at.slider(key="stepper_step").set_value(0).run()
+    step_slider(at).set_value(0).run()
     labels = [b.proto.label for b in at.get("download_button")]
     # no tuple merge at step 0, but the scenario's ReBPE pre-tokeniser has no tokenizer.json equivalent: said, not offered
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels
@@ -173,7 +177,7 @@ def test_metrics_chart_grows_with_the_step():
 def test_word_follows_the_step_unless_pinned():
     at = open_page(tokeniser="a1_scenario2a", step="1")
     assert at.selectbox(key="stepper_word").value == "bruids"
-    at.slider(key="stepper_step").set_value(3).run()
+    step_slider(at).set_value(3).run()
     assert at.selectbox(key="stepper_word").value == "bruid"  # the first word step 3 changed
     at.selectbox(key="stepper_word").set_value("bruids").run()
     at.toggle(key="stepper_follow").set_value(True).run()
@@ -206,3 +210,98 @@ def test_diagnostics_chart_switches_between_figures_3_and_4():
     at.session_state["stepper_chart"] = "Knockouts (Fig. 4)"
     at.run()
     assert names() == ["pre-existing", "repaired"]  # iteration 3 knocks out the repaired _bruid + s
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_scenario_2a_knockout_counts_its_one_changed_word_once():
+    """Knockout keeps bruids one token but changes its tree (App. A.1 scenario 2a): the counts, the word
+    list and the Words changed tab all say one word changed, none of them with new tokens."""
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    assert metric_values(at)["Words changed"] == "1"
+    words_metric = next(m for m in at.metric if m.label == "Words changed")
+    assert "0 of them now have other tokens, 1 keep their tokens" in words_metric.proto.help
+    assert at.selectbox(key="stepper_word").label.startswith("Word (1 changed by this step")
+    tab = next(df.value for df in at.dataframe if "change" in df.value.columns and "word" in df.value.columns)
+    assert tab.to_dict("records") == [{"word": "bruids", "tokens before": "_bruids", "tokens after": "_bruids",
+                                       "change": "tree only"}]
+
+
+def test_ranks_are_integers_and_reified_merges_come_before_their_tuple():
+    at = open_page(tokeniser="a1_scenario2a", step="3")
+    merges = at.dataframe[0]
+    assert list(merges.value["rank"]) == ["before #5", "#5"]  # reified _bru + id, then the tuple it serves
+    assert "before #N" in merges.proto.columns
+
+
+def test_vocabulary_size_is_vocab_size_everywhere(dutch40k):
+    at = open_page()
+    assert metric_values(at)["|V|"] == f"{dutch40k.vocab_size:,}"
+    summary = next(m.value for m in at.markdown if m.value.startswith("**The run:**"))
+    assert f"|V| {dutch40k.vocab_size:,} →" in summary
+
+
+def test_step_zero_is_drawn_before_the_run_is_asked_for(monkeypatch):
+    import ui.rebpe_runs
+
+    def not_yet(*args, **kwargs):
+        raise RuntimeError("the run is not computed in this test")
+
+    monkeypatch.setattr(ui.rebpe_runs, "cached_run", not_yet)
+    at = run_at(PAGE, timeout=TIMEOUT, tokeniser="a1_scenario2a")
+    assert [e.value for e in at.exception] and "not computed" in at.exception[0].value
+    assert [h.value for h in at.main.subheader] == ["Step 0 · the tokeniser as loaded"]
+    assert len(trees(at)) == 1 and 'data-token="_bruids"' in trees(at)[0]
+    assert at.button(key="stepper_next_wait").disabled
+
+
+# --- presentation mode -------------------------------------------------------------------------------------
+def test_presentation_link_shows_controls_beside_the_trees_and_nothing_else():
+    at = open_page(tokeniser="a1_scenario2a", present="1")
+    assert at.toggle(key="presentation_mode").value
+    assert not at.get("plotly_chart") and not at.dataframe and not at.tabs and not at.metric
+    assert at.button(key="stepper_next").proto.shortcut == "right"
+    assert at.button(key="stepper_prev").proto.shortcut == "left"
+    assert len(trees(at)) == 1
+    click_in_fragment(at, "stepper_next")
+    assert_clean(at)
+    assert title(at) == "Step 1 of 9 · iteration 1 · knockout" and len(trees(at)) == 2
+    counts = next(m.value for m in at.markdown if m.value.startswith("F1 **"))
+    assert "Words changed **1**" in counts and "Merges removed **1**" in counts
+    click_in_fragment(at, "stepper_prev")
+    assert title(at).startswith("Step 0 of 9")
+
+
+def test_presentation_toggle_goes_to_the_url_and_back():
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    assert at.get("plotly_chart")
+    at.toggle(key="presentation_mode").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["present"] == "1" and not at.get("plotly_chart")
+    assert title(at).startswith("Step 1 of 9")  # the step is kept
+    at.toggle(key="presentation_mode").set_value(False).run()
+    assert "present" not in at.query_params and at.get("plotly_chart")
+
+
+def test_presentation_keeps_the_workspace_reference_choice():
+    def reference() -> str:
+        return next(c.value for c in at.sidebar.caption if c.value.startswith("Tokeniser"))
+
+    at = open_page(tokeniser="a1_scenario2a")
+    at.toggle(key="stepper_workspace_reference").set_value(True).run()
+    assert "reference **nl\\_morph**" in reference()
+    at.toggle(key="presentation_mode").set_value(True).run()
+    at.run()  # its toggle is not drawn while presenting: the choice must survive two runs
+    assert_clean(at)
+    assert "reference **nl\\_morph**" in reference()
+
+
+def test_trees_offer_svg_and_latex_downloads_except_when_presenting():
+    at = open_page(tokeniser="a1_scenario2a", step="1")
+    keys = {b.key for b in at.get("download_button")}
+    assert {"stepper_tree_before::svg", "stepper_tree_before::tex", "stepper_tree_after::svg",
+            "stepper_tree_after::tex"} <= keys
+    at = open_page(tokeniser="a1_scenario2a", step="1", present="1")
+    assert not at.get("download_button")

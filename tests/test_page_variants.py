@@ -1,6 +1,8 @@
 """The Train & compare and Training dynamics pages through AppTest."""
 from __future__ import annotations
 
+import json
+import math
 import re
 
 import pytest
@@ -8,6 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.variants import registry
 from tests.apptest_support import assert_clean, run_page
+from tests.test_page_merge_graph import recorded_figures
+from viz.escaping import md_escape
 from viz.trees import svg_from_html
 
 COMPARE, DYNAMICS = "pages/train_compare.py", "pages/training_dynamics.py"
@@ -64,11 +68,31 @@ def test_dynamics_scrubs_through_the_training_log_and_keeps_the_step_in_the_url(
     assert len(log) == 44 and list(log["|V| after"]) == list(range(257, 301))
 
 
-def test_dynamics_of_boundless_shows_supermerges():
+def test_dynamics_of_boundless_shows_supermerges_and_why_it_ends_under_its_target():
     at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm="boundless", size="400", lines="500")
     assert_clean(at)
     metrics = {m.label: int(m.value.replace(",", "")) for m in at.metric}
-    assert metrics["merge"] > 0 and metrics.get("supermerge", 0) > 0
+    assert metrics["merge"] > 0 and metrics.get("supermerge", 0) > 0 and metrics["deletion"] > 0
+    final = at.dataframe[0].value["|V| after"].iloc[-1]
+    kept = 256 + metrics["merge"] + metrics["supermerge"] - final  # slots held by deleted tokens
+    assert final < 400 and kept > 0
+    [note] = [i.value for i in at.info if "for a target" in i.value]
+    assert note.startswith(md_escape(f"|V| {final} for a target of 400: {kept} of the 400 vocabulary slots (256 bytes + "
+                                     f"{metrics['merge']} merges + {metrics['supermerge']} supermerges) belong to tokens "
+                                     f"deleted during training ({metrics['deletion']} deletions).")), note
+    sizes = json.loads(at.get("plotly_chart")[1].proto.spec)["data"]
+    assert [t["name"] for t in sizes] == ["|V|", "slots filled (deleted tokens keep theirs)"]
+    assert sizes[0]["y"][-1] == final and sizes[1]["y"][-1] == 400
+
+
+def test_compare_explains_the_boundless_shortfall_and_nothing_else():
+    at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, algorithms=["bpe", "boundless"], size="300", lines="200")
+    assert_clean(at)
+    sizes = dict(zip(at.dataframe[0].value["tokeniser"], at.dataframe[0].value["|V|"]))
+    assert sizes["bpe"] == 300 and sizes["boundless"] < 300
+    notes = [i.value for i in at.info if "for a target" in i.value]
+    assert len(notes) == 1 and notes[0].startswith("**boundless**: " + md_escape(
+        f"|V| {sizes['boundless']} for a target of 300: {300 - sizes['boundless']} of the 300 vocabulary slots")), notes
 
 
 def test_a_bad_step_in_the_url_is_named():
@@ -81,28 +105,40 @@ UNIGRAM = "pages/unigram.py"
 
 
 def test_unigram_lattice_viterbi_and_comparison():
-    at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="lowest")
+    with recorded_figures() as figures:
+        at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="assertions")
     assert_clean(at)
     svg = svg_from_html(next(h.value for h in at.html if 'class="lattice-view"' in h.value))
+    assert figures["lattice_figure"] == ("unigram-lattice-unigram-Ġassertions", svg)  # the download is the figure
     chips = next(h.value for h in at.html if 'class="tok-chip"' in h.value and "lattice" not in h.value)
     viterbi = re.findall(r'data-token="([^"]*)"', chips)
-    assert "".join(viterbi) == "Ġlowest"
+    assert "".join(viterbi) == "Ġassertions"
     assert svg.count('class="arc viterbi"') == len(viterbi)  # the highlighted spans are the segmentation
+    assert at.title[0].value == "Unigram lattice and Viterbi segmentation"
     best = at.dataframe[0].value
-    assert best["segmentation"].iloc[0] == " ".join(viterbi)  # the best of the n-best is the Viterbi path
-    assert list(best["log p"]) == sorted(best["log p"], reverse=True)
+    assert list(best.columns) == ["rank", "segmentation", "log-probability", "probability"]
+    assert list(best["rank"]) == [1, 2, 3, 4, 5]
+    assert list(best["segmentation"].iloc[0]) == viterbi  # the best of the n-best is the Viterbi path, as tokens
+    assert all("".join(tokens) == "Ġassertions" for tokens in best["segmentation"])
+    assert list(best["log-probability"]) == sorted(best["log-probability"], reverse=True)
+    # P(x) / Z: the same order, each a share of all segmentations (they sum to at most 1)
+    ratios = [p / math.exp(lp) for p, lp in zip(best["probability"], best["log-probability"])]
+    assert ratios == pytest.approx([ratios[0]] * 5) and 0 < best["probability"].sum() <= 1 + 1e-9
     comparison = at.dataframe[-1].value
     assert list(comparison["tokeniser"]) == ["unigram", "unigram-fsp", "bpe"]
     assert comparison["boundary recall"].between(0, 1).all() and (comparison["|V|"] <= 400).all()
+    assert all("".join(tokens) == "Ġassertions" for tokens in comparison["tokens for “assertions”"])
     assert len(at.get("plotly_chart")) == 3  # |V|, objective, tokens per round
 
 
 def test_unigram_samples_spell_the_word():
     at = run_page(UNIGRAM, timeout=TIMEOUT, via_app=True, size="400", lines="200", word="identifier", alpha="0.0")
     assert_clean(at)
-    samples = at.dataframe[1].value["sample"]
-    assert len(samples) == 5 and all(s.replace(" ", "") == "Ġidentifier" for s in samples)
-    assert len(set(samples)) > 1  # α = 0: uniform over segmentations, so five draws differ
+    samples = at.dataframe[1].value
+    assert list(samples.columns) == ["draw", "segmentation", "log-probability", "probability"]
+    assert len(samples) == 5 and all("".join(tokens) == "Ġidentifier" for tokens in samples["segmentation"])
+    assert len(set(map(tuple, samples["segmentation"]))) > 1  # α = 0: uniform over segmentations, so draws differ
+    assert samples["probability"].between(0, 1).all()
 
 
 @pytest.mark.parametrize("algorithm, kinds", [("scaffold", {"merge", "scaffold", "readmit"}),

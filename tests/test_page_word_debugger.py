@@ -1,17 +1,21 @@
-"""The word debugger page through AppTest: tokens, tree stepping, blame view, explanation, comparison.
+"""The word debugger page through AppTest: tokens, tree stepping, blame view, explanation, comparison,
+running text and presentation mode.
 
-The page runs knockout and ReBPE on the loaded reference once per tokeniser (cached for the rest of
-the process); hence the long timeout.
+The comparison view (opened with its toggle, ``?variants=true``) runs knockout and ReBPE on the loaded
+reference once per tokeniser (cached for the rest of the process); hence the long timeout.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, run_page as run_at, word_chips
+import ui.rebpe_runs
+from core.rebpe import KnockoutConfig, ReBPEConfig
+from tests.apptest_support import assert_clean, fact_cards, run_page as run_at, running_chips, word_chips
 
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import DUTCH_40K, scenario_paths
@@ -65,14 +69,12 @@ def test_renders_with_defaults():
     assert "`id` + `s` → `ids` (rank 1234, step 5)" in text
     assert "Trapped token `Ġbruid`" in text and "Knocking out `ids` gives `Ġbruid` `s` `jurk`" in text
     assert at.slider(key="step::bruidsjurk").value == 9
-    rows = comparison(at)
-    assert rows["BPE (loaded)"] == "Ġbruids jurk"
-    assert rows["after knockout"] == rows["after ReBPE"] == "Ġbruid s jurk"
-    assert len([label for label in rows if label.startswith("BPE-dropout")]) == 4
+    assert at.segmented_control(key="input_mode").value == "Words"
+    assert not at.toggle(key="variants").value and "BPE-dropout" not in "".join(bodies(at))
 
 
 def test_masterthesis_as_in_the_paper():
-    at = run_page(word="masterthesis")
+    at = run_page(word="masterthesis", variants="true")
     assert_clean(at)
     text = explanation(at)
     assert "`er` + `t` → `ert` (rank 640, step 7)" in text and "`master|thesis`" in text
@@ -86,7 +88,7 @@ def test_masterthesis_as_in_the_paper():
 
 
 def test_change_word():
-    at = run_page()
+    at = run_page(variants="true")
     at.text_input(key="word").input("gids").run()
     assert_clean(at)
     assert word_chips(at) == [["Ġgids"]]
@@ -162,7 +164,7 @@ def test_step_slider_steps_the_tree_and_tokens():
     at.slider(key="step::masterthesis").set_value(6).run()
     assert_clean(at)
     assert step_chips(at) == ["Ġm", "ast", "er", "t", "h", "es", "is"]
-    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (rank 247)") for m in at.markdown)
+    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (rank \\#247)") for m in at.markdown)
     svg = tree_svg(at)
     assert svg.count("ghost") == 3  # ert, Ġmast and hes have not fired yet
     at.slider(key="step::masterthesis").set_value(0).run()
@@ -231,7 +233,7 @@ def test_tokeniser_switch_keeps_the_words():
 
 
 def test_trimmed_bpe_and_dropout_controls():
-    at = run_page(word="masterthesis")
+    at = run_page(word="masterthesis", variants="true")
     at.select_slider(key="trim_threshold").set_value(0).run()
     assert comparison(at)["TrimmedBPE (T = 0)"] == "Ġmast ert hes is"  # nothing is trimmed at T = 0
     at.slider(key="dropout_p").set_value(1.0).run()
@@ -252,3 +254,146 @@ def test_bad_upload_on_the_workspace_keeps_the_debugger_on_the_old_tokeniser():
     assert_clean(at)
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario3a"
     assert word_chips(at)[0] == ["_bruids"]
+
+
+# --- the comparison view: computed only when opened -------------------------------------------------
+
+def test_comparison_runs_only_when_opened(monkeypatch):
+    calls = []
+    real = ui.rebpe_runs.cached_run
+
+    def counting(*args, **kwargs):
+        calls.append(args[4])  # the configuration
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ui.rebpe_runs, "cached_run", counting)
+    at = run_page(word="bruidsjurk")
+    at.slider(key="step::bruidsjurk").set_value(3).run()
+    assert_clean(at)
+    assert calls == [] and not any('class="comparison"' in b for b in bodies(at))
+    assert "trim_threshold" not in [w.key for w in at.get("select_slider")]
+    at.toggle(key="variants").set_value(True).run()
+    assert_clean(at)
+    assert calls == [ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1), ReBPEConfig()]
+    rows = comparison(at)
+    assert rows["BPE (loaded)"] == "Ġbruids jurk"
+    assert rows["after knockout"] == rows["after ReBPE"] == "Ġbruid s jurk"
+    assert len([label for label in rows if label.startswith("BPE-dropout")]) == 4
+
+
+# --- running text ---------------------------------------------------------------------------------
+
+SENTENCE = "De bruidsjurk kost 1.000 €, zei ze  —\n東京 😀 naïef!"
+
+
+def chips_of(at: AppTest) -> list[dict]:
+    return [chip for body in bodies(at) if 'class="rt-view"' in body for chip in running_chips(body)]
+
+
+def test_running_text_from_the_url(dutch40k):
+    at = run_page(text=SENTENCE)
+    assert_clean(at)
+    assert at.segmented_control(key="input_mode").value == "Running text"
+    assert at.text_area(key="text").value == SENTENCE
+    chips = chips_of(at)
+    tokens = dutch40k.tokenise(SENTENCE)
+    assert [c["token"] for c in chips] == tokens
+    assert [int(c["id"]) for c in chips] == [dutch40k.token_id(t) for t in tokens]
+    facts = fact_cards(at)
+    assert facts["tokens"] == str(len(tokens))
+    assert facts["characters"] == str(len(SENTENCE)) and facts["bytes (UTF-8)"] == str(len(SENTENCE.encode()))
+    assert facts["|V|"] == f"{dutch40k.vocab_size:,}"
+    shown = [c["text"] for c in chips]
+    assert "Ġ" in shown and "\\n" in shown  # the second space and the line break, visible
+    partial = [c["text"] for c in chips if "rt-bytes" in c["classes"]]
+    assert partial and all(text.startswith("\\x") for text in partial)  # 東京's bytes, one token per byte
+    for chip in chips:
+        graph = urlsplit(chip["links"]["rt-graph"])
+        assert graph.path == "merge_graph"
+        assert parse_qs(graph.query)["type"] == [chip["token"]]
+        assert parse_qs(graph.query)["tokeniser"] == ["nl-40k"]
+    bride = next(c for c in chips if c["token"] == "Ġbruids")
+    query = parse_qs(urlsplit(bride["links"]["rt-tree"]).query)
+    assert query["word"] == ["bruidsjurk"] and query["input"] == ["words"] and query["tokeniser"] == ["nl-40k"]
+    assert "rt-tree" not in next(c for c in chips if c["token"] == "Ċ")["links"]
+
+
+def test_tree_link_opens_the_word_in_the_debugger():
+    chips = chips_of(run_page(text=SENTENCE))
+    link = next(c for c in chips if c["token"] == "jurk")["links"]["rt-tree"]
+    at = run_page(**{k: v[0] for k, v in parse_qs(urlsplit(link).query).items()})
+    assert_clean(at)
+    assert at.segmented_control(key="input_mode").value == "Words"
+    assert word_chips(at) == [["Ġbruids", "jurk"]]
+    assert at.header[0].value == "“bruidsjurk”"
+
+
+def test_ids_instead_of_text():
+    at = run_page(text="De jurk")
+    at.toggle(key="ids").set_value(True).run()
+    assert_clean(at)
+    chips = chips_of(at)
+    assert [c["text"] for c in chips] == [c["id"] for c in chips] and len(chips) == 2
+
+
+def test_typed_text_goes_into_the_url_unless_too_long():
+    at = run_page(word="gids")
+    at.segmented_control(key="input_mode").set_value("Running text").run()
+    at.text_area(key="text").input("Een gids.").run()
+    assert_clean(at)
+    assert at.query_params["text"] == "Een gids." and "input" not in at.query_params  # a text implies the mode
+    assert [c["token"] for c in chips_of(at)] == ["E", "en", "Ġgids", "."]
+    at.text_area(key="text").input("woord " * 400).run()
+    assert_clean(at)
+    assert "text" not in at.query_params and at.query_params["input"] == "text"
+    assert any("too long for a link" in c.value for c in at.caption)
+    at.segmented_control(key="input_mode").set_value("Words").run()
+    assert_clean(at)
+    assert at.text_input(key="word").value == "gids" and word_chips(at) == [["Ġgids"]]
+
+
+def test_running_text_on_a_scenario_tokeniser():
+    tokeniser = load_tokeniser(scenario_paths()["a1_scenario2a"])
+    at = run_page(tokeniser="a1_scenario2a", text="bruids bruid")
+    assert_clean(at)
+    chips = chips_of(at)
+    assert [c["token"] for c in chips] == tokeniser.tokenise("bruids bruid")
+    assert [int(c["id"]) for c in chips] == [tokeniser.token_id(t) for t in tokeniser.tokenise("bruids bruid")]
+
+
+def test_empty_running_text_asks_for_text():
+    at = run_page(input="text")
+    at.text_area(key="text").input("").run()
+    assert_clean(at)
+    assert chips_of(at) == [] and any("Type a sentence" in i.value for i in at.info)
+
+
+# --- presentation mode ----------------------------------------------------------------------------
+
+def test_presentation_mode_steps_with_the_arrow_keys_and_hides_secondary_views():
+    at = run_page(word="masterthesis", present="1")
+    assert_clean(at)
+    assert at.toggle(key="presentation_mode").value
+    back, forward = at.button(key="back::masterthesis"), at.button(key="forward::masterthesis")
+    assert (back.label, back.proto.shortcut) == ("Prev", "left")
+    assert (forward.label, forward.proto.shortcut) == ("Next", "right")
+    assert [h.value for h in at.subheader] == ["What went wrong?", "Every boundary against the reference"]
+    assert "variants" not in [t.key for t in at.toggle]
+    assert not any("All " in e.label for e in at.expander)
+    back.click().run()
+    assert at.slider(key="step::masterthesis").value == 8
+    assert step_chips(at) == ["Ġmast", "ert", "h", "es", "is"]  # "hes" was the last merge
+
+
+def test_step_buttons_have_no_shortcut_outside_presentation_mode():
+    at = run_page(word="masterthesis")
+    assert not at.button(key="back::masterthesis").proto.shortcut
+    assert "The merges of each token" in [h.value for h in at.subheader]
+
+
+def test_tree_downloads():
+    at = run_page(word="masterthesis", step="6")
+    downloads = {d.proto.label: d.proto.url for d in at.get("download_button")}
+    assert list(downloads) == ["SVG", "LaTeX (forest)"]
+    assert downloads["SVG"].endswith(".svg") and downloads["LaTeX (forest)"].endswith(".tex")
+    assert not run_page(word="masterthesis", present="1").get("download_button")  # presenting: none

@@ -12,6 +12,8 @@ from core.formats.corpora import iter_text_lines
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import scenario_paths
 from tests.apptest_support import assert_clean, fact_cards as metrics, run_page as run_at
+from ui import upload_store
+from ui.upload_store import digest
 
 TIMEOUT = 90
 
@@ -38,7 +40,8 @@ def test_renders_with_defaults():
     assert at.selectbox(key="ws_reference").value == "nl_morph"
     assert at.selectbox(key="ws_corpus").value.startswith("python-docs")
     facts = metrics(at)
-    assert facts["Types |V|"] == "39,995" and facts["Merges"] == "39,739" and facts["Tuple merges"] == "0"
+    assert facts["|V|"] == "40,000" and facts["Types"] == "39,995" and facts["Special tokens"] == "5"
+    assert facts["Merges"] == "39,739" and facts["Tuple merges"] == "0"
     assert facts["Alphabet"] == "256" and facts["Words"] == "1,146" and facts["Rejected lines"] == "0"
     assert int(facts["Lines"].replace(",", "")) > 1000
     assert any("ByteLevel" in c.value for c in at.caption)  # the pre-tokeniser
@@ -49,7 +52,7 @@ def test_renders_with_defaults():
 def test_labels_say_what_each_tokeniser_is():
     at = run_page()
     options = at.selectbox(key="ws_tokeniser").options
-    assert options[0] == "nl-40k · Dutch byte-level BPE, 40k types (BPE-knockout paper)"
+    assert options[0] == "nl-40k · Dutch byte-level BPE, |V| 40,000 (BPE-knockout paper)"
     assert any(o.startswith("a1_scenario2a · Scenario 2a") for o in options)
     assert len(options) == 11
 
@@ -211,3 +214,126 @@ def test_a_rejected_file_is_labelled_with_what_stays_loaded():
     at.file_uploader(key="upload_tokeniser").set_value(None).run()  # the file removed from the uploader
     assert_clean(at)
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"
+
+
+# --- links (issue 14): the address bar carries uploads, and says what it cannot carry ---------------------
+def url(at: AppTest, kind: str) -> str | None:
+    value = at.query_params.get(kind)
+    return value[0] if isinstance(value, list) else value
+
+
+def test_an_upload_goes_into_the_url_and_a_new_session_opens_the_link():
+    data = json.dumps(load_tokeniser(scenario_paths()["a1_scenario2a"]).to_json()).encode()
+    at = run_page(tokeniser="a1_scenario1")
+    upload(at, "upload_tokeniser", "mine.json", data)
+    upload(at, "upload_reference", "r.tsv", b"bruids\tbruid s\n")
+    upload(at, "upload_corpus", "c.txt", "de bruid\n".encode())
+    assert_clean(at)
+    link = {"tokeniser": "upload:" + digest(data), "reference": "upload:" + digest(b"bruids\tbruid s\n"),
+            "corpus": "upload:" + digest("de bruid\n".encode())}
+    assert {kind: url(at, kind) for kind in link} == link
+    at.switch_page("pages/word_debugger.py").run()  # every page writes the same
+    assert {kind: url(at, kind) for kind in link} == link
+    facts = metrics(run_page())  # the same link in a new session: the same choices and facts
+    reopened = run_page(**link)
+    assert_clean(reopened)
+    assert not reopened.warning
+    assert reopened.selectbox(key="ws_tokeniser").value == "upload: mine.json"
+    assert reopened.selectbox(key="ws_reference").value == "upload: r.tsv"
+    assert reopened.selectbox(key="ws_corpus").value == "upload: c.txt"
+    assert metrics(reopened)["Merges"] == str(len(load_tokeniser(scenario_paths()["a1_scenario2a"]).merges))
+    assert metrics(reopened) != facts and {kind: url(reopened, kind) for kind in link} == link
+
+
+def test_a_link_to_an_unknown_upload_warns_and_falls_back():
+    missing = "upload:" + "0123456789abcdef" * 2
+    for page in ("pages/workspace.py", "pages/word_debugger.py"):
+        at = run_page(page, tokeniser=missing)
+        assert not at.exception
+        (warning,) = [w.value for w in at.warning if "upload:" in w.value]
+        assert missing in warning and "another server" in warning and "Showing `nl-40k` instead" in warning
+        assert at.selectbox(key="ws_tokeniser").value == "nl-40k" and url(at, "tokeniser") == "nl-40k"
+    at.run()  # the warning stays until another choice is made
+    assert any(missing in w.value for w in at.warning)
+    at.selectbox(key="ws_tokeniser").set_value("a1_scenario1").run()
+    assert not any(missing in w.value for w in at.warning)
+
+
+def test_a_path_stays_out_of_the_url_and_the_page_says_so():
+    at = run_page(tokeniser="a1_scenario1")
+    at.text_input(key="ws_path").set_value(str(scenario_paths()["a1_scenario2a"]))
+    at.button(key="ws_path_load").click().run()
+    assert_clean(at)
+    assert at.selectbox(key="ws_tokeniser").value.startswith("path: ")
+    assert url(at, "tokeniser") is None
+    assert any(c.value.startswith("This view's link cannot carry the tokeniser read from a path") for c in at.caption)
+    at.selectbox(key="ws_tokeniser").set_value("a1_scenario1").run()
+    assert url(at, "tokeniser") == "a1_scenario1" and not any("cannot carry" in c.value for c in at.caption)
+
+
+def test_a_link_followed_within_the_session_changes_the_choice():
+    """A page link with ``?tokeniser=…`` (the Teach card) wins over the choice the session had."""
+    at = run_page(tokeniser="a1_scenario1")
+    at.selectbox(key="ws_tokeniser").set_value("a1_scenario3a").run()
+    assert url(at, "tokeniser") == "a1_scenario3a"
+    at.query_params["tokeniser"] = "a1_scenario2a"
+    at.run()
+    assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"
+
+
+def test_the_teach_card_links_every_scenario_to_the_stepper_in_presentation_mode():
+    at = run_page()
+    links = {e.proto.query_string: e.proto for e in at.get("page_link")
+             if e.proto.page == "stepper" and e.proto.query_string}
+    assert len(links) == len(scenario_paths()) == 8
+    for name, path in scenario_paths().items():
+        link = links[f"tokeniser={name}&present=1"]
+        assert link.label == load_tokeniser(path).metadata["title"]
+
+
+def test_a_link_carries_the_pretokeniser_a_merges_txt_is_read_with():
+    vocab = json.dumps({"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4}).encode()
+    at = run_page()
+    at.file_uploader(key="upload_vocab").set_value(("vocab.json", vocab, "application/json"))
+    upload(at, "upload_tokeniser", "merges.txt", b"a b\nab c\n")
+    assert url(at, "tokeniser") == "upload:" + digest(b"a b\nab c\n", vocab)
+    assert not any("pre-tokeniser bytelevel" in c.value for c in at.caption)  # inferred: not byte-level
+    at.selectbox(key="ws_pretokeniser_override").set_value("bytelevel").run()  # re-reads the upload
+    link = url(at, "tokeniser")
+    assert link.startswith("upload:") and link != "upload:" + digest(b"a b\nab c\n", vocab)
+    reopened = run_page(tokeniser=link)
+    assert_clean(reopened)
+    assert reopened.selectbox(key="ws_tokeniser").value == "upload: merges.txt"
+    assert reopened.selectbox(key="ws_pretokeniser_override").value == "bytelevel"
+    assert any(c.value.startswith("**Pipeline:**") and "pre-tokeniser bytelevel" in c.value for c in reopened.caption)
+
+
+def test_an_hf_id_is_carried_and_followed_only_when_well_formed(tmp_path, monkeypatch):
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    snapshot = tmp_path / "hub" / "models--someorg--tiny" / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    snapshot.joinpath("tokenizer.json").write_bytes(scenario_paths()["a1_scenario3a"].read_bytes())
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    at = run_page(tokeniser="hf:someorg/tiny")
+    assert_clean(at)
+    assert at.selectbox(key="ws_tokeniser").value == "hf: someorg/tiny" and url(at, "tokeniser") == "hf:someorg/tiny"
+    assert not at.warning and not any("cannot carry" in c.value for c in at.caption)
+    at = run_page(tokeniser="hf:someorg/absent")
+    (warning,) = at.warning
+    assert "`hf:someorg/absent` is not available on this server" in warning.value
+    assert "not in the local Hugging Face cache" in warning.value.replace("\\", "")
+    for crafted in ("hf:someorg/tiny@../../../x", "hf:../someorg", "hf:someorg/tiny/extra"):
+        at = run_page(tokeniser=crafted)
+        assert [w.value for w in at.warning if "which is not available" in w.value], crafted
+        assert at.selectbox(key="ws_tokeniser").value == "nl-40k"
+
+
+def test_an_upload_the_store_refuses_stays_loaded_and_the_page_says_the_link_cannot_carry_it(monkeypatch):
+    monkeypatch.setenv(upload_store.BUDGET_ENV, "1")
+    at = run_page()
+    upload(at, "upload_corpus", "big.txt", "de bruid draagt een bruidsjurk\n".encode() * 40_000)  # 1.2 MB
+    assert_clean(at)
+    assert at.selectbox(key="ws_corpus").value == "upload: big.txt" and url(at, "corpus") is None
+    (note,) = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption if "cannot carry" in c.value]
+    assert note == ("This view's link cannot carry the uploaded corpus: the server keeps at most 1 MB of uploads "
+                    f"({upload_store.BUDGET_ENV}) and this one has 1.2 MB.")

@@ -303,3 +303,20 @@ def test_exported_html_is_self_contained():
     assert "http://" not in outside and "https://" not in outside
     assert re.search(r"mathjax[^'\"]*\.js", outside, re.I) is None   # MathJax is never loaded
     assert '"zipf' not in outside and "Zipf plot" in outside       # the figure itself is there
+
+
+def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
+    from core.variants.base import TrainingCorpus
+    from core.variants.boundless import boundless_pretokeniser, slots_after_events, train
+    from tests.test_boundless import OFTHE
+
+    run = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290)
+    slots = slots_after_events(run)
+    assert len(slots) == len(run.events) and slots[-1] == 290 and run.events[-1].vocab_size == 278
+    assert all(s - e.vocab_size == sum(x.kind == "deletion" for x in run.events[:i + 1])
+               for i, (s, e) in enumerate(zip(slots, run.events)))  # V8: no deleted token comes back
+    drawn = traces(plots.vocab_size_figure(run.events, target=290, slots=slots))
+    assert drawn["|V|"]["y"][-1] == 278 and drawn["slots filled (deleted tokens keep theirs)"]["y"] == slots
+    assert list(traces(plots.vocab_size_figure(run.events, target=290))) == ["|V|"]
+    freed = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290, deleted_slots="freed")
+    assert slots_after_events(freed) is None

@@ -86,6 +86,12 @@ def trimmed_row(at: AppTest) -> list[list[str]]:
     return [[html.unescape(t) for t in re.findall(r'data-token="([^"]*)"', row)] for row in rows]
 
 
+def open_comparison(at: AppTest) -> None:
+    """The word debugger with its comparison (knockout, ReBPE, TrimmedBPE, dropout) switched on."""
+    at.switch_page("pages/word_debugger.py").run()
+    at.toggle(key="variants").set_value(True).run()
+
+
 def check_workspace(at: AppTest, files: tuple[str, str, str]) -> None:
     scenario, references, corpus = files
     at.switch_page("pages/workspace.py").run()
@@ -98,7 +104,7 @@ def check_workspace(at: AppTest, files: tuple[str, str, str]) -> None:
 
 def check_word_debugger(at: AppTest, files: tuple[str, str, str]) -> None:
     scenario, references, corpus = files
-    at.switch_page("pages/word_debugger.py").run()
+    open_comparison(at)
     at.select_slider(key="trim_threshold").set_value(1).run()
     assert_clean(at)
     tokeniser = load_tokeniser(scenario_paths()[scenario])
@@ -132,8 +138,24 @@ def test_two_sessions_with_one_shipped_tokeniser_and_different_corpora():
         upload(at, "upload_corpus", "c.txt", corpus.encode())
         sessions[name] = at
     for name, at in [*sessions.items(), *sessions.items()]:
-        at.switch_page("pages/word_debugger.py").run()
+        open_comparison(at)
         at.selectbox(key="trim_source").set_value("corpus: upload: c.txt").run()
         at.select_slider(key="trim_threshold").set_value(1).run()
         assert_clean(at)
         assert trimmed_row(at) == [trimmed_tokens("a1_scenario1", corpora[name])], name
+
+
+def test_a_link_to_another_sessions_upload_of_the_same_name_keeps_both():
+    """Session B has its own t.json and follows a link to A's t.json (in-app, so the session stays):
+    A's file becomes a second choice, named apart, and B's own upload is still there."""
+    first = load_session(SESSIONS["A"])
+    link = first.query_params["tokeniser"]
+    link = link[0] if isinstance(link, list) else link
+    second = load_session(SESSIONS["B"])
+    second.query_params["tokeniser"] = link
+    second.run()
+    assert_clean(second)
+    followed = second.selectbox(key="ws_tokeniser").value
+    assert followed == f"upload: t.json ({link.removeprefix('upload:')[:8]})"
+    assert "upload: t.json" in second.selectbox(key="ws_tokeniser").options
+    assert fact_cards(second)["Merges"] == str(len(load_tokeniser(scenario_paths()[SESSIONS["A"][0]]).merges))

@@ -41,6 +41,7 @@ def test_scenario_reference_of_app_a3_and_of_ordinary_tokenisers(dutch40k):
 def test_scenario_labels():
     assert [sv.scenario_label(n) for n in scenario_paths() if n.startswith("a1_")] == [
         "1", "2a", "2b(i) first", "2b(i) second", "2b(ii)", "3a", "3b"]
+    assert sv.scenario_label("a3_moving_merges") == "A.3 moving merges"
     assert sv.scenario_label("nl-40k") == "nl-40k"
 
 
@@ -52,24 +53,38 @@ def test_step_labels_titles_and_counts():
     assert sv.step_title(run.steps, 0) == f"Step 0 of {len(run.steps)} · the tokeniser as loaded"
     assert sv.step_title(run.steps, 1) == f"Step 1 of {len(run.steps)} · iteration 1 · knockout"
     assert sv.step_title(run.steps, 2).endswith("reparation · nothing changed")
-    assert dict(sv.step_counts(run.steps[0])) == {"Merges removed": 1, "Merges added": 0, "Merges rewired": 1,
-                                                   "Types removed": 1, "Types added": 0, "Words changed": 0}
+    assert dict(sv.step_counts(run.steps[0], 1)) == {"Merges removed": 1, "Merges added": 0, "Merges rewired": 1,
+                                                      "Types removed": 1, "Types added": 0, "Words changed": 1}
     assert sv.step_counts(None) == []
+
+
+def test_scenario_2a_knockout_changes_one_word_by_one_definition():
+    """App. A.1 scenario 2a: knockout keeps bruids one token but changes its tree. The counts row, the
+    word list and the Words changed tab all count it (one changed word, none with new tokens)."""
+    tokeniser, run = scenario_run("a1_scenario2a")
+    knockout = run.steps[0]
+    changed = sv.affected_words(tokeniser, knockout.tokeniser, ["bruids", "bruid"], knockout.changed_words,
+                                limit=None)
+    assert changed == ["bruids"] and knockout.changed_words == ()
+    assert dict(sv.step_counts(knockout, len(changed)))[sv.WORDS_CHANGED] == 1
+    assert "0 of them now have other tokens, 1 keep their tokens" in sv.words_changed_help(1, 0)
+    rows = sv.changed_word_rows(knockout.changed_words, tree_only=[("bruids", ("_bruids",))])
+    assert rows == [{"word": "bruids", "tokens before": "_bruids", "tokens after": "_bruids", "change": "tree only"}]
 
 
 def test_merge_change_rows_name_the_origin_before_and_after():
     _, run = scenario_run("a1_scenario2a")
     knockout = sv.merge_change_rows(run.steps[0])
     assert knockout == [
-        {"change": "removed", "rank": "1", "merge before": "id + s", "merge after": "", "type": "ids",
+        {"change": "removed", "rank": "#1", "merge before": "id + s", "merge after": "", "type": "ids",
          "origin": PREEXISTING},
-        {"change": "rewired", "rank": "5", "merge before": "_bru + ids", "merge after": "_bru + id + s",
+        {"change": "rewired", "rank": "#5", "merge before": "_bru + ids", "merge after": "_bru + id + s",
          "type": "_bruids", "origin": KNOCKOUT},
     ]
     reify = sv.merge_change_rows(run.steps[2], run.steps[1].origins)
     assert [(r["change"], r["merge after"], r["origin"]) for r in reify] == [
         ("added", "_bru + id", "reified"), ("rewired", "_bruid + s", KNOCKOUT)]
-    assert float(reify[0]["rank"]) == pytest.approx(4.999)
+    assert reify[0]["rank"] == "before #5"  # reified just below the tuple merge _bruid + s (rank 5)
     # knockout of a merge that reparation made: its origin is the one before the step
     _, run = scenario_run("a1_scenario2b_ii")
     index = next(i for i, s in enumerate(run.steps) if s.phase == "knockout" and s.iteration == 3)
@@ -82,7 +97,6 @@ def test_rows_show_bytes_and_whitespace_readably(dutch40k):
     assert sv.merge_text(merge, dutch40k.pretokeniser.display) == "Ġbru + ids"
     assert sv.tokens_text(["ĠcafÃ©", "Ã"], dutch40k.pretokeniser.display) == "Ġcafé \\xc3"
     assert sv.tokens_text(["a b", "c\n"]) == "a␣b c↵"
-    assert sv.rank_text(4.999) == "4.999" and sv.rank_text(7.0) == "7" and sv.rank_text(12) == "12"
 
 
 def test_filter_and_csv_keep_awkward_text():
@@ -149,6 +163,7 @@ def test_affected_words_include_trees_that_changed_without_new_tokens():
                                 reification.changed_words)
     assert changed == ["bruid", "bruids"]  # token changes first
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=0) == []
+    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=None) == ["bruids"]
     touched = sv.touched_types(knockout)
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=touched) == ["bruids"]
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=["xyz"]) == []
@@ -176,8 +191,8 @@ def test_touched_types_and_neighbourhood():
     assert sv.touched_types(knockout) == ["ids", "_bruids"]
     assert sv.touched_types(None) == []
     before = sv.neighbourhood_rows(tokeniser, "ids")
-    assert [(r["relation"], r["merge"], r["rank"]) for r in before] == [("formed by", "id + s", "1"),
-                                                                       ("used by", "_bru + ids", "5")]
+    assert [(r["relation"], r["merge"], r["rank"]) for r in before] == [("formed by", "id + s", "#1"),
+                                                                       ("used by", "_bru + ids", "#5")]
     after = sv.neighbourhood_rows(knockout.tokeniser, "ids")
     assert after[0]["relation"] == "not in V"
     assert [r["tuple merge"] for r in sv.neighbourhood_rows(knockout.tokeniser, "_bruids")] == ["yes"]
@@ -191,13 +206,13 @@ def test_blocked_and_repair_rows():
     knocked = run_knockout(tokeniser, parse_references(BRUID, format="tsv").entries).tokeniser
     report = find_blocked_merges(knocked, ["bruids", "bruid"])
     assert sv.blocked_rows(report.blocked) == [{
-        "rank": "6", "blocked merge": "_bru + id + s", "type": "_bruids", "scenario": "2b(i)",
+        "rank": "#6", "blocked merge": "_bru + id + s", "type": "_bruids", "scenario": "2b(i)",
         "found at its turn": "_bruid s", "blocking merge": "_bru + id", "example word": "bruids"}]
     cascade = find_blocked_merges(run_knockout(scenario("a1_scenario3a"),
                                                parse_references(BRUID, format="tsv").entries).tokeniser)
     assert [r["blocking merge"] for r in sv.blocked_rows(cascade.blocked)] == ["i + d", "i + d + s (blocked upstream)"]
     repaired_tokeniser, repaired = repair(knocked)
-    assert sv.repair_rows(repaired) == [{"rank": "6", "type": "_bruids", "parts before": "_bru + id + s",
+    assert sv.repair_rows(repaired) == [{"rank": "#6", "type": "_bruids", "parts before": "_bru + id + s",
                                          "parts after": "_bruid + s"}]
     assert sv.segmentation_changes(knocked, repaired_tokeniser, ["bruid", "bruids"]) == [
         ("bruids", ("_bruid", "s"), ("_bruids",))]
@@ -214,3 +229,28 @@ def test_tokens_markdown_is_code_spans():
 def test_merge_text_of_nothing_and_tuples():
     assert sv.merge_text(None) == ""
     assert sv.merge_text(Merge(3, ("a", "b", "c"))) == "a + b + c"
+
+
+# --- App. A.3: moved merges ------------------------------------------------------------------------------
+def test_moved_merge_variants_are_the_papers_listings_and_block_a_merge():
+    base = scenario("a3_moving_merges")
+    variants = sv.moved_merge_variants(base)
+    assert list(variants) == ["delayed", "expedited", "expedited_twice"] and set(variants) == set(sv.MOVES)
+    assert [str(m) for m in variants["expedited"].merges] == ["b c", "a bc", "abc d", "c d", "b cd"]
+    assert sv.move_label("expedited_twice") == "moved: expedited twice"
+    knocked = base.with_merges([Merge(r, tuple(p)) for r, p in base.metadata["after_knockout_merges"]])
+    blocked = {b.merge for b in find_blocked_merges(variants["delayed"]).blocked}
+    rows = sv.listing_rows(variants["delayed"], knocked, blocked)
+    assert rows[0] == {"rank": "#0", "merge": "abc + d", "after knockout": "#2", "blocked": "blocked"}
+    assert rows[3] == {"rank": "#3", "merge": "a + bc", "after knockout": "#1 as a + b + c", "blocked": ""}
+    assert sv.moved_merge_variants(scenario("a1_scenario2a")) == {}
+
+
+@pytest.mark.parametrize("variants", [[], {"x": "no"}, {"x": {"merges": [["a"]]}}, {"x": {"merges": [["a", 3]]}},
+                                      {"x": {"merges": [["a", "b"], ["a", "b"]]}}])
+def test_malformed_moved_merge_variants_are_left_out(variants):
+    from core.model import BTETokeniser
+
+    base = scenario("a3_moving_merges")
+    odd = BTETokeniser(base.alphabet, base.merges, base.pretokeniser, metadata={**base.metadata, "variants": variants})
+    assert sv.moved_merge_variants(odd) == {}

@@ -151,3 +151,14 @@ def test_tree_svg_highlights_tokens_by_string_and_escapes_them():
     assert [n["texts"] for n in found if n["token"] == "<b>"] == [["<b>", "#1"]]
     assert "<b>" not in svg.replace("<b&", "") and "&lt;b&gt;" in svg
     assert nodes(tree_svg([])) == []  # nothing to draw is still a valid picture
+
+
+def test_leaf_boxes_never_touch_even_for_byte_labels(dutch40k):
+    """Leaves of a byte-level word are bytes (``\\xf0``): each box keeps a gap to the next."""
+    pretoken = dutch40k.pretokeniser.pretokenise(" \U0001F389")[0]
+    trace = dutch40k.trace_pretoken(pretoken)
+    root = parse(merge_tree_svg([(trace.pretoken, trace.trees)], dutch40k.pretokeniser.display))
+    leaves = sorted((float(r.get("x")), float(r.get("width"))) for g in root.iter(f"{SVG}g")
+                    if "leaf" in (g.get("class") or "").split() for r in g.iter(f"{SVG}rect"))
+    assert len(leaves) == len(pretoken) == 5
+    assert all(x + width + 4 <= next_x for (x, width), (next_x, _) in zip(leaves, leaves[1:]))

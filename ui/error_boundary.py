@@ -38,7 +38,7 @@ def report(err: Exception) -> str:
 
 def _show_pending() -> None:
     for message in st.session_state.pop(PENDING, []):
-        st.error(message, icon="⚠️")
+        st.error(message, icon=":material/error:")
 
 
 @contextlib.contextmanager
@@ -50,7 +50,7 @@ def boundary() -> Iterator[None]:
     except InputError as err:  # a page that did not catch it: still the user's message
         st.error(md_escape(err))
     except Exception as err:  # noqa: BLE001 - the boundary: every bug ends here, logged
-        st.error(report(err), icon="⚠️")
+        st.error(report(err), icon=":material/error:")
 
 
 def guarded(callback: Callable[..., None]) -> Callable[..., None]:

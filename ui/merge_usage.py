@@ -25,9 +25,12 @@ def corpus_counter(key: str, corpus_key: str, _tokeniser: BTETokeniser, _lines: 
     return FireCounter.from_lines(_tokeniser, _lines, "corpus")
 
 
-def counters(ws: Workspace, tokeniser: BTETokeniser, key: str) -> dict[str, FireCounter]:
-    """``{"reference": ..., "corpus": ...}`` for ``tokeniser`` (identified by ``key``) on ``ws``'s texts."""
+def counters(ws: Workspace, tokeniser: BTETokeniser, key: str, *, corpus: bool = True) -> dict[str, FireCounter]:
+    """``{"reference": ..., "corpus": ...}`` for ``tokeniser`` (identified by ``key``) on ``ws``'s texts;
+    ``corpus=False`` leaves the corpus (a pass over all its lines) out."""
     out = {"reference": reference_counter(key, ws.reference_key or ws.reference_name, tokeniser, ws.references)}
+    if not corpus:
+        return out
     lines = ws.corpus_lines()
     out["corpus"] = corpus_counter(key, ws.corpus_name + "@" + digest("\n".join(lines).encode()), tokeniser, lines)
     return out

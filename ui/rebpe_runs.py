@@ -2,7 +2,10 @@
 
 Streamlit glue around core (no algorithm here). A run on the Dutch 40k tokeniser takes seconds,
 so it is computed once per (tokeniser, reference, configuration) and kept in a small
-process-wide LRU store (behind ``st.cache_resource``, so tests can clear it). It is not a
+process-wide LRU store (behind ``st.cache_resource``, so tests can clear it). Behind the memory,
+runs, blocked-merge scans and reparations go through ``ui.result_cache``: precomputed for the
+shipped samples, else kept on disk across server restarts, keyed by the content of their inputs
+(``core.run_archive``), and computed only when neither has them. ``cached_run`` is not a
 ``@st.cache_resource`` function itself because the first computation reports live progress
 (one line per iteration) and a cached function would replay those elements on every hit.
 Everything stored is shared by every browser session, so it is immutable: a finished run keeps
@@ -24,12 +27,35 @@ from core.blocked import BlockedReport, find_blocked_merges
 from core.evaluation import MorphScores
 from core.formats.references import ReferenceSet, parse_references
 from core.model import BTETokeniser
-from core.rebpe import ReBPEConfig, repair, run_rebpe
+from core.rebpe import KnockoutConfig, ReBPEConfig, repair, run_rebpe
 from core.reference_state import TokenisedReference
+from core.run_archive import (
+    ReparationParts,
+    RunParts,
+    blocked_from_json,
+    content_key,
+    derived_digest,
+    references_digest,
+    reparation_from_json,
+    reparation_to_json,
+    run_from_json,
+    run_to_json,
+    tokeniser_digest,
+    words_digest,
+)
 from core.steps import StepReport
+from ui import result_cache
 from viz.step_views import scenario_reference_tsv, segmentation_changes
 
 MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
+
+
+def knockout_config(threshold: float = 0.5) -> ReBPEConfig:
+    """Plain BPE-knockout as a ReBPE configuration, as ``core.rebpe.run_knockout`` runs it."""
+    return ReBPEConfig(knockout=KnockoutConfig(threshold=threshold), reify=False, max_iterations=1)
+
+
+KNOCKOUT_ONLY = knockout_config()
 
 
 @dataclass(frozen=True)
@@ -52,6 +78,31 @@ class ComputedRun:
     def origins_before(self, index: int) -> Mapping[str, str]:
         """Merge origins just before step ``index`` (>= 1)."""
         return self.steps[index - 2].origins if index >= 2 else MappingProxyType({})
+
+    def parts(self) -> RunParts:
+        """What an archive keeps of the run (``core.run_archive``)."""
+        return RunParts(self.steps, self.tokeniser, self.initial, self.seconds, self.unaligned, self.words)
+
+
+def run_content_key(tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig) -> str:
+    """The key of a run on disk and among the precomputed results: the contents, not the names."""
+    return content_key("run", tokeniser_digest(tokeniser), references_digest(references.entries), repr(config))
+
+
+def stored_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig,
+               compute: Callable[[], ComputedRun]) -> ComputedRun:
+    """The run from the precomputed results or the disk cache, else ``compute()``'s (then kept on
+    disk). Its final tokeniser is digested by how it was made (blocked-merge scans are keyed by it)."""
+    content = run_content_key(tokeniser, references, config)
+    return marked(result_cache.through("run", content, compute, lambda run: run_to_json(tokeniser, run.parts()),
+                                       lambda obj: ComputedRun(key, tokeniser, *run_from_json(obj, tokeniser))), content)
+
+
+def marked(computed: ComputedRun, content: str) -> ComputedRun:
+    """``computed`` with its final tokeniser digested by how it was made (the run's content key), so
+    blocked-merge scans and reparations of it are keyed without a digest of its whole content."""
+    derived_digest(computed.tokeniser, "run", content)
+    return computed
 
 
 def compute_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig, *,
@@ -171,12 +222,15 @@ def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str
                 status.update(label=f"{label} done", state="complete")
         return computed
 
+    def load_or_compute() -> ComputedRun:
+        return stored_run(key, tokeniser, references, config, compute)
+
     def waiting(seconds: float) -> None:
         holder.info(f"Another session is running {label} on {tokeniser_name} with these settings; "
                     f"this page shows it as soon as it is done ({seconds:.0f} s so far)…", icon=":material/group:")
 
     try:
-        return _run_store().get_or_compute(key, compute, waiting)
+        return _run_store().get_or_compute(key, load_or_compute, waiting)
     finally:
         holder.empty()
 
@@ -192,25 +246,51 @@ def scenario_references(name: str, tokeniser: BTETokeniser) -> ReferenceSet | No
     return _scenario_references(name, tsv) if tsv else None
 
 
+def blocked_content_key(tokeniser: BTETokeniser, words: Sequence[str]) -> str:
+    return content_key("blocked", tokeniser_digest(tokeniser), words_digest(words))
+
+
+def stored_blocked_report(tokeniser: BTETokeniser, words: Sequence[str]) -> BlockedReport:
+    """:func:`core.blocked.find_blocked_merges` through the precomputed results and the disk cache."""
+    return result_cache.through("blocked", blocked_content_key(tokeniser, words),
+                                lambda: find_blocked_merges(tokeniser, list(words)), BlockedReport.to_json,
+                                blocked_from_json)
+
+
 @st.cache_resource(show_spinner="Looking for blocked merges (LIMITEDBPE on every merge)…", max_entries=8)
 def blocked_report(key: tuple, _tokeniser: BTETokeniser, _words: Sequence[str]) -> BlockedReport:
-    return find_blocked_merges(_tokeniser, list(_words))
+    return stored_blocked_report(_tokeniser, _words)
 
 
-@dataclass(frozen=True)
-class Reparation:
-    tokeniser: BTETokeniser
-    repaired: tuple              # (merge before, merge after)
-    changed_words: tuple         # (word, before, after)
-    blocked_after: BlockedReport
+#: (tokeniser, repaired: (merge before, merge after) pairs, changed_words: (word, before, after), blocked_after)
+Reparation = ReparationParts
+
+
+def compute_reparation(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> Reparation:
+    """rebpe.txt Alg. 2 lines 2-15 on ``tokeniser``, the words it re-segments and what stays blocked."""
+    repaired_tokeniser, repaired = repair(tokeniser, mode)
+    changed = segmentation_changes(tokeniser, repaired_tokeniser, words)
+    return Reparation(repaired_tokeniser, tuple(repaired), tuple(changed),
+                      find_blocked_merges(repaired_tokeniser, list(words)))
+
+
+def reparation_content_key(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> str:
+    return content_key("reparation", tokeniser_digest(tokeniser), words_digest(words), mode)
+
+
+def stored_reparation(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> Reparation:
+    """:func:`compute_reparation` through the precomputed results and the disk cache."""
+    key = reparation_content_key(tokeniser, mode, words)
+    result = result_cache.through("reparation", key, lambda: compute_reparation(tokeniser, mode, words),
+                                  lambda done: reparation_to_json(tokeniser, done),
+                                  lambda obj: reparation_from_json(obj, tokeniser))
+    derived_digest(result.tokeniser, "reparation", key)
+    return result
 
 
 @st.cache_resource(show_spinner="Applying reparation and re-segmenting the reference…", max_entries=8)
 def reparation(key: tuple, mode: str, _tokeniser: BTETokeniser, _words: Sequence[str]) -> Reparation:
-    repaired_tokeniser, repaired = repair(_tokeniser, mode)
-    changed = segmentation_changes(_tokeniser, repaired_tokeniser, _words)
-    return Reparation(repaired_tokeniser, tuple(repaired), tuple(changed),
-                      find_blocked_merges(repaired_tokeniser, list(_words)))
+    return stored_reparation(_tokeniser, mode, _words)
 
 
 def references_for(workspace, prefer_workspace: bool = False) -> tuple[ReferenceSet, str, ReferenceSet | None]:

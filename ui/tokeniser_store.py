@@ -15,7 +15,6 @@ prints both for every file at hand).
 from __future__ import annotations
 
 import gc
-import os
 import threading
 import tracemalloc
 from collections import OrderedDict
@@ -25,10 +24,10 @@ import streamlit as st
 
 from core.errors import InputError
 from core.tokeniser import Tokeniser
+from ui.storage import MB, env_megabytes
 
 DEFAULT_BUDGET_MB = 1536
 BUDGET_ENV = "EXPLORER_TOKENISER_CACHE_MB"
-MB = 1024 * 1024
 # Fitted to 20 real BPE files (GPT-2 to Gemma 3): the estimate is 1.05-1.3 times the measurement.
 BYTES_PER_MERGE = 450
 BYTES_PER_TYPE = 300    # also about what a Unigram piece takes (8k-piece SentencePiece models: 0.9x)
@@ -39,12 +38,7 @@ IN_USE = ("types", "produced_by", "used_by", "merge_index", "engine")  # built l
 
 def budget_bytes() -> int:
     """The budget: ``$EXPLORER_TOKENISER_CACHE_MB`` megabytes, else :data:`DEFAULT_BUDGET_MB`."""
-    raw = os.environ.get(BUDGET_ENV, "").strip()
-    if not raw:
-        return DEFAULT_BUDGET_MB * MB
-    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
-        raise InputError(f"{BUDGET_ENV} must be a whole number of megabytes (1 or more), not {raw[:40]!r}")
-    return int(raw) * MB
+    return env_megabytes(BUDGET_ENV, DEFAULT_BUDGET_MB)
 
 
 def footprint(tokeniser: Tokeniser) -> int:

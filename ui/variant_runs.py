@@ -18,7 +18,7 @@ from ui.workspace import current
 
 def training_lines() -> list[str]:
     """Every line of the workspace corpus; the page stops with a hint when there are none."""
-    lines = current().corpus_lines()
+    lines = current(notices=False).corpus_lines()  # the page called current() first
     if not lines:
         st.info("The corpus has no lines: choose another one on the Workspace page.")
         st.stop()

@@ -3,12 +3,17 @@
 Streamlit glue (the only UI module pages share). Tokenisers are kept, never mutated, in the
 process-wide store of ``ui/tokeniser_store.py`` (a memory budget), other engine objects through
 ``st.cache_resource``; every cache key of an upload holds its content digest, so two sessions
-uploading different files under one name never see each other's. Uploads are kept as bytes in
-``st.session_state`` so they survive page switches, and a bad upload never replaces what was
-loaded before. The choices are kept in session state too (not only in the choosers' widget keys,
-which Streamlit drops on pages that do not show them), and in the URL
-(``?tokeniser=…&reference=…&corpus=…``) so a link reproduces a view; values read from the URL are
-validated and fall back to the defaults.
+uploading different files under one name never see each other's. Uploads are kept in
+``st.session_state`` (as ``ui.upload_store.Upload``) so they survive page switches, and a bad upload
+never replaces what was loaded before. The choices are kept in session state too (not only in the
+choosers' widget keys, which Streamlit drops on pages that do not show them).
+
+Links: :func:`current` writes the choices into the URL (``?tokeniser=…&reference=…&corpus=…``) on
+every page. A shipped sample goes by its name, an upload as ``upload:<id>`` (a copy is kept in the
+server's upload store, ``ui/upload_store.py``), an ``hf:ORG/NAME`` id as itself; a path on the server
+never (a link must not make the server read a path), and the page says so in a caption. A URL value
+this session did not write (a link opened, or followed within the app) is validated and becomes the
+choice; one that names nothing available falls back to the default with a warning saying why.
 
 A tokeniser may be of any family (``core.tokeniser.Tokeniser``), uploaded (any supported file,
 recognised by content) or named by a path or ``hf:ORG/NAME`` on the machine that runs the app
@@ -23,7 +28,7 @@ module (every page does) or calling :func:`current` reroutes such a run through 
 """
 from __future__ import annotations
 
-import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping
@@ -47,7 +52,11 @@ from core.model import BTETokeniser
 from core.samples import count_paths, reference_paths, running_text, tokeniser_paths
 from core.tokeniser import Tokeniser, require
 from core.variants.registry import PRETOKENISERS
+from ui import upload_store
 from ui.tokeniser_store import store as tokeniser_store
+from ui.upload_store import Upload, digest
+from ui.url_state import write_to_url
+from viz.escaping import code_span, md_escape
 from viz.tokeniser_info import choice_label, tokeniser_choices
 
 SAMPLE_TOKENISERS = tokeniser_choices(tokeniser_paths())      # short name -> path
@@ -57,11 +66,18 @@ DEFAULT_TOKENISER = next(iter(SAMPLE_TOKENISERS))
 DEFAULT_REFERENCE = "nl_morph"
 DEFAULT_CORPUS = SAMPLE_CORPORA[0]
 SAMPLE_COUNTS = {name: str(path) for name, path in count_paths().items()}  # nl_wordfreq, en_wordfreq
+SCENARIOS = [name for name in SAMPLE_TOKENISERS if name.startswith(("a1_", "a3_"))]  # rebpe.txt App. A
 UPLOAD_PREFIX = "upload: "
 PATH_PREFIX = "path: "        # a tokeniser named by a path on the machine that runs the app
 HUB_PREFIX = "hf: "           # ... or by hf:ORG/NAME in its local Hugging Face cache
-SESSION_PREFIXES = (UPLOAD_PREFIX, PATH_PREFIX, HUB_PREFIX)  # choices that live in this session only
+SESSION_PREFIXES = (UPLOAD_PREFIX, PATH_PREFIX, HUB_PREFIX)  # choices a session adds to the samples
+LINK_UPLOAD = "upload:"       # a link names an upload as upload:<id> (ui/upload_store.py)
+#: an hf: id a link may carry: ORG/NAME[@REVISION] without path separators or leading dots
+HF_LINK = re.compile(r"hf:[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(@[A-Za-z0-9][\w.-]*)?", re.ASCII)
 CHOICES_KEY = "workspace_choices"  # session state: the choices by kind (see selected())
+LINKED_KEY = "workspace_linked"    # ... the URL value of each kind as last written or followed
+MISSES_KEY = "workspace_link_misses"  # ... links that named nothing available: kind -> (message, fallback)
+UNSTORED_KEY = "workspace_unstored"   # ... upload id -> why the upload store refused it
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 INFERRED = "inferred"         # the pre-tokeniser of a merges.txt: inferred from its vocabulary
 PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
@@ -84,7 +100,7 @@ def ensure_app_navigation() -> None:
 
 
 def is_session_choice(name: str) -> bool:
-    """An upload or a path: kept in this session, never written to (or read from) the URL."""
+    """An upload or a path: a choice this session added (its name alone does not say its content)."""
     return name.startswith(SESSION_PREFIXES)
 
 
@@ -170,26 +186,24 @@ def pretokeniser_override(name: str):
     return PRETOKENISERS[name]()
 
 
-def upload_key(filename: str, content: str, vocab_name: str | None, pretokeniser: str) -> tuple:
-    """The store key of an uploaded tokeniser: file name(s), content digest and pre-tokeniser."""
-    return ("upload", filename, content, vocab_name, pretokeniser)
+def tokeniser_upload(files: tuple[tuple[str, bytes], ...], pretokeniser: str = INFERRED) -> Upload:
+    """An uploaded tokeniser: one file, or a merges.txt and its vocab.json, as (name, bytes), read with
+    ``pretokeniser`` (kept as None when inferred, so the upload's id is its files' digest)."""
+    return Upload("tokeniser", files, None if pretokeniser == INFERRED else pretokeniser)
 
 
-def uploaded_tokeniser(data: bytes, filename: str, vocab: bytes | None = None,
-                       vocab_name: str = "vocab.json", pretokeniser: str = INFERRED,
-                       content: str | None = None) -> Tokeniser:
-    """An uploaded tokeniser file of any supported kind, recognised by its content (with ``vocab``:
-    a merges.txt and its vocab.json). ``pretokeniser`` overrides what a merges.txt infers;
-    ``content`` is ``digest(data, vocab)`` when known."""
-    override = pretokeniser_override(pretokeniser)
+def uploaded_tokeniser(upload: Upload) -> Tokeniser:
+    """An uploaded tokeniser file of any supported kind, recognised by its content (two files: a
+    merges.txt and its vocab.json), read with the upload's pre-tokeniser override."""
+    override = pretokeniser_override(upload.pretokeniser or INFERRED)
+    (filename, data), *vocab = upload.files
 
     def parse() -> Tokeniser:
-        if vocab is not None:
-            return parse_merges_vocab_bytes(data, filename, vocab, vocab_name, name=filename, pretokeniser=override)
+        if vocab:
+            vocab_name, vocab_data = vocab[0]
+            return parse_merges_vocab_bytes(data, filename, vocab_data, vocab_name, name=filename, pretokeniser=override)
         return parse_tokeniser_bytes(data, filename, name=filename, pretokeniser=override)
-    key = upload_key(filename, content or digest(data, vocab), vocab_name if vocab is not None else None,
-                     pretokeniser)
-    return _stored(key, "Reading the uploaded tokeniser…", parse)
+    return _stored(("upload", filename, upload.id), "Reading the uploaded tokeniser…", parse)
 
 
 def resolve_source(spec: str) -> Path:
@@ -253,8 +267,9 @@ def uploaded_references(data: bytes, filename: str) -> ReferenceSet:
 
 def corpus_lines(name: str, limit: int | None = None) -> list[str]:
     """Lines of a corpus: the shipped running text, or an uploaded plain-text file."""
-    if name.startswith(UPLOAD_PREFIX):
-        return _text_lines(st.session_state.get("uploads", {}).get(("corpus", name), b""), limit)
+    upload = st.session_state.get("uploads", {}).get(("corpus", name))
+    if upload is not None:
+        return _text_lines(upload.files[0][1], limit)
     return _sample_lines(limit)
 
 
@@ -293,66 +308,55 @@ def corpus_counts(corpus_key: str, _lines: Callable[[], list[str]]) -> dict[str,
     return dict(word_counts_from_text(_lines()))
 
 
-def digest(data: bytes, *more: bytes | None) -> str:
-    """A content digest of ``data`` and the ``more`` blobs that go with it (None: absent)."""
-    hashed = hashlib.sha256(data)
-    for blob in more:
-        if blob is not None:
-            hashed.update(b"+%d:" % len(blob))
-            hashed.update(blob)
-    return hashed.hexdigest()[:32]
-
-
 # --- uploads ----------------------------------------------------------------------------------------
 def uploads() -> dict[tuple[str, str], object]:
-    """This session's uploads and paths by (kind, choice name): the bytes under the kind, their
-    content digest under ``kind + "-digest"``, and ``tokeniser-vocab``, ``tokeniser-pretokeniser``,
-    ``tokeniser-path`` entries. Kept in session state (not a widget's), so never dropped."""
+    """This session's uploads and paths by (kind, choice name): an ``Upload`` under its kind, and
+    ``tokeniser-path`` entries (spec, pre-tokeniser). Kept in session state (not a widget's), so never
+    dropped."""
     return st.session_state.setdefault("uploads", {})
 
 
-def _keep(kind: str, name: str, data: bytes, content: str) -> None:
-    uploads()[(kind, name)] = data
-    uploads()[(kind + "-digest", name)] = content
+def _check_size(upload: Upload) -> None:
+    for filename, data in upload.files:
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", filename)
 
 
-def upload_digest(kind: str, name: str) -> str:
-    """The content digest kept with an upload (a tokeniser's covers its vocab.json too)."""
-    return uploads()[(kind + "-digest", name)]
-
-
-def add_upload(kind: str, filename: str, data: bytes, check: Callable[[bytes, str], object]) -> str:
-    """Validate and keep an upload; returns its choice name. InputError leaves everything as it was."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", filename)
-    check(data, filename)
+def _accept(upload: Upload) -> str:
+    """Validate an upload (its size, then by reading it as its kind) and keep it in this session;
+    returns its choice name: ``upload: <file name>``, or with the start of its id when this session
+    already has another file of that name. InputError leaves everything as it was."""
+    _check_size(upload)
+    filename, data = upload.files[0]
+    if upload.kind == "tokeniser":
+        uploaded_tokeniser(upload)
+    elif upload.kind == "reference":
+        uploaded_references(data, filename)
+    else:
+        check_corpus_upload(data, filename)
     name = UPLOAD_PREFIX + filename
-    _keep(kind, name, data, digest(data))
-    uploads().pop(("tokeniser-vocab", name), None)
+    held = uploads().get((upload.kind, name))
+    if held is not None and held.id != upload.id:
+        name += f" ({upload.id[:8]})"
+    uploads()[(upload.kind, name)] = upload
     return name
+
+
+def add_upload(kind: str, filename: str, data: bytes) -> str:
+    """Validate and keep an uploaded reference set or corpus; returns its choice name. InputError
+    leaves everything as it was."""
+    return _accept(Upload(kind, ((filename, data),)))
 
 
 def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes,
                       pretokeniser: str = INFERRED) -> str:
     """Validate and keep a merges.txt together with its vocab.json (a tokeniser choice)."""
-    for name, blob in ((filename, data), (vocab_name, vocab)):
-        if len(blob) > MAX_UPLOAD_BYTES:
-            raise InputError(f"file is {len(blob):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}", name)
-    content = digest(data, vocab)
-    uploaded_tokeniser(data, filename, vocab, vocab_name, pretokeniser, content)
-    name = UPLOAD_PREFIX + filename
-    _keep("tokeniser", name, data, content)
-    uploads()[("tokeniser-vocab", name)] = (vocab_name, vocab)
-    uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
-    return name
+    return _accept(tokeniser_upload(((filename, data), (vocab_name, vocab)), pretokeniser))
 
 
 def add_tokeniser_upload(filename: str, data: bytes, pretokeniser: str = INFERRED) -> str:
     """Validate and keep an uploaded tokeniser file of any kind (recognised by content)."""
-    name = add_upload("tokeniser", filename, data,
-                      lambda blob, source: uploaded_tokeniser(blob, source, pretokeniser=pretokeniser))
-    uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
-    return name
+    return _accept(tokeniser_upload(((filename, data),), pretokeniser))
 
 
 def add_path(spec: str, pretokeniser: str = INFERRED) -> str:
@@ -380,10 +384,9 @@ def set_pretokeniser(name: str, pretokeniser: str) -> bool:
         uploads()[("tokeniser-path", name)] = (spec, pretokeniser)
         return True
     if ("tokeniser", name) in uploads():
-        vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
-        uploaded_tokeniser(uploads()[("tokeniser", name)], name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser,
-                           upload_digest("tokeniser", name))
-        uploads()[("tokeniser-pretokeniser", name)] = pretokeniser
+        upload = tokeniser_upload(uploads()[("tokeniser", name)].files, pretokeniser)
+        uploaded_tokeniser(upload)
+        uploads()[("tokeniser", name)] = upload
         return True
     return False
 
@@ -392,11 +395,8 @@ def pretokeniser_of(name: str) -> str:
     """The pre-tokeniser override of a tokeniser choice (``INFERRED`` unless one was chosen)."""
     if ("tokeniser-path", name) in uploads():
         return uploads()[("tokeniser-path", name)][1]
-    return uploads().get(("tokeniser-pretokeniser", name), INFERRED)
-
-
-def check_reference_upload(data: bytes, filename: str) -> None:
-    uploaded_references(data, filename)
+    upload = uploads().get(("tokeniser", name))
+    return (upload.pretokeniser if upload is not None else None) or INFERRED
 
 
 def check_corpus_upload(data: bytes, filename: str) -> None:
@@ -410,11 +410,14 @@ def check_corpus_upload(data: bytes, filename: str) -> None:
 
 
 # --- the current choices ----------------------------------------------------------------------------
+def samples(kind: str) -> list[str]:
+    return {"tokeniser": list(SAMPLE_TOKENISERS), "reference": list(SAMPLE_REFERENCES),
+            "corpus": list(SAMPLE_CORPORA)}[kind]
+
+
 def choices(kind: str) -> list[str]:
-    samples = {"tokeniser": list(SAMPLE_TOKENISERS), "reference": list(SAMPLE_REFERENCES),
-               "corpus": list(SAMPLE_CORPORA)}[kind]
     kinds = (kind, "tokeniser-path") if kind == "tokeniser" else (kind,)
-    return samples + [name for (k, name) in uploads() if k in kinds]
+    return samples(kind) + [name for (k, name) in uploads() if k in kinds]
 
 
 def _remembered() -> dict[str, str]:
@@ -429,24 +432,101 @@ def chosen(kind: str) -> str | None:
 
 
 def selected(kind: str, default: str) -> str:
-    """The current choice: the chooser, else the remembered one, else the URL, else the default
-    (validated)."""
-    value = chosen(kind) or st.query_params.get(kind)
-    if value not in choices(kind):
-        value = default
+    """The current choice: a URL value this session did not write (a link: :func:`follow`), else the
+    chooser, else the remembered one, else the default (validated)."""
+    asked = st.query_params.get(kind)
+    linked = st.session_state.setdefault(LINKED_KEY, {})
+    misses = st.session_state.setdefault(MISSES_KEY, {})
+    if asked is not None and asked != linked.get(kind):
+        linked[kind] = asked
+        try:
+            value = follow(kind, asked)
+            misses.pop(kind, None)
+        except InputError as err:
+            value = default
+            misses[kind] = (f"{err} Showing {code_span(default)} instead.", default)
+    else:
+        value = chosen(kind)
+        if value not in choices(kind):
+            value = default
     select(kind, value)
     return value
 
 
-def tokeniser_label(name: str) -> str:
-    """How a tokeniser choice reads in a chooser: its name and what it is (a scenario's title)."""
-    metadata = {}
-    if name in SAMPLE_TOKENISERS and (name.startswith("a1_") or name.startswith("a3_")):
+def follow(kind: str, asked: str) -> str:
+    """The choice a link's value names: a shipped sample, an upload in the server's store (``upload:<id>``,
+    added to this session as an upload of that file would be) or, for a tokeniser, an ``hf:`` id in
+    the local Hugging Face cache. Raises InputError (a message for the page) for anything else."""
+    if asked in samples(kind):
+        return asked
+    upload_id = asked[len(LINK_UPLOAD):] if asked.startswith(LINK_UPLOAD) else ""
+    if upload_store.ID.fullmatch(upload_id):
+        held = [name for (k, name), upload in uploads().items() if k == kind and upload.id == upload_id]
+        if held:
+            return held[0]
+        upload = upload_store.get(kind, upload_id, MAX_UPLOAD_BYTES)
+        if upload is None:
+            raise InputError(f"The link names the uploaded {kind} {code_span(asked)}, which this server does not "
+                             "have: it was uploaded to another server, or removed from this server's store to make "
+                             "room for newer uploads. Upload the file again to see it.")
         try:
-            metadata = sample_tokeniser(SAMPLE_TOKENISERS[name]).metadata
+            return _accept(upload)
+        except InputError as err:
+            raise InputError(f"The link's {kind} {code_span(asked)} could not be read: {md_escape(err)}.") from err
+    if kind == "tokeniser" and HF_LINK.fullmatch(asked):
+        try:
+            return add_path(asked)
+        except InputError as err:
+            raise InputError(f"The link's tokeniser {code_span(asked)} is not available on this server: "
+                             f"{md_escape(err)}.") from err
+    raise InputError(f"The link asks for the {kind} {code_span(asked[:80])}, which is not available.")
+
+
+def link_value(kind: str, name: str) -> tuple[str | None, str | None]:
+    """How a link names the choice ``name`` (None: it cannot) and what it cannot carry (None: all):
+    a shipped sample by its name, an upload as ``upload:<id>`` (a copy kept in the server's upload
+    store), an ``hf:`` id as itself (not a pre-tokeniser override), a path on the server never."""
+    upload = uploads().get((kind, name)) if name.startswith(UPLOAD_PREFIX) else None
+    if upload is not None:  # found by key, not isinstance: a changed source file makes Streamlit re-import modules
+        refused = _store(upload)
+        return (None, f"the uploaded {kind}: {refused}") if refused else (LINK_UPLOAD + upload.id, None)
+    if name.startswith(HUB_PREFIX):
+        override = pretokeniser_of(name)
+        return (HF_PREFIX + name[len(HUB_PREFIX):],
+                None if override == INFERRED else f"the pre-tokeniser {override} chosen for {name} (it opens as inferred)")
+    if name.startswith(PATH_PREFIX):
+        return None, ("the tokeniser read from a path on the server (a link never makes the server read a path; "
+                      "upload the file, or name it by hf:ORG/NAME, to share it)")
+    return name, None
+
+
+def _store(upload: Upload) -> str | None:
+    """Keep a copy of ``upload`` in the server's upload store (again, if it was evicted); None when
+    it is there, else why not (asked once per upload and session)."""
+    refused = st.session_state.setdefault(UNSTORED_KEY, {})
+    if upload.id not in refused and not upload_store.has(upload.kind, upload.id):
+        try:
+            upload_store.put(upload)
+        except InputError as err:
+            refused[upload.id] = str(err)
+        except OSError as err:
+            refused[upload.id] = f"the server could not keep a copy: {err.strerror or type(err).__name__}"
+    return refused.get(upload.id)
+
+
+def sample_metadata(name: str) -> Mapping:
+    """The metadata of a shipped scenario (its title, words, explanation); empty for other choices."""
+    if name in SCENARIOS:
+        try:
+            return sample_tokeniser(SAMPLE_TOKENISERS[name]).metadata
         except InputError:
             pass
-    return choice_label(name, metadata)
+    return {}
+
+
+def tokeniser_label(name: str) -> str:
+    """How a tokeniser choice reads in a chooser: its name and what it is (a scenario's title)."""
+    return choice_label(name, sample_metadata(name))
 
 
 def select(kind: str, name: str) -> None:
@@ -462,43 +542,59 @@ def load_tokeniser_choice(name: str) -> tuple[Tokeniser, str]:
         key = f"{name}@{pretokeniser}@{digest(repr(stamp).encode())}"
         return path_tokeniser(spec, stamp, pretokeniser), key
     if name.startswith(UPLOAD_PREFIX):
-        data = uploads()[("tokeniser", name)]
-        vocab_name, vocab = uploads().get(("tokeniser-vocab", name), ("vocab.json", None))
-        pretokeniser = pretokeniser_of(name)
-        content = upload_digest("tokeniser", name)
-        key = (name + "@" + content + ("" if vocab is None else "+" + vocab_name)
-               + ("" if pretokeniser == INFERRED else "@" + pretokeniser))
-        return uploaded_tokeniser(data, name[len(UPLOAD_PREFIX):], vocab, vocab_name, pretokeniser, content), key
+        upload = uploads()[("tokeniser", name)]
+        return uploaded_tokeniser(upload), name + "@" + upload.id
     return sample_tokeniser(SAMPLE_TOKENISERS[name]), name
 
 
 def load_reference_choice(name: str) -> tuple[ReferenceSet, str]:
     """The reference segmentations of a choice and a key identifying their content; raises InputError."""
     if name.startswith(UPLOAD_PREFIX):
-        data = uploads()[("reference", name)]
-        return uploaded_references(data, name[len(UPLOAD_PREFIX):]), name + "@" + upload_digest("reference", name)
+        upload = uploads()[("reference", name)]
+        (filename, data), = upload.files
+        return uploaded_references(data, filename), name + "@" + upload.id
     return sample_references(SAMPLE_REFERENCES[name]), name
 
 
-def current() -> Workspace:
-    """The loaded workspace; writes the choices into the URL. Shows st.error and stops on failure."""
+def sync_url(names: Mapping[str, str], notices: bool = True) -> None:
+    """Write each kind's choice into the URL (a value no link can carry is left out); with ``notices``,
+    show why a link cannot carry what it leaves out, and the warnings of links that named nothing
+    available."""
+    unlinked = []
+    for kind, name in names.items():
+        value, missing = link_value(kind, name)
+        write_to_url(kind, value)
+        st.session_state.setdefault(LINKED_KEY, {})[kind] = value
+        if missing:
+            unlinked.append(missing)
+    misses = st.session_state.setdefault(MISSES_KEY, {})
+    for kind, (message, fallback) in list(misses.items()):
+        if names[kind] != fallback:
+            del misses[kind]  # another choice since: the warning is history
+        elif notices:
+            st.warning(message)
+    if unlinked and notices:
+        st.caption("This view's link cannot carry " + "; ".join(md_escape(text) for text in unlinked) + ".")
+
+
+def current(notices: bool = True) -> Workspace:
+    """The loaded workspace; writes the choices into the URL (:func:`sync_url`; ``notices=False``
+    for a second call in one run, whose notices the first showed). Shows st.error and stops on
+    failure."""
     ensure_app_navigation()
-    tokeniser_name = selected("tokeniser", DEFAULT_TOKENISER)
-    reference_name = selected("reference", DEFAULT_REFERENCE)
-    corpus_name = selected("corpus", DEFAULT_CORPUS)
+    names = {"tokeniser": selected("tokeniser", DEFAULT_TOKENISER), "reference": selected("reference", DEFAULT_REFERENCE),
+             "corpus": selected("corpus", DEFAULT_CORPUS)}
     try:
-        tokeniser, tokeniser_key = load_tokeniser_choice(tokeniser_name)
-        references, reference_key = load_reference_choice(reference_name)
+        tokeniser, tokeniser_key = load_tokeniser_choice(names["tokeniser"])
+        references, reference_key = load_reference_choice(names["reference"])
     except InputError as err:
         st.error(str(err))
         st.stop()
-    for kind, value in (("tokeniser", tokeniser_name), ("reference", reference_name), ("corpus", corpus_name)):
-        if not is_session_choice(value) and st.query_params.get(kind) != value:
-            st.query_params[kind] = value
-    corpus_key = (corpus_name + "@" + upload_digest("corpus", corpus_name) if corpus_name.startswith(UPLOAD_PREFIX)
-                  else corpus_name)
-    return Workspace(tokeniser_name, tokeniser, reference_name, references, corpus_name, tokeniser_key, reference_key,
-                     corpus_key=corpus_key)
+    sync_url(names, notices)
+    corpus = uploads().get(("corpus", names["corpus"]))
+    corpus_key = names["corpus"] + ("@" + corpus.id if corpus is not None else "")
+    return Workspace(names["tokeniser"], tokeniser, names["reference"], references, names["corpus"], tokeniser_key,
+                     reference_key, corpus_key=corpus_key)
 
 
 ensure_app_navigation()  # a page importing this module on a fresh server goes through app.py

@@ -52,8 +52,9 @@ from core.graph import (
 )
 from core.model import BTETokeniser, Merge
 from viz.escaping import html_escape, script_json
+from viz.ranks import rank_help, rank_text
 from viz.tokens import code_points
-from viz.tokens import shown as _shown
+from viz.tokens import drawn as shown
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 VIS_JS, VIS_CSS = "vis-network.min.js", "vis-network.css"
@@ -84,24 +85,15 @@ ROLE_TEXT = {
 MERGE_STYLE = ("#ffffff", "#44403c")
 TUPLE_STYLE = ("#fed7aa", "#c2410c")      # tuple merges (3+ parts, bpe-knockout.txt §3.2)
 EDGE_COLOUR, TUPLE_EDGE, ABSENT_COLOUR = "#57534e", "#ea580c", "#dc2626"
-ABSENT_MARK = "✗ "        # knocked out: a merge (or type) the tokeniser after the edit does not have
-NEW_MARK = "★ "           # new: a merge (or type) the tokeniser before the edit did not have
-REFORMED_MARK = "↻ "      # a type both have, formed by different merges (e.g. a knockout's tuple merge)
+# Words, not symbols: a dingbat such as a ballot X or a star is an empty box on a machine without the font.
+ABSENT_MARK = "out: "         # knocked out: a merge (or type) the tokeniser after the edit does not have
+NEW_MARK = "new: "            # new: a merge (or type) the tokeniser before the edit did not have
+REFORMED_MARK = "re-formed: "  # a type both have, formed by different merges (e.g. a knockout's tuple merge)
 ALT_MARK = " alt"         # after the rank of an alternative merge (not the one forming the type from its string)
 ALT_STYLE = ("#fafaf9", "#78716c")
 ALT_EDGE = "#a8a29e"
 GONE, NEW, REFORMED = "knocked out", "new", "re-formed"
 TYPE_FONT, SMALL_FONT = 22, 16
-
-
-def shown(token: str, display: Callable[[str], str] = lambda t: t) -> str:
-    """:func:`viz.tokens.shown` (bytes decoded, whitespace and control characters visible), with the
-    remaining invisible characters (line/paragraph separators, format characters such as U+200B,
-    odd spaces) written as ``\\uXXXX`` too: a graph label must never look empty or break a line."""
-    text = _shown(token, display)
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
 
 
 # --- choosing the type --------------------------------------------------------------------------------
@@ -186,10 +178,6 @@ def type_status(tokeniser: BTETokeniser, type_: str, other: BTETokeniser | None,
 
 
 # --- node and edge data ---------------------------------------------------------------------------
-def _rank(rank) -> str:
-    return str(int(rank)) if isinstance(rank, float) and rank.is_integer() else str(rank)
-
-
 def merge_text(merge: Merge, display: Callable[[str], str]) -> str:
     return " + ".join(shown(p, display) for p in merge.parts)
 
@@ -242,13 +230,13 @@ def merges_lines(tokeniser: BTETokeniser, type_: str, display: Callable[[str], s
         fires = fires_text(merge, fire_counts)
         fires = f" ({fires})" if fires else ""
         if len(merges) == 1:
-            lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)}{fires}")
+            lines.append(f"formed by {kind} {rank_text(merge.rank)}: {merge_text(merge, display)}{fires}")
         elif merge == primary:
-            lines.append(f"formed by {kind} #{_rank(merge.rank)}: {merge_text(merge, display)} — primary: fires on "
+            lines.append(f"formed by {kind} {rank_text(merge.rank)}: {merge_text(merge, display)} — primary: fires on "
                          f"its own string{fires}")
             lines.append(f"{len(merges) - 1} alternative{'s' if len(merges) > 2 else ''}:")
         else:
-            lines.append(f"  alt #{_rank(merge.rank)}: {merge_text(merge, display)}{fires}")
+            lines.append(f"  alt {rank_text(merge.rank)}: {merge_text(merge, display)}{fires}")
     return lines
 
 
@@ -289,8 +277,8 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
     (a merge node still names them in its label).
 
     Every node carries ``focus``: the type a click recentres on (a merge node: its result). With
-    ``other``, merges absent from it are marked: as knocked out (``✗``, red, dashed) when ``other``
-    is the tokeniser after an edit, as new (``★``, red, dashed) when ``other_is_before``.
+    ``other``, merges absent from it are marked: as knocked out (``out:``, red, dashed) when ``other``
+    is the tokeniser after an edit, as new (``new:``, red, dashed) when ``other_is_before``.
     """
     display = display or tokeniser.pretokeniser.display
     absent = absent_merges(hood.merges, other)
@@ -348,9 +336,11 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             gone = merge in absent
             alternative = merge in hood.alternatives
             background, border = TUPLE_STYLE if merge.is_tuple else (ALT_STYLE if alternative else MERGE_STYLE)
-            head = f"#{_rank(merge.rank)}" + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
-            title = [f"{'tuple merge' if merge.is_tuple else 'merge'} #{_rank(merge.rank)}",
+            head = rank_text(merge.rank) + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
+            title = [f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
                      f"{merge_text(merge, display)} → {shown(merge.result, display)}"]
+            if rank_help(merge.rank):  # placed by reification between two integer ranks
+                title.append(rank_help(merge.rank))
             several = len(tokeniser.produced_by.get(merge.result, ()))
             if alternative:
                 title.append(f"an alternative: {shown(merge.result, display)}'s own string is formed by "
@@ -417,11 +407,11 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             gone = merge is not None and merge in absent
             alternative = bool(drawn) and all(m in hood.alternatives for m in drawn)
             colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
-            title = f"{'tuple merge' if is_tuple else 'merge'} #{_rank(datas[0]['rank'])}"
+            title = f"{'tuple merge' if is_tuple else 'merge'} {rank_text(datas[0]['rank'])}"
             if merge is not None:
                 title += f": {merge_text(merge, display)} → {shown(result, display)}"
             for extra in drawn[1:]:
-                title += f"\nmerge #{_rank(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
+                title += f"\nmerge {rank_text(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
             if alternative:
                 title += f"\nan alternative: {shown(result, display)}'s own string is formed by " \
                          f"{merge_text(tokeniser.primary_merge(result), display)}"
@@ -544,10 +534,10 @@ def legend_items(view: str, comparing: bool, other_is_before: bool = False,
         items.append((f"background:{ALT_STYLE[0]};border:2px dashed {ALT_STYLE[1]};border-radius:0",
                       "alt: an alternative merge (the type's own string is formed by its primary merge)"))
     if comparing:
-        text = ("★ new: not in the tokeniser before (dashed)" if other_is_before
-                else "✗ knocked out: gone after the edit (dashed)")
+        text = ("new: not in the tokeniser before (dashed)" if other_is_before
+                else "out: knocked out, gone after the edit (dashed)")
         items.append((f"background:#fff;border:3px dashed {ABSENT_COLOUR}", text))
-        items.append((f"background:#fff;border:3px dotted {ABSENT_COLOUR}", "↻ re-formed: same type, other merge"))
+        items.append((f"background:#fff;border:3px dotted {ABSENT_COLOUR}", "re-formed: same type, other merge (dotted)"))
     return items
 
 
@@ -671,18 +661,27 @@ def render_html(net: Network, center: str, *, legend: str = "", note: str = "", 
     }
 
 
-def graph_html(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
-               display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
-               other_label: str = "", other_is_before: bool = False, note: str = "",
-               other_parts: bool = True, fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> str:
-    """The whole pipeline: nodes and edges, a pyvis network, the offline HTML document."""
+def graph_figure(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
+                 display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
+                 other_label: str = "", other_is_before: bool = False, other_parts: bool = True,
+                 fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+                 ) -> tuple[list[dict], list[dict], list[tuple[str, str]], str]:
+    """What the interactive view and the SVG figure (:mod:`viz.graph_svg`) both draw: placed nodes
+    and edges, legend items, and a one-line description."""
     display = display or tokeniser.pretokeniser.display
     nodes, edges = graph_elements(tokeniser, hood, view, display=display, other=other, other_label=other_label,
                                   other_is_before=other_is_before, other_parts=other_parts, fire_counts=fire_counts)
-    net = build_network(nodes, edges)
-    legend = legend_html(legend_items(view, other is not None, other_is_before, bool(hood.alternatives)))
-    aria = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"
-    return render_html(net, hood.center, legend=legend, note=note, aria=aria)
+    legend = legend_items(view, other is not None, other_is_before, bool(hood.alternatives))
+    caption = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"
+    return nodes, edges, legend, caption
+
+
+def graph_html(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *, note: str = "",
+               **options) -> str:
+    """The whole pipeline: :func:`graph_figure` (``options`` are its keywords), a pyvis network, the
+    offline HTML document."""
+    nodes, edges, legend, aria = graph_figure(tokeniser, hood, view, **options)
+    return render_html(build_network(nodes, edges), hood.center, legend=legend_html(legend), note=note, aria=aria)
 
 
 @lru_cache(maxsize=2)
@@ -721,7 +720,7 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
     for kind, merges in (("M_i: forms it", tokeniser.produced_by.get(type_, ())),
                          ("M_o: uses it", tokeniser.used_by.get(type_, ()))):
         for merge in merges:
-            row = {"set": kind, "rank": _rank(merge.rank), "merge": merge_text(merge, display),
+            row = {"set": kind, "rank": rank_text(merge.rank), "merge": merge_text(merge, display),
                    "result": shown(merge.result, display), "parts": len(merge.parts),
                    "tuple merge": "yes" if merge.is_tuple else ""}
             if several:
@@ -733,11 +732,11 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
                 if match is None and other_is_before:
                     row[other_label] = "new (absent before)"
                 elif match is None and instead is not None:
-                    row[other_label] = f"replaced by {merge_text(instead, display)} (#{_rank(instead.rank)})"
+                    row[other_label] = f"replaced by {merge_text(instead, display)} ({rank_text(instead.rank)})"
                 elif match is None:
                     row[other_label] = "knocked out"
                 else:
-                    row[other_label] = "same" if match.rank == merge.rank else f"rank {_rank(match.rank)}"
+                    row[other_label] = "same" if match.rank == merge.rank else f"rank {rank_text(match.rank)}"
             rows.append(row)
     return rows
 
@@ -751,7 +750,7 @@ def type_merge_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str]
     primary = tokeniser.primary_merge(type_)
     rows = []
     for merge in sorted(merges, key=lambda m: (m != primary, m.rank)):
-        row = {"merge": merge_text(merge, display), "rank": _rank(merge.rank),
+        row = {"merge": merge_text(merge, display), "rank": rank_text(merge.rank),
                "kind": ("primary (forms it from its own string)" if len(merges) > 1 and merge == primary
                         else "its only merge" if len(merges) == 1 else "alternative")}
         if primary == merge and len(merges) > 1 and not tokeniser.self_formed(type_):

@@ -53,6 +53,7 @@ LEGENDS = {
     "top-right": dict(orientation="v", yanchor="top", y=0.98, xanchor="right", x=0.98),
     "top-left": dict(orientation="v", yanchor="top", y=0.98, xanchor="left", x=0.02),
     "top-center": dict(orientation="v", yanchor="top", y=0.98, xanchor="center", x=0.5),
+    "bottom-right": dict(orientation="v", yanchor="bottom", y=0.02, xanchor="right", x=0.98),
     "bottom": dict(orientation="h", yanchor="top", y=-0.2, xanchor="center", x=0.5),
 }
 
@@ -520,13 +521,22 @@ def kind_fraction_figure(rows: Sequence[dict]) -> go.Figure:
     return _style(fig, "Share of each kind of operation per interval", "training steps", "share", legend="bottom")
 
 
-def vocab_size_figure(events: Sequence, target: int | None = None, marker_step: int | None = None) -> go.Figure:
-    """|V| after each training event (scaffold and removal events make it go down)."""
-    fig = go.Figure(go.Scatter(x=[e.step for e in events], y=[e.vocab_size for e in events], mode="lines",
+def vocab_size_figure(events: Sequence, target: int | None = None, marker_step: int | None = None,
+                      slots: Sequence[int] | None = None) -> go.Figure:
+    """|V| after each training event (scaffold and removal events make it go down); with ``slots``
+    (one per event, core.variants.boundless.slots_after_events) also the budget slots filled,
+    which deleted BoundlessBPE tokens keep."""
+    steps = [e.step for e in events]
+    fig = go.Figure(go.Scatter(x=steps, y=[e.vocab_size for e in events], mode="lines",
                                line=dict(color=PALETTE[0]), name="|V|",
                                hovertemplate="step %{x}<br>|V| %{y:,}<extra></extra>"))
+    if slots is not None:
+        fig.add_trace(go.Scatter(x=steps, y=list(slots), mode="lines", line=dict(color=PALETTE[1], dash="dot"),
+                                 name="slots filled (deleted tokens keep theirs)",
+                                 hovertemplate="step %{x}<br>slots filled %{y:,}<extra></extra>"))
     if target is not None:
         fig.add_hline(y=target, line_dash="dash", line_color="#a8a29e", annotation_text=f"target {target:,}")
     if marker_step is not None:
         fig.add_vline(x=marker_step, line_dash="dot", line_color="#57534e")
-    return _style(fig, "Vocabulary size during training", "training step", "|V|", legend=None)
+    return _style(fig, "Vocabulary size during training", "training step", "|V|",
+                  legend=None if slots is None else "bottom-right")  # both lines rise from bottom left

@@ -1,4 +1,5 @@
-"""Tables and figures for stepping through a BPE-knockout / ReBPE run, and for blocked merges.
+"""Tables and figures for stepping through a BPE-knockout / ReBPE run, for blocked merges, and the
+moved-merge listings of rebpe.txt App. A.3.
 
 Pure builders (no Streamlit): rows are plain dicts of readable strings, figures are plotly
 ``Figure`` objects (``st.plotly_chart`` draws them with the plotly.js bundled in Streamlit, no
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -24,6 +26,7 @@ from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 from core.steps import ORIGINS, PREEXISTING, StepReport
 from viz.escaping import code_span
+from viz.ranks import rank_text
 from viz.tokens import shown
 
 Display = Callable[[str], str]
@@ -50,13 +53,6 @@ START_TEXT = ("**Step 0** is the tokeniser as loaded, before any phase. Press **
 
 
 # --- labels ---------------------------------------------------------------------------------------
-def rank_text(rank) -> str:
-    """A rank as written in tables: ``1234``, or ``15544.999`` for reified merges."""
-    if isinstance(rank, float):
-        return str(int(rank)) if rank.is_integer() else f"{rank:.6g}"
-    return str(rank)
-
-
 def merge_text(merge: Merge | None, display: Display = lambda t: t) -> str:
     """``Ġbru + ids``: the parts of a merge in readable form."""
     if merge is None:
@@ -89,8 +85,12 @@ def step_title(steps: Sequence[StepReport], index: int) -> str:
     return f"Step {index} of {len(steps)} · iteration {step.iteration} · {step.phase}{note}"
 
 
-def step_counts(step: StepReport | None) -> list[tuple[str, int]]:
-    """(label, count) for the counts row of a step."""
+WORDS_CHANGED = "Words changed"
+
+
+def step_counts(step: StepReport | None, words_changed: int = 0) -> list[tuple[str, int]]:
+    """(label, count) for the counts row of a step; ``words_changed`` is the number of reference
+    words whose tree the step changed (:func:`affected_words`, the one definition of a changed word)."""
     if step is None:
         return []
     return [
@@ -99,8 +99,15 @@ def step_counts(step: StepReport | None) -> list[tuple[str, int]]:
         ("Merges rewired", len(step.rewired)),
         ("Types removed", len(step.types_removed)),
         ("Types added", len(step.types_added)),
-        ("Words changed", len(step.changed_words)),
+        (WORDS_CHANGED, words_changed),
     ]
+
+
+def words_changed_help(changed: int, new_tokens: int) -> str:
+    """What the words-changed count means, split into words with new tokens and with a new tree only."""
+    return (f"Reference words whose merge tree this step changed: {new_tokens:,} of them now have other tokens, "
+            f"{changed - new_tokens:,} keep their tokens but are merged differently (as *bruids* in rebpe.txt "
+            "App. A.1 scenario 2a). The word list and the *Words changed* tab show the same words.")
 
 
 # --- what changed -------------------------------------------------------------------------------
@@ -170,9 +177,19 @@ def rows_to_csv(rows: Sequence[dict]) -> str:
 
 
 def changed_word_rows(changed_words: Iterable[tuple[str, Sequence[str], Sequence[str]]],
-                      display: Display = lambda t: t) -> list[dict]:
-    return [{"word": shown(word), "tokens before": tokens_text(before, display),
+                      display: Display = lambda t: t,
+                      tree_only: Iterable[tuple[str, Sequence[str]]] | None = None) -> list[dict]:
+    """One row per word whose tokens changed; with ``tree_only`` ((word, tokens) of the words whose
+    tree changed but not their tokens) also those, and a ``change`` column telling the two apart."""
+    rows = [{"word": shown(word), "tokens before": tokens_text(before, display),
              "tokens after": tokens_text(after, display)} for word, before, after in changed_words]
+    if tree_only is None:
+        return rows
+    for row in rows:
+        row["change"] = "tokens"
+    return rows + [{"word": shown(word), "tokens before": tokens_text(tokens, display),
+                    "tokens after": tokens_text(tokens, display), "change": "tree only"}
+                   for word, tokens in tree_only]
 
 
 def touched_types(step: StepReport | None) -> list[str]:
@@ -186,22 +203,27 @@ def touched_types(step: StepReport | None) -> list[str]:
 
 
 AFFECTED_LIMIT = 200
+MAX_SCAN = 20_000
 
 
 def affected_words(before: BTETokeniser, after: BTETokeniser, words: Iterable[str],
                    changed_words: Iterable[tuple] = (), *, touched: Iterable[str] | None = None,
-                   limit: int = AFFECTED_LIMIT, max_scan: int = 20_000) -> list[str]:
+                   limit: int | None = AFFECTED_LIMIT, max_scan: int = MAX_SCAN) -> list[str]:
     """Words to show trees for: first those whose tokens changed, then those whose merge tree changed
     although their tokens did not (e.g. rebpe.txt App. A.1 scenario 2a, where knockout turns
     ``_bru+ids`` into the triplet ``_bru+id+s``). A tree changed when some character boundary is
-    removed by another merge (compared with the light boundary trace). At most ``limit`` words;
-    at most ``max_scan`` words are traced.
+    removed by another merge (compared with the light boundary trace). At most ``limit`` words
+    (None: all); at most ``max_scan`` words are traced.
 
     ``touched``: the types whose merges the edit changed (:func:`touched_types`). A merge can only
     fire where its whole string occurs, so only words with a pretoken containing one of them are
     traced (one ``str.find`` pass per type over all pretokens).
     """
-    out = list(dict.fromkeys(w for w, *_ in changed_words))[:limit]
+    out = list(dict.fromkeys(w for w, *_ in changed_words))
+    if limit is None:
+        limit = math.inf
+    else:
+        out = out[:limit]
     if before is after or len(out) >= limit:
         return out
     seen = set(out)
@@ -438,7 +460,10 @@ _SCENARIO = re.compile(r"^a1_scenario(\d)([a-z]?)(?:_(i+))?(?:_(first|second))?$
 
 
 def scenario_label(name: str) -> str:
-    """``a1_scenario2b_i_first`` -> ``2b(i) first``; other names unchanged."""
+    """``a1_scenario2b_i_first`` -> ``2b(i) first``, ``a3_moving_merges`` -> ``A.3 moving merges``;
+    other names unchanged."""
+    if name.startswith("a3_"):
+        return "A.3 " + name[3:].replace("_", " ")
     match = _SCENARIO.match(name)
     if not match:
         return name
@@ -450,7 +475,7 @@ def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
     """A reference for a teaching scenario, as TSV: each of the paper's words split where the parts of
     the merge the paper knocks out join (``metadata["knockout"]``), e.g. ``id s`` gives
     ``bruids -> bruid s`` and ``bruid -> bruid``. None when the tokeniser is no scenario."""
-    metadata = tokeniser.metadata or {}
+    metadata = getattr(tokeniser, "metadata", None) or {}
     knockout = str(metadata.get("knockout") or "").split()
     words = [str(w.get("word", "")) for w in metadata.get("words", ()) if isinstance(w, Mapping)]
     words = [w for w in words if w and "\t" not in w and "\n" not in w]
@@ -476,6 +501,57 @@ def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
         cuts = [0, *sorted(splits), len(word)]
         lines.append(f"{word}\t{' '.join(word[a:b] for a, b in zip(cuts, cuts[1:]))}")
     return "".join(line + "\n" for line in lines) or None
+
+
+# --- moved merges (rebpe.txt App. A.3) -----------------------------------------------------------------
+#: The paper's moves for the variants of the shipped App. A.3 tokeniser (``a3_moving_merges``).
+MOVES = {
+    "delayed": "the triplet a + b + c is delayed until bc has formed, as a + bc",
+    "expedited": "the submerge b + c is moved before the triplet, which becomes a + bc",
+    "expedited_twice": "c + d is moved before b + c as well",
+}
+
+
+def moved_merge_variants(tokeniser: BTETokeniser) -> dict[str, BTETokeniser]:
+    """The tokenisers listed in ``metadata["variants"]`` (rebpe.txt App. A.3: the knocked-out merge
+    list with merges moved to make the triplet binary), ranked in listed order. A variant whose
+    listing is malformed (a merge that is not two or more strings, or no valid merge list) is left out."""
+    variants = (getattr(tokeniser, "metadata", None) or {}).get("variants")
+    if not isinstance(variants, Mapping):
+        return {}
+    out = {}
+    for name, spec in variants.items():
+        merges = spec.get("merges") if isinstance(spec, Mapping) else None
+        if not isinstance(merges, list) or not all(
+                isinstance(parts, list) and len(parts) >= 2 and all(isinstance(p, str) and p for p in parts)
+                for parts in merges):
+            continue
+        try:
+            out[str(name)] = tokeniser.with_merges([Merge(rank, tuple(parts)) for rank, parts in enumerate(merges)])
+        except InputError:
+            continue
+    return out
+
+
+def move_label(name: str) -> str:
+    """``expedited_twice`` -> ``moved: expedited twice``."""
+    return "moved: " + name.replace("_", " ")
+
+
+def listing_rows(tokeniser: BTETokeniser, knocked: BTETokeniser, blocked: Iterable[Merge],
+                 display: Display = lambda t: t) -> list[dict]:
+    """A merge list as rebpe.txt App. A.3 prints it: each merge, where its type's merge was after
+    knockout (``#2``, or ``#1 as a + b + c`` when it had other parts, or ``new``), and which merges
+    are blocked."""
+    blocked = set(blocked)
+    rows = []
+    for merge in tokeniser.merges:
+        old = knocked.merge_of(merge.result)
+        was = ("new" if old is None else rank_text(old.rank)
+               + ("" if old.parts == merge.parts else f" as {merge_text(old, display)}"))
+        rows.append({"rank": rank_text(merge.rank), "merge": merge_text(merge, display), "after knockout": was,
+                     "blocked": "blocked" if merge in blocked else ""})
+    return rows
 
 
 # --- blocked merges (rebpe.txt §3.1, App. A.1, A.3) ---------------------------------------------------
@@ -521,10 +597,12 @@ def segmentation_changes(before: BTETokeniser, after: BTETokeniser, words: Itera
 #: A style-only block for ``st.html``: trees in the pages' ``merge-tree-block`` wrappers shrink to the
 #: column width (the SVG has a viewBox) instead of hiding their right end behind a scroll bar.
 TREE_CSS = "<style>.merge-tree-block svg { max-width: 100%; height: auto; }</style>"
+#: In presentation mode a tall tree also shrinks to fit the projector's height, with the controls.
+PRESENT_TREE_CSS = "<style>.merge-tree-block svg { max-height: 42vh; width: auto; }</style>"
 TREE_HELP = ("Leaves are the characters; each box above them is a merge with the token it forms and its "
-             "rank (#); the filled boxes at the top are the final tokens; violet boxes are tuple merges "
-             "(three or more parts). Blue borders: on the left the merges this step removed or rewired, on "
-             "the right the merges it added or rewired.")
+             "rank (#); the filled boxes at the top are the final tokens.")
+#: The legend's name for the blue borders of the stepper's trees (``viz.trees.tree_legend_html``).
+STEP_HIGHLIGHT = "left: merges this step removed or rewired; right: merges it added or rewired"
 
 
 def tokens_markdown(tokens: Sequence[str], display: Display = lambda t: t) -> str:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Sequence
 
+from viz.ranks import rank_text
 from viz.tokens import shown
-
-def _rank(rank) -> int | float | str:
-    return int(rank) if isinstance(rank, float) and rank.is_integer() else rank
 
 
 def _identity(text: str) -> str:
@@ -44,7 +42,7 @@ def merge_rows(
             row: dict = {"step": len(rows) + 1}
             if several:
                 row["pretoken"] = tokens([trace.pretoken], "")
-            row["rank"] = _rank(step.merge.rank)
+            row["rank"] = rank_text(step.merge.rank)
             row["merge"] = tokens(step.merge.parts, " + ")
             row["result"] = tokens([step.merge.result], "")
             if tuple_column:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
+from core.model import BTETokeniser
 from viz.escaping import code_span, md_escape
 
 #: Short notes on the tokenisers that are not scenarios (scenarios carry their own metadata).
@@ -36,9 +37,9 @@ NOTES = {
 
 #: What a shipped tokeniser is, for the choosers (scenarios use their own metadata title).
 SHORT_DESCRIPTIONS = {
-    "nl-40k": "Dutch byte-level BPE, 40k types (BPE-knockout paper)",
-    "nl-bpe-4k-wordfreq": "Dutch BPE, 4k types (trained here on wordfreq)",
-    "en-bpe-4k-wordfreq": "English BPE, 4k types (trained here on wordfreq)",
+    "nl-40k": "Dutch byte-level BPE, |V| 40,000 (BPE-knockout paper)",
+    "nl-bpe-4k-wordfreq": "Dutch BPE, |V| 4,000 (trained here on wordfreq)",
+    "en-bpe-4k-wordfreq": "English BPE, |V| 4,000 (trained here on wordfreq)",
 }
 
 
@@ -75,10 +76,34 @@ def valid_choice(value: object, choices: Mapping[str, object], default: str) -> 
     return value if isinstance(value, str) and value in choices else default
 
 
+def vocab_size_parts(tokeniser) -> tuple[int, int]:
+    """(types, special tokens outside them): the two parts of ``tokeniser.vocab_size``, |V| as HF
+    counts it (a loaded Unigram model's control and unknown pieces count as special tokens)."""
+    types = len(tokeniser.vocabulary)
+    return types, max(0, tokeniser.vocab_size - types)
+
+
+#: What |V| means everywhere in the explorer (a column's help; :func:`vocab_size_help` adds the numbers).
+VOCAB_SIZE_RULE = "|V| counts special tokens as HF does"
+VOCAB_SIZE_HELP = f"{VOCAB_SIZE_RULE}: the types plus the special tokens."
+
+
+def vocab_size_help(tokeniser) -> str:
+    """Hover text for a |V| figure: what |V| counts, with this tokeniser's numbers, e.g. "|V| counts
+    special tokens as HF does: 39,995 types in the merge graph + 5 special tokens = 40,000"."""
+    types, specials = vocab_size_parts(tokeniser)
+    counted = f"{VOCAB_SIZE_RULE}: {types:,} types" + (
+        " in the merge graph" if isinstance(tokeniser, BTETokeniser) else "")
+    if not specials:
+        return f"{counted}, no special tokens."
+    return f"{counted} + {specials:,} special token{'s' if specials != 1 else ''} = {tokeniser.vocab_size:,}."
+
+
 def tokeniser_facts(tokeniser) -> list[tuple[str, str]]:
-    """(label, formatted value) pairs for the facts row: types, merges, tuple merges, alphabet."""
+    """(label, formatted value) pairs for the facts row: |V|, types, merges, tuple merges, alphabet."""
     return [
-        ("Types |V|", f"{len(tokeniser.types):,}"),
+        ("|V|", f"{tokeniser.vocab_size:,}"),
+        ("Types", f"{len(tokeniser.types):,}"),
         ("Merges", f"{len(tokeniser.merges):,}"),
         ("Tuple merges", f"{len(tokeniser.tuple_merges):,}"),
         ("Alphabet", f"{len(tokeniser.alphabet):,}"),

@@ -6,9 +6,14 @@ goes through :func:`viz.escaping.html_escape`, attribute values included.
 """
 from __future__ import annotations
 
+import unicodedata
+from dataclasses import dataclass
 from typing import Callable, Collection, Mapping, Sequence
 
+import regex
+
 from viz.escaping import html_escape
+from viz.ranks import rank_help, rank_text
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
@@ -51,9 +56,90 @@ def shown(token: str, display: Callable[[str], str] = lambda t: t) -> str:
     return visible(display(token)) or "∅"
 
 
+def drawn(token: str, display: Callable[[str], str] = lambda t: t) -> str:
+    """:func:`shown`, with the remaining invisible characters (line/paragraph separators, format
+    characters such as U+200B, odd spaces) written as ``\\uXXXX`` too: a label drawn in a graph or a
+    tree must never look empty or break a line."""
+    text = shown(token, display)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
+
+
 def code_points(token: str) -> str:
     """``U+0120 U+0062`` ...: what the token really is, for tooltips."""
     return " ".join(f"U+{ord(c):04X}" for c in token)
+
+
+# --- characters as people see them ------------------------------------------------------------------
+_GRAPHEME = regex.compile(r"\X")
+_WIDE = regex.compile(r"\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F")
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character as people read it (a grapheme cluster: ``é``, ``猫``, ``👩‍👩‍👧``) and the
+    symbols of a token string it is made of: ``text[start:end]`` (two bytes ``Ã©`` for ``é`` in a
+    byte-level tokeniser, five code points for the ZWJ family ``👩‍👩‍👧`` in a character-level one)."""
+
+    start: int
+    end: int
+    label: str  # the readable form (:func:`shown`)
+
+    @property
+    def symbols(self) -> int:
+        return self.end - self.start
+
+
+def characters(text: str, display: Callable[[str], str] = lambda t: t) -> list[Character]:
+    """``text`` (a pretoken: symbols of the tokeniser's alphabet) cut into the characters people see.
+
+    A cut between symbols k-1 and k is a character boundary when ``display`` reads the two sides
+    apart as it reads the whole (a byte-level cut inside ``é`` reads ``\\xc3`` + ``\\xa9``
+    instead) and the readable text has a grapheme boundary there (Unicode ``\\X``: a ZWJ sequence
+    or a letter with a combining accent stays one character). Linear when ``display`` reads the
+    text symbol by symbol (plain text, markers), quadratic in ``len(text)`` otherwise (bytes of
+    multi-byte characters): meant for words, not for whole documents.
+    """
+    if not text:
+        return []
+    whole = display(text)
+    graphemes = {0, *(m.end() for m in _GRAPHEME.finditer(whole))}
+    each = [display(symbol) for symbol in text]
+    if "".join(each) == whole:
+        ends, total = [], 0
+        for k, piece in enumerate(each[:-1], 1):
+            total += len(piece)
+            ends.append((k, total))
+        cuts = [0, *(k for k, end in ends if end in graphemes)]
+    else:
+        cuts = [0]
+        for k in range(1, len(text)):
+            left = display(text[:k])
+            if len(left) in graphemes and left + display(text[k:]) == whole:
+                cuts.append(k)
+    cuts.append(len(text))
+    return [Character(a, b, _glyph(text[a:b], display)) for a, b in zip(cuts, cuts[1:])]
+
+
+def _glyph(symbols: str, display: Callable[[str], str]) -> str:
+    """A character's label: the glyph as it is (a ZWJ inside a family stays, invisible), a combining
+    mark without its letter (the pre-tokeniser split them) on a dotted circle, and a character that
+    is itself invisible (a lone ZWJ, U+200B) written out as :func:`drawn` does."""
+    text = shown(symbols, display)
+    if unicodedata.category(text[0]).startswith("M"):
+        return "\u25cc" + text
+    return text if text[:1].isprintable() else drawn(symbols, display)
+
+
+def columns(label: str) -> int:
+    """How many monospace columns ``label`` takes: two for a wide character (CJK, emoji), else one
+    per grapheme cluster (a combining accent or a ZWJ adds none)."""
+    total = 0
+    for cluster in _GRAPHEME.findall(label):
+        wide = unicodedata.east_asian_width(cluster[0]) in "WF" or _WIDE.search(cluster)
+        total += 2 if wide else 1
+    return total
 
 
 def _chip_text(text: str, markers: Sequence[str]) -> str:
@@ -143,20 +229,72 @@ def split_words(text: str | None, limit: int = 20) -> tuple[list[str], int]:
 
 
 # --- the word debugger's strips ---------------------------------------------------------------------
-#: Colour and symbol of each boundary verdict (core.explain): a reference split kept or lost, a
-#: split the reference does not have, a merge inside a morph.
+#: Colour, mark and meaning of each boundary verdict (core.explain): a reference split kept or lost,
+#: a split the reference does not have, a merge inside a morph. The marks are plain characters that
+#: every font has (no emoji or dingbats, which some machines draw as empty boxes).
 VERDICT_STYLE = {
-    "correct split": ("#15803d", "✓", "reference split, kept"),
-    "missed split": ("#dc2626", "✗", "reference split, merged away"),
+    "correct split": ("#15803d", "|", "reference split, kept"),
+    "missed split": ("#dc2626", "\u00d7", "reference split, merged away"),
     "extra split": ("#d97706", "!", "split the reference does not have"),
-    "correctly merged": ("#a8a29e", "·", "merged, no reference split"),
-    "": ("#a8a29e", "·", "not compared"),
+    "correctly merged": ("#a8a29e", "\u00b7", "merged, no reference split"),
+    "": ("#a8a29e", "\u00b7", "not compared"),
 }
+TOKEN_BOUNDARY = ("#1c1917", "|", "token boundary")
+INNER_SPLIT, INNER_JOINED = "#1c1917", "#a8a29e"  # ticks between the symbols inside one character's box
+
+#: px widths of the strip's columns: a character's box (at least), a boundary, the gap between pretokens
+BOX_PX, BOUNDARY_PX, GAP_PX = 32, 24, 22
+COLUMN_PX, SYMBOL_PX = 13, 7  # one monospace column of a glyph at 1.35rem; one symbol's slot in the ruler
+_MONO = "ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 
 
-def rank_text(rank) -> str:
-    """A merge rank for people: whole floats without ``.0``."""
-    return str(int(rank)) if isinstance(rank, float) and rank.is_integer() else str(rank)
+def box_width(character: Character) -> int:
+    """The px width of a character's box: room for its glyph (CJK and emoji take two columns, an
+    undecodable byte ``\\xa9`` four) and for a slot per symbol in its ruler."""
+    return max(BOX_PX, COLUMN_PX * columns(character.label) + 12, SYMBOL_PX * character.symbols + 10)
+
+
+def _removed_by(boundary, display: Callable[[str], str]) -> str:
+    parts = " + ".join(shown(p, display) for p in boundary.merge.parts)
+    help_text = rank_help(boundary.merge.rank)
+    return (f"removed by {parts} (rank {rank_text(boundary.merge.rank)}, step {boundary.step})"
+            + (f". {help_text}" if help_text else ""))
+
+
+def _box(text: str, character: Character, pretoken: int, by_place: Mapping, display: Callable[[str], str]) -> str:
+    """One character's box: its glyph and, when it is made of several symbols (bytes), a ruler with
+    a slot per symbol and a tick between two of them: tall and dark where a token boundary falls
+    inside the character, short and grey where a merge joined them."""
+    symbols = text[character.start:character.end]
+    tip = [f"{character.label} ({code_points(display(symbols))})"]
+    ruler = ""
+    if character.symbols > 1:
+        tip.append(f"{character.symbols} symbols of the tokeniser's alphabet: "
+                   + " ".join(shown(s) for s in symbols))
+        slots = []
+        for k in range(character.symbols):
+            slots.append('<span style="flex:1 1 0"></span>')
+            if k == character.symbols - 1:
+                break
+            boundary = by_place.get((pretoken, character.start + k))
+            if boundary is not None and boundary.merge is None:
+                tip.append(f"a token boundary after symbol {k + 1}: the character is split across tokens")
+                slots.append(f'<span class="inner-split" style="flex:none;width:3px;height:12px;'
+                             f'background:{INNER_SPLIT}"></span>')
+            else:
+                if boundary is not None:
+                    tip.append(f"symbols {k + 1} and {k + 2} {_removed_by(boundary, display)}")
+                slots.append(f'<span class="inner-joined" style="flex:none;width:1px;height:5px;'
+                             f'background:{INNER_JOINED}"></span>')
+        ruler = ('<div class="symbols" style="display:flex;align-items:flex-end;height:12px;margin:1px 5px 0;'
+                 f'border-bottom:1px solid {INNER_JOINED}">' + "".join(slots) + "</div>")
+    width = box_width(character)
+    return (f'<td style="width:{width}px;min-width:{width}px;padding:3px 0 2px;text-align:center;vertical-align:top;'
+            f'font-family:{_MONO};font-size:1.35rem;border:1px solid #d6d3d1;border-radius:6px;background:#fafaf9;'
+            f'color:#1c1917;white-space:pre" class="char" data-symbols="{character.symbols}" '
+            f'title="{html_escape(" · ".join(tip))}">'
+            + (f'<div class="glyph">{html_escape(character.label)}</div>{ruler}' if ruler
+               else html_escape(character.label)) + "</td>")
 
 
 def boundary_strip_html(
@@ -164,66 +302,85 @@ def boundary_strip_html(
     boundaries: Sequence,
     display: Callable[[str], str] = lambda t: t,
 ) -> str:
-    """The blame view: every character of the word's pretokens with, between each two, whether
-    the reference splits there and, if a merge removed the boundary, which one (its rank below,
-    on two staggered rows so that long ranks of neighbouring boundaries never collide).
+    """The blame view: one box per character of the word's pretokens (however many bytes it has)
+    with, between each two, whether the reference splits there and, if a merge removed the
+    boundary, which one (its rank below, on two staggered rows, each label centred under the two
+    characters it joins, so labels of neighbouring boundaries never collide). A boundary inside a
+    character (between the bytes of ``é`` in a byte-level tokeniser) is a tick in its box.
 
     ``boundaries`` are :class:`core.explain.Boundary` objects (``pretoken``, ``offset``,
     ``verdict``, ``merge``, ``step``, ``split``). Without a reference (verdict ``""``) a token
-    boundary shows ``|`` and a merged one ``·``.
+    boundary shows ``|`` and a merged one a dot.
     """
     by_place = {(b.pretoken, b.offset): b for b in boundaries}
     top: list[str] = []
-    ranks: tuple[list[str], list[str]] = ([], [])
-    char_cell = ('<td style="width:32px;min-width:32px;padding:3px 0;text-align:center;font-family:ui-monospace,'
-                 'SFMono-Regular,Menlo,Consolas,monospace;font-size:1.35rem;border:1px solid #d6d3d1;'
-                 'border-radius:6px;background:#fafaf9;color:#1c1917;white-space:pre">{}</td>')
-    empty = '<td style="padding:0"></td>'
-    seen = 0
+    widths: list[int] = []
+    labels: list[tuple[int, str]] = []  # (column of the boundary, its label cell's content)
+    multi = False  # some character is made of several symbols (its box has a ruler)
     for i, text in enumerate(pretokens):
         if i:
-            top.append('<td style="width:22px;min-width:22px"></td>')
-            for row in ranks:
-                row.append(empty)
-        for k, ch in enumerate(text):
-            top.append(char_cell.format(html_escape(shown(ch, display))))
-            for row in ranks:
-                row.append(empty)
-            boundary = by_place.get((i, k))
-            if boundary is None or k == len(text) - 1:
+            top.append(f'<td style="width:{GAP_PX}px;min-width:{GAP_PX}px"></td>')
+            widths.append(GAP_PX)
+        chars = characters(text, display)
+        multi = multi or any(c.symbols > 1 for c in chars)
+        for n, character in enumerate(chars):
+            top.append(_box(text, character, i, by_place, display))
+            widths.append(box_width(character))
+            boundary = by_place.get((i, character.end - 1))
+            if boundary is None or n == len(chars) - 1:
                 continue
             colour, symbol, meaning = VERDICT_STYLE.get(boundary.verdict, VERDICT_STYLE[""])
             if not boundary.verdict and boundary.merge is None:
-                colour, symbol, meaning = "#1c1917", "|", "token boundary"
-            if boundary.merge is not None:
-                parts = " + ".join(shown(p, display) for p in boundary.merge.parts)
-                tip = f"{meaning}; removed by {parts} (rank {rank_text(boundary.merge.rank)}, step {boundary.step})"
-                below = f"#{rank_text(boundary.merge.rank)}"
-            else:
-                tip, below = f"{meaning}; the tokens split here", ""
-            weight = "400" if symbol == "·" else "700"
+                colour, symbol, meaning = TOKEN_BOUNDARY
+            tip = f"{meaning}; " + (_removed_by(boundary, display) if boundary.merge is not None
+                                     else "the tokens split here")
+            weight = "400" if symbol == VERDICT_STYLE[""][1] else "700"
             top.append(f'<td class="boundary" data-verdict="{html_escape(boundary.verdict)}" '
-                       f'title="{html_escape(tip)}" style="width:24px;min-width:24px;text-align:center;'
-                       f'color:{colour};font-weight:{weight};font-size:1.3rem;padding:0">{symbol}</td>')
-            label = (f'<td style="padding:0;text-align:center;color:{colour};font-size:0.8rem;white-space:nowrap;'
-                     f'overflow:visible">{html_escape(below)}</td>')
-            ranks[seen % 2].append(label)
-            ranks[1 - seen % 2].append(empty)
-            seen += 1
+                       f'title="{html_escape(tip)}" style="width:{BOUNDARY_PX}px;min-width:{BOUNDARY_PX}px;'
+                       f'text-align:center;color:{colour};font-weight:{weight};font-size:1.3rem;padding:0">'
+                       f"{symbol}</td>")
+            widths.append(BOUNDARY_PX)
+            if boundary.merge is not None:
+                labels.append((len(top) - 1, f'<span style="color:{colour}" title="{html_escape(tip)}">'
+                                             f"{html_escape(rank_text(boundary.merge.rank))}</span>"))
+            else:
+                labels.append((len(top) - 1, ""))
+    rows = "".join(f'<tr style="line-height:1.1">{row}</tr>' for row in _label_rows(len(top), labels))
     legend = " &nbsp; ".join(
         f'<span style="white-space:nowrap"><span style="color:{c};font-weight:700">{s}</span> {html_escape(m)}</span>'
         for key, (c, s, m) in VERDICT_STYLE.items() if key)
-    rows = "".join(f'<tr style="line-height:1.1">{"".join(row)}</tr>' for row in ranks)
-    # A fixed table layout (needs a width) keeps every column at its set width, so a long rank
-    # overflows into its empty neighbours instead of pushing the characters apart.
-    chars = sum(len(text) for text in pretokens)
-    width = 32 * chars + 24 * seen + 22 * max(len(pretokens) - 1, 0)
+    inner = "" if not multi else (
+        f'<span style="white-space:nowrap"><span style="display:inline-block;width:3px;height:0.9em;'
+        f'background:{INNER_SPLIT};vertical-align:middle"></span> a token boundary inside a character (between '
+        f'its bytes), <span style="display:inline-block;width:1px;height:0.45em;background:{INNER_JOINED};'
+        'vertical-align:middle;margin:0 2px"></span> bytes a merge joined</span> &nbsp; ')
+    # A fixed table layout (needs a width) keeps every column at its set width: the characters
+    # never move apart, and a rank label spans the two boxes beside its boundary.
     return ('<div class="boundary-strip" style="overflow-x:auto;padding-bottom:2px">'
             f'<table style="border-collapse:separate;border-spacing:0 2px;border:none;margin:0;table-layout:fixed;'
-            f'width:{width}px">'
+            f'width:{sum(widths)}px">'
             f'<tr>{"".join(top)}</tr>{rows}</table>'
-            f'<div style="font-size:0.95rem;margin-top:6px;line-height:1.8">{legend} &nbsp; '
+            f'<div style="font-size:0.95rem;margin-top:6px;line-height:1.8">{legend} &nbsp; {inner}'
             '<span style="white-space:nowrap">#n = rank of the merge that removed the boundary</span></div></div>')
+
+
+def _label_rows(n_columns: int, labels: Sequence[tuple[int, str]]) -> list[str]:
+    """Two rows of rank labels: the k-th boundary's label on row k % 2, in a cell spanning the
+    boundary and the boxes on either side of it (labels on one row never share a column)."""
+    rows = []
+    for parity in (0, 1):
+        mine = {column: content for k, (column, content) in enumerate(labels) if k % 2 == parity}
+        cells, column = [], 0
+        while column < n_columns:
+            if column + 1 in mine:
+                cells.append('<td colspan="3" class="rank-label" style="padding:0;text-align:center;'
+                             f'font-size:0.8rem;white-space:nowrap;overflow:hidden">{mine[column + 1]}</td>')
+                column += 3
+            else:
+                cells.append('<td style="padding:0"></td>')
+                column += 1
+        rows.append("".join(cells))
+    return rows
 
 
 def facts_html(facts: Sequence[tuple[str, str]]) -> str:
@@ -255,11 +412,13 @@ def comparison_html(
         count = "" if tokens is None else f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
         body.append(
             f'<tr class="comparison-row" data-label="{html_escape(label)}">'
-            f'<td style="padding:6px 12px 6px 0;font-weight:600;white-space:nowrap;vertical-align:middle">'
+            f'<td style="padding:6px 12px 6px 0;font-weight:600;min-width:7em;vertical-align:middle">'
             f"{html_escape(label)}</td>"
-            f'<td class="tok-chips" style="padding:4px 8px;vertical-align:middle;white-space:nowrap">{chips}</td>'
+            f'<td class="tok-chips" style="padding:4px 8px;vertical-align:middle;white-space:normal">{chips}</td>'
             f'<td style="padding:4px 8px;white-space:nowrap;opacity:0.8;vertical-align:middle">{html_escape(count)}</td>'
             f'<td style="padding:4px 0;opacity:0.8;vertical-align:middle">{html_escape(note)}</td></tr>'
         )
-    return ('<div class="comparison" style="overflow-x:auto"><table style="border-collapse:collapse;border:none">'
-            + "".join(body) + "</table></div>")
+    # The chips wrap inside their cell (a word with emoji written as bytes makes long rows, which a
+    # narrow column would otherwise cut off); the page scrolls sideways only for a single huge chip.
+    return ('<div class="comparison" style="overflow-x:auto"><table style="border-collapse:collapse;border:none;'
+            'width:100%">' + "".join(body) + "</table></div>")

@@ -5,6 +5,7 @@ No paper section (plumbing).
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from core.errors import InputError
@@ -28,3 +29,17 @@ def write_text(path: str | Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror or err}", os.fspath(path)) from None
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it, renamed into place: readers see
+    the old file or the whole new one, never a part. Raises OSError (the temporary file removed)."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -30,11 +30,15 @@ from our repaired Listing 3 (``core.pretokenisers.patterns.BOUNDLESS_PATTERN``) 
 digits take no optional leading space (``" 3"`` -> ``" ", "3"``, ours ``" 3"``) and the
 snake-case branch takes only lower-case letters (``"_Case"`` -> ``"_", "Case"``, ours
 ``"_Case"``). Both give the same pretokens on the V8 corpus. :func:`boundless_pretokeniser` builds either.
+
+Reporting: :func:`shortfall` says, with the numbers, why a trained |V| is under its target (deleted
+tokens keep their slots of the budget, as in the authors' code; or no pairs were left).
 """
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
+from itertools import accumulate
 from collections.abc import Iterable
 
 from core.errors import InputError
@@ -45,8 +49,8 @@ from core.pretokenisers.real_patterns import ULTIMATE_PATTERN
 from core.tokeniser import ids_in_order
 from core.trace import Trace, TraceEvent
 from core.model import BTETokeniser
-from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, initial_alphabet, merge_list_graph,
-                                read_envelope, read_flag)
+from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, TrainingRun, initial_alphabet,
+                                merge_list_graph, read_envelope, read_flag)
 from core.variants.boundless_train import train  # noqa: F401  (the trainer, App. B)
 
 KIND = "boundless"
@@ -385,3 +389,34 @@ def _check_operation(index: int, op) -> tuple[str, ...]:
             return tuple(op)
     raise InputError(f"operation {index}: expected [\"merge\"|\"supermerge\", left, right] or "
                      f"[\"deletion\", token] over the GPT-2 byte alphabet, got {op!r}")
+
+
+def shortfall(run: TrainingRun, target: int) -> str | None:
+    """Why a BoundlessBPE training ``run`` ends with |V| under ``target``, with the numbers; None when
+    it reaches the target or is another family's. With ``deleted_slots="kept"`` (the authors' code)
+    a deleted token keeps its slot of the budget (256 bytes + merges + supermerges), so |V| = slots
+    - deleted tokens (boundless_train.py); training may also run out of pairs."""
+    summary = run.summary
+    if not isinstance(run.tokeniser, BoundlessBPE) or run.tokeniser.vocab_size >= target:
+        return None
+    size, slots = run.tokeniser.vocab_size, summary["slots"]
+    reasons = []
+    if slots > size:  # "freed" keeps slots == |V|
+        reasons.append(
+            f"{slots - size:,} of the {slots:,} vocabulary slots (256 bytes + {summary['merges']:,} merges + "
+            f"{summary['supermerges']:,} supermerges) belong to tokens deleted during training "
+            f"({summary['deletions']:,} deletions). As in the authors' code, a deleted token keeps its slot; "
+            "boundless-bpe.txt §3.1 speaks of deletions freeing up space, which the option deleted_slots=freed "
+            "trains")
+    if summary["stopped"] != "vocab_size reached":
+        reasons.append(f"training stopped at {slots:,} of {target:,} slots: {summary['stopped']}")
+    return f"|V| {size:,} for a target of {target:,}: " + "; ".join(reasons) + "."
+
+
+def slots_after_events(run: TrainingRun) -> list[int] | None:
+    """The vocabulary slots filled after each event of a BoundlessBPE ``run`` (256 bytes + the merges
+    and supermerges so far), to draw next to |V| where deleted tokens keep their slots; None when
+    the two never differ or the run is another family's."""
+    if not isinstance(run.tokeniser, BoundlessBPE) or run.summary["slots"] == run.tokeniser.vocab_size:
+        return None
+    return list(accumulate((event.kind != "deletion" for event in run.events), initial=256))[1:]

@@ -1,6 +1,8 @@
-"""The Blame & distributions page in real headless Chromium: plots render, nothing leaves 127.0.0.1.
+"""The Blame & distributions page in real headless Chromium: plots render, one view at a time (the
+view is a segmented control kept in the URL), the corpus view reads the counts of the tokeniser's
+language, the token-frequency view links to the Compare page, and nothing leaves 127.0.0.1.
 
-Also measures the page on its first (uncached) and second (cached) load; the times are printed and
+Also measures each view on its first (uncached) and second (cached) load; the times are printed and
 written to test-artifacts/distributions-timing.json (measurements, not assertions).
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILE = "pages/distributions.py"
-SLOW = 240_000  # ms: the first visit knocks out, sweeps 19 thresholds and runs ReBPE on the Dutch 40k
+SLOW = 240_000  # ms: a first visit may knock out, sweep 19 thresholds or run ReBPE on the Dutch 40k
 
 
 def url_path() -> str:
@@ -55,7 +57,17 @@ def timed_load(page: Page, url: str, charts: int) -> float:
     return time.perf_counter() - started
 
 
-BLAME_CHARTS, CORPUS_CHARTS = 5, 4
+BLAME_CHARTS, SWEEP_CHARTS, CORPUS_CHARTS = 4, 1, 4
+
+
+def choose_view(page: Page, name: str, charts: int, text: str) -> float:
+    """Click a view of the segmented control; seconds until ``text`` and its figures are shown."""
+    page.get_by_test_id("stButtonGroup").get_by_text(name, exact=True).click()
+    started = time.perf_counter()
+    expect(page.get_by_text(text).first).to_be_visible(timeout=SLOW)
+    wait_for_app(page)
+    wait_for_plots(page, charts)
+    return time.perf_counter() - started
 
 
 def test_distributions_page_renders_offline(page: Page, app_url: str, artifacts_dir) -> None:
@@ -63,23 +75,26 @@ def test_distributions_page_renders_offline(page: Page, app_url: str, artifacts_
     base = f"{app_url}/{url_path()}?tokeniser=nl-40k&reference=nl_morph"
     timing = {}
 
-    # Merge blame tab (the default): metrics, five figures.
+    # Merge blame (the default view): metrics, four figures.
     timing["blame_first_s"] = timed_load(page, base, BLAME_CHARTS)
     expect(page.get_by_role("heading", name="Blame & distributions")).to_be_visible()
     expect(page.get_by_text("Effective dropout", exact=True)).to_be_visible()
-    expect(page.get_by_text("Threshold sweep (bpe-knockout App. A.3)")).to_be_visible()
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "distributions-blame.png")
     timing["blame_cached_s"] = timed_load(page, base, BLAME_CHARTS)
 
-    # Corpus distributions tab: clicking it puts it in the URL.
-    page.get_by_role("tab", name="Corpus distributions").click()
-    started = time.perf_counter()
-    wait_for_app(page)
-    wait_for_plots(page, CORPUS_CHARTS)
-    timing["corpus_first_s"] = time.perf_counter() - started
+    # The sweep: its own view, its caption read off its numbers.
+    timing["sweep_first_s"] = choose_view(page, "Threshold sweep", SWEEP_CHARTS,
+                                          "Threshold sweep (bpe-knockout App. A.3)")
+    expect(page).to_have_url(re.compile(r"[?&]view=Threshold"))
+    expect(page.get_by_text("Threshold sweep (bpe-knockout App. A.3)")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"precision goes from .* and is highest at t = "))).to_be_visible()
+
+    # Corpus distributions: the Dutch word counts by default (the tokeniser is Dutch).
+    timing["corpus_first_s"] = choose_view(page, "Corpus distributions", CORPUS_CHARTS,
+                                           "Summary over the 40,000 words of nl_wordfreq")
     expect(page).to_have_url(re.compile(r"[?&]view=Corpus"))
-    expect(page.get_by_text("Summary over 3,000 lines")).to_be_visible()
+    expect(page.get_by_text("Summary over the 40,000 words of nl_wordfreq")).to_be_visible()
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "distributions-corpus.png")
     timing["corpus_cached_s"] = timed_load(page, page.url, CORPUS_CHARTS)
@@ -93,7 +108,53 @@ def test_distributions_page_renders_offline(page: Page, app_url: str, artifacts_
     assert "Zipf plot" in html and "plotly.js v" in html
     assert re.findall(r"<script[^>]*\bsrc=", html) == []
 
+    # Token frequencies: nl-40k against itself after knockout, a table, and a link to the words.
+    page.get_by_test_id("stButtonGroup").get_by_text("Token frequencies", exact=True).click()
+    started = time.perf_counter()
+    expect(page.get_by_text("token types whose frequency changes")).to_be_visible(timeout=SLOW)
+    wait_for_app(page)
+    timing["tokens_first_s"] = time.perf_counter() - started
+    expect(page.get_by_test_id("stDataFrame")).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"token_b=nl-40k\+after\+knockout"))
+    no_error_boxes(page)
+    screenshot(page, artifacts_dir / "distributions-token-frequencies.png")
+    page.get_by_role("link", name=re.compile("The words behind these differences")).click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Compare tokenisers")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_test_id("stDataFrame")).to_have_count(1, timeout=SLOW)
+    expect(page).to_have_url(re.compile(r"/compare\?.*a=nl-40k"))
+    no_error_boxes(page)
+
     (artifacts_dir / "distributions-timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     print("distributions page timing:", json.dumps(timing))
+    assert outside == [], f"requests left {LOOPBACK}: {outside}"
+
+
+def test_compare_page_row_click_shows_both_trees(page: Page, app_url: str, artifacts_dir) -> None:
+    """On the Compare page, clicking a row of the table puts that word in focus with both trees."""
+    from urllib.parse import quote_plus
+
+    from core.compare import compare_tokenisers
+    from core.formats.references import load_references
+    from core.formats.tokeniser_files import load_tokeniser
+    from core.samples import DUTCH_40K, SAMPLE_DIR, reference_paths
+
+    words = [e.word for e in load_references(reference_paths()["nl_morph"]).entries]
+    third = compare_tokenisers(load_tokeniser(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
+                               load_tokeniser(DUTCH_40K), words).differences[2].word
+    outside = outside_requests(page)
+    page.goto(f"{app_url}/compare?a=nl-bpe-4k-wordfreq&b=nl-40k")
+    wait_for_app(page)
+    table = page.get_by_test_id("stDataFrame")
+    expect(table).to_have_count(1, timeout=SLOW)
+    # the grid is a canvas: click the third row's selection cell (header 35 px, rows 35 px)
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + 35 * 3 + 17)
+    wait_for_app(page)
+    expect(page).to_have_url(re.compile(rf"[?&]word={re.escape(quote_plus(third))}(&|$)"), timeout=30_000)
+    wait_for_app(page)
+    expect(page.get_by_text(f"{third} →").first).to_be_visible(timeout=SLOW)   # its segmentation blocks
+    expect(page.locator(".merge-tree img")).to_have_count(2, timeout=SLOW)
     no_error_boxes(page)
+    screenshot(page, artifacts_dir / "compare-row-click.png")
     assert outside == [], f"requests left {LOOPBACK}: {outside}"

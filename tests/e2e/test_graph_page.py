@@ -116,7 +116,7 @@ def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str,
     wait_for_app(page)
     frame = graph_frame(page)
     assert centre_of(frame) == "_bruids"
-    assert "★ #5 tuple\n_bru + id + s" in node_labels(frame)
+    assert "new: #5 tuple\n_bru + id + s" in node_labels(frame)
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "graph-a1_scenario2a-after-knockout.png")
 
@@ -126,4 +126,11 @@ def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str,
     document = open(download.value.path(), encoding="utf-8").read()
     assert "@version 9.1.2" in document and "_bru + id + s" in document
     assert re.findall(r'(?:src|href)="', document) == []
+
+    # ... and the shown neighbourhood as an SVG figure, for papers and slides
+    with page.expect_download(timeout=30_000) as download:
+        page.get_by_role("button", name="SVG").click()
+    assert download.value.suggested_filename == "merge-graph-_bruids-types-and-merges.svg"
+    figure = open(download.value.path(), encoding="utf-8").read()
+    assert figure.startswith("<svg") and "_bru + id + s" in figure and "new: #5 tuple" in figure
     assert outside == [], f"requests left {LOOPBACK}: {outside}"

@@ -1,4 +1,4 @@
-"""The Pre-tokenisers, Train & compare and Training dynamics pages in real headless Chromium:
+"""The Pre-tokenisers, Train & compare, Training dynamics and Unigram lattice pages in real headless Chromium:
 they render offline (no request leaves 127.0.0.1), show no error box, and keep the view in the URL."""
 from __future__ import annotations
 
@@ -51,6 +51,10 @@ def test_training_dynamics_scrubber_moves_the_step(page: Page, app_url: str, art
     page.goto(f"{app_url}/training_dynamics?algorithm=boundless&size=400&lines=500")
     wait_for_app(page)
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
+    # why |V| ends under the target, in words: deleted tokens keep their slots
+    expect(page.get_by_test_id("stAlert").filter(has_text=re.compile(r"for a target of 400: \d+ of the 400 "
+                                                                      r"vocabulary slots"))).to_be_visible()
+    expect(page.get_by_text("slots filled (deleted tokens keep theirs)")).to_be_attached()
     page.get_by_role("slider", name="Training step").focus()
     page.keyboard.press("ArrowRight")
     wait_for_app(page)
@@ -63,9 +67,19 @@ def test_training_dynamics_scrubber_moves_the_step(page: Page, app_url: str, art
 
 def test_unigram_lattice_renders(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/unigram?size=400&lines=200&word=lowest")
+    page.goto(f"{app_url}/unigram?size=400&lines=200&word=assertions")
     wait_for_app(page)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Unigram lattice and Viterbi segmentation")
     expect(page.locator(".lattice-view img[alt='segmentation lattice']")).to_be_visible()
+    # the n best segmentations and the samples are tables: rank/draw, tokens, log-probability, probability
+    tables = page.get_by_test_id("stDataFrame")
+    expect(tables).to_have_count(3)
+    for table in (tables.nth(0), tables.nth(1)):
+        expect(table).to_be_visible()
+    with page.expect_download(timeout=30_000) as download:
+        page.get_by_role("button", name="SVG").click()
+    assert download.value.suggested_filename == "unigram-lattice-unigram-Gassertions.svg"
+    assert open(download.value.path(), encoding="utf-8").read().startswith("<svg")
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
     page.get_by_role("textbox", name="Word").fill("newest")
     page.keyboard.press("Enter")

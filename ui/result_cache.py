@@ -1,0 +1,109 @@
+"""Results kept on disk across server restarts, and shipped precomputed for the samples.
+
+A result (a knockout / ReBPE run, a blocked-merge scan, a reparation) is found by a key over the
+*content* of its inputs (``core.run_archive.content_key``: tokeniser and reference digests, the
+frozen configuration, the archive format version), never by their names. :func:`through` looks in
+``sample_data/precomputed/`` (made by ``scripts/precompute_samples.py``, checked into git), then in
+the server's folder ``ui.storage.storage_dir("results")``, and computes only when neither has it,
+writing what it computed there. A missing, unreadable, corrupt or outdated file is skipped (and
+logged): the result is computed again, never a traceback. The folder is kept under a size budget,
+``$EXPLORER_RESULTS_MB`` megabytes (default 512), by deleting the files used least recently.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Callable, Mapping, TypeVar
+
+from core.gc_pause import cyclic_gc_paused
+from core.run_archive import write_archive, read_archive
+from core.samples import SAMPLE_DIR
+from ui.storage import env_megabytes, storage_dir
+
+PRECOMPUTED_DIR = SAMPLE_DIR / "precomputed"
+BUDGET_ENV = "EXPLORER_RESULTS_MB"
+DEFAULT_BUDGET_MB = 512
+SUFFIX = ".json.gz"
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def file_name(key: str) -> str:
+    return key + SUFFIX
+
+
+def results_dir() -> Path | None:
+    """The server's result folder (None when it cannot be made: then nothing is kept on disk)."""
+    try:
+        return storage_dir("results")
+    except OSError as err:
+        log.warning("no result cache on disk: %s", err)
+        return None
+
+
+def _folders() -> list[tuple[Path, bool]]:
+    """(folder, whether it is the disk cache) in the order they are searched."""
+    folders = [(PRECOMPUTED_DIR, False)]
+    disk = results_dir()
+    return folders + [(disk, True)] if disk is not None else folders
+
+
+def through(kind: str, key: str, compute: Callable[[], T], encode: Callable[[T], Mapping],
+            decode: Callable[[dict], T]) -> T:
+    """The result of ``kind`` for ``key``: decoded from a precomputed or cached archive, else
+    ``compute()``'s, which is then written to the disk cache (when ``encode`` can represent it)."""
+    for folder, is_cache in _folders():
+        path = folder / file_name(key)
+        if not path.is_file():
+            continue
+        try:
+            with cyclic_gc_paused():
+                value = decode(read_archive(path, kind, key))
+        except Exception as err:  # noqa: BLE001 - any damage to a cache file means: compute again
+            log.warning("ignoring result file %s: %s: %s", path, type(err).__name__, err)
+            continue
+        if is_cache:
+            _touch(path)
+        return value
+    value = compute()
+    store(kind, key, lambda: encode(value))
+    return value
+
+
+def store(kind: str, key: str, body: Callable[[], Mapping]) -> None:
+    """Write ``body()`` to the disk cache and keep the folder within its budget; a result that cannot
+    be encoded, or a disk that refuses, is logged and skipped."""
+    folder = results_dir()
+    if folder is None:
+        return
+    try:
+        write_archive(folder / file_name(key), kind, key, body())
+        prune(folder, env_megabytes(BUDGET_ENV, DEFAULT_BUDGET_MB))
+    except Exception as err:  # noqa: BLE001 - the result is still returned, only not kept
+        log.warning("result %s %s… not kept on disk: %s: %s", kind, key[:12], type(err).__name__, err)
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def prune(folder: Path, budget: int) -> None:
+    """Delete the least recently used archives until the folder holds at most ``budget`` bytes."""
+    files = []
+    for path in folder.glob("*" + SUFFIX):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        files.append((stat.st_mtime, stat.st_size, path))
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):
+        if total <= budget:
+            break
+        path.unlink(missing_ok=True)
+        total -= size

@@ -1,0 +1,50 @@
+"""The stepper's and blocked-merges page's common parts: their header with the presentation toggle, and a
+merge tree with its downloads.
+
+The SVG goes in through ``st.markdown`` (``st.html``'s sanitiser drops inline ``<svg>``; markdown keeps
+a raw HTML block that starts with ``<div>`` and has no blank line as it is, with no markdown inside;
+every text in the SVG is escaped by ``viz.trees``), in a ``merge-tree-block`` wrapper that
+``viz.step_views.TREE_CSS`` / ``PRESENT_TREE_CSS`` size. Below it: SVG and LaTeX (forest) downloads
+(``ui.downloads``), left out in presentation mode.
+"""
+from __future__ import annotations
+
+from typing import Callable, Collection, Sequence
+
+import streamlit as st
+
+from ui.downloads import figure_downloads
+from ui.presentation import apply_presentation, presentation_toggle
+from viz.step_views import PRESENT_TREE_CSS, TREE_CSS
+from viz.tokens import PAGE_CSS
+from viz.tree_states import spelled_characters
+from viz.trees import merge_tree_forest, merge_tree_svg, word_pretokens
+
+
+def page_header(title: str) -> bool:
+    """The page's styles, its title with the "Presentation mode" toggle beside it, and the projector styles
+    when presenting (``ui.presentation``); returns whether the page is presenting."""
+    st.html(PAGE_CSS)
+    st.html(TREE_CSS)
+    title_column, toggle_column = st.columns([4, 1], vertical_alignment="bottom")
+    title_column.title(title)
+    with toggle_column:
+        present = presentation_toggle()
+    apply_presentation()
+    if present:
+        st.html(PRESENT_TREE_CSS)
+    return present
+
+
+def show_tree(trees: Sequence, display: Callable[[str], str], highlight: Collection = (), *, stem: str, key: str,
+              downloads: bool = True) -> bool:
+    """The final merge trees of one word (``viz.trees.word_pretokens``) with ``highlight`` merges bordered
+    in blue; with ``downloads``, the figure as ``<stem>.svg`` and ``<stem>.tex`` (widget keys from ``key``).
+    Returns whether a character is spelled by several leaves (for the legend's ``characters`` item)."""
+    pretokens = word_pretokens(trees)
+    svg = merge_tree_svg(pretokens, display, highlight=highlight)
+    st.markdown('<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">' + svg.replace("\n", " ")
+                + "</div>", unsafe_allow_html=True)
+    if downloads:
+        figure_downloads(stem, svg, tikz=merge_tree_forest(pretokens, display, highlight=highlight), key=key)
+    return any(spelled_characters(pretokens, display))
