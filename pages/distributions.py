@@ -25,13 +25,13 @@ import streamlit as st
 
 from core import corpus_metrics as cm
 from core.blame import MergeBlame, compute_blame
-from core.diagnostics import effective_dropout, knocked_out_ranks, threshold_sweep, tokens_per_word_change
+from core.diagnostics import effective_dropout, knocked_out_ranks, tokens_per_word_change
 from core.errors import InputError
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.reference_state import TokenisedReference
-from core.run_archive import content_key, references_digest, tokeniser_digest, words_digest
+from core.run_archive import content_key, tokeniser_digest, words_digest
 from ui.comparisons import (
     KNOCKOUT,
     REFERENCE,
@@ -49,6 +49,7 @@ from ui.comparisons import (
 from ui import result_cache
 from ui.error_boundary import boundary
 from ui.rebpe_runs import cached_run, knockout_config
+from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import SAMPLE_COUNTS, SAMPLE_TOKENISERS, current, is_session_choice, sample_counts, sample_tokeniser
 from viz import plots
@@ -56,7 +57,6 @@ from viz.escaping import md_escape
 from viz.ranks import COLUMN_HELP, rank_text
 from viz.tokens import facts_html, shown
 
-THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))        # App. A.3: 0.05 … 0.95
 DEFAULT_THRESHOLD = 0.5
 LINE_CHOICES = (250, 500, 1000, 2000, 3000, 5000, 8000, 15000, 30000, 60000)
 DEFAULT_LINES = 3000
@@ -111,19 +111,18 @@ def traced(tok_key: str, ref_key: str, _tokeniser,
     return reference, MappingProxyType(compute_blame(reference))
 
 
-def sweep_rows(tokeniser, references, reference: TokenisedReference) -> list[dict]:
-    """:func:`core.diagnostics.threshold_sweep` at every threshold, one at a time with a progress bar;
-    kept on disk by the content of the tokeniser and the reference (``ui.result_cache``)."""
+def stored_sweep(tokeniser, references, reference: TokenisedReference) -> list[dict]:
+    """The threshold sweep (``ui.sweeps``), computed with a progress bar when it is not on disk."""
     def compute() -> list[dict]:
-        progress, rows = st.empty(), []
-        for i, t in enumerate(THRESHOLDS):
+        progress = st.empty()
+
+        def tell(i: int, t: float) -> None:
             progress.progress(i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} "
                                                         f"({i + 1} of {len(THRESHOLDS)})…")
-            rows.append(threshold_sweep(reference, [t])[0])
+        rows = compute_sweep(reference, tell)
         progress.empty()
         return rows
-    key = content_key("sweep", tokeniser_digest(tokeniser), references_digest(references.entries), repr(THRESHOLDS))
-    return result_cache.through("sweep", key, compute, lambda rows: {"rows": rows}, lambda obj: obj["rows"])
+    return sweep_rows(tokeniser, references, compute)
 
 
 def stored_stats(segmenter, text_digest: str, compute) -> cm.CorpusStats:
@@ -306,7 +305,7 @@ def render_sweep(ws, threshold: float) -> None:
         return
     tok_key, ref_key = keys(ws)
     reference, _ = traced(tok_key, ref_key, ws.tokeniser, ws.references)
-    sweep = sweep_rows(ws.tokeniser, ws.references, reference)
+    sweep = stored_sweep(ws.tokeniser, ws.references, reference)
     st.subheader("Threshold sweep (bpe-knockout App. A.3)")
     show(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep, sweep_caption(sweep))
 

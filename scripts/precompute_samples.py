@@ -30,6 +30,7 @@ from core.blocked import find_blocked_merges  # noqa: E402
 from core.formats.references import load_references  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
 from core.rebpe import ReBPEConfig  # noqa: E402
+from core.reference_state import TokenisedReference  # noqa: E402
 from core.run_archive import reparation_to_json, run_to_json, write_archive  # noqa: E402
 from ui.rebpe_runs import (  # noqa: E402
     KNOCKOUT_ONLY,
@@ -41,6 +42,7 @@ from ui.rebpe_runs import (  # noqa: E402
     run_content_key,
 )
 from ui.result_cache import PRECOMPUTED_DIR, SUFFIX, file_name  # noqa: E402
+from ui.sweeps import compute_sweep, sweep_key  # noqa: E402
 from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS  # noqa: E402
 
 #: (label, configuration, blocked-merge scan of its result?, reparation modes of its result)
@@ -65,6 +67,8 @@ def results() -> Iterator[Result]:
     references = load_references(SAMPLE_REFERENCES[DEFAULT_REFERENCE])
     words = tuple(references.words())
     inputs = f"{DEFAULT_TOKENISER} with {DEFAULT_REFERENCE}"
+    yield Result("sweep", sweep_key(tokeniser, references), f"threshold sweep (distributions page) on {inputs}",
+                 {"rows": compute_sweep(TokenisedReference(tokeniser, references.entries))})
     for label, config, blocked, modes in RUNS:
         content = run_content_key(tokeniser, references, config)
         run = marked(compute_run((label,), tokeniser, references, config), content)

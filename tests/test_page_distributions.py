@@ -136,14 +136,16 @@ def test_the_sweep_view_and_its_caption_say_what_the_figure_shows(dutch_blame):
 
 
 def test_the_sweep_and_the_corpus_statistics_are_kept_on_disk():
-    """By the content of their inputs (ui.result_cache): a fresh server process reads them back."""
+    """By the content of their inputs (ui.result_cache): a fresh server process reads them back. The
+    default workspace's sweep ships precomputed (scripts/precompute_samples.py); its corpus statistics
+    are written to the disk cache."""
     from core.run_archive import content_key, references_digest, tokeniser_digest, words_digest
     from tests.apptest_support import clear_streamlit_caches
-    from ui.result_cache import file_name, results_dir
+    from ui.result_cache import PRECOMPUTED_DIR, file_name, results_dir
 
     tokeniser = load_tokeniser(DUTCH_40K)
     entries = load_references(reference_paths()["nl_morph"]).entries
-    sweep = results_dir() / file_name(content_key("sweep", tokeniser_digest(tokeniser), references_digest(entries),
+    sweep = PRECOMPUTED_DIR / file_name(content_key("sweep", tokeniser_digest(tokeniser), references_digest(entries),
                                                   repr(tuple(THRESHOLDS))))
     counts = load_word_counts(count_paths()["nl_wordfreq"])
     stats = results_dir() / file_name(content_key("corpus-stats", tokeniser_digest(tokeniser),

@@ -15,7 +15,7 @@ from core.rebpe import ReBPEConfig
 from core.run_archive import read_archive
 from scripts import precompute_samples as precompute
 from tests.apptest_support import assert_clean, run_page
-from ui import rebpe_runs, result_cache
+from ui import rebpe_runs, result_cache, sweeps
 from ui.rebpe_runs import KNOCKOUT_ONLY, blocked_report, cached_run, reparation
 from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS
 
@@ -36,7 +36,7 @@ def fresh() -> list:
 
 
 def test_every_precomputed_file_equals_a_fresh_computation(fresh):
-    assert {r.kind for r in fresh} == {"run", "blocked", "reparation"}
+    assert {r.kind for r in fresh} == {"run", "blocked", "reparation", "sweep"}
     for result in fresh:
         path = result_cache.PRECOMPUTED_DIR / result_cache.file_name(result.key)
         assert path.is_file(), f"{result.what}: missing, run scripts/precompute_samples.py"
@@ -86,4 +86,16 @@ def test_pages_open_on_the_default_workspace_without_computing(page, tmp_path, m
         monkeypatch.setattr(rebpe_runs, name, refuse)
     at = run_page(page, timeout=60, via_app=True)
     assert_clean(at)
+    assert not list((tmp_path / "results").glob("*"))
+
+
+def test_the_threshold_sweep_view_reads_its_rows_instead_of_computing(tmp_path, monkeypatch, fresh_streamlit_caches):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed although precomputed")
+    monkeypatch.setattr(sweeps, "compute_sweep", refuse)
+    at = run_page("pages/distributions.py", timeout=60, via_app=True, view="Threshold sweep")
+    assert_clean(at)
+    assert any("precision" in c.value for c in at.caption)  # the caption written from the sweep's rows
     assert not list((tmp_path / "results").glob("*"))
