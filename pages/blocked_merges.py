@@ -22,9 +22,9 @@ from core.samples import scenario_paths
 from ui.error_boundary import boundary, guarded
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import blocked_report, cached_run, references_for, reparation, workspace_keys
-from ui.tree_block import page_header, show_tree
+from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import chosen, current, select
+from ui.workspace import current, select
 from viz import step_views as sv
 from viz.escaping import code_span, md_escape
 from viz.ranks import COLUMN_HELP, rank_text
@@ -102,10 +102,7 @@ if not present:
                "*alternatives*, summarised below, not blocked.")
     st.markdown("**Teaching scenarios with a blocked merge** (rebpe.txt App. A.1 after knockout, App. A.3 after "
                 "moving merges):")
-loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
-for column, name in zip(st.columns(len(TEACHING)), TEACHING):
-    column.button(sv.scenario_label(name), key=f"blocked_scenario_{name}", on_click=choose_scenario, args=(name,),
-                  type="primary" if name == loaded else "secondary", width="stretch", help=f"Load {name}")
+scenario_buttons(TEACHING, "blocked_scenario", choose_scenario)
 
 try:  # blocked merges are a property of a merge graph; families without one get a one-line notice
     workspace = current().with_merge_graph("Blocked merges")

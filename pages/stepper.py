@@ -25,10 +25,10 @@ from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
 from ui.presentation import NEXT_KEY, PREV_KEY
-from ui.tree_block import page_header, show_tree
+from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
 from ui.error_boundary import boundary, guarded
-from ui.workspace import chosen, current, select
+from ui.workspace import current, select
 from viz import step_views as sv
 from viz.escaping import code_span, md_escape
 from viz.tables import scenario_rows
@@ -103,11 +103,7 @@ if not present:
                "the step.")
     st.markdown("**Teaching scenarios** (rebpe.txt App. A.1): one click loads the scenario's tokeniser and a "
                 "two-word reference built from its words.")
-loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
-for column, name in zip(st.columns(len(SCENARIOS)), SCENARIOS):
-    column.button(sv.scenario_label(name), key=f"stepper_scenario_{name}", on_click=choose_scenario, args=(name,),
-                  type="primary" if name == loaded else "secondary", width="stretch",
-                  help=f"Load {name}")
+scenario_buttons(SCENARIOS, "stepper_scenario", choose_scenario)
 
 try:  # knockout and ReBPE edit a merge graph; families without one get a one-line notice
     workspace = current().with_merge_graph("The knockout & ReBPE stepper")

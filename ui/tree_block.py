@@ -1,5 +1,5 @@
-"""The stepper's and blocked-merges page's common parts: their header with the presentation toggle, and a
-merge tree with its downloads.
+"""The stepper's and blocked-merges page's common parts: their header with the presentation toggle, the
+row of teaching-scenario buttons, and a merge tree with its downloads.
 
 The SVG goes in through ``st.markdown`` (``st.html``'s sanitiser drops inline ``<svg>``; markdown keeps
 a raw HTML block that starts with ``<div>`` and has no blank line as it is, with no markdown inside;
@@ -15,6 +15,8 @@ import streamlit as st
 
 from ui.downloads import figure_downloads
 from ui.presentation import apply_presentation, presentation_toggle
+from ui.workspace import chosen
+from viz import step_views as sv
 from viz.step_views import PRESENT_TREE_CSS, TREE_CSS
 from viz.tokens import PAGE_CSS
 from viz.tree_states import spelled_characters
@@ -48,3 +50,12 @@ def show_tree(trees: Sequence, display: Callable[[str], str], highlight: Collect
     if downloads:
         figure_downloads(stem, svg, tikz=merge_tree_forest(pretokens, display, highlight=highlight), key=key)
     return any(spelled_characters(pretokens, display))
+
+
+def scenario_buttons(names: Sequence[str], key_prefix: str, on_click: Callable[[str], None]) -> None:
+    """One button per teaching scenario in a row; the loaded one is highlighted, a click calls
+    ``on_click(name)``."""
+    loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
+    for column, name in zip(st.columns(len(names)), names):
+        column.button(sv.scenario_label(name), key=f"{key_prefix}_{name}", on_click=on_click, args=(name,),
+                      type="primary" if name == loaded else "secondary", width="stretch", help=f"Load {name}")
