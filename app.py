@@ -13,6 +13,7 @@ script (``ui.workspace.ensure_app_navigation``, called when a page imports ``ui.
 Every page runs inside the one error boundary (``ui.error_boundary``): a bug becomes a short message
 with an error id, its traceback goes to the server log, and what the user loaded stays loaded.
 """
+
 from pathlib import Path
 
 import streamlit as st
@@ -47,7 +48,11 @@ def available_pages() -> list[tuple[str, str, str]]:
 if __name__ == "__main__":  # Streamlit runs this file as __main__; tests import it for PAGES
     # An emoji favicon is drawn locally; a ":material/...:" favicon would be fetched from a font CDN.
     st.set_page_config(page_title="Structured tokeniser explorer", page_icon="🧩", layout="wide")
-    page = st.navigation([st.Page(file, title=title, url_path=url_path(file), icon=icon, default=i == 0)
-                          for i, (file, title, icon) in enumerate(available_pages())])
+    page = st.navigation(
+        [
+            st.Page(file, title=title, url_path=url_path(file), icon=icon, default=i == 0)
+            for i, (file, title, icon) in enumerate(available_pages())
+        ]
+    )
     with boundary():  # a bug on a page: a message with an error id (traceback in the server log)
         page.run()

@@ -3,6 +3,7 @@
 Not a benchmark itself. The scripts put the repository root on ``sys.path`` themselves so that
 ``python bench/NAME.py`` works from the repo root without installing anything.
 """
+
 from __future__ import annotations
 
 import gc
@@ -12,8 +13,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -46,8 +48,10 @@ def load_note() -> str | None:
         return None
     cpus = os.cpu_count() or 1
     if load > cpus:
-        return (f"# note: load average {load:.1f} on {cpus} CPUs - other processes are running, "
-                f"figures are noisier than usual (best of the repetitions is shown)")
+        return (
+            f"# note: load average {load:.1f} on {cpus} CPUs - other processes are running, "
+            f"figures are noisier than usual (best of the repetitions is shown)"
+        )
     return None
 
 
@@ -68,8 +72,10 @@ def environment() -> dict:
 
 
 def environment_line(env: dict) -> str:
-    return (f"# Python {env['python']} ({env['implementation']}), tokenizers {env['tokenizers']}, "
-            f"{env['cpus']} CPUs, {env['machine']}")
+    return (
+        f"# Python {env['python']} ({env['implementation']}), tokenizers {env['tokenizers']}, "
+        f"{env['cpus']} CPUs, {env['machine']}"
+    )
 
 
 def print_table(headers: list[str], rows: list[list[str]]) -> None:

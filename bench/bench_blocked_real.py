@@ -16,6 +16,7 @@ Per tokeniser and repetition, three figures:
 Best of ``--repeats`` (default 3). The target (issue 12): o200k within 3x of GPT-2; each ratio is
 printed against both GPT-2 files with ``met``/``MISSED``. Exit status 1 when a file is missing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,11 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, load_note, print_table, summarise, timed, verdict, write_json  # noqa: E402
+from bench._common import ROOT, load_note, print_table, summarise, timed, verdict, write_json
 
 CACHE = Path(os.environ.get("REAL_TOKENISERS_DIR", Path.home() / ".cache/structured-tokenisers/real"))
 GPT2 = {"GPT-2 (gpt2/)": "gpt2", "GPT-2 (r50k .tiktoken)": "tiktoken-r50k/r50k_base.tiktoken"}
-O200K = {"o200k (.tiktoken)": "tiktoken-o200k/o200k_base.tiktoken", "o200k (gpt4o tokenizer.json)": "gpt4o/tokenizer.json"}
+O200K = {
+    "o200k (.tiktoken)": "tiktoken-o200k/o200k_base.tiktoken",
+    "o200k (gpt4o tokenizer.json)": "gpt4o/tokenizer.json",
+}
 LIMIT = 3.0
 
 
@@ -42,12 +46,22 @@ def measure(path: Path) -> tuple[dict[str, float], dict]:
     load, tokeniser = timed(lambda: load_tokeniser(path))
     scan, report = timed(lambda: find_blocked_merges(tokeniser))
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "core", "blocked", "--tokeniser", str(path)], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "core", "blocked", "--tokeniser", str(path)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     command = time.perf_counter() - start
-    facts = {"types": len(tokeniser.types), "merges": len(tokeniser.merges), "blocked": len(report.blocked),
-             "unreachable": len(report.unreachable_types), "alternatives": report.alternatives,
-             "whole_only": len(report.whole_only_types)}
+    facts = {
+        "types": len(tokeniser.types),
+        "merges": len(tokeniser.merges),
+        "blocked": len(report.blocked),
+        "unreachable": len(report.unreachable_types),
+        "alternatives": report.alternatives,
+        "whole_only": len(report.whole_only_types),
+    }
     return {"scan": scan, "load + scan": load + scan, "command": command}, facts
 
 
@@ -73,11 +87,22 @@ def main() -> int:
     best = {name: summarise(r)[0] for name, r in reps.items()}
     median = {name: summarise(r)[1] for name, r in reps.items()}
     kinds = ["scan", "load + scan", "command"]
-    print_table(["tokeniser", "types", "merges", "blocked", "unreachable", "alternatives", "whole only", *kinds],
-                [[name, f"{facts[name]['types']:,}", f"{facts[name]['merges']:,}", f"{facts[name]['blocked']:,}",
-                  f"{facts[name]['unreachable']:,}", f"{facts[name]['alternatives']:,}",
-                  f"{facts[name]['whole_only']:,}", *(f"{best[name][k]:.2f} s" for k in kinds)]
-                 for name in files])
+    print_table(
+        ["tokeniser", "types", "merges", "blocked", "unreachable", "alternatives", "whole only", *kinds],
+        [
+            [
+                name,
+                f"{facts[name]['types']:,}",
+                f"{facts[name]['merges']:,}",
+                f"{facts[name]['blocked']:,}",
+                f"{facts[name]['unreachable']:,}",
+                f"{facts[name]['alternatives']:,}",
+                f"{facts[name]['whole_only']:,}",
+                *(f"{best[name][k]:.2f} s" for k in kinds),
+            ]
+            for name in files
+        ],
+    )
     print()
     rows, ratios = [], {}
     for big in O200K:

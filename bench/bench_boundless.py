@@ -24,6 +24,7 @@ How to run (from the repository root; about 25 s with the defaults on an idle 2-
     python bench/bench_boundless.py
     python bench/bench_boundless.py --vocab-size 8192 --vocab-size 65536 --repeats 1 --json boundless.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,12 +33,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (environment, environment_line, load_note, print_table, summarise, timed,  # noqa: E402
-                           verdict, write_json)  # noqa: E402
-from core.samples import running_text  # noqa: E402
-from core.variants import bpe  # noqa: E402
-from core.variants.base import TrainingCorpus  # noqa: E402
-from core.variants.boundless import boundless_pretokeniser, train  # noqa: E402
+from bench._common import (
+    environment,
+    environment_line,
+    load_note,
+    print_table,
+    summarise,
+    timed,
+    verdict,
+    write_json,
+)
+from core.samples import running_text
+from core.variants import bpe
+from core.variants.base import TrainingCorpus
+from core.variants.boundless import boundless_pretokeniser, train
 
 TARGET = 120.0  # seconds
 
@@ -62,11 +71,16 @@ def text_of_size(megabytes: float, corpus: Path | None = None) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=float, default=1.0, help="text size in MB (default 1)")
-    parser.add_argument("--vocab-size", type=int, action="append",
-                        help="target vocabulary size, repeatable (default 8192 and 32768)")
+    parser.add_argument(
+        "--vocab-size", type=int, action="append", help="target vocabulary size, repeatable (default 8192 and 32768)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="repetitions, best reported (default 3)")
-    parser.add_argument("--corpus", type=Path, help="a text file (one document per line) instead of the "
-                        "shipped sample, e.g. ../shared/data/corpus_en_leipzig_wikipedia2016_10k.txt")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="a text file (one document per line) instead of the "
+        "shipped sample, e.g. ../shared/data/corpus_en_leipzig_wikipedia2016_10k.txt",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     args = parser.parse_args(argv)
     sizes = args.vocab_size or [8192, 32768]
@@ -87,9 +101,11 @@ def main(argv=None) -> int:
             out[f"bpe_{size}"], bpe_runs[size] = timed(lambda: bpe.train(corpus, size))
         reps.append(out)
     best, median = summarise(reps)
-    print(f"# {megabytes:.2f} MB of running text from {args.corpus or 'the shipped sample'} ({len(lines):,} documents), "
-          f"{sum(corpus.pretoken_counts.values()):,} pretokens, {len(corpus.pretoken_counts):,} unique; "
-          f"best of {args.repeats} repetitions")
+    print(
+        f"# {megabytes:.2f} MB of running text from {args.corpus or 'the shipped sample'} ({len(lines):,} documents), "
+        f"{sum(corpus.pretoken_counts.values()):,} pretokens, {len(corpus.pretoken_counts):,} unique; "
+        f"best of {args.repeats} repetitions"
+    )
     print(f"# pretokenising (ULTIMATE_PATTERN, byte level): {best['pretokenise']:.2f} s")
     print()
     rows, figures = [], {}
@@ -98,28 +114,68 @@ def main(argv=None) -> int:
         total = best["pretokenise"] + best[f"boundless_{size}"]
         ratio = best[f"boundless_{size}"] / best[f"bpe_{size}"]
         bpe_size = bpe_runs[size].tokeniser.vocab_size
-        rows.append([f"{size:,}", f"{s['merges']:,}/{s['supermerges']:,}/{s['deletions']:,}", f"{s['vocab_size']:,}",
-                     f"{best[f'boundless_{size}']:.2f}", f"{bpe_size:,}", f"{best[f'bpe_{size}']:.2f}",
-                     f"{ratio:.1f}", f"{total:.2f}", verdict(total, TARGET)])
-        figures[size] = {"operations": {k: s[k] for k in ("merges", "supermerges", "deletions")},
-                         "final_vocab_size": s["vocab_size"], "stopped": s["stopped"],
-                         "bpe_vocab_size": bpe_size,
-                         "boundless_over_bpe": ratio, "pretokenise_plus_boundless": total,
-                         "target_met": total <= TARGET}
-    print_table(["vocab_size", "merges/super/del", "|V|", "BoundlessBPE s", "BPE |V|", "BPE s",
-                 "ratio", "pretok+Boundless s", "target (s)"], rows)
-    stopped = [f"{size:,}: {runs[size].summary['stopped']}" for size in sizes
-               if runs[size].summary["stopped"] != "vocab_size reached"]
+        rows.append(
+            [
+                f"{size:,}",
+                f"{s['merges']:,}/{s['supermerges']:,}/{s['deletions']:,}",
+                f"{s['vocab_size']:,}",
+                f"{best[f'boundless_{size}']:.2f}",
+                f"{bpe_size:,}",
+                f"{best[f'bpe_{size}']:.2f}",
+                f"{ratio:.1f}",
+                f"{total:.2f}",
+                verdict(total, TARGET),
+            ]
+        )
+        figures[size] = {
+            "operations": {k: s[k] for k in ("merges", "supermerges", "deletions")},
+            "final_vocab_size": s["vocab_size"],
+            "stopped": s["stopped"],
+            "bpe_vocab_size": bpe_size,
+            "boundless_over_bpe": ratio,
+            "pretokenise_plus_boundless": total,
+            "target_met": total <= TARGET,
+        }
+    print_table(
+        [
+            "vocab_size",
+            "merges/super/del",
+            "|V|",
+            "BoundlessBPE s",
+            "BPE |V|",
+            "BPE s",
+            "ratio",
+            "pretok+Boundless s",
+            "target (s)",
+        ],
+        rows,
+    )
+    stopped = [
+        f"{size:,}: {runs[size].summary['stopped']}"
+        for size in sizes
+        if runs[size].summary["stopped"] != "vocab_size reached"
+    ]
     if stopped:
         print("# stopped early (no pair left): " + ", ".join(stopped))
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_boundless", "environment": env, "megabytes": megabytes, "documents": len(lines),
-        "unique_pretokens": len(corpus.pretoken_counts), "repeats": args.repeats, "target_seconds": TARGET,
-        "seconds_best": best, "seconds_median": median, "figures": figures, "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_boundless",
+            "environment": env,
+            "megabytes": megabytes,
+            "documents": len(lines),
+            "unique_pretokens": len(corpus.pretoken_counts),
+            "repeats": args.repeats,
+            "target_seconds": TARGET,
+            "seconds_best": best,
+            "seconds_median": median,
+            "figures": figures,
+            "repetitions": reps,
+        },
+    )
     return 0
 
 

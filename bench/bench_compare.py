@@ -20,6 +20,7 @@ How to run (from the repository root; about a minute)
     python bench/bench_compare.py
     python bench/bench_compare.py --words 50000 --repeats 3 --json compare.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import load_note, print_table, timed, write_json  # noqa: E402
-from core.compare import Segmentations, compare_tokenisers, token_frequency_differences  # noqa: E402
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
-from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.rebpe import KnockoutConfig, run_knockout  # noqa: E402
-from core.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths  # noqa: E402
+from bench._common import load_note, print_table, timed, write_json
+from core.compare import Segmentations, compare_tokenisers, token_frequency_differences
+from core.formats.corpora import load_word_counts
+from core.formats.references import load_references
+from core.formats.tokeniser_files import load_tokeniser
+from core.rebpe import KnockoutConfig, run_knockout
+from core.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
 
 COLD_TARGET, WARM_TARGET = 10.0, 1.0
 
@@ -82,16 +83,34 @@ def main() -> int:
             figures = {"cold": cold, "token_frequencies": tokens, "warm": warm}
             best[label] = {k: min(v, best.get(label, {}).get(k, v)) for k, v in figures.items()}
             found[label] = (comparison.differing, comparison.weighted_share, len(rows))
-    rows = [[label, f"{found[label][0]:,}", f"{found[label][1]:.1%}", f"{found[label][2]:,}",
-             f"{t['cold']:.2f}", f"{t['token_frequencies']:.2f}", f"{t['warm']:.2f}"] for label, t in best.items()]
+    rows = [
+        [
+            label,
+            f"{found[label][0]:,}",
+            f"{found[label][1]:.1%}",
+            f"{found[label][2]:,}",
+            f"{t['cold']:.2f}",
+            f"{t['token_frequencies']:.2f}",
+            f"{t['warm']:.2f}",
+        ]
+        for label, t in best.items()
+    ]
     print_table(["pair", "words differing", "weighted", "token rows", "cold s", "token freq s", "warm s"], rows)
     cold = max(t["cold"] for t in best.values())
     warm = max(t["warm"] for t in best.values())
-    print(f"slowest cold comparison {cold:.2f} s (target < {COLD_TARGET:g} s: {'met' if cold < COLD_TARGET else 'MISSED'}); "
-          f"slowest warm {warm:.2f} s (target < {WARM_TARGET:g} s: {'met' if warm < WARM_TARGET else 'MISSED'})")
-    write_json(args.json, {"words": len(counts), "knockout_seconds": seconds, "best_seconds": best,
-                           "found": {k: {"differing": v[0], "weighted_share": v[1], "token_rows": v[2]}
-                                     for k, v in found.items()}})
+    print(
+        f"slowest cold comparison {cold:.2f} s (target < {COLD_TARGET:g} s: {'met' if cold < COLD_TARGET else 'MISSED'}); "
+        f"slowest warm {warm:.2f} s (target < {WARM_TARGET:g} s: {'met' if warm < WARM_TARGET else 'MISSED'})"
+    )
+    write_json(
+        args.json,
+        {
+            "words": len(counts),
+            "knockout_seconds": seconds,
+            "best_seconds": best,
+            "found": {k: {"differing": v[0], "weighted_share": v[1], "token_rows": v[2]} for k, v in found.items()},
+        },
+    )
     return 0
 
 

@@ -55,6 +55,7 @@ How to run (from the repository root; about 5-6 minutes with the German defaults
     PEERS_VENV=/tmp/peers_venv python bench/bench_knockout.py --repeats 5 --json knockout.json
     python bench/bench_knockout.py          # ours only, Dutch 40k + nl_morph.tsv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,25 +70,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, load_note, print_table, summarise, timed, write_json  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
-from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.pretokenisers.byte_level import byte_chars_to_bytes  # noqa: E402
-from core.rebpe import ReBPEConfig, run_knockout, run_rebpe  # noqa: E402
-from core.samples import DUTCH_40K, SAMPLE_DIR  # noqa: E402
+from bench._common import ROOT, load_note, print_table, summarise, timed, write_json
+from core.formats.references import load_references
+from core.formats.tokeniser_files import load_tokeniser
+from core.pretokenisers.byte_level import byte_chars_to_bytes
+from core.rebpe import ReBPEConfig, run_knockout, run_rebpe
+from core.samples import DUTCH_40K, SAMPLE_DIR
 
 PEER_SCRIPT = ROOT.parent / "shared" / "tools" / "run_knockout_peer.py"
-GERMAN_40K_IN_WHEEL = Path("lib/python3.11/site-packages/bpe_knockout/_data/base-models/"
-                           "bpe-40k_oscar-de-clean/tokenizer.json")
+GERMAN_40K_IN_WHEEL = Path(
+    "lib/python3.11/site-packages/bpe_knockout/_data/base-models/bpe-40k_oscar-de-clean/tokenizer.json"
+)
 GERMAN_REFERENCE = ROOT.parent / "shared" / "data" / "morphynet_deu.deriv.segs.tsv"
 DUTCH_REFERENCE = SAMPLE_DIR / "references" / "nl_morph.tsv"
-PEER_SETUP = ('python3 -m venv "$PEERS_VENV" && "$PEERS_VENV/bin/pip" install bpe-knockout tktkt '
-              'pickybpe-bauwenst modest_bauwenst "transformers<5" "datasets<4.4" scipy colorama torch==2.13.0')
+PEER_SETUP = (
+    'python3 -m venv "$PEERS_VENV" && "$PEERS_VENV/bin/pip" install bpe-knockout tktkt '
+    'pickybpe-bauwenst modest_bauwenst "transformers<5" "datasets<4.4" scipy colorama torch==2.13.0'
+)
 MODES = {
     # mode: (label, our run, peer --mode, target: peer/ours at least)
     "knockout": ("BPE-knockout", lambda tok, entries: run_knockout(tok, entries), "knockout", 10.0),
-    "rebpe": ("ReBPE (reparation=undo)", lambda tok, entries: run_rebpe(tok, entries, ReBPEConfig(reparation="undo")),
-              "rebpe", 20.0),
+    "rebpe": (
+        "ReBPE (reparation=undo)",
+        lambda tok, entries: run_rebpe(tok, entries, ReBPEConfig(reparation="undo")),
+        "rebpe",
+        20.0,
+    ),
 }
 
 
@@ -140,8 +148,13 @@ def check_peer() -> tuple[Path | None, str | None, str]:
     if not PEER_SCRIPT.is_file():
         return None, None, f"# peer NOT run: the harness {PEER_SCRIPT} is missing"
     try:
-        probe = subprocess.run([str(python), "-c", "import bpe_knockout, tktkt; print(bpe_knockout.__version__)"],
-                               capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
+        probe = subprocess.run(
+            [str(python), "-c", "import bpe_knockout, tktkt; print(bpe_knockout.__version__)"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tempfile.gettempdir(),
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return None, None, f"# peer NOT run: cannot start {python} ({err}); {how}"
     if probe.returncode != 0:
@@ -157,13 +170,25 @@ def run_peer_once(python: Path, tokeniser: Path, reference: Path, mode: str, tim
     Returns {"seconds", "wall", "run": the harness's runs[0], "error"}."""
     with tempfile.TemporaryDirectory(prefix="bench_knockout_peer_") as work:
         out = Path(work) / "peer.json"
-        command = [str(python), str(PEER_SCRIPT), "--merges", str(tokeniser.resolve()),
-                   "--reference", str(reference.resolve()), "--mode", mode,
-                   "--reify", "FIX_AND_LINK_AND_MAKE", "--out", str(out)]
+        command = [
+            str(python),
+            str(PEER_SCRIPT),
+            "--merges",
+            str(tokeniser.resolve()),
+            "--reference",
+            str(reference.resolve()),
+            "--mode",
+            mode,
+            "--reify",
+            "FIX_AND_LINK_AND_MAKE",
+            "--out",
+            str(out),
+        ]
         started = time.perf_counter()
         try:
-            done = subprocess.run(command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True, timeout=timeout)
+            done = subprocess.run(
+                command, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {timeout:g} s", "wall": time.perf_counter() - started}
         wall = time.perf_counter() - started
@@ -179,8 +204,16 @@ def ours_once(tokeniser_path: Path, reference_path: Path, mode: str) -> dict[str
     """{"<mode>_ours": seconds, "<mode>_ours_tracing": seconds} of one run in a fresh interpreter
     (as the CLI runs it: the heap left by an earlier run in the same process slows the next one
     by up to a fifth), loading not timed. The child is this script with ``--child``."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", mode,
-               "--tokeniser", str(tokeniser_path), "--reference", str(reference_path)]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        mode,
+        "--tokeniser",
+        str(tokeniser_path),
+        "--reference",
+        str(reference_path),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -244,22 +277,46 @@ def agreement(mode: str, run, peer_run: dict) -> tuple[list[list[str]], dict]:
     else:
         metrics_note = "differ"
     rows = [
-        [f"{label}: merges knocked out per round", str([len(r) for r in ours_r]), str([len(r) for r in peer_r]),
-         rounds_note],
+        [
+            f"{label}: merges knocked out per round",
+            str([len(r) for r in ours_r]),
+            str([len(r) for r in peer_r]),
+            rounds_note,
+        ],
         [f"{label}: |V| after (no special tokens)", f"{v_ours:,}", f"{v_peer:,}", "yes" if v_ours == v_peer else "NO"],
-        [f"{label}: segmentations after", f"{len(words) - len(differ):,}/{len(words):,} same", "",
-         "yes" if not differ else f"NO, e.g. {differ[:3]}"],
-        [f"{label}: morph Pr/Re/F1 after", f"{m_ours.precision:.4f}/{m_ours.recall:.4f}/{m_ours.f1:.4f}",
-         f"{m_peer['precision']:.4f}/{m_peer['recall']:.4f}/{m_peer['f1']:.4f}", metrics_note],
+        [
+            f"{label}: segmentations after",
+            f"{len(words) - len(differ):,}/{len(words):,} same",
+            "",
+            "yes" if not differ else f"NO, e.g. {differ[:3]}",
+        ],
+        [
+            f"{label}: morph Pr/Re/F1 after",
+            f"{m_ours.precision:.4f}/{m_ours.recall:.4f}/{m_ours.f1:.4f}",
+            f"{m_peer['precision']:.4f}/{m_peer['recall']:.4f}/{m_peer['f1']:.4f}",
+            metrics_note,
+        ],
     ]
     record = {
-        "rounds_ours": [len(r) for r in ours_r], "rounds_peer": [len(r) for r in peer_r],
-        "rounds_identical": same_rounds, "vocab_size_after_ours": v_ours, "vocab_size_after_peer": v_peer,
-        "segmentations_compared": len(words), "segmentations_differing": len(differ),
-        "segmentations_differing_examples": differ[:10], "metrics_identical": f1_same,
-        "metrics_ours": {"precision": m_ours.precision, "recall": m_ours.recall, "f1": m_ours.f1,
-                         "tp": m_ours.tp, "fp": m_ours.fp, "fn": m_ours.fn},
-        "metrics_peer": m_peer, "words_with_a_token_inside_a_character": split,
+        "rounds_ours": [len(r) for r in ours_r],
+        "rounds_peer": [len(r) for r in peer_r],
+        "rounds_identical": same_rounds,
+        "vocab_size_after_ours": v_ours,
+        "vocab_size_after_peer": v_peer,
+        "segmentations_compared": len(words),
+        "segmentations_differing": len(differ),
+        "segmentations_differing_examples": differ[:10],
+        "metrics_identical": f1_same,
+        "metrics_ours": {
+            "precision": m_ours.precision,
+            "recall": m_ours.recall,
+            "f1": m_ours.f1,
+            "tp": m_ours.tp,
+            "fp": m_ours.fp,
+            "fn": m_ours.fn,
+        },
+        "metrics_peer": m_peer,
+        "words_with_a_token_inside_a_character": split,
         "agree": same_rounds and v_ours == v_peer and not differ,
     }
     return rows, record
@@ -277,14 +334,25 @@ def at_least(value: float | None, limit: float, peer_seconds: float | None = Non
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokeniser", help="tokenizer.json / merges.txt (default: German 40k from the "
-                        "bpe-knockout wheel in $PEERS_VENV, else the shipped Dutch 40k)")
-    parser.add_argument("--reference", help="reference segmentations (default: ../shared/data/"
-                        "morphynet_deu.deriv.segs.tsv with the German tokeniser, else sample_data/references/nl_morph.tsv)")
-    parser.add_argument("--repeats", "--repeat", type=int, default=3,
-                        help="repetitions of our runs, best reported (default 3)")
-    parser.add_argument("--peer-repeats", type=int, default=1,
-                        help="runs of the peer per mode, best reported (default 1; each German ReBPE run takes minutes)")
+    parser.add_argument(
+        "--tokeniser",
+        help="tokenizer.json / merges.txt (default: German 40k from the "
+        "bpe-knockout wheel in $PEERS_VENV, else the shipped Dutch 40k)",
+    )
+    parser.add_argument(
+        "--reference",
+        help="reference segmentations (default: ../shared/data/"
+        "morphynet_deu.deriv.segs.tsv with the German tokeniser, else sample_data/references/nl_morph.tsv)",
+    )
+    parser.add_argument(
+        "--repeats", "--repeat", type=int, default=3, help="repetitions of our runs, best reported (default 3)"
+    )
+    parser.add_argument(
+        "--peer-repeats",
+        type=int,
+        default=1,
+        help="runs of the peer per mode, best reported (default 1; each German ReBPE run takes minutes)",
+    )
     parser.add_argument("--peer-timeout", type=float, default=900, help="seconds before a peer run is abandoned")
     parser.add_argument("--modes", default="knockout,rebpe", help="comma-separated subset of knockout,rebpe")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
@@ -305,19 +373,27 @@ def main(argv=None) -> int:
     entries = references.entries
     python, peer_version, peer_line = check_peer()
     env = {
-        "python": platform.python_version(), "implementation": platform.python_implementation(),
-        "machine": platform.machine(), "cpus": os.cpu_count(), "platform": platform.platform(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
         "loadavg_1min_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "peers_venv": os.environ.get("PEERS_VENV"), "bpe_knockout": peer_version,
+        "peers_venv": os.environ.get("PEERS_VENV"),
+        "bpe_knockout": peer_version,
     }
     print(f"# Python {env['python']} ({env['implementation']}), {env['cpus']} CPUs, {env['machine']}")
-    print(f"# tokeniser: {shown(tokeniser_path)} ({what}); |V| {len(base.types):,} + {len(base.specials)} special "
-          f"tokens, {len(base.merges):,} merges, pre-tokeniser {base.pretokeniser.kind}")
+    print(
+        f"# tokeniser: {shown(tokeniser_path)} ({what}); |V| {len(base.types):,} + {len(base.specials)} special "
+        f"tokens, {len(base.merges):,} merges, pre-tokeniser {base.pretokeniser.kind}"
+    )
     print(f"# reference: {shown(reference_path)}; {len(entries):,} words ({len(references.rejected)} lines rejected)")
     print(peer_line)
-    print(f"# ours: best of {args.repeats} repetitions, whole run incl. tracing the reference, loading excluded; "
-          f"peer: {'best of ' + str(args.peer_repeats) + ' runs' if args.peer_repeats > 1 else '1 run'} per mode, "
-          f"its reported 'seconds' (vocabulariseFromModest)")
+    print(
+        f"# ours: best of {args.repeats} repetitions, whole run incl. tracing the reference, loading excluded; "
+        f"peer: {'best of ' + str(args.peer_repeats) + ' runs' if args.peer_repeats > 1 else '1 run'} per mode, "
+        f"its reported 'seconds' (vocabulariseFromModest)"
+    )
     sys.stdout.flush()
 
     peer: dict[str, list[dict]] = {}
@@ -359,38 +435,60 @@ def main(argv=None) -> int:
             peer_cells = ["n/a", "n/a", "n/a"]
         ratios[mode] = ratio
         verdicts[mode] = None if ratio is None else ratio >= target
-        rows.append([label, f"{ours:.2f}", f"{tracing:.2f} ({tracing / ours:.0%})", *peer_cells,
-                     at_least(ratio, target, peer_seconds)])
+        rows.append(
+            [
+                label,
+                f"{ours:.2f}",
+                f"{tracing:.2f} ({tracing / ours:.0%})",
+                *peer_cells,
+                at_least(ratio, target, peer_seconds),
+            ]
+        )
 
     print()
     print_table(["run (seconds)", "ours", "of which tracing", "peer", "peer wall", "peer/ours", "target"], rows)
     if any(ratio is not None for ratio in ratios.values()):
-        print("# peer = the authors' reported seconds (vocabulariseFromModest); peer wall = its whole subprocess, "
-              "incl. imports, loading and evaluation (information only)")
+        print(
+            "# peer = the authors' reported seconds (vocabulariseFromModest); peer wall = its whole subprocess, "
+            "incl. imports, loading and evaluation (information only)"
+        )
     if agree_rows:
         print()
         print_table(["agreement (same run)", "ours", "peer", "agree"], agree_rows)
-        if any(r["words_with_a_token_inside_a_character"] and not r["segmentations_differing"]
-               for r in agree_json.values()):
-            print("# * information only, not a disagreement: the segmentations are identical, but the peer's "
-                  "evaluation decodes each byte-level token on its own, so a token that ends inside a multi-byte "
-                  "character becomes U+FFFD U+FFFD and its boundary offsets drift on those words")
+        if any(
+            r["words_with_a_token_inside_a_character"] and not r["segmentations_differing"] for r in agree_json.values()
+        ):
+            print(
+                "# * information only, not a disagreement: the segmentations are identical, but the peer's "
+                "evaluation decodes each byte-level token on its own, so a token that ends inside a multi-byte "
+                "character becomes U+FFFD U+FFFD and its boundary offsets drift on those words"
+            )
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_knockout",
-        "environment": env,
-        "tokeniser": str(tokeniser_path), "reference": str(reference_path), "reference_words": len(entries),
-        "repeats": args.repeats, "peer_repeats": args.peer_repeats,
-        "seconds_best": best, "seconds_median": median,
-        "peer": peer_json,
-        "ratios_peer_over_ours": ratios,
-        "targets": {"knockout_peer_over_ours_min": MODES["knockout"][3], "rebpe_peer_over_ours_min": MODES["rebpe"][3],
-                    "met": verdicts},
-        "agreement": agree_json,
-        "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_knockout",
+            "environment": env,
+            "tokeniser": str(tokeniser_path),
+            "reference": str(reference_path),
+            "reference_words": len(entries),
+            "repeats": args.repeats,
+            "peer_repeats": args.peer_repeats,
+            "seconds_best": best,
+            "seconds_median": median,
+            "peer": peer_json,
+            "ratios_peer_over_ours": ratios,
+            "targets": {
+                "knockout_peer_over_ours_min": MODES["knockout"][3],
+                "rebpe_peer_over_ours_min": MODES["rebpe"][3],
+                "met": verdicts,
+            },
+            "agreement": agree_json,
+            "repetitions": reps,
+        },
+    )
     return 1 if disagree else 0
 
 

@@ -26,6 +26,7 @@ How to run (from the repository root; about 1-2 minutes)
     python bench/bench_knockout_real.py sample_data/references/en_morph.tsv --repeats 3 --json out.json
     python bench/bench_knockout_real.py REF --tokeniser NAME=PATH ...   # other tokenisers
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, load_note, print_table, write_json  # noqa: E402
+from bench._common import ROOT, load_note, print_table, write_json
 
 REAL = Path.home() / ".cache" / "structured-tokenisers" / "real"
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "data" / "morphynet_eng.deriv.wf.segs.tsv"
@@ -61,20 +62,32 @@ def child(mode: str, tokeniser_path: str, reference_path: str) -> dict:
     seconds = time.perf_counter() - started
     after = evaluate_morphology(run.tokeniser, entries)
     knockouts = [s for s in run.steps if s.phase == "knockout"]
-    return {"seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "f1_before": before.f1, "f1_after": after.f1, "types": len(tokeniser.types),
-            "merges": len(tokeniser.merges), "multi_merge_types": tokeniser.multi_merge_types,
-            "types_after": len(run.tokeniser.types), "tuple_merges_after": len(run.tokeniser.tuple_merges),
-            "merges_knocked_out": sum(len(s.removed) for s in knockouts),
-            "types_knocked_out": sum(len(s.types_removed) for s in knockouts),
-            "iterations": max((s.iteration for s in run.steps), default=0), "words": len(entries)}
+    return {
+        "seconds": seconds,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "f1_before": before.f1,
+        "f1_after": after.f1,
+        "types": len(tokeniser.types),
+        "merges": len(tokeniser.merges),
+        "multi_merge_types": tokeniser.multi_merge_types,
+        "types_after": len(run.tokeniser.types),
+        "tuple_merges_after": len(run.tokeniser.tuple_merges),
+        "merges_knocked_out": sum(len(s.removed) for s in knockouts),
+        "types_knocked_out": sum(len(s.types_removed) for s in knockouts),
+        "iterations": max((s.iteration for s in run.steps), default=0),
+        "words": len(entries),
+    }
 
 
 def measure(mode: str, path: Path, reference: Path, repeats: int) -> dict:
     best = None
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, __file__, "--child", mode, str(path), str(reference)],
-                             capture_output=True, text=True, cwd=ROOT)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", mode, str(path), str(reference)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         if out.returncode != 0:
             raise SystemExit(f"child failed ({mode}, {path}):\n{out.stderr[-3000:]}")
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -85,10 +98,18 @@ def measure(mode: str, path: Path, reference: Path, repeats: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("reference", nargs="?", default=str(DEFAULT_REFERENCE),
-                        help="reference segmentations (word<TAB>morph morph ...)")
-    parser.add_argument("--tokeniser", action="append", metavar="NAME=PATH",
-                        help="tokenisers to compare; the last is the baseline (default: llama3, then gpt2)")
+    parser.add_argument(
+        "reference",
+        nargs="?",
+        default=str(DEFAULT_REFERENCE),
+        help="reference segmentations (word<TAB>morph morph ...)",
+    )
+    parser.add_argument(
+        "--tokeniser",
+        action="append",
+        metavar="NAME=PATH",
+        help="tokenisers to compare; the last is the baseline (default: llama3, then gpt2)",
+    )
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -96,8 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(*args.child)))
         return 0
-    tokenisers = (dict(item.split("=", 1) for item in args.tokeniser) if args.tokeniser else
-                  {k: str(v) for k, v in DEFAULT_TOKENISERS.items()})
+    tokenisers = (
+        dict(item.split("=", 1) for item in args.tokeniser)
+        if args.tokeniser
+        else {k: str(v) for k, v in DEFAULT_TOKENISERS.items()}
+    )
     reference = Path(args.reference)
     for name, path in tokenisers.items():
         if not Path(path).is_file():
@@ -108,20 +132,48 @@ def main(argv: list[str] | None = None) -> int:
     if note:
         print(note)
     print(f"# reference: {reference}; best of {args.repeats}; each run in a fresh interpreter")
-    results = {mode: {name: measure(mode, Path(path), reference, args.repeats) for name, path in tokenisers.items()}
-               for mode in ("knockout", "rebpe")}
+    results = {
+        mode: {name: measure(mode, Path(path), reference, args.repeats) for name, path in tokenisers.items()}
+        for mode in ("knockout", "rebpe")
+    }
     baseline = list(tokenisers)[-1]
     rows = []
     for mode, by_name in results.items():
         for name, r in by_name.items():
             ratio = r["seconds"] / by_name[baseline]["seconds"]
-            rows.append([mode, name, f"{r['types']:,}", f"{r['merges']:,}", f"{r['seconds']:.2f}",
-                         "" if name == baseline else f"{ratio:.2f}x (target <= {TARGET_RATIO:.0f}x)",
-                         f"{r['peak_mb']:.0f}" + ("" if r["peak_mb"] < TARGET_MB else " (over 1.5 GB)"),
-                         f"{r['f1_before']:.4f}", f"{r['f1_after']:.4f}", f"{r['types_knocked_out']:,}",
-                         f"{r['merges_knocked_out']:,}", str(r["iterations"])])
-    print_table(["run", "tokeniser", "|V|", "|M|", "seconds", "ratio", "peak MB", "F1 before", "F1 after",
-                 "types out", "merges out", "iter"], rows)
+            rows.append(
+                [
+                    mode,
+                    name,
+                    f"{r['types']:,}",
+                    f"{r['merges']:,}",
+                    f"{r['seconds']:.2f}",
+                    "" if name == baseline else f"{ratio:.2f}x (target <= {TARGET_RATIO:.0f}x)",
+                    f"{r['peak_mb']:.0f}" + ("" if r["peak_mb"] < TARGET_MB else " (over 1.5 GB)"),
+                    f"{r['f1_before']:.4f}",
+                    f"{r['f1_after']:.4f}",
+                    f"{r['types_knocked_out']:,}",
+                    f"{r['merges_knocked_out']:,}",
+                    str(r["iterations"]),
+                ]
+            )
+    print_table(
+        [
+            "run",
+            "tokeniser",
+            "|V|",
+            "|M|",
+            "seconds",
+            "ratio",
+            "peak MB",
+            "F1 before",
+            "F1 after",
+            "types out",
+            "merges out",
+            "iter",
+        ],
+        rows,
+    )
     if args.json:
         write_json(args.json, {"reference": str(reference), "results": results})
     return 0

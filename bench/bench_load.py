@@ -38,6 +38,7 @@ page showed an error, 2 if some session did not finish in ``--timeout`` seconds 
 
     python bench/bench_load.py [--sessions 30] [--concurrency 10] [--think 1.0] [--timeout 600] [--json FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,9 +55,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import environment, environment_line, load_note, print_table, verdict, write_json  # noqa: E402
-from tests.e2e.browser_support import LOOPBACK, SLOW, outside_requests  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from bench._common import environment, environment_line, load_note, print_table, verdict, write_json
+from tests.e2e.browser_support import LOOPBACK, SLOW, outside_requests
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 try:
     import psutil
@@ -70,10 +71,10 @@ WORDS = ("kinderboeken", "voetballer", "bruidstaart", "reanimatietechniek", "gid
 CORPUS_NAME = "load-corpus.txt"
 CORPUS_CHOICE = "upload: " + CORPUS_NAME
 START_QUERY = "/?tokeniser=nl-40k&reference=nl_morph"
-ACTION_MS = 120_000       # one action on a loaded machine
+ACTION_MS = 120_000  # one action on a loaded machine
 POLL_MS = 50
 SAMPLE_SECONDS = 0.5
-SETTLE_SECONDS = 5.0      # after closing the contexts
+SETTLE_SECONDS = 5.0  # after closing the contexts
 VIEWPORT = {"width": 1024, "height": 700}  # small; 800 x 500 costs the browser as much CPU (its JS, not paint)
 BLOCKED = re.compile(r"\.(woff2?|ttf|otf|png|jpe?g|gif|webp|ico)(\?|$)")  # images and fonts: not needed
 
@@ -133,7 +134,9 @@ def usage(pid: int, proportional: bool = False) -> tuple[int, float] | None:
         file, label = ("smaps_rollup", "Pss") if proportional else ("status", "VmRSS")
         found = re.search(rf"^{label}:\s+(\d+) kB", Path(f"/proc/{pid}/{file}").read_text(), re.M)
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(found.group(1)) * 1024 if found else 0), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return (int(found.group(1)) * 1024 if found else 0), (int(fields[11]) + int(fields[12])) / os.sysconf(
+            "SC_CLK_TCK"
+        )
     except GONE:
         return None
 
@@ -209,15 +212,15 @@ class Monitor(threading.Thread):
 # --- one browser session ---------------------------------------------------------------------------------
 @dataclass
 class Session:
-    index: int               # -1: the warm-up
+    index: int  # -1: the warm-up
     word: str
-    steps: int               # Next clicks
-    k: int                   # how often its word is in its corpus
+    steps: int  # Next clicks
+    k: int  # how often its word is in its corpus
     timings: dict[str, list[float]] = field(default_factory=dict)
-    wrong: list[str] = field(default_factory=list)    # state that is not its own
-    errors: list[str] = field(default_factory=list)   # error boxes, tracebacks, requests leaving 127.0.0.1
+    wrong: list[str] = field(default_factory=list)  # state that is not its own
+    errors: list[str] = field(default_factory=list)  # error boxes, tracebacks, requests leaving 127.0.0.1
     unchecked: list[str] = field(default_factory=list)
-    failure: str = ""        # why it stopped early (a timeout, a missing element)
+    failure: str = ""  # why it stopped early (a timeout, a missing element)
     stage: str = "waiting"
     done: bool = False
 
@@ -262,8 +265,10 @@ async def check_workspace(session: Session, page, when: str) -> None:
         session.unchecked.append(f"workspace {when}: no 'Running words' figure")
     elif int(found.group(1).replace(",", "")) != session.k + 1:
         seen = int(found.group(1).replace(",", "")) - 1
-        session.wrong.append(f"workspace {when}: corpus has {seen + 1} running words, its own has {session.k + 1} "
-                             f"(that is {owner_of(seen)}'s corpus)")
+        session.wrong.append(
+            f"workspace {when}: corpus has {seen + 1} running words, its own has {session.k + 1} "
+            f"(that is {owner_of(seen)}'s corpus)"
+        )
 
 
 async def check_corpus_counts(session: Session, page) -> None:
@@ -281,8 +286,9 @@ async def think(rng: random.Random, seconds: float) -> None:
     await asyncio.sleep(seconds * rng.uniform(0.5, 1.5))
 
 
-async def run_session(browser, url: str, session: Session, light: bool, pause: float,
-                      contexts: list, extra_words: tuple[str, ...] = ()) -> None:
+async def run_session(
+    browser, url: str, session: Session, light: bool, pause: float, contexts: list, extra_words: tuple[str, ...] = ()
+) -> None:
     rng = random.Random(session.index)
     context = await browser.new_context(viewport=VIEWPORT)
     contexts.append(context)
@@ -293,8 +299,17 @@ async def run_session(browser, url: str, session: Session, light: bool, pause: f
     try:
         await timed(session, "open workspace", page, lambda: page.goto(url + START_QUERY), UPLOAD)
         await think(rng, pause)
-        await timed(session, "upload corpus", page, lambda: page.locator(UPLOAD).set_input_files(
-            {"name": CORPUS_NAME, "mimeType": "text/plain", "buffer": session.corpus}), CORPUS, CORPUS_CHOICE, True)
+        await timed(
+            session,
+            "upload corpus",
+            page,
+            lambda: page.locator(UPLOAD).set_input_files(
+                {"name": CORPUS_NAME, "mimeType": "text/plain", "buffer": session.corpus}
+            ),
+            CORPUS,
+            CORPUS_CHOICE,
+            True,
+        )
         await check_workspace(session, page, "after the upload")
         await no_errors(session, page, "workspace")
         await think(rng, pause)
@@ -305,7 +320,9 @@ async def run_session(browser, url: str, session: Session, light: bool, pause: f
             await timed(session, "stepper: Next", page, page.locator(NEXT).click, STEP, str(step), True)
         shown = await page.locator(STEP).input_value()
         if shown != str(session.steps) or not re.search(rf"[?&]step={session.steps}(&|$)", page.url):
-            session.wrong.append(f"stepper: slider at {shown}, address {page.url}; it clicked Next {session.steps} times")
+            session.wrong.append(
+                f"stepper: slider at {shown}, address {page.url}; it clicked Next {session.steps} times"
+            )
         await no_errors(session, page, "stepper")
         await think(rng, pause)
 
@@ -313,16 +330,24 @@ async def run_session(browser, url: str, session: Session, light: bool, pause: f
         for word in (*extra_words, session.word):  # its own word last
             await think(rng, pause)
             await page.locator(WORD_INPUT).fill(word)
-            await timed(session, "word debugger: new word", page, lambda: page.locator(WORD_INPUT).press("Enter"),
-                        "h2", word)
+            await timed(
+                session, "word debugger: new word", page, lambda: page.locator(WORD_INPUT).press("Enter"), "h2", word
+            )
         if not re.search(rf"[?&]word={re.escape(word)}(&|$)", page.url):
             session.wrong.append(f"word debugger: address {page.url}, expected word={word}")
         await check_corpus_counts(session, page)
         merge_step = f".st-key-step--{word} input[type=range]"
         last = int(await page.locator(merge_step).get_attribute("max"))
         await think(rng, pause)
-        await timed(session, "word debugger: one merge back", page,
-                    page.locator(f".st-key-back--{word} button").first.click, merge_step, str(last - 1), True)
+        await timed(
+            session,
+            "word debugger: one merge back",
+            page,
+            page.locator(f".st-key-back--{word} button").first.click,
+            merge_step,
+            str(last - 1),
+            True,
+        )
         await no_errors(session, page, "word debugger")
         await think(rng, pause)
 
@@ -347,7 +372,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def megabytes(value: int) -> str:
-    return f"{value / 2 ** 20:,.0f} MB"
+    return f"{value / 2**20:,.0f} MB"
 
 
 async def drive(url: str, monitor: Monitor, args, deadline: float) -> dict:
@@ -361,9 +386,11 @@ async def drive(url: str, monitor: Monitor, args, deadline: float) -> dict:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         print(f"# warm-up: one session computes the shared runs (up to {SLOW // 1000} s)", flush=True)
         try:
-            await asyncio.wait_for(run_session(browser, url, warm, args.light, 0.0, contexts, WORDS[1:]),
-                                   min(SLOW / 1000, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
+            await asyncio.wait_for(
+                run_session(browser, url, warm, args.light, 0.0, contexts, WORDS[1:]),
+                min(SLOW / 1000, deadline - time.monotonic()),
+            )
+        except TimeoutError:
             warm.failure = f"{warm.stage}: the warm-up took longer than {SLOW // 1000} s"
         for context in contexts:
             await context.close()
@@ -397,14 +424,20 @@ def report(result: dict, monitor: Monitor, args) -> int:
     before, end = marks["before"], marks["end"]
     wall = end[0] - before[0]
     print()
-    print(f"# {args.sessions} sessions, {args.concurrency} at a time, think time {args.think:g} s (±50 %), "
-          f"{'images and fonts blocked' if args.light else 'full pages'}; load phase {wall:.0f} s")
+    print(
+        f"# {args.sessions} sessions, {args.concurrency} at a time, think time {args.think:g} s (±50 %), "
+        f"{'images and fonts blocked' if args.light else 'full pages'}; load phase {wall:.0f} s"
+    )
     names = list(dict.fromkeys(name for s in sessions for name in s.timings))
     rows, latency = [], {}
     for name in names:
         values = [v for s in sessions for v in s.timings.get(name, ())]
-        latency[name] = {"n": len(values), "p50": percentile(values, 0.5), "p95": percentile(values, 0.95),
-                         "max": max(values)}
+        latency[name] = {
+            "n": len(values),
+            "p50": percentile(values, 0.5),
+            "p95": percentile(values, 0.95),
+            "max": max(values),
+        }
         rows.append([name, len(values), *(f"{latency[name][k]:.2f} s" for k in ("p50", "p95", "max"))])
     print_table(["action", "n", "p50", "p95", "max"], rows)
     for name in CACHED_VIEWS:
@@ -412,29 +445,48 @@ def report(result: dict, monitor: Monitor, args) -> int:
             print(f"# p95 {name}: {latency[name]['p95']:.2f} s, {verdict(latency[name]['p95'], TARGET_SECONDS)}")
 
     peak = monitor.peak("server", before[0])
-    memory = {"start": marks["start"][1]["server"], "before": before[1]["server"], "peak": peak,
-              "end (all open)": end[1]["server"], f"closed + {SETTLE_SECONDS:g} s": marks["closed"][1]["server"]}
+    memory = {
+        "start": marks["start"][1]["server"],
+        "before": before[1]["server"],
+        "peak": peak,
+        "end (all open)": end[1]["server"],
+        f"closed + {SETTLE_SECONDS:g} s": marks["closed"][1]["server"],
+    }
     footprint = (peak - memory["before"]) / max(1, len(sessions))
     print()
-    print_table(["server RSS", "value"], [[k, megabytes(v)] for k, v in memory.items()]
-                + [["per session: (peak - before) / N", megabytes(footprint)],
-                   ["per session: (end - before) / N", megabytes((memory["end (all open)"] - memory["before"])
-                                                                  / max(1, len(sessions)))],
-                   ["browser tree PSS, peak", megabytes(monitor.peak("browser", before[0]))]])
+    print_table(
+        ["server RSS", "value"],
+        [[k, megabytes(v)] for k, v in memory.items()]
+        + [
+            ["per session: (peak - before) / N", megabytes(footprint)],
+            [
+                "per session: (end - before) / N",
+                megabytes((memory["end (all open)"] - memory["before"]) / max(1, len(sessions))),
+            ],
+            ["browser tree PSS, peak", megabytes(monitor.peak("browser", before[0]))],
+        ],
+    )
     cpu = {side: monitor.cpu(side, before, end) for side in ("server", "browser")}
     actions = max(1, sum(entry["n"] for entry in latency.values()))
-    print(f"# CPU in the load phase ({actions} actions, {os.cpu_count()} cores): "
-          + ", ".join(f"{side} {seconds:.0f} s = {seconds / wall:.0%} of one core, {seconds / actions:.2f} s per action"
-                      for side, seconds in cpu.items()))
+    print(
+        f"# CPU in the load phase ({actions} actions, {os.cpu_count()} cores): "
+        + ", ".join(
+            f"{side} {seconds:.0f} s = {seconds / wall:.0%} of one core, {seconds / actions:.2f} s per action"
+            for side, seconds in cpu.items()
+        )
+    )
     print(f"# the browsers used {cpu['browser'] / max(cpu['server'], 1e-9):.1f} x the server's CPU time")
-    print("# warm-up (first computations): " + ", ".join(f"{name} {sum(values):.1f} s"
-                                                        for name, values in warm.timings.items()))
+    print(
+        "# warm-up (first computations): "
+        + ", ".join(f"{name} {sum(values):.1f} s" for name, values in warm.timings.items())
+    )
 
     bad = [s for s in sessions if s.wrong or s.errors]
     unfinished = [s for s in sessions if not s.done]
     print()
-    print(f"# sessions that saw another's state or an error: {len(bad)} of {len(sessions)}; "
-          f"unfinished: {len(unfinished)}")
+    print(
+        f"# sessions that saw another's state or an error: {len(bad)} of {len(sessions)}; unfinished: {len(unfinished)}"
+    )
     for s in [warm, *sessions]:
         who = "warm-up" if s.index < 0 else f"session {s.index}"
         for line in s.wrong + s.errors:
@@ -447,14 +499,28 @@ def report(result: dict, monitor: Monitor, args) -> int:
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {"environment": environment(), "sessions": args.sessions, "concurrency": args.concurrency,
-                           "think_s": args.think, "light": args.light, "load_seconds": wall, "latency_s": latency,
-                           "server_rss_bytes": memory, "per_session_bytes": footprint, "cpu_s": cpu,
-                           "bad": {s.index: s.wrong + s.errors for s in bad},
-                           "unfinished": {s.index: s.failure or s.stage for s in unfinished}, "unchecked": unchecked,
-                           "warmup_s": warm.timings,
-                           "memory_timeline": [(round(t - marks["start"][0], 1), rss["server"], rss["browser"])
-                                               for t, rss, _ in monitor.samples]})
+    write_json(
+        args.json,
+        {
+            "environment": environment(),
+            "sessions": args.sessions,
+            "concurrency": args.concurrency,
+            "think_s": args.think,
+            "light": args.light,
+            "load_seconds": wall,
+            "latency_s": latency,
+            "server_rss_bytes": memory,
+            "per_session_bytes": footprint,
+            "cpu_s": cpu,
+            "bad": {s.index: s.wrong + s.errors for s in bad},
+            "unfinished": {s.index: s.failure or s.stage for s in unfinished},
+            "unchecked": unchecked,
+            "warmup_s": warm.timings,
+            "memory_timeline": [
+                (round(t - marks["start"][0], 1), rss["server"], rss["browser"]) for t, rss, _ in monitor.samples
+            ],
+        },
+    )
     if bad or warm.wrong or warm.errors:
         return 1
     return 2 if unfinished or not warm.done else 0
@@ -466,8 +532,12 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=10, help="sessions acting at the same time")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a session's actions")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole run")
-    parser.add_argument("--full-pages", dest="light", action="store_false",
-                        help="also load images and fonts (blocked by default to spare the browser)")
+    parser.add_argument(
+        "--full-pages",
+        dest="light",
+        action="store_false",
+        help="also load images and fonts (blocked by default to spare the browser)",
+    )
     parser.add_argument("--json", help="also write every figure to this file")
     args = parser.parse_args()
     if not 1 <= args.sessions <= 100:  # the corpus counts tell sessions apart by k = 101..200

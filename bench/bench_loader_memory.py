@@ -20,6 +20,7 @@ How to run (from the repository root; the real tokenisers need the fetch script 
     python bench/bench_loader_memory.py                 # about 3 minutes, most of it the 50 MB file
     python bench/bench_loader_memory.py --skip-50mb --json memory.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,11 +34,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json  # noqa: E402
+from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json
 
-REAL = (("gpt2", "merges.txt"), ("llama3", "tokenizer.json"), ("gemma3", "tokenizer.json"),
-        ("gpt4o", "tokenizer.json"), ("tiktoken-o200k", "o200k_base.tiktoken"),
-        ("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"))
+REAL = (
+    ("gpt2", "merges.txt"),
+    ("llama3", "tokenizer.json"),
+    ("gemma3", "tokenizer.json"),
+    ("gpt4o", "tokenizer.json"),
+    ("tiktoken-o200k", "o200k_base.tiktoken"),
+    ("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"),
+)
 
 
 def status_mb(field: str) -> float:
@@ -56,15 +62,18 @@ def run_worker(side: str, path: Path, lift_limit: bool) -> dict:
         from core.formats.tokeniser_files import load_tokeniser
 
         if lift_limit:
-            core.merges.MAX_MERGES = core.formats.merges_txt.MAX_MERGES = 10 ** 9
+            core.merges.MAX_MERGES = core.formats.merges_txt.MAX_MERGES = 10**9
         base = status_mb("VmRSS")
         started = time.perf_counter()
         try:
             tokeniser = load_tokeniser(path)
             tokeniser.tokenise("Hello world")  # builds the engine
         except InputError as err:
-            return {"refused": str(err)[:160], "seconds": time.perf_counter() - started,
-                    "peak_mb": status_mb("VmHWM") - base}
+            return {
+                "refused": str(err)[:160],
+                "seconds": time.perf_counter() - started,
+                "peak_mb": status_mb("VmHWM") - base,
+            }
         merges = len(tokeniser.merges)
     else:
         from tokenizers import Tokenizer, models
@@ -78,8 +87,12 @@ def run_worker(side: str, path: Path, lift_limit: bool) -> dict:
         tokeniser.encode("Hello world")
         merges = None
     seconds = time.perf_counter() - started
-    return {"merges": merges, "seconds": seconds, "rss_mb": status_mb("VmRSS") - base,
-            "peak_mb": status_mb("VmHWM") - base}
+    return {
+        "merges": merges,
+        "seconds": seconds,
+        "rss_mb": status_mb("VmRSS") - base,
+        "peak_mb": status_mb("VmHWM") - base,
+    }
 
 
 def spawn(side: str, path: Path, lift_limit: bool = False) -> dict:
@@ -90,8 +103,9 @@ def spawn(side: str, path: Path, lift_limit: bool = False) -> dict:
     return json.loads(done.stdout)
 
 
-def synthetic_merges(folder: Path, *, lines: int | None = None, size: int | None = None,
-                     seed_folder: Path | None = None) -> Path:
+def synthetic_merges(
+    folder: Path, *, lines: int | None = None, size: int | None = None, seed_folder: Path | None = None
+) -> Path:
     """A merges.txt + vocab.json: GPT-2's (when cached) extended with merges of two random short
     tokens (at most 6 characters) into a new token, until ``lines`` merges or ``size`` bytes."""
     if seed_folder is not None and (seed_folder / "merges.txt").is_file():
@@ -138,8 +152,13 @@ def main(argv=None) -> int:
     print(environment_line(environment()))
     rows, results = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        files = [("synthetic 1M lines", synthetic_merges(Path(tmp) / "1m", lines=1_000_000, seed_folder=cache / "gpt2"),
-                  False)]
+        files = [
+            (
+                "synthetic 1M lines",
+                synthetic_merges(Path(tmp) / "1m", lines=1_000_000, seed_folder=cache / "gpt2"),
+                False,
+            )
+        ]
         if not args.skip_50mb:
             big = synthetic_merges(Path(tmp) / "50mb", size=50_000_000, seed_folder=cache / "gpt2")
             files += [("synthetic 50 MB", big, False), ("synthetic 50 MB, limit lifted", big, True)]
@@ -150,8 +169,22 @@ def main(argv=None) -> int:
             results.append({"file": label, "bytes": path.stat().st_size, "ours": ours, "hf": hf})
             rows.append(_row(label, path, ours, hf))
             print(f"# {label}: done", file=sys.stderr, flush=True)
-    print_table(["file", "MB", "merges", "ours s", "ours MB", "ours peak MB", "bytes/merge", "HF s", "HF MB",
-                 "HF peak MB", "HF bytes/merge"], rows)
+    print_table(
+        [
+            "file",
+            "MB",
+            "merges",
+            "ours s",
+            "ours MB",
+            "ours peak MB",
+            "bytes/merge",
+            "HF s",
+            "HF MB",
+            "HF peak MB",
+            "HF bytes/merge",
+        ],
+        rows,
+    )
     print("# MB: RSS grown by loading (+ the engine); peak: VmHWM minus RSS after imports; each in a fresh process")
     note = load_note()
     if note:
@@ -165,12 +198,26 @@ def _row(label: str, path: Path, ours: dict, hf: dict) -> list[str]:
     size = path.stat().st_size + ((path.parent / "vocab.json").stat().st_size if path.name == "merges.txt" else 0)
     if "refused" in ours or "failed" in ours:
         why = ours.get("refused") or ours["failed"][0]
-        first = [label, f"{size / 1e6:.0f}", f"refused: {why[why.find(': ') + 2:][:40]}",
-                 f"{ours.get('seconds', 0):.1f}", "-", f"{ours.get('peak_mb', 0):.0f}", "-"]
+        first = [
+            label,
+            f"{size / 1e6:.0f}",
+            f"refused: {why[why.find(': ') + 2 :][:40]}",
+            f"{ours.get('seconds', 0):.1f}",
+            "-",
+            f"{ours.get('peak_mb', 0):.0f}",
+            "-",
+        ]
     else:
         merges = ours["merges"]
-        first = [label, f"{size / 1e6:.0f}", f"{merges:,}", f"{ours['seconds']:.1f}", f"{ours['rss_mb']:.0f}",
-                 f"{ours['peak_mb']:.0f}", f"{ours['rss_mb'] * 2**20 / merges:.0f}"]
+        first = [
+            label,
+            f"{size / 1e6:.0f}",
+            f"{merges:,}",
+            f"{ours['seconds']:.1f}",
+            f"{ours['rss_mb']:.0f}",
+            f"{ours['peak_mb']:.0f}",
+            f"{ours['rss_mb'] * 2**20 / merges:.0f}",
+        ]
     if "rss_mb" not in hf:
         return first + ["-"] * 4
     merges = ours.get("merges") or (path.read_bytes().count(b"\n") - 1 if path.name == "merges.txt" else None)

@@ -33,6 +33,7 @@ How to run (from the repository root; about 5 minutes with the defaults on an id
     python bench/bench_pathological.py --sizes 10 --sizes 100 --algorithm boundless --corpus word
     python bench/bench_pathological.py --json pathological.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,9 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import environment, environment_line, load_note, print_table, verdict, write_json  # noqa: E402
-
-from core.samples import PATHOLOGICAL_KINDS, pathological_text  # noqa: E402
+from bench._common import environment, environment_line, load_note, print_table, verdict, write_json
+from core.samples import PATHOLOGICAL_KINDS, pathological_text
 
 ALGORITHMS = ("bpe", "scaffold", "picky", "boundless", "unigram")
 GROWTH_TARGET = 20.0
@@ -68,10 +68,19 @@ def child(algorithm: str, kind: str, size: int, vocab_size: int) -> None:
     run = registry.train(algorithm, corpus, vocab_size, progress=lambda done, total: calls.append(time.process_time()))
     calls.append(time.process_time())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"pretokenise": pretokenised - start, "seconds": calls[-1] - pretokenised,
-                      "gap": max(b - a for a, b in zip(calls, calls[1:])), "peak_mb": peak / 1024,
-                      "rise_mb": (peak - before) / 1024, "vocab_size": run.tokeniser.vocab_size,
-                      "pretokens": len(corpus.pretoken_counts)}))
+    print(
+        json.dumps(
+            {
+                "pretokenise": pretokenised - start,
+                "seconds": calls[-1] - pretokenised,
+                "gap": max(b - a for a, b in zip(calls, calls[1:])),
+                "peak_mb": peak / 1024,
+                "rise_mb": (peak - before) / 1024,
+                "vocab_size": run.tokeniser.vocab_size,
+                "pretokens": len(corpus.pretoken_counts),
+            }
+        )
+    )
 
 
 def measure(algorithm: str, kind: str, size: int, vocab_size: int, timeout: float) -> dict:
@@ -88,8 +97,13 @@ def measure(algorithm: str, kind: str, size: int, vocab_size: int, timeout: floa
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, action="append", metavar="K",
-                        help="corpus size in thousands of characters, repeatable (default 10, 100, 1000)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        action="append",
+        metavar="K",
+        help="corpus size in thousands of characters, repeatable (default 10, 100, 1000)",
+    )
     parser.add_argument("--algorithm", action="append", choices=ALGORITHMS, help="repeatable (default all)")
     parser.add_argument("--corpus", action="append", choices=PATHOLOGICAL_KINDS, help="repeatable (default all)")
     parser.add_argument("--vocab-size", type=int, default=1000, help="target vocabulary size (default 1000)")
@@ -107,8 +121,10 @@ def main(argv=None) -> int:
 
     env = environment()
     print(environment_line(env))
-    print(f"# single-line corpora, vocab_size {args.vocab_size}, each run in a fresh interpreter, "
-          f"killed after {args.timeout:g} s")
+    print(
+        f"# single-line corpora, vocab_size {args.vocab_size}, each run in a fresh interpreter, "
+        f"killed after {args.timeout:g} s"
+    )
     print()
     rows, figures, worst, widest = [], [], 0.0, 0.0
     for kind in args.corpus or PATHOLOGICAL_KINDS:
@@ -119,20 +135,37 @@ def main(argv=None) -> int:
                 growth = ""
                 if "error" not in result:
                     widest = max(widest, result["gap"])
-                    if previous is not None and "error" not in previous[1] and k == 10 * previous[0] \
-                            and previous[1]["seconds"] >= 0.05:
+                    if (
+                        previous is not None
+                        and "error" not in previous[1]
+                        and k == 10 * previous[0]
+                        and previous[1]["seconds"] >= 0.05
+                    ):
                         result["growth_10x"] = result["seconds"] / previous[1]["seconds"]
                         worst = max(worst, result["growth_10x"])
                         growth = f"{result['growth_10x']:.1f}"
-                    rows.append([kind, algorithm, f"{k:,}", f"{result['pretokenise']:.2f}", f"{result['seconds']:.2f}",
-                                 growth, f"{result['gap']:.2f}", f"{result['peak_mb']:.0f}", f"{result['rise_mb']:.0f}",
-                                 f"{result['vocab_size']:,}"])
+                    rows.append(
+                        [
+                            kind,
+                            algorithm,
+                            f"{k:,}",
+                            f"{result['pretokenise']:.2f}",
+                            f"{result['seconds']:.2f}",
+                            growth,
+                            f"{result['gap']:.2f}",
+                            f"{result['peak_mb']:.0f}",
+                            f"{result['rise_mb']:.0f}",
+                            f"{result['vocab_size']:,}",
+                        ]
+                    )
                 else:
                     rows.append([kind, algorithm, f"{k:,}", result["error"], "", "", "", "", "", ""])
                 figures.append({"corpus": kind, "algorithm": algorithm, "thousand_chars": k, **result})
                 previous = (k, result)
-    print_table(["corpus", "trainer", "K chars", "pretok s", "train s", "x per 10x", "max gap s", "peak MB",
-                 "rise MB", "|V|"], rows)
+    print_table(
+        ["corpus", "trainer", "K chars", "pretok s", "train s", "x per 10x", "max gap s", "peak MB", "rise MB", "|V|"],
+        rows,
+    )
     unfinished = [f"{f['corpus']}/{f['algorithm']}/{f['thousand_chars']}K" for f in figures if "error" in f]
     if unfinished:
         print("# did not finish: " + ", ".join(unfinished))
@@ -141,9 +174,18 @@ def main(argv=None) -> int:
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {"benchmark": "bench_pathological", "environment": env, "vocab_size": args.vocab_size,
-                           "timeout_seconds": args.timeout, "growth_target": GROWTH_TARGET,
-                           "gap_target_seconds": GAP_TARGET, "figures": figures})
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_pathological",
+            "environment": env,
+            "vocab_size": args.vocab_size,
+            "timeout_seconds": args.timeout,
+            "growth_target": GROWTH_TARGET,
+            "gap_target_seconds": GAP_TARGET,
+            "figures": figures,
+        },
+    )
     return 0
 
 

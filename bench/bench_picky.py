@@ -28,6 +28,7 @@ How to run (from the repository root; ~25 s ours, +~15 s with the package)
     python bench/bench_picky.py
     PEERS_VENV=/tmp/peers_venv python bench/bench_picky.py --json picky.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,30 +38,37 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import load_note, print_table, summarise, timed, write_json  # noqa: E402
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.pretokenisers import Metaspace  # noqa: E402
-from core.samples import SAMPLE_DIR  # noqa: E402
-from core.train_bpe import train_bpe  # noqa: E402
-from core.variants.base import TrainingCorpus  # noqa: E402
-from core.variants.picky import AUTHORS_SPECIALS, train  # noqa: E402
-from scripts.compare_picky import ORIGINAL_DRIVER, PACKAGE_DRIVER, peer_python, run_peer  # noqa: E402
+from bench._common import load_note, print_table, summarise, timed, write_json
+from core.formats.corpora import load_word_counts
+from core.pretokenisers import Metaspace
+from core.samples import SAMPLE_DIR
+from core.train_bpe import train_bpe
+from core.variants.base import TrainingCorpus
+from core.variants.picky import AUTHORS_SPECIALS, train
+from scripts.compare_picky import ORIGINAL_DRIVER, PACKAGE_DRIVER, peer_python, run_peer
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 TARGET_BPE = 2.0  # ours PickyBPE / ours BPE at most
 TARGET_PEER = 5.0  # peer / ours at least
 
 
-def peer_figures(label: str, python: str, driver: str, counts, vocab_size: int, extra: int, repeats: int,
-                 corpus, checkout=None) -> dict:
+def peer_figures(
+    label: str, python: str, driver: str, counts, vocab_size: int, extra: int, repeats: int, corpus, checkout=None
+) -> dict:
     """Best peer time, and ours to the |V| the peer reached (its full run or until it stopped)."""
     runs = [run_peer(python, driver, counts, vocab_size + extra, 0.9, checkout=checkout) for _ in range(repeats)]
     best = min(runs, key=lambda r: r["seconds"] if r["seconds"] is not None else r["wall"])
     seconds = best["seconds"] if best["seconds"] is not None else best["wall"]
     reached = len(best["vocabulary"])
     ours, _ = min((timed(lambda: train(corpus, reached)) for _ in range(repeats)), key=lambda t: t[0])
-    return {"label": label, "seconds": seconds, "error": best["error"], "events": len(best["events"]),
-            "vocab_reached": reached, "ours_to_same_vocab": ours}
+    return {
+        "label": label,
+        "seconds": seconds,
+        "error": best["error"],
+        "events": len(best["events"]),
+        "vocab_reached": reached,
+        "ours_to_same_vocab": ours,
+    }
 
 
 def main(argv=None) -> int:
@@ -76,8 +84,10 @@ def main(argv=None) -> int:
 
     counts = load_word_counts(COUNTS)
     corpus = TrainingCorpus.from_word_counts(counts, Metaspace())
-    print(f"# {len(counts):,} words of {COUNTS.relative_to(SAMPLE_DIR.parent)}, '▁' + word, vocab_size "
-          f"{args.vocab_size}, τ 0.9; ours best of {args.repeats}, peers best of {args.peer_repeats}")
+    print(
+        f"# {len(counts):,} words of {COUNTS.relative_to(SAMPLE_DIR.parent)}, '▁' + word, vocab_size "
+        f"{args.vocab_size}, τ 0.9; ours best of {args.repeats}, peers best of {args.peer_repeats}"
+    )
     reps, runs = [], {}
     for _ in range(args.repeats):
         out = {}
@@ -86,12 +96,20 @@ def main(argv=None) -> int:
         reps.append(out)
     fig, mid = summarise(reps)
     summary = runs["picky"].summary
-    print(f"# ours PickyBPE: {summary['events']} events ({summary['merges']} merges, {summary['splits']} splits, "
-          f"{summary['restored']} restored); plain BPE: {len(runs['bpe'].merges)} merges")
+    print(
+        f"# ours PickyBPE: {summary['events']} events ({summary['merges']} merges, {summary['splits']} splits, "
+        f"{summary['restored']} restored); plain BPE: {len(runs['bpe'].merges)} merges"
+    )
     ratio = fig["picky"] / fig["bpe"]
-    rows = [["ours PickyBPE", f"{fig['picky']:.2f}", "", ""],
-            ["ours plain BPE (core.train_bpe)", f"{fig['bpe']:.2f}", f"PickyBPE/BPE {ratio:.2f}",
-             f"target <= {TARGET_BPE:g}: {'met' if ratio <= TARGET_BPE else 'MISSED'}"]]
+    rows = [
+        ["ours PickyBPE", f"{fig['picky']:.2f}", "", ""],
+        [
+            "ours plain BPE (core.train_bpe)",
+            f"{fig['bpe']:.2f}",
+            f"PickyBPE/BPE {ratio:.2f}",
+            f"target <= {TARGET_BPE:g}: {'met' if ratio <= TARGET_BPE else 'MISSED'}",
+        ],
+    ]
 
     peers = []
     python = peer_python(None)
@@ -100,8 +118,15 @@ def main(argv=None) -> int:
     else:
         print("# package NOT run: set PEERS_VENV to a venv with pickybpe_bauwenst")
     if args.original:
-        peers.append(("original pchizhov/picky_bpe", sys.executable, ORIGINAL_DRIVER, AUTHORS_SPECIALS,
-                      str(Path(args.original).resolve())))
+        peers.append(
+            (
+                "original pchizhov/picky_bpe",
+                sys.executable,
+                ORIGINAL_DRIVER,
+                AUTHORS_SPECIALS,
+                str(Path(args.original).resolve()),
+            )
+        )
     results = []
     for label, py, driver, extra, checkout in peers:
         res = peer_figures(label, py, driver, counts, args.vocab_size, extra, args.peer_repeats, corpus, checkout)
@@ -109,19 +134,34 @@ def main(argv=None) -> int:
         speedup = res["seconds"] / res["ours_to_same_vocab"]
         if res["error"]:
             print(f"# {label} stopped after {res['events']} events at |V| = {res['vocab_reached']}: {res['error']}")
-        rows.append([label + ("" if not res["error"] else f" (until |V| {res['vocab_reached']})"),
-                     f"{res['seconds']:.2f}", f"peer/ours {speedup:.1f} (ours {res['ours_to_same_vocab']:.2f} s)",
-                     f"target >= {TARGET_PEER:g}: {'met' if speedup >= TARGET_PEER else 'MISSED'}"])
+        rows.append(
+            [
+                label + ("" if not res["error"] else f" (until |V| {res['vocab_reached']})"),
+                f"{res['seconds']:.2f}",
+                f"peer/ours {speedup:.1f} (ours {res['ours_to_same_vocab']:.2f} s)",
+                f"target >= {TARGET_PEER:g}: {'met' if speedup >= TARGET_PEER else 'MISSED'}",
+            ]
+        )
     print()
     print_table(["training (s)", "seconds", "ratio", "target"], rows)
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_picky", "words": len(counts), "vocab_size": args.vocab_size,
-        "cpus": os.cpu_count(), "seconds_best": fig, "seconds_median": mid, "picky_summary": summary,
-        "ratio_picky_over_bpe": ratio, "peers": results, "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_picky",
+            "words": len(counts),
+            "vocab_size": args.vocab_size,
+            "cpus": os.cpu_count(),
+            "seconds_best": fig,
+            "seconds_median": mid,
+            "picky_summary": summary,
+            "ratio_picky_over_bpe": ratio,
+            "peers": results,
+            "repetitions": reps,
+        },
+    )
     return 0
 
 

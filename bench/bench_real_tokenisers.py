@@ -33,6 +33,7 @@ How to run (from the repository root, after ``python scripts/fetch_real_tokenise
     python bench/bench_real_tokenisers.py --only gpt2 --only clip --words 10000
     python bench/bench_real_tokenisers.py --repeats 3 --json real.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,13 +49,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json  # noqa: E402
+from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json
 
 WORDS = ROOT / "sample_data" / "counts" / "en_wordfreq.tsv"
 
 
 def _fetcher():
-    spec = importlib.util.spec_from_file_location("fetch_real_tokenisers", ROOT / "scripts" / "fetch_real_tokenisers.py")
+    spec = importlib.util.spec_from_file_location(
+        "fetch_real_tokenisers", ROOT / "scripts" / "fetch_real_tokenisers.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -111,15 +114,18 @@ def load_reference(entry: dict, path: Path):
             from tiktoken.load import load_tiktoken_bpe
 
             ranks = load_tiktoken_bpe(str(path))
-        enc = tiktoken.Encoding(entry["name"], pat_str=info["pat_str"], mergeable_ranks=ranks,
-                                special_tokens=info.get("special_tokens", {}))
+        enc = tiktoken.Encoding(
+            entry["name"], pat_str=info["pat_str"], mergeable_ranks=ranks, special_tokens=info.get("special_tokens", {})
+        )
         return enc.encode_ordinary, enc.encode_ordinary_batch
     raise ValueError(f"no reference loader for {entry['reference']!r}")
 
 
 def _hf(hf):
-    return ((lambda text: hf.encode(text, add_special_tokens=False).tokens),
-            (lambda texts: [e.tokens for e in hf.encode_batch(texts, add_special_tokens=False)]))
+    return (
+        (lambda text: hf.encode(text, add_special_tokens=False).tokens),
+        (lambda texts: [e.tokens for e in hf.encode_batch(texts, add_special_tokens=False)]),
+    )
 
 
 # -- one side of one tokeniser, in a fresh interpreter -------------------------------------------
@@ -143,18 +149,21 @@ def run_worker(side: str, name: str, limit: int) -> dict:
         from core.formats.tokeniser_files import load_tokeniser
     else:  # import the library before the baseline, as core is imported on our side
         try:
-            importlib.import_module({"tokenizers": "tokenizers", "sentencepiece": "sentencepiece"}.get(
-                entry["reference"], "tiktoken"))
+            importlib.import_module(
+                {"tokenizers": "tokenizers", "sentencepiece": "sentencepiece"}.get(entry["reference"], "tiktoken")
+            )
         except ImportError:
             pass  # reported by load_reference
     base = maxrss_mb()
     out: dict = {"baseline_mb": base}
     try:
         if side == "ours":
+
             def load():
                 tokeniser = load_tokeniser(path)
                 getattr(tokeniser, "engine", None)  # compile the merge tables now, as part of loading
                 return tokeniser.tokenise_word
+
             out["load"], one = _timed(load)
             out["cold"], tokens = _timed(lambda: [one(w) for w in words])
             out["cached"], _ = _timed(lambda: [one(w) for w in words])
@@ -164,7 +173,7 @@ def run_worker(side: str, name: str, limit: int) -> dict:
             out["cached"], _ = _timed(lambda: [one(t) for t in texts])
             _, (_, fresh_batch) = _timed(lambda: load_reference(entry, path))
             out["batch"], _ = _timed(lambda: fresh_batch(texts))
-    except Exception as err:  # noqa: BLE001 - a loader may not support a family yet: report, go on
+    except Exception as err:
         # InputError: its message without the file name (the row names the tokeniser)
         out["error"] = getattr(err, "message", None) or f"{type(err).__name__}: {err}"
         return out
@@ -201,7 +210,7 @@ def best(reps: list[dict]) -> dict:
 
 def _short(message: str, width: int = 60) -> str:
     message = " ".join(message.split())
-    return message if len(message) <= width else message[:width - 1] + "…"
+    return message if len(message) <= width else message[: width - 1] + "…"
 
 
 def report(results: list[dict], n: int) -> None:
@@ -218,32 +227,60 @@ def report(results: list[dict], n: int) -> None:
             notes.append(f"# {name}: not loaded: {ours['error']}")
         if "error" in ref:
             notes.append(f"# {name}: no reference: {ref['error']}")
-        load_rows.append([
-            name, family,
-            f"{ours['load']:.3f}" if "load" in ours and "error" not in ours else "",
-            f"{ref['load']:.3f}" if "error" not in ref else "",
-            ratio(ours["load"], ref["load"]) if "error" not in ours and "error" not in ref else "",
-            f"{ours['peak_mb']:.0f}" if "error" not in ours else "",
-            f"{ref['peak_mb']:.0f}" if "error" not in ref else "",
-        ])
+        load_rows.append(
+            [
+                name,
+                family,
+                f"{ours['load']:.3f}" if "load" in ours and "error" not in ours else "",
+                f"{ref['load']:.3f}" if "error" not in ref else "",
+                ratio(ours["load"], ref["load"]) if "error" not in ours and "error" not in ref else "",
+                f"{ours['peak_mb']:.0f}" if "error" not in ours else "",
+                f"{ref['peak_mb']:.0f}" if "error" not in ref else "",
+            ]
+        )
         if "error" in ours:
             word_rows.append([name, "not loaded: " + _short(ours["error"]), "", "", "", "", "", "", "", ""])
             continue
         row = [name, us(ours["cold"]), "", "", us(ours["cached"]), "", "", "", "", ""]
         if "error" not in ref:
             differ = r["count_differs"]
-            row = [name, us(ours["cold"]), us(ref["cold"]), ratio(ours["cold"], ref["cold"]),
-                   us(ours["cached"]), us(ref["cached"]), ratio(ours["cached"], ref["cached"]),
-                   us(ref["batch"]), ratio(ours["cached"], ref["batch"]), f"{differ:,}"]
+            row = [
+                name,
+                us(ours["cold"]),
+                us(ref["cold"]),
+                ratio(ours["cold"], ref["cold"]),
+                us(ours["cached"]),
+                us(ref["cached"]),
+                ratio(ours["cached"], ref["cached"]),
+                us(ref["batch"]),
+                ratio(ours["cached"], ref["batch"]),
+                f"{differ:,}",
+            ]
         word_rows.append(row)
-    print_table(["load and memory", "family", "ours (s)", "ref (s)", "ours/ref", "peak ours (MB)", "peak ref (MB)"],
-                load_rows)
+    print_table(
+        ["load and memory", "family", "ours (s)", "ref (s)", "ours/ref", "peak ours (MB)", "peak ref (MB)"], load_rows
+    )
     print()
-    print_table(["per word (µs/word)", "cold ours", "cold ref", "ours/ref", "cached ours", "cached ref", "ours/ref",
-                 "ref batch", "cached/batch", "count differs"], word_rows)
-    print("# ref = the manifest's reference library; batch = its batch call over all words on a fresh "
-          "tokeniser (all cores); peak = maxrss minus the interpreter's baseline, each side in its own process; "
-          "count differs = words whose number of tokens differs (information only)")
+    print_table(
+        [
+            "per word (µs/word)",
+            "cold ours",
+            "cold ref",
+            "ours/ref",
+            "cached ours",
+            "cached ref",
+            "ours/ref",
+            "ref batch",
+            "cached/batch",
+            "count differs",
+        ],
+        word_rows,
+    )
+    print(
+        "# ref = the manifest's reference library; batch = its batch call over all words on a fresh "
+        "tokeniser (all cores); peak = maxrss minus the interpreter's baseline, each side in its own process; "
+        "count differs = words whose number of tokens differs (information only)"
+    )
     for note in notes:
         print(note)
 
@@ -278,21 +315,35 @@ def main(argv=None) -> int:
     n = len(read_words(args.words))
     env = environment()
     print(environment_line(env))
-    print(f"# {n:,} words from {WORDS.relative_to(ROOT)}; {len(entries)} tokenisers from {cache}; "
-          f"best of {args.repeats} repetition(s), each side in a fresh interpreter")
+    print(
+        f"# {n:,} words from {WORDS.relative_to(ROOT)}; {len(entries)} tokenisers from {cache}; "
+        f"best of {args.repeats} repetition(s), each side in a fresh interpreter"
+    )
 
     results = []
     for entry in entries:
         started = time.perf_counter()
         reps = {"ours": [], "ref": []}
         for r in range(args.repeats):
-            for side in (("ref", "ours") if r % 2 else ("ours", "ref")):
+            for side in ("ref", "ours") if r % 2 else ("ours", "ref"):
                 reps[side].append(spawn(side, entry["name"], n, args.timeout))
         ours, ref = best(reps["ours"]), best(reps["ref"])
-        differ = (sum(a != b for a, b in zip(ours["lengths"], ref["lengths"]))
-                  if "lengths" in ours and "lengths" in ref else None)
-        results.append({"name": entry["name"], "family": entry["family"], "reference": entry["reference"],
-                        "ours": ours, "ref": ref, "count_differs": differ, "repetitions": reps})
+        differ = (
+            sum(a != b for a, b in zip(ours["lengths"], ref["lengths"]))
+            if "lengths" in ours and "lengths" in ref
+            else None
+        )
+        results.append(
+            {
+                "name": entry["name"],
+                "family": entry["family"],
+                "reference": entry["reference"],
+                "ours": ours,
+                "ref": ref,
+                "count_differs": differ,
+                "repetitions": reps,
+            }
+        )
         print(f"# {entry['name']}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print()
     report(results, n)
@@ -302,8 +353,16 @@ def main(argv=None) -> int:
     for r in results:  # keep the JSON small: token counts only as the number of differing words
         for rep in (r["ours"], r["ref"], *r["repetitions"]["ours"], *r["repetitions"]["ref"]):
             rep.pop("lengths", None)
-    write_json(args.json, {"benchmark": "bench_real_tokenisers", "environment": env, "words": n,
-                           "repeats": args.repeats, "results": results})
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_real_tokenisers",
+            "environment": env,
+            "words": n,
+            "repeats": args.repeats,
+            "results": results,
+        },
+    )
     return 0
 
 

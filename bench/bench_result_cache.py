@@ -17,6 +17,7 @@ load well under 1 s.
 
     python bench/bench_result_cache.py [--repeats 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,22 +74,35 @@ def main() -> None:
     for label, config, blocked, modes in RUNS:
         key = run_content_key(tokeniser, references, config)
         compute_seconds, run = timed(lambda: marked(compute_run((label,), tokeniser, references, config), key))
-        loads = [timed(lambda: stored_run((label,), tokeniser, references, config, refuse)) for _ in range(args.repeats)]
+        loads = [
+            timed(lambda: stored_run((label,), tokeniser, references, config, refuse)) for _ in range(args.repeats)
+        ]
         steps_seconds, _ = timed(lambda: [step.tokeniser for step in loads[-1][1].steps])
         write_seconds, _ = timed(lambda: result_cache.store("run", key, lambda: run_to_json(tokeniser, run.parts())))
-        rows.append([f"run: {label}", f"{compute_seconds:.2f}", size_kb(key), f"{min(t for t, _ in loads):.3f}",
-                     f"{steps_seconds:.3f}", f"{write_seconds:.2f}"])
+        rows.append(
+            [
+                f"run: {label}",
+                f"{compute_seconds:.2f}",
+                size_kb(key),
+                f"{min(t for t, _ in loads):.3f}",
+                f"{steps_seconds:.3f}",
+                f"{write_seconds:.2f}",
+            ]
+        )
         if blocked:
             key = blocked_content_key(run.tokeniser, words)
             compute_seconds, _ = timed(lambda: find_blocked_merges(run.tokeniser, list(words)))
             load = min(timed(lambda: stored_blocked_report(run.tokeniser, words))[0] for _ in range(args.repeats))
-            rows.append([f"blocked merges after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}", "", ""])
+            rows.append(
+                [f"blocked merges after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}", "", ""]
+            )
         for mode in modes:
             key = reparation_content_key(run.tokeniser, mode, words)
             compute_seconds, _ = timed(lambda: compute_reparation(run.tokeniser, mode, words))
             load = min(timed(lambda: stored_reparation(run.tokeniser, mode, words))[0] for _ in range(args.repeats))
-            rows.append([f"reparation ({mode}) after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}",
-                         "", ""])
+            rows.append(
+                [f"reparation ({mode}) after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}", "", ""]
+            )
     print(f"# {DEFAULT_TOKENISER} with {DEFAULT_REFERENCE}; seconds; load = best of {args.repeats}")
     print_table(["result", "compute", "KB", "load", "all steps", "write"], rows)
     print(f"# content digest of the loaded tokeniser (once per tokeniser object): {digest_seconds:.3f} s")

@@ -20,6 +20,7 @@ How to run (from the repository root; about 20 s with the defaults on an idle 2-
     python bench/bench_scaffold.py
     python bench/bench_scaffold.py --vocab-size 16000 --repeats 5 --json scaffold.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,14 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (environment, environment_line, load_note, print_table, summarise, timed,  # noqa: E402
-                           verdict, write_json)
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.pretokenisers import Metaspace  # noqa: E402
-from core.samples import SAMPLE_DIR  # noqa: E402
-from core.train_bpe import train_bpe  # noqa: E402
-from core.variants.base import TrainingCorpus  # noqa: E402
-from core.variants.scaffold import train  # noqa: E402
+from bench._common import environment, environment_line, load_note, print_table, summarise, timed, verdict, write_json
+from core.formats.corpora import load_word_counts
+from core.pretokenisers import Metaspace
+from core.samples import SAMPLE_DIR
+from core.train_bpe import train_bpe
+from core.variants.base import TrainingCorpus
+from core.variants.scaffold import train
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 TARGET = 2.0
@@ -67,16 +67,17 @@ def main(argv=None) -> int:
     if args.vocab_size <= alphabet:
         parser.error(f"--vocab-size must exceed the alphabet ({alphabet})")
     print(environment_line(env))
-    print(f"# {len(counts):,} pretokens from {COUNTS.relative_to(SAMPLE_DIR.parent)} (Metaspace '\u2581'), "
-          f"{sum(counts.values()):,} running words; alphabet {alphabet}, vocab_size {args.vocab_size}; "
-          f"best of {args.repeats} repetitions")
+    print(
+        f"# {len(counts):,} pretokens from {COUNTS.relative_to(SAMPLE_DIR.parent)} (Metaspace '\u2581'), "
+        f"{sum(counts.values()):,} running words; alphabet {alphabet}, vocab_size {args.vocab_size}; "
+        f"best of {args.repeats} repetitions"
+    )
 
-    trainers = {"plain": lambda: train_bpe(counts, args.vocab_size),
-                "scaffold": lambda: train(corpus, args.vocab_size)}
+    trainers = {"plain": lambda: train_bpe(counts, args.vocab_size), "scaffold": lambda: train(corpus, args.vocab_size)}
     reps, results = [], {}
     for r in range(args.repeats):
         out: dict[str, float] = {}
-        for side in (("scaffold", "plain") if r % 2 else ("plain", "scaffold")):
+        for side in ("scaffold", "plain") if r % 2 else ("plain", "scaffold"):
             out[side], results[side] = timed(trainers[side])
         reps.append(out)
     best, median = summarise(reps)
@@ -88,38 +89,47 @@ def main(argv=None) -> int:
         print(f"# plain BPE's {len(plain.merges)} merges are the first {len(plain.merges)} of Scaffold-BPE's")
     else:
         print(f"# merges DIFFER: {difference}")
-    print(f"# Scaffold-BPE: {summary['merges']} merges, {summary['scaffold_tokens']} scaffold tokens at the end, "
-          f"{summary['markings']} markings, {summary['readmissions']} readmissions, stopped: {summary['stopped']}")
+    print(
+        f"# Scaffold-BPE: {summary['merges']} merges, {summary['scaffold_tokens']} scaffold tokens at the end, "
+        f"{summary['markings']} markings, {summary['readmissions']} readmissions, stopped: {summary['stopped']}"
+    )
     print()
     n_plain, n_scaffold = len(plain.merges), summary["merges"]
     print_table(
         ["training", "plain BPE", "Scaffold-BPE", "scaffold/plain", "target"],
         [
-            ["total (s)", f"{best['plain']:.2f}", f"{best['scaffold']:.2f}", f"{ratio:.2f}",
-             verdict(ratio, TARGET)],
+            ["total (s)", f"{best['plain']:.2f}", f"{best['scaffold']:.2f}", f"{ratio:.2f}", verdict(ratio, TARGET)],
             ["merges learnt", str(n_plain), str(n_scaffold), f"{n_scaffold / n_plain:.2f}", ""],
-            ["ms per merge", f"{1000 * best['plain'] / n_plain:.3f}", f"{1000 * best['scaffold'] / n_scaffold:.3f}",
-             f"{(best['scaffold'] / n_scaffold) / (best['plain'] / n_plain):.2f}", ""],
+            [
+                "ms per merge",
+                f"{1000 * best['plain'] / n_plain:.3f}",
+                f"{1000 * best['scaffold'] / n_scaffold:.3f}",
+                f"{(best['scaffold'] / n_scaffold) / (best['plain'] / n_plain):.2f}",
+                "",
+            ],
         ],
     )
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_scaffold",
-        "environment": env,
-        "pretokens": len(counts),
-        "vocab_size": args.vocab_size,
-        "repeats": args.repeats,
-        "plain_merges": n_plain,
-        "scaffold_summary": summary,
-        "first_difference": difference,
-        "seconds_best": best,
-        "seconds_median": median,
-        "ratios": {"scaffold_over_plain": ratio},
-        "targets": {"scaffold_over_plain_max": TARGET, "met": ratio <= TARGET},
-        "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_scaffold",
+            "environment": env,
+            "pretokens": len(counts),
+            "vocab_size": args.vocab_size,
+            "repeats": args.repeats,
+            "plain_merges": n_plain,
+            "scaffold_summary": summary,
+            "first_difference": difference,
+            "seconds_best": best,
+            "seconds_median": median,
+            "ratios": {"scaffold_over_plain": ratio},
+            "targets": {"scaffold_over_plain_max": TARGET, "met": ratio <= TARGET},
+            "repetitions": reps,
+        },
+    )
     return 0 if difference is None else 1
 
 

@@ -31,6 +31,7 @@ How to run (from the repository root; about 25 s with the default 5 repetitions)
     python bench/bench_segment.py
     python bench/bench_segment.py --repeats 9 --json segment.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,11 +40,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (environment, environment_line, load_note, print_table, summarise, timed,  # noqa: E402
-                           verdict, write_json)  # noqa: E402
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.samples import DUTCH_40K, SAMPLE_DIR  # noqa: E402
+from bench._common import (
+    environment,
+    environment_line,
+    load_note,
+    print_table,
+    summarise,
+    timed,
+    verdict,
+    write_json,
+)
+from core.formats.corpora import load_word_counts
+from core.formats.tokeniser_files import load_tokeniser
+from core.samples import DUTCH_40K, SAMPLE_DIR
 
 WORDS = SAMPLE_DIR / "counts" / "nl_wordfreq.tsv"
 TARGET_CACHED = 1.0
@@ -101,7 +110,7 @@ def one_repetition(words, hf_first: bool) -> dict[str, float]:
         fresh = load_hf()
         out["batch_hf_fresh"], _ = timed(lambda: batch_hf(fresh, words))
 
-    for side in ((hf_side, ours_side) if hf_first else (ours_side, hf_side)):
+    for side in (hf_side, ours_side) if hf_first else (ours_side, hf_side):
         side()
     return out
 
@@ -139,8 +148,10 @@ def main(argv=None) -> int:
     words = list(load_word_counts(WORDS))
     n = len(words)
     print(environment_line(env))
-    print(f"# {n:,} words from {WORDS.relative_to(SAMPLE_DIR.parent)}, tokeniser "
-          f"{DUTCH_40K.relative_to(SAMPLE_DIR.parent)}; best of {args.repeats} repetitions")
+    print(
+        f"# {n:,} words from {WORDS.relative_to(SAMPLE_DIR.parent)}, tokeniser "
+        f"{DUTCH_40K.relative_to(SAMPLE_DIR.parent)}; best of {args.repeats} repetitions"
+    )
 
     disagreements, examples = check_agreement(words)
     print(f"# agreement check: {disagreements} disagreements between ours and HF on {n:,} words (must be 0)")
@@ -162,47 +173,82 @@ def main(argv=None) -> int:
     print_table(
         ["per word (µs/word)", "ours", "HF", "ours/HF", "target"],
         [
-            ["(a) cold: first pass, fresh tokenisers", f"{us(fig['cold_ours']):.2f}", f"{us(fig['cold_hf']):.2f}",
-             f"{cold_ratio:.2f}", verdict(cold_ratio, TARGET_COLD)],
-            ["(b) cached: second pass", f"{us(fig['cached_ours']):.2f}", f"{us(fig['cached_hf']):.2f}",
-             f"{cached_ratio:.2f}", verdict(cached_ratio, TARGET_CACHED)],
-            ["HF encode_batch, fresh tokeniser", "", f"{us(fig['batch_hf_fresh']):.2f}",
-             f"{fig['cold_ours'] / fig['batch_hf_fresh']:.2f}", "(vs ours cold)"],
-            ["HF encode_batch, warm tokeniser", "", f"{us(fig['batch_hf_warm']):.2f}",
-             f"{fig['cached_ours'] / fig['batch_hf_warm']:.2f}", "(vs ours cached)"],
+            [
+                "(a) cold: first pass, fresh tokenisers",
+                f"{us(fig['cold_ours']):.2f}",
+                f"{us(fig['cold_hf']):.2f}",
+                f"{cold_ratio:.2f}",
+                verdict(cold_ratio, TARGET_COLD),
+            ],
+            [
+                "(b) cached: second pass",
+                f"{us(fig['cached_ours']):.2f}",
+                f"{us(fig['cached_hf']):.2f}",
+                f"{cached_ratio:.2f}",
+                verdict(cached_ratio, TARGET_CACHED),
+            ],
+            [
+                "HF encode_batch, fresh tokeniser",
+                "",
+                f"{us(fig['batch_hf_fresh']):.2f}",
+                f"{fig['cold_ours'] / fig['batch_hf_fresh']:.2f}",
+                "(vs ours cold)",
+            ],
+            [
+                "HF encode_batch, warm tokeniser",
+                "",
+                f"{us(fig['batch_hf_warm']):.2f}",
+                f"{fig['cached_ours'] / fig['batch_hf_warm']:.2f}",
+                "(vs ours cached)",
+            ],
             ["ours: pre-tokeniser only", f"{us(fig['pretokenise_ours']):.2f}", "", "", ""],
             ["ours: pure segmentation (segment_uncached)", f"{us(fig['segment_uncached_ours']):.2f}", "", "", ""],
             ["ours: cache hit (engine.segment)", f"{us(fig['cache_hit_ours']):.2f}", "", "", ""],
         ],
     )
-    print(f"# pure segmentation and cache hit run over the {n_pretokens:,} pretokens of the "
-          f"{n:,} words, divided by {n:,} words")
+    print(
+        f"# pure segmentation and cache hit run over the {n_pretokens:,} pretokens of the "
+        f"{n:,} words, divided by {n:,} words"
+    )
     print()
     print_table(
         ["load (s, not in the passes)", "ours", "HF", "ours/HF"],
-        [["load_tokeniser + engine / Tokenizer.from_file", f"{fig['load_ours']:.3f}", f"{fig['load_hf']:.3f}",
-          f"{fig['load_ours'] / fig['load_hf']:.2f}"]],
+        [
+            [
+                "load_tokeniser + engine / Tokenizer.from_file",
+                f"{fig['load_ours']:.3f}",
+                f"{fig['load_hf']:.3f}",
+                f"{fig['load_ours'] / fig['load_hf']:.2f}",
+            ]
+        ],
     )
 
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_segment",
-        "environment": env,
-        "words": n,
-        "pretokens": n_pretokens,
-        "repeats": args.repeats,
-        "disagreements": disagreements,
-        "seconds_best": fig,
-        "seconds_median": mid,
-        "us_per_word_best": {k: us(v) for k, v in fig.items()},
-        "us_per_word_median": {k: us(v) for k, v in mid.items()},
-        "ratios": {"cold_ours_over_hf": cold_ratio, "cached_ours_over_hf": cached_ratio},
-        "targets": {"cached_ours_over_hf_max": TARGET_CACHED, "cold_ours_over_hf_max": TARGET_COLD,
-                    "cached_met": cached_ratio <= TARGET_CACHED, "cold_met": cold_ratio <= TARGET_COLD},
-        "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_segment",
+            "environment": env,
+            "words": n,
+            "pretokens": n_pretokens,
+            "repeats": args.repeats,
+            "disagreements": disagreements,
+            "seconds_best": fig,
+            "seconds_median": mid,
+            "us_per_word_best": {k: us(v) for k, v in fig.items()},
+            "us_per_word_median": {k: us(v) for k, v in mid.items()},
+            "ratios": {"cold_ours_over_hf": cold_ratio, "cached_ours_over_hf": cached_ratio},
+            "targets": {
+                "cached_ours_over_hf_max": TARGET_CACHED,
+                "cold_ours_over_hf_max": TARGET_COLD,
+                "cached_met": cached_ratio <= TARGET_CACHED,
+                "cold_met": cold_ratio <= TARGET_COLD,
+            },
+            "repetitions": reps,
+        },
+    )
     return 1 if disagreements else 0
 
 

@@ -16,6 +16,7 @@ The browser-side figure (Next pressed to the finished rerun on screen) is measur
 
     python bench/bench_stepper.py [--repeats 3] [--steps 6] [--json FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,12 @@ def step_views(tokeniser, run, initial, words, index: int) -> None:
     display = tokeniser.pretokeniser.display
     affected = sv.affected_words(before, step.tokeniser, words, step.changed_words, touched=sv.touched_types(step))
     sv.merge_change_rows(step, steps[index - 2].origins if index >= 2 else {}, display)
-    for figure in (sv.f1_figure(steps, initial, index), sv.origins_figure(steps, index),
-                   sv.vocab_figure(steps, tokeniser, index), sv.knocked_out_figure(steps, index)):
+    for figure in (
+        sv.f1_figure(steps, initial, index),
+        sv.origins_figure(steps, index),
+        sv.vocab_figure(steps, tokeniser, index),
+        sv.knocked_out_figure(steps, index),
+    ):
         figure.to_json()
     types = sv.touched_types(step)
     if types:
@@ -105,8 +110,7 @@ def main() -> int:
 
     views = []
     for index in range(1, min(args.steps, len(run.steps)) + 1):
-        best = min(timed(lambda: step_views(tokeniser, run, initial, words, index))[0]
-                   for _ in range(args.repeats))
+        best = min(timed(lambda: step_views(tokeniser, run, initial, words, index))[0] for _ in range(args.repeats))
         views.append(best)
     pages = [min(column) for column in zip(*(page_runs(args.steps) for _ in range(args.repeats)))]
 
@@ -114,12 +118,24 @@ def main() -> int:
     for index, (view, page) in enumerate(zip(views, pages), 1):
         print(f"{index:>4}  {view:>9.3f}s  {page:>8.3f}s")
     worst = max(pages)
-    print(f"slowest page run {worst:.2f} s; target one step < {TARGET_SECONDS:.0f} s: "
-          f"{'met' if worst < TARGET_SECONDS else 'MISSED'} (server side; the browser adds its rendering)")
+    print(
+        f"slowest page run {worst:.2f} s; target one step < {TARGET_SECONDS:.0f} s: "
+        f"{'met' if worst < TARGET_SECONDS else 'MISSED'} (server side; the browser adds its rendering)"
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "cpus": cpus, "load_average": load, "first_run_seconds": first, "step_views_seconds": views,
-            "page_run_seconds": pages, "target_seconds": TARGET_SECONDS}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "cpus": cpus,
+                    "load_average": load,
+                    "first_run_seconds": first,
+                    "step_views_seconds": views,
+                    "page_run_seconds": pages,
+                    "target_seconds": TARGET_SECONDS,
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

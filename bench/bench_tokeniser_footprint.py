@@ -14,6 +14,7 @@ How to run (from the repository root)
     python bench/bench_tokeniser_footprint.py               # every file at hand, a few minutes
     python bench/bench_tokeniser_footprint.py --only gpt2 --only nl-40k --json footprint.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,8 +55,17 @@ def worker(path: str) -> None:
 
     load_tokeniser(path)
     tokeniser, measured = measured_bytes(lambda: load_tokeniser(path))
-    print(json.dumps({"family": tokeniser.kind, "merges": len(getattr(tokeniser, "merges", ()) or ()),
-                      "types": len(tokeniser.vocabulary), "measured": measured, "estimate": footprint(tokeniser)}))
+    print(
+        json.dumps(
+            {
+                "family": tokeniser.kind,
+                "merges": len(getattr(tokeniser, "merges", ()) or ()),
+                "types": len(tokeniser.vocabulary),
+                "measured": measured,
+                "estimate": footprint(tokeniser),
+            }
+        )
+    )
 
 
 def main() -> int:
@@ -73,12 +83,23 @@ def main() -> int:
             continue
         done = subprocess.run([sys.executable, __file__, "--worker", str(path)], capture_output=True, text=True)
         if done.returncode:
-            rows.append([name, "not loaded: " + (done.stderr.strip().splitlines() or ["?"])[-1][:60], "", "", "", "", ""])
+            rows.append(
+                [name, "not loaded: " + (done.stderr.strip().splitlines() or ["?"])[-1][:60], "", "", "", "", ""]
+            )
             continue
         got = json.loads(done.stdout.strip().splitlines()[-1])
         figures[name] = got
-        rows.append([name, got["family"], f"{got['merges']:,}", f"{got['types']:,}", f"{got['measured'] / 2**20:,.1f}",
-                     f"{got['estimate'] / 2**20:,.1f}", f"{got['estimate'] / got['measured']:.2f}"])
+        rows.append(
+            [
+                name,
+                got["family"],
+                f"{got['merges']:,}",
+                f"{got['types']:,}",
+                f"{got['measured'] / 2**20:,.1f}",
+                f"{got['estimate'] / 2**20:,.1f}",
+                f"{got['estimate'] / got['measured']:.2f}",
+            ]
+        )
     print_table(["tokeniser", "family", "merges", "types", "measured MB", "estimate MB", "estimate/measured"], rows)
     write_json(args.json, {"figures": figures})
     return 0

@@ -32,6 +32,7 @@ How to run (from the repository root; about 35 s with the defaults on an idle 2-
     python bench/bench_train.py
     python bench/bench_train.py --scale 50 --repeats 5 --json train.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,11 +42,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (environment, environment_line, load_note, print_table, summarise, timed,  # noqa: E402
-                           verdict, write_json)  # noqa: E402
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.samples import SAMPLE_DIR  # noqa: E402
-from core.train_bpe import train_bpe  # noqa: E402
+from bench._common import (
+    environment,
+    environment_line,
+    load_note,
+    print_table,
+    summarise,
+    timed,
+    verdict,
+    write_json,
+)
+from core.formats.corpora import load_word_counts
+from core.samples import SAMPLE_DIR
+from core.train_bpe import train_bpe
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 MARKER = "\u2581"  # '▁'
@@ -72,8 +81,9 @@ def train_hf(words: dict[str, int], vocab_size: int) -> list[tuple[str, str]]:
 
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                  special_tokens=[], initial_alphabet=[])
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, min_frequency=0, show_progress=False, special_tokens=[], initial_alphabet=[]
+    )
     tokenizer.train_from_iterator(feed(words), trainer=trainer)
     return tokenizer  # merges are read after timing
 
@@ -105,15 +115,16 @@ def one_repetition(words, alphabet_size: int, vocab_size: int, hf_first: bool):
         out["hf_ingest"], _ = timed(lambda: train_hf(words, alphabet_size))
         out["hf_feed_python"], _ = timed(lambda: sum(1 for _ in feed(words)))
 
-    for side in ((hf_side, ours_side) if hf_first else (ours_side, hf_side)):
+    for side in (hf_side, ours_side) if hf_first else (ours_side, hf_side):
         side()
     return out, results
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=float, default=100.0,
-                        help="divide every count by SCALE, round, floor at 1 (default 100)")
+    parser.add_argument(
+        "--scale", type=float, default=100.0, help="divide every count by SCALE, round, floor at 1 (default 100)"
+    )
     parser.add_argument("--merges", type=int, default=8000, help="merges to learn (default 8000)")
     parser.add_argument("--repeats", type=int, default=5, help="repetitions, best reported (default 5)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
@@ -129,9 +140,11 @@ def main(argv=None) -> int:
     vocab_size = alphabet_size + args.merges
     running = sum(words.values())
     print(environment_line(env))
-    print(f"# {len(words):,} words from {COUNTS.relative_to(SAMPLE_DIR.parent)}, prefixed with {MARKER!r}; "
-          f"counts / {args.scale:g} -> {running:,} running words; alphabet {alphabet_size}, "
-          f"vocab_size {vocab_size} ({args.merges} merges); best of {args.repeats} repetitions")
+    print(
+        f"# {len(words):,} words from {COUNTS.relative_to(SAMPLE_DIR.parent)}, prefixed with {MARKER!r}; "
+        f"counts / {args.scale:g} -> {running:,} running words; alphabet {alphabet_size}, "
+        f"vocab_size {vocab_size} ({args.merges} merges); best of {args.repeats} repetitions"
+    )
     if running > 200_000_000:
         print("# warning: this many running words makes HF ingest slow and may overflow its 32-bit pair counts")
 
@@ -163,39 +176,57 @@ def main(argv=None) -> int:
     print_table(
         ["training (s)", "ours", "HF", "ours/HF", "target"],
         [
-            ["total", f"{fig['ours_total']:.2f}", f"{fig['hf_total']:.2f}", f"{ratio_total:.2f}",
-             verdict(ratio_total, TARGET)],
+            [
+                "total",
+                f"{fig['ours_total']:.2f}",
+                f"{fig['hf_total']:.2f}",
+                f"{ratio_total:.2f}",
+                verdict(ratio_total, TARGET),
+            ],
             ["HF ingest only (vocab_size = alphabet)", "", f"{fig['hf_ingest']:.2f}", "", ""],
             ["  of which building the feed in Python", "", f"{fig['hf_feed_python']:.2f}", "", ""],
-            ["HF merge phase ~= total - ingest", f"{fig['ours_total']:.2f}", secs(hf_merge_phase),
-             ratio(fig["ours_total"], hf_merge_phase), "(ours total vs HF merges)"],
+            [
+                "HF merge phase ~= total - ingest",
+                f"{fig['ours_total']:.2f}",
+                secs(hf_merge_phase),
+                ratio(fig["ours_total"], hf_merge_phase),
+                "(ours total vs HF merges)",
+            ],
             ["ours setup only (vocab_size = alphabet)", f"{fig['ours_setup']:.2f}", "", "", ""],
-            ["ours merge loop ~= total - setup", secs(ours_merge_loop), secs(hf_merge_phase),
-             ratio(ours_merge_loop, hf_merge_phase), "(merge loops only)"],
+            [
+                "ours merge loop ~= total - setup",
+                secs(ours_merge_loop),
+                secs(hf_merge_phase),
+                ratio(ours_merge_loop, hf_merge_phase),
+                "(merge loops only)",
+            ],
         ],
     )
 
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_train",
-        "environment": env,
-        "words": len(words),
-        "running_words": running,
-        "scale": args.scale,
-        "alphabet_size": alphabet_size,
-        "vocab_size": vocab_size,
-        "merges": args.merges,
-        "repeats": args.repeats,
-        "merges_identical": difference is None,
-        "first_difference": difference,
-        "seconds_best": {**fig, "hf_merge_phase": hf_merge_phase, "ours_merge_loop": ours_merge_loop},
-        "seconds_median": mid,
-        "ratios": {"ours_over_hf_total": ratio_total, "ours_over_hf_merge_phase": ratio_merge},
-        "targets": {"ours_over_hf_total_max": TARGET, "met": ratio_total <= TARGET},
-        "repetitions": reps,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_train",
+            "environment": env,
+            "words": len(words),
+            "running_words": running,
+            "scale": args.scale,
+            "alphabet_size": alphabet_size,
+            "vocab_size": vocab_size,
+            "merges": args.merges,
+            "repeats": args.repeats,
+            "merges_identical": difference is None,
+            "first_difference": difference,
+            "seconds_best": {**fig, "hf_merge_phase": hf_merge_phase, "ours_merge_loop": ours_merge_loop},
+            "seconds_median": mid,
+            "ratios": {"ours_over_hf_total": ratio_total, "ours_over_hf_merge_phase": ratio_merge},
+            "targets": {"ours_over_hf_total_max": TARGET, "met": ratio_total <= TARGET},
+            "repetitions": reps,
+        },
+    )
     return 0 if difference is None else 1
 
 

@@ -29,6 +29,7 @@ How to run (from the repository root; about 30 s per repetition on an idle 2-cor
     python bench/bench_unigram.py
     python bench/bench_unigram.py --vocab-size 16000 --repeats 2 --json unigram.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,14 +42,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (environment, environment_line, load_note, print_table, summarise, timed,  # noqa: E402
-                           verdict, write_json)
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.pretokenisers import Metaspace  # noqa: E402
-from core.samples import SAMPLE_DIR, running_text  # noqa: E402
-from core.unigram import SENTENCEPIECE, load_sentencepiece_model, train  # noqa: E402
-from core.unigram.trainer import corpus_statistics  # noqa: E402
-from core.variants.base import TrainingCorpus  # noqa: E402
+from bench._common import environment, environment_line, load_note, print_table, summarise, timed, verdict, write_json
+from core.formats.corpora import load_word_counts
+from core.pretokenisers import Metaspace
+from core.samples import SAMPLE_DIR, running_text
+from core.unigram import SENTENCEPIECE, load_sentencepiece_model, train
+from core.unigram.trainer import corpus_statistics
+from core.variants.base import TrainingCorpus
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 WORDS_PER_LINE = 15
@@ -73,7 +73,7 @@ def build_text(megabytes: float, seed: int = 0) -> list[str]:
     words = [w for w, c in counts.items() for _ in range(max(1, round(c / high)))]
     rng = random.Random(seed)
     rng.shuffle(words)
-    lines += [" ".join(words[i:i + WORDS_PER_LINE]) for i in range(0, len(words), WORDS_PER_LINE)]
+    lines += [" ".join(words[i : i + WORDS_PER_LINE]) for i in range(0, len(words), WORDS_PER_LINE)]
     rng.shuffle(lines)
     return lines
 
@@ -83,12 +83,26 @@ def train_spm(path: str, vocab_size: int, out_dir: str):
 
     prefix = os.path.join(out_dir, "unigram")
     spm.SentencePieceTrainer.train(
-        input=path, input_format="text", model_prefix=prefix, model_type="unigram",
-        vocab_size=vocab_size + 3, character_coverage=1.0, normalization_rule_name="identity",
-        byte_fallback=False, hard_vocab_limit=False, split_by_whitespace=True, add_dummy_prefix=True,
-        remove_extra_whitespaces=True, num_threads=2, max_sentencepiece_length=16,
-        seed_sentencepiece_size=1_000_000, shrinking_factor=0.75, num_sub_iterations=2,
-        train_extremely_large_corpus=False, minloglevel=2)
+        input=path,
+        input_format="text",
+        model_prefix=prefix,
+        model_type="unigram",
+        vocab_size=vocab_size + 3,
+        character_coverage=1.0,
+        normalization_rule_name="identity",
+        byte_fallback=False,
+        hard_vocab_limit=False,
+        split_by_whitespace=True,
+        add_dummy_prefix=True,
+        remove_extra_whitespaces=True,
+        num_threads=2,
+        max_sentencepiece_length=16,
+        seed_sentencepiece_size=1_000_000,
+        shrinking_factor=0.75,
+        num_sub_iterations=2,
+        train_extremely_large_corpus=False,
+        minloglevel=2,
+    )
     return prefix + ".model"
 
 
@@ -107,7 +121,7 @@ def one_repetition(lines, text_path, vocab_size, work, spm_first):
     def theirs():
         out["spm"], models["spm"] = timed(lambda: train_spm(text_path, vocab_size, work))
 
-    for side in ((theirs, ours) if spm_first else (ours, theirs)):
+    for side in (theirs, ours) if spm_first else (ours, theirs):
         side()
     return out, models
 
@@ -121,8 +135,9 @@ def quality_verdict(ratio: float) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=float, default=5.0, help="size of the text (default 5)")
-    parser.add_argument("--vocab-size", type=int, default=8000,
-                        help="pieces, without SentencePiece's 3 meta pieces (default 8000)")
+    parser.add_argument(
+        "--vocab-size", type=int, default=8000, help="pieces, without SentencePiece's 3 meta pieces (default 8000)"
+    )
     parser.add_argument("--repeats", type=int, default=1, help="repetitions, best time reported (default 1)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     args = parser.parse_args(argv)
@@ -137,8 +152,10 @@ def main(argv=None) -> int:
     text_path = os.path.join(work, "train.txt")
     Path(text_path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(environment_line(env) + f", sentencepiece {env['sentencepiece']}")
-    print(f"# {os.path.getsize(text_path) / 1e6:.2f} MB, {len(lines):,} lines; vocab_size {args.vocab_size} "
-          f"(SentencePiece {args.vocab_size + 3} with its 3 meta pieces); best of {args.repeats}")
+    print(
+        f"# {os.path.getsize(text_path) / 1e6:.2f} MB, {len(lines):,} lines; vocab_size {args.vocab_size} "
+        f"(SentencePiece {args.vocab_size + 3} with its 3 meta pieces); best of {args.repeats}"
+    )
 
     reps = []
     for r in range(args.repeats):
@@ -150,8 +167,10 @@ def main(argv=None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     quality = {"spm": corpus_statistics(spm_model, models["corpus"].pretoken_counts)}
     sizes = {"spm": spm_model.vocab_size}
-    time_rows, quality_rows = [], [["SentencePiece", f"{quality['spm'][0]:.5f}", f"{quality['spm'][1]:,.0f}",
-                                    "", "", ""]]
+    time_rows, quality_rows = (
+        [],
+        [["SentencePiece", f"{quality['spm'][0]:.5f}", f"{quality['spm'][1]:,.0f}", "", "", ""]],
+    )
     ratios = {}
     for key, label, _ in VARIANTS:
         run = models[key]
@@ -159,31 +178,70 @@ def main(argv=None) -> int:
         sizes[key] = run.tokeniser.vocab_size
         objective, tokens = (quality[key][i] / quality["spm"][i] for i in (0, 1))
         seconds = (best["corpus"] + best[key]) / best["spm"]
-        ratios[key] = {"objective": objective, "tokens": tokens, "time": seconds,
-                       "objective_verdict": quality_verdict(objective), "tokens_verdict": quality_verdict(tokens),
-                       "time_met": seconds <= TIME_TARGET}
-        time_rows.append([label, f"{best['corpus']:.2f} + {best[key]:.2f}", f"{best['spm']:.2f}",
-                          f"{seconds:.2f}", verdict(seconds, TIME_TARGET)])
-        quality_rows.append([label, f"{quality[key][0]:.5f}", f"{quality[key][1]:,.0f}",
-                             f"{objective:.4f} {ratios[key]['objective_verdict']}",
-                             f"{tokens:.4f} {ratios[key]['tokens_verdict']}"])
+        ratios[key] = {
+            "objective": objective,
+            "tokens": tokens,
+            "time": seconds,
+            "objective_verdict": quality_verdict(objective),
+            "tokens_verdict": quality_verdict(tokens),
+            "time_met": seconds <= TIME_TARGET,
+        }
+        time_rows.append(
+            [
+                label,
+                f"{best['corpus']:.2f} + {best[key]:.2f}",
+                f"{best['spm']:.2f}",
+                f"{seconds:.2f}",
+                verdict(seconds, TIME_TARGET),
+            ]
+        )
+        quality_rows.append(
+            [
+                label,
+                f"{quality[key][0]:.5f}",
+                f"{quality[key][1]:,.0f}",
+                f"{objective:.4f} {ratios[key]['objective_verdict']}",
+                f"{tokens:.4f} {ratios[key]['tokens_verdict']}",
+            ]
+        )
     print()
     print_table(["training (s)", "ours (corpus + train)", "SentencePiece", "ours/SP", "target"], time_rows)
     print()
-    print_table(["on the training corpus", "objective (Eq. 2)", "tokens", "objective ours/SP (within 1 %)",
-                 "tokens ours/SP (within 1 %)"], [row[:5] for row in quality_rows])
-    print(f"# pieces: ours {sizes['ours']}, ours with SENTENCEPIECE options {sizes['ours_spm']}, "
-          f"SentencePiece {sizes['spm']} (+3 meta); objective = marginal NLL per character (lower is better)")
+    print_table(
+        [
+            "on the training corpus",
+            "objective (Eq. 2)",
+            "tokens",
+            "objective ours/SP (within 1 %)",
+            "tokens ours/SP (within 1 %)",
+        ],
+        [row[:5] for row in quality_rows],
+    )
+    print(
+        f"# pieces: ours {sizes['ours']}, ours with SENTENCEPIECE options {sizes['ours_spm']}, "
+        f"SentencePiece {sizes['spm']} (+3 meta); objective = marginal NLL per character (lower is better)"
+    )
     note = load_note()
     if note:
         print(note)
-    write_json(args.json, {
-        "benchmark": "bench_unigram", "environment": env, "megabytes": args.megabytes, "lines": len(lines),
-        "vocab_size": args.vocab_size, "repeats": args.repeats, "seconds_best": best, "seconds_median": median,
-        "quality": {k: {"objective": q[0], "tokens": q[1]} for k, q in quality.items()},
-        "ratios": ratios, "pieces": sizes, "repetitions": reps,
-        "rounds": {key: models[key].summary["rounds"] for key, _, _ in VARIANTS},
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "bench_unigram",
+            "environment": env,
+            "megabytes": args.megabytes,
+            "lines": len(lines),
+            "vocab_size": args.vocab_size,
+            "repeats": args.repeats,
+            "seconds_best": best,
+            "seconds_median": median,
+            "quality": {k: {"objective": q[0], "tokens": q[1]} for k, q in quality.items()},
+            "ratios": ratios,
+            "pieces": sizes,
+            "repetitions": reps,
+            "rounds": {key: models[key].summary["rounds"] for key, _, _ in VARIANTS},
+        },
+    )
     return 0
 
 

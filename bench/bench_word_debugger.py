@@ -15,6 +15,7 @@ The browser-side figure (typing to the finished rerun on screen) is measured by
 
     python bench/bench_word_debugger.py [--repeats 3] [--json FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,16 +32,26 @@ sys.path.insert(0, str(ROOT))
 
 from core.dropout import dropout_samples  # noqa: E402
 from core.explain import explain_word, trace_word  # noqa: E402
+from core.formats.corpora import load_word_counts  # noqa: E402
 from core.formats.references import load_references  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.formats.corpora import load_word_counts  # noqa: E402
 from core.rebpe import run_knockout, run_rebpe  # noqa: E402
 from core.samples import DUTCH_40K, count_paths, reference_paths  # noqa: E402
 from core.trimmed import TrimmedBPE  # noqa: E402
 
 TARGET = 0.5
-WORDS = ["bruidsjurk", "masterthesis", "reanimatietechniek", "arbeidsongeschiktheidsverzekering", "kinderboeken",
-         "gidsen", "bruidstaart", "voetballer", "beleidsmaker", "ziekenhuisopname"]
+WORDS = [
+    "bruidsjurk",
+    "masterthesis",
+    "reanimatietechniek",
+    "arbeidsongeschiktheidsverzekering",
+    "kinderboeken",
+    "gidsen",
+    "bruidstaart",
+    "voetballer",
+    "beleidsmaker",
+    "ziekenhuisopname",
+]
 
 
 def main() -> int:
@@ -60,8 +71,9 @@ def main() -> int:
 
     def engine(word: str) -> None:
         entry = by_word.get(word)
-        explain_word(tokeniser, word, entry.morphs if entry else None, traced=trace_word(tokeniser, word),
-                     counterfactual=True)
+        explain_word(
+            tokeniser, word, entry.morphs if entry else None, traced=trace_word(tokeniser, word), counterfactual=True
+        )
         for edited in (knocked, rebpe, trimmed):
             edited.tokenise_word(word)
         dropout_samples(tokeniser, word, 0.1, 4, seed=0)

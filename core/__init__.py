@@ -2,3 +2,5 @@
 
 UI-free: nothing here imports streamlit, plotly or pyvis.
 """
+
+__version__ = "0.1.0"

@@ -3,10 +3,11 @@
 A reference word is tokenised as in running text (the pre-tokeniser applied to ``" " + word``),
 so its pretokens carry a word-start marker (``Ġ``, ``▁``, ``_``), possibly a capital marker
 (``↑``), and in byte-level tokenisers several characters per non-ASCII letter. Morphological
-evaluation (bpe-knockout.txt §4.1) and blame (§3.4) need, for every boundary between two
+evaluation ([knockout §4.1]) and blame (§3.4) need, for every boundary between two
 pretoken characters, the split position in the word it stands for — or none, when the boundary
 lies inside one letter's bytes or next to a marker.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -76,8 +77,10 @@ def align_word(pretokeniser, word: str) -> AlignedWord:
             splits.add(position(first))
         # boundary k lies between characters k and k+1: a word position when both come from the
         # word and from different characters of it
-        boundaries = tuple(b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
-                           for a, b in zip(sources, sources[1:]))
+        boundaries = tuple(
+            b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
+            for a, b in zip(sources, sources[1:])
+        )
         aligned.append(AlignedPretoken(pretoken.text, boundaries))
         last_source = next((s for s in reversed(sources) if s >= 0), last_source)
     return AlignedWord(word, tuple(aligned), frozenset(splits))

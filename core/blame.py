@@ -1,4 +1,4 @@
-"""Merge blame: R(m) = B(m) / N(m) (bpe-knockout.txt §3.4, Eq. 1).
+"""Merge blame: R(m) = B(m) / N(m) ([knockout §3.4, Eq. 1]).
 
 Every reference word is segmented as in running text; each removed boundary between two
 pretoken characters was removed by exactly one merge (a tuple merge removes several). N(m)
@@ -16,11 +16,12 @@ merge per type R(t) = R(m) and the selection is the paper's. Which boundaries a 
 ``ignore_merges`` (a pretoken that is a type is emitted whole) is decided when the reference is
 traced: see ``core.reference_state`` (``blame="tree"`` / ``"applied"``).
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from core.model import Merge
 from core.reference_state import TokenisedReference
@@ -29,16 +30,21 @@ from core.reference_state import TokenisedReference
 @dataclass(frozen=True)
 class MergeBlame:
     merge: Merge
-    blame: float          # B(m)
-    applications: float   # N(m)
+    blame: float  # B(m)
+    applications: float  # N(m)
 
     @property
     def ratio(self) -> float:
         return self.blame / self.applications if self.applications else 0.0
 
     def to_json(self) -> dict:
-        return {"merge": str(self.merge), "rank": self.merge.rank, "blame": self.blame,
-                "applications": self.applications, "ratio": self.ratio}
+        return {
+            "merge": str(self.merge),
+            "rank": self.merge.rank,
+            "blame": self.blame,
+            "applications": self.applications,
+            "ratio": self.ratio,
+        }
 
 
 def compute_blame(reference: TokenisedReference, *, tuples_once: bool = False) -> dict[Merge, MergeBlame]:
@@ -47,12 +53,13 @@ def compute_blame(reference: TokenisedReference, *, tuples_once: bool = False) -
     return {m: MergeBlame(m, b, n) for m, (n, b, _) in reference.blame_totals(tuples_once).items()}
 
 
-def select_for_knockout(blames: dict[Merge, MergeBlame], threshold: float = 0.5, *,
-                        max_removals: int | None = None) -> list[MergeBlame]:
+def select_for_knockout(
+    blames: dict[Merge, MergeBlame], threshold: float = 0.5, *, max_removals: int | None = None
+) -> list[MergeBlame]:
     """Merges with R(m) >= threshold, highest ratio first (stable in rank order), at most ``max_removals``."""
     eligible = [b for b in sorted(blames.values(), key=lambda b: b.merge.rank) if b.blame > 0 and b.ratio >= threshold]
     eligible.sort(key=lambda b: -b.ratio)
-    return eligible if max_removals is None else eligible[:max(0, max_removals)]
+    return eligible if max_removals is None else eligible[: max(0, max_removals)]
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class TypeBlame:
 
     type: str
     merge: Merge
-    merges: tuple[MergeBlame, ...]   # the type's merges that removed a boundary in the reference
+    merges: tuple[MergeBlame, ...]  # the type's merges that removed a boundary in the reference
     blame: float
     applications: float
 
@@ -71,8 +78,13 @@ class TypeBlame:
         return self.blame / self.applications if self.applications else 0.0
 
     def to_json(self) -> dict:
-        out = {"merge": str(self.merge), "rank": self.merge.rank, "blame": self.blame,
-               "applications": self.applications, "ratio": self.ratio}
+        out = {
+            "merge": str(self.merge),
+            "rank": self.merge.rank,
+            "blame": self.blame,
+            "applications": self.applications,
+            "ratio": self.ratio,
+        }
         if len(self.merges) > 1 or (self.merges and self.merges[0].merge != self.merge):
             out["type"] = self.type
             out["merges"] = [b.to_json() for b in self.merges]
@@ -91,25 +103,31 @@ def type_blames(blames: dict[Merge, MergeBlame], tokeniser, *, primary: bool = T
         merge = parts[0].merge
         if primary and len(tokeniser.produced_by.get(type_, ())) > 1:
             merge = tokeniser.primary_merge(type_) or merge
-        out[type_] = TypeBlame(type_, merge, tuple(parts), sum(b.blame for b in parts),
-                               sum(b.applications for b in parts))
+        out[type_] = TypeBlame(
+            type_, merge, tuple(parts), sum(b.blame for b in parts), sum(b.applications for b in parts)
+        )
     return out
 
 
-def select_types_for_knockout(blames: dict[Merge, MergeBlame], tokeniser, threshold: float = 0.5, *,
-                              max_removals: int | None = None) -> list[TypeBlame]:
+def select_types_for_knockout(
+    blames: dict[Merge, MergeBlame], tokeniser, threshold: float = 0.5, *, max_removals: int | None = None
+) -> list[TypeBlame]:
     """Types with Σ B / Σ N >= threshold over their merges, highest ratio first (stable in the rank
     order of their lowest-ranked blamed merge), at most ``max_removals``; alphabet types never."""
     alphabet = set(tokeniser.alphabet)
-    eligible = [b for b in sorted(type_blames(blames, tokeniser, primary=False).values(),
-                                  key=lambda b: b.merges[0].merge.rank)
-                if b.blame > 0 and b.ratio >= threshold and b.type not in alphabet]
+    eligible = [
+        b
+        for b in sorted(type_blames(blames, tokeniser, primary=False).values(), key=lambda b: b.merges[0].merge.rank)
+        if b.blame > 0 and b.ratio >= threshold and b.type not in alphabet
+    ]
     eligible.sort(key=lambda b: -b.ratio)
     if max_removals is not None:
-        eligible = eligible[:max(0, max_removals)]
+        eligible = eligible[: max(0, max_removals)]
     produced_by = tokeniser.produced_by
-    return [replace(b, merge=tokeniser.primary_merge(b.type) or b.merge) if len(produced_by.get(b.type, ())) > 1 else b
-            for b in eligible]
+    return [
+        replace(b, merge=tokeniser.primary_merge(b.type) or b.merge) if len(produced_by.get(b.type, ())) > 1 else b
+        for b in eligible
+    ]
 
 
 def holdout_split(entries: Sequence, train_fraction: float, seed: int = 0) -> tuple[list, list]:

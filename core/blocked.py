@@ -1,16 +1,16 @@
 """Blocked merges: merges that can never apply, and the types they make unreachable.
 
-Implements the test behind ReBPE's *reparation* (rebpe.txt §3.1 and Alg. 2, lines 7-8) and the
-analysis of rebpe.txt App. A.1 (scenarios 2b(i), 2b(ii) and the 3a cascade) and App. A.3 (moving
+Implements the test behind ReBPE's *reparation* ([rebpe §3.1 and Alg. 2, lines 7-8]) and the
+analysis of [rebpe App. A.1] (scenarios 2b(i), 2b(ii) and the 3a cascade) and App. A.3 (moving
 merges can block merges), as a read-only diagnosis: nothing is repaired here.
 
-Definition (rebpe.txt §3.1, App. A.1 "ReBPE" paragraphs)
+Definition ([rebpe §3.1, App. A.1] "ReBPE" paragraphs)
 ---------------------------------------------------------
 A merge ``m`` with result ``s`` (in the model's own alphabet, e.g. ``"_bruids"`` or ``"Ġbruids"``)
 is *blocked* when it can never apply to any input. ReBPE tests this with
 ``LIMITEDBPE(s, rank(m))``: segment ``s`` with only the merges ranked strictly below ``m``; if the
 result is not exactly ``m.parts``, ``m`` cannot fire on ``s``, and by the context-freeness
-argument of rebpe.txt App. A.2 it then cannot fire in any word either (wherever ``m`` fires, the
+argument of [rebpe App. A.2] it then cannot fire in any word either (wherever ``m`` fires, the
 span of ``s`` was merged as if it stood alone). Every merge is tested, binary ones included
 (App. A.3 blocks moved binary merges).
 
@@ -35,7 +35,7 @@ Converted tiktoken and SentencePiece files list every split of a type into two t
 *primary* merge (the one that fires on the type's own string) ever forms it (App. A.2); the others
 never fire but are not blocked merges in the paper's sense: they are *alternatives*, reported as a
 count with examples (``BlockedReport.alternatives``). A merge is listed as blocked only when no
-merge forms its type from the type's own string. With one merge per type (bpe-knockout.txt §3.1)
+merge forms its type from the type's own string. With one merge per type ([knockout §3.1])
 there are no alternatives and the blocked merges are exactly those of the paper's test. Which merge
 forms each type is decided for all types at once by :class:`_Forming` (a certificate per type,
 BPE run only where the certificate does not apply), equal to ``engine.forming_merge`` type by type.
@@ -74,7 +74,7 @@ merge crosses a part boundary, and always None for cascades).
 
 What reparation leaves blocked
 ------------------------------
-Reparation (rebpe.txt Alg. 2 lines 2-15) gives every *tuple* merge the tokens LIMITEDBPE finds at
+Reparation ([rebpe Alg. 2 lines 2-15]) gives every *tuple* merge the tokens LIMITEDBPE finds at
 its turn. :func:`still_blocked_causes` sorts the merges a scan still finds blocked afterwards by
 why (:data:`STILL_BLOCKED`): binary merges are never rewritten, whether blocked since knockout, or
 once a cascade whose part is formed again but not inside their own string, or newly blocked
@@ -82,15 +82,16 @@ because a repair changed what fires there (the converse problem of App. A.3); ca
 those; and, in the authors' *undo* mode, tuple merges repaired with parts that earlier repairs
 made out of date, or left as they were.
 """
+
 from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from heapq import nsmallest
 from itertools import groupby
 from operator import attrgetter
-from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
@@ -111,7 +112,7 @@ def _merge_json(merge: Merge | None) -> dict | None:
 
 @dataclass(frozen=True)
 class BlockedMerge:
-    """One merge that can never apply (rebpe.txt §3.1, App. A.1 scenarios 2b and 3, App. A.3)."""
+    """One merge that can never apply ([rebpe §3.1, App. A.1] scenarios 2b and 3, App. A.3)."""
 
     merge: Merge
     #: LIMITEDBPE(result, rank): what is found at the merge's turn instead of its parts.
@@ -151,7 +152,7 @@ def _full_segmentation(tokeniser: BTETokeniser, pretoken: str) -> tuple[str, ...
 
 
 def is_blocked(tokeniser: BTETokeniser, merge: Merge) -> bool:
-    """True when ``merge`` can never apply to any input (rebpe.txt §3.1, exact): it is not the merge
+    """True when ``merge`` can never apply to any input ([rebpe §3.1], exact): it is not the merge
     that forms its result from the result's own string. That covers blocked merges proper and
     alternatives (App. A.2); :func:`find_blocked_merges` tells the two apart."""
     _check_member(tokeniser, merge)
@@ -183,8 +184,13 @@ def _crossing_merges(tokeniser: BTETokeniser, merge: Merge) -> list[Merge]:
     return out
 
 
-def _describe(tokeniser: BTETokeniser, merge: Merge, limited: tuple[str, ...], unreachable: set[str],
-              blocked_producer: dict[str, Merge]) -> tuple[str, Merge | None, Merge | None, str]:
+def _describe(
+    tokeniser: BTETokeniser,
+    merge: Merge,
+    limited: tuple[str, ...],
+    unreachable: set[str],
+    blocked_producer: dict[str, Merge],
+) -> tuple[str, Merge | None, Merge | None, str]:
     """(scenario, blocking_merge, blocked_ancestor, explanation) of a blocked merge."""
     name, s = f"'{merge}'", merge.result
     found = f"'{s}' is segmented {_show(limited)} instead of {_show(merge.parts)}"
@@ -198,11 +204,18 @@ def _describe(tokeniser: BTETokeniser, merge: Merge, limited: tuple[str, ...], u
                 if upstream is None:
                     break
                 root = blocked_producer[upstream]
-            because = f"'{ancestor}' is blocked" if root == ancestor else \
-                f"'{ancestor}' is blocked in turn because '{root}' is"
-            return (CASCADE, None, ancestor,
-                    f"{name} can never apply because its part '{part}' is never formed: {because}, "
-                    "so the blockage cascades downstream (rebpe.txt App. A.1, scenario 3a).")
+            because = (
+                f"'{ancestor}' is blocked"
+                if root == ancestor
+                else f"'{ancestor}' is blocked in turn because '{root}' is"
+            )
+            return (
+                CASCADE,
+                None,
+                ancestor,
+                f"{name} can never apply because its part '{part}' is never formed: {because}, "
+                "so the blockage cascades downstream ([rebpe App. A.1], scenario 3a).",
+            )
     crossing = _crossing_merges(tokeniser, merge)
     blocking = crossing[0] if crossing else None
     part_bounds = _boundaries(merge.parts)
@@ -211,31 +224,51 @@ def _describe(tokeniser: BTETokeniser, merge: Merge, limited: tuple[str, ...], u
     crossed = [b for b in part_bounds if b not in limited_bounds]
     # other: the type is made earlier by another merge, or a part is missing, or not yet formed
     if limited == (s,):
-        return (OTHER, blocking, None,
-                f"{name} can never apply: before its turn '{blocking}' already forms '{s}', and only one merge "
-                "ever forms a type (rebpe.txt App. A.2).")
+        return (
+            OTHER,
+            blocking,
+            None,
+            f"{name} can never apply: before its turn '{blocking}' already forms '{s}', and only one merge "
+            "ever forms a type ([rebpe App. A.2]).",
+        )
     missing = [p for p in merge.parts if p not in tokeniser.types]
     if missing:
-        return (OTHER, blocking, None,
-                f"{name} can never apply: its part(s) {', '.join(map(repr, missing))} are not types of the "
-                f"vocabulary, and {found}.")
+        return (
+            OTHER,
+            blocking,
+            None,
+            f"{name} can never apply: its part(s) {', '.join(map(repr, missing))} are not types of the "
+            f"vocabulary, and {found}.",
+        )
     if not crossed:
         unformed = [p for p, seg in zip(merge.parts, _split_as(limited, merge.parts)) if len(seg) > 1]
         later = [q for p in unformed for q in tokeniser.produced_by.get(p, ()) if q.rank > merge.rank]
-        why = (f", being formed only later by {', '.join(repr(str(q)) for q in later)}" if later else "")
-        return (OTHER, None, None,
-                f"{name} can never apply: at its turn its part(s) {', '.join(map(repr, unformed))} are not yet "
-                f"formed{why}, and the whole string ends up as {_show(_full_segmentation(tokeniser, s))} "
-                "(rebpe.txt App. A.3, moved merges).")
+        why = f", being formed only later by {', '.join(repr(str(q)) for q in later)}" if later else ""
+        return (
+            OTHER,
+            None,
+            None,
+            f"{name} can never apply: at its turn its part(s) {', '.join(map(repr, unformed))} are not yet "
+            f"formed{why}, and the whole string ends up as {_show(_full_segmentation(tokeniser, s))} "
+            "([rebpe App. A.3], moved merges).",
+        )
     if kept:
-        return (IGNORED, blocking, None,
-                f"{name} can never apply: before its turn '{blocking}' takes a token across one of its part "
-                f"boundaries, so {found} and the rest is left aside (rebpe.txt App. A.1, scenario 2b(i)).")
+        return (
+            IGNORED,
+            blocking,
+            None,
+            f"{name} can never apply: before its turn '{blocking}' takes a token across one of its part "
+            f"boundaries, so {found} and the rest is left aside ([rebpe App. A.1], scenario 2b(i)).",
+        )
     recruit = crossing[-1] if crossing and crossing[-1] != blocking else None
     then = f" and then '{recruit}' recruits across the rest" if recruit else ""
-    return (RECRUITED, blocking, None,
-            f"{name} can never apply: before its turn '{blocking}' joins material across its part "
-            f"boundaries{then}, so {found} with no part boundary left (rebpe.txt App. A.1, scenario 2b(ii)).")
+    return (
+        RECRUITED,
+        blocking,
+        None,
+        f"{name} can never apply: before its turn '{blocking}' joins material across its part "
+        f"boundaries{then}, so {found} with no part boundary left ([rebpe App. A.1], scenario 2b(ii)).",
+    )
 
 
 def _split_as(tokens: tuple[str, ...], parts: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -318,7 +351,7 @@ class _Forming:
     merge tree is *monotone* (every merge ranked after the merges forming its parts; BPE's own
     trees) gets a certificate: its rank (the time its last merge fires) and its parts. For a binary
     merge ``l + r`` whose parts have certificates ranked before it, BPE on ``l + r`` runs the two
-    parts' own trees interleaved in rank order (context-freeness, rebpe.txt App. A.2) unless a merge
+    parts' own trees interleaved in rank order (context-freeness, [rebpe App. A.2]) unless a merge
     *straddling* the boundary fires first. The tokens beside the boundary are the right spine of
     ``l``'s tree and the left spine of ``r``'s, each alive from the merge that forms it until its
     parent's merge; walking both spines back in time visits every pair that is ever adjacent across
@@ -339,8 +372,9 @@ class _Forming:
         # A pair's priority is its rank: merges sharing a rank form the same type and tie, leftmost
         # first, exactly as in the engine.
         binary = merges if not tuples else [m for m in merges if not m.is_tuple]
-        self.pair_rank: dict[tuple[str, ...], Rank] = dict(zip(map(attrgetter("parts"), binary),
-                                                                 map(attrgetter("rank"), binary)))
+        self.pair_rank: dict[tuple[str, ...], Rank] = dict(
+            zip(map(attrgetter("parts"), binary), map(attrgetter("rank"), binary))
+        )
         #: type -> the merge forming it from its own string (None: no merge does)
         self.forming: dict[str, Merge | None] = {}
         self.simulated = 0
@@ -351,7 +385,7 @@ class _Forming:
         for length in self.tuple_lengths:
             if length > n:
                 return False
-            if any(s[i:i + length] in results for i in range(n - length + 1)):
+            if any(s[i : i + length] in results for i in range(n - length + 1)):
                 return True
         return False
 
@@ -469,9 +503,12 @@ class AlternativeExample:
     alternatives: tuple[Merge, ...]
 
     def to_json(self) -> dict:
-        return {"type": self.type, "primary": _merge_json(self.primary),
-                "alternatives": [_merge_json(m) for m in self.alternatives],
-                "lowest_ranked_is_primary": self.primary.rank <= min(m.rank for m in self.alternatives)}
+        return {
+            "type": self.type,
+            "primary": _merge_json(self.primary),
+            "alternatives": [_merge_json(m) for m in self.alternatives],
+            "lowest_ranked_is_primary": self.primary.rank <= min(m.rank for m in self.alternatives),
+        }
 
 
 @dataclass(frozen=True)
@@ -527,14 +564,14 @@ def emitted_whole(tokeniser: BTETokeniser, type_: str) -> bool:
 
 
 def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] | None = None) -> BlockedReport:
-    """Every blocked merge, classified, the unreachable types (rebpe.txt §3.1, App. A.1, A.3), and
+    """Every blocked merge, classified, the unreachable types ([rebpe §3.1, App. A.1], A.3), and
     the alternatives summarised.
 
     A merge that is not the one forming its type from the type's own string never fires (App. A.2).
     When some other merge does form the type, the merge is an *alternative* (converted tiktoken and
     SentencePiece files list every split of a type): counted, with examples, not listed as blocked.
     When no merge forms the type, each of its merges is *blocked* and classified (App. A.1 scenarios).
-    With one merge per type (bpe-knockout.txt §3.1) there are no alternatives and this is the
+    With one merge per type ([knockout §3.1]) there are no alternatives and this is the
     paper's test: a merge is blocked iff LIMITEDBPE of its result does not present its parts.
 
     With ``reference_words`` (plain words, pre-tokenised as :meth:`BTETokeniser.tokenise_word`
@@ -568,8 +605,10 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
                 if merges[0] is not primary and merges[0] != primary:
                     not_lowest += 1
         blocked.sort(key=attrgetter("rank"))
-        examples = [AlternativeExample(t, forming[t], tuple(m for m in produced_by[t] if m != forming[t]))
-                    for t in nsmallest(MAX_EXAMPLES, with_alternatives, key=lambda t: forming[t].rank)]
+        examples = [
+            AlternativeExample(t, forming[t], tuple(m for m in produced_by[t] if m != forming[t]))
+            for t in nsmallest(MAX_EXAMPLES, with_alternatives, key=lambda t: forming[t].rank)
+        ]
         whole = {t for t in never_formed if emitted_whole(tokeniser, t)}
         cascade = set(never_formed)
         index = _WordIndex(tokeniser, reference_words) if reference_words is not None else None
@@ -577,50 +616,73 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
         for merge in blocked:
             limited = tokeniser.segment_limited(merge.result, merge.rank)
             scenario, blocking, ancestor, explanation = _describe(tokeniser, merge, limited, cascade, never_formed)
-            entries.append(BlockedMerge(merge, limited, scenario, blocking, ancestor, explanation,
-                                        index.example(merge.result) if index is not None else None))
+            entries.append(
+                BlockedMerge(
+                    merge,
+                    limited,
+                    scenario,
+                    blocking,
+                    ancestor,
+                    explanation,
+                    index.example(merge.result) if index is not None else None,
+                )
+            )
         by_rank = sorted(never_formed, key=lambda t: never_formed[t].rank)
-        return BlockedReport(tuple(entries), tuple(t for t in by_rank if t not in whole), n_alternatives, n_types,
-                             not_lowest, tuple(examples), tuple(t for t in by_rank if t in whole))
+        return BlockedReport(
+            tuple(entries),
+            tuple(t for t in by_rank if t not in whole),
+            n_alternatives,
+            n_types,
+            not_lowest,
+            tuple(examples),
+            tuple(t for t in by_rank if t in whole),
+        )
 
 
 # --- what reparation leaves blocked -------------------------------------------------------------
-#: Why a merge is still blocked after reparation (rebpe.txt Alg. 2 lines 2-15), in the order
+#: Why a merge is still blocked after reparation ([rebpe Alg. 2 lines 2-15]), in the order
 #: :func:`still_blocked_causes` tests them: key -> (short label, explanation).
 STILL_BLOCKED = {
     "repaired, out of date": (
         "repaired with out-of-date parts",
         "Reparation gave this tuple merge new parts, but they are what the tokeniser *before* reparation "
         "finds at its turn (mode undo, the authors' code). Repairs of lower-ranked merges change what is "
-        "found there, so the new parts still never meet. Mode limited (Alg. 2 as written) sees those repairs."),
+        "found there, so the new parts still never meet. Mode limited (Alg. 2 as written) sees those repairs.",
+    ),
     "tuple, left as is": (
         "tuple merge left as is",
         "Reparation left this tuple merge's parts alone (they looked unchanged, or its string already forms "
-        "one token earlier, App. A.2), yet lower-ranked repairs now stop them from meeting."),
+        "one token earlier, App. A.2), yet lower-ranked repairs now stop them from meeting.",
+    ),
     "cascade": (
         "part still never formed",
         "A part of this merge is formed only by merges that are themselves still blocked, so it never exists "
-        "and the blockage cascades (App. A.1, scenario 3a)."),
+        "and the blockage cascades (App. A.1, scenario 3a).",
+    ),
     "new": (
         "blocked by the reparation",
         "This binary merge was not blocked before. The repairs change which merges fire inside its string, "
         "and now an earlier merge takes material across its boundary: fixing one merge blocks another, as "
-        "moving merges does in rebpe.txt App. A.3."),
+        "moving merges does in [rebpe App. A.3].",
+    ),
     "part formed, not here": (
         "part formed again, but not in this string",
         "Before reparation a part of this binary merge was never formed (a cascade). Reparation repaired the "
         "merge forming that part, so the part exists again, but inside this merge's own string an earlier "
         "merge takes material across its boundary first. Reparation rewrites only tuple merges, so this "
-        "binary merge keeps its parts and stays blocked."),
+        "binary merge keeps its parts and stays blocked.",
+    ),
     "binary": (
         "binary merge, blocked since knockout",
         "This binary merge was already blocked: an earlier merge takes material across its boundary. "
-        "Reparation (Alg. 2 lines 2-15) rewrites only tuple merges, so a binary merge keeps its parts."),
+        "Reparation (Alg. 2 lines 2-15) rewrites only tuple merges, so a binary merge keeps its parts.",
+    ),
 }
 
 
-def still_blocked_causes(before: BlockedReport, after: BlockedReport,
-                         repaired: Iterable[tuple[Merge, Merge]]) -> dict[str, tuple[BlockedMerge, ...]]:
+def still_blocked_causes(
+    before: BlockedReport, after: BlockedReport, repaired: Iterable[tuple[Merge, Merge]]
+) -> dict[str, tuple[BlockedMerge, ...]]:
     """The merges of ``after`` (a scan after reparation) grouped by why reparation left them blocked
     (:data:`STILL_BLOCKED`, keys in that order, empty causes left out). ``before`` is the scan of the
     tokeniser reparation started from, ``repaired`` its (merge before, merge after) pairs
@@ -669,15 +731,19 @@ def summary_lines(report: BlockedReport, limit: int = 10) -> list[str]:
         head += ": " + _named(report.unreachable_types, limit)
     lines = [head]
     if report.alternatives:
-        lines.append(f"{_count(report.alternatives, 'alternative merge')} of "
-                     f"{_count(report.alternative_types, 'type')} never fire on the type's own string: another merge "
-                     "forms the type (rebpe.txt App. A.2), so they are not blocked merges; for "
-                     f"{_count(report.lowest_ranked_not_primary, 'type')} the lowest-ranked merge is such an alternative")
+        lines.append(
+            f"{_count(report.alternatives, 'alternative merge')} of "
+            f"{_count(report.alternative_types, 'type')} never fire on the type's own string: another merge "
+            "forms the type ([rebpe App. A.2]), so they are not blocked merges; for "
+            f"{_count(report.lowest_ranked_not_primary, 'type')} the lowest-ranked merge is such an alternative"
+        )
     if report.whole_only_types:
-        lines.append(f"{_count(len(report.whole_only_types), 'type')} no merge forms "
-                     f"{'is' if len(report.whole_only_types) == 1 else 'are'} emitted whole for "
-                     f"{'its' if len(report.whole_only_types) == 1 else 'their'} own pretoken (ignore_merges), "
-                     "so reachable: " + _named(report.whole_only_types, limit))
+        lines.append(
+            f"{_count(len(report.whole_only_types), 'type')} no merge forms "
+            f"{'is' if len(report.whole_only_types) == 1 else 'are'} emitted whole for "
+            f"{'its' if len(report.whole_only_types) == 1 else 'their'} own pretoken (ignore_merges), "
+            "so reachable: " + _named(report.whole_only_types, limit)
+        )
     return lines
 
 
@@ -686,7 +752,11 @@ def alternative_lines(report: BlockedReport, limit: int = 10) -> list[str]:
     rows = []
     for example in report.alternative_examples[:limit]:
         alts = example.alternatives
-        listed = ", ".join(" + ".join(m.parts) for m in alts[:3]) + (f", … ({len(alts) - 3} more)" if len(alts) > 3 else "")
-        rows.append(f"  {example.type!r:<24} formed by {' + '.join(example.primary.parts):<28} "
-                    f"rank {example.primary.rank:<8} alternatives: {listed}")
+        listed = ", ".join(" + ".join(m.parts) for m in alts[:3]) + (
+            f", … ({len(alts) - 3} more)" if len(alts) > 3 else ""
+        )
+        rows.append(
+            f"  {example.type!r:<24} formed by {' + '.join(example.primary.parts):<28} "
+            f"rank {example.primary.rank:<8} alternatives: {listed}"
+        )
     return rows

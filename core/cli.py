@@ -3,6 +3,7 @@
 Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2; output files
 (``--out``, ``--report``, ...) are checked before the work starts.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,11 @@ def _read_words(args) -> list[str]:
         for line in iter_text_lines(args.words_file):
             words.extend(line.split())
     if not words:
-        raise InputError("no words given: pass words as arguments or --words-file FILE"
-                         + (" (the file holds none)" if args.words_file else ""), args.words_file)
+        raise InputError(
+            "no words given: pass words as arguments or --words-file FILE"
+            + (" (the file holds none)" if args.words_file else ""),
+            args.words_file,
+        )
     return words
 
 
@@ -102,8 +106,9 @@ def cmd_train(args) -> int:
     from core.variants.boundless import shortfall
 
     algorithm = registry.check_algorithm(args.algorithm)
-    pretokeniser = (registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser
-                    else registry.default_pretokeniser(algorithm))
+    pretokeniser = (
+        registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser else registry.default_pretokeniser(algorithm)
+    )
     with _naming(args.corpus or args.counts):
         if args.corpus:
             corpus = TrainingCorpus.from_texts(iter_text_lines(args.corpus), pretokeniser)
@@ -111,6 +116,7 @@ def cmd_train(args) -> int:
             corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
     options = _option_values(args.option)
     with _progress(args.vocab_size, f"training {algorithm}", unit="type") as bar:
+
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
@@ -122,10 +128,16 @@ def cmd_train(args) -> int:
     tokeniser.name = Path(args.out).stem
     save_tokeniser(tokeniser, args.out)
     if args.json_report:
-        report = {**run.to_json(), "seconds": seconds, "pretokeniser": pretokeniser.to_spec(),
-                  "corpus": {"pretokens": sum(corpus.pretoken_counts.values()),
-                             "unique_pretokens": len(corpus.pretoken_counts),
-                             "documents": len(corpus.documents) if corpus.documents is not None else None}}
+        report = {
+            **run.to_json(),
+            "seconds": seconds,
+            "pretokeniser": pretokeniser.to_spec(),
+            "corpus": {
+                "pretokens": sum(corpus.pretoken_counts.values()),
+                "unique_pretokens": len(corpus.pretoken_counts),
+                "documents": len(corpus.documents) if corpus.documents is not None else None,
+            },
+        }
         write_text(args.json_report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     print(f"{algorithm}: |V| = {tokeniser.vocab_size} in {seconds:.1f} s -> {args.out}", file=sys.stderr)
     short = shortfall(run, args.vocab_size)
@@ -145,6 +157,7 @@ def cmd_train_bpe(args) -> int:
     pretokeniser = WhitespaceSplit() if marker is None else Metaspace(replacement=marker)
     words = {(marker or "") + word: count for word, count in counts.items()}
     with _progress(args.vocab_size, "training", unit="merge") as bar:
+
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
@@ -157,9 +170,13 @@ def cmd_train_bpe(args) -> int:
 
 
 def _unaligned_argument(parser) -> None:
-    parser.add_argument("--unaligned", choices=["exclude", "raise"], default="exclude",
-                        help="reference words the tokeniser cannot align (its normalisation changes their length): "
-                             "exclude them and say how many (default), or stop with an error")
+    parser.add_argument(
+        "--unaligned",
+        choices=["exclude", "raise"],
+        default="exclude",
+        help="reference words the tokeniser cannot align (its normalisation changes their length): "
+        "exclude them and say how many (default), or stop with an error",
+    )
 
 
 def cmd_evaluate(args) -> int:
@@ -173,8 +190,14 @@ def cmd_evaluate(args) -> int:
         print(references.summary(), file=sys.stderr)
     weights = load_word_counts(args.weights) if args.weights else None
     with _progress(len(references.entries), "evaluating") as bar:
-        scores = evaluate_morphology(tokeniser, references.entries, weights=weights, free=args.free,
-                                     unaligned=args.unaligned, progress=bar.update)
+        scores = evaluate_morphology(
+            tokeniser,
+            references.entries,
+            weights=weights,
+            free=args.free,
+            unaligned=args.unaligned,
+            progress=bar.update,
+        )
     print(json.dumps(scores.to_json()) if args.json else scores.summary())
     return 0
 
@@ -197,8 +220,12 @@ def cmd_graph(args) -> int:
 
     tokeniser = _load(args, "merge_graph")
     if args.type not in tokeniser.types:
-        guesses = [p for text in (args.type, " " + args.type) for p in tokeniser.pretokeniser.pretokenise(text)
-                   if p in tokeniser.types]
+        guesses = [
+            p
+            for text in (args.type, " " + args.type)
+            for p in tokeniser.pretokeniser.pretokenise(text)
+            if p in tokeniser.types
+        ]
         hint = f"; did you mean {', '.join(map(excerpt, list(dict.fromkeys(guesses))[:5]))}?" if guesses else ""
         raise InputError(f"type {excerpt(args.type)} is not in the vocabulary{hint}", args.tokeniser)
     counters = {}
@@ -207,8 +234,14 @@ def cmd_graph(args) -> int:
         counters["reference"] = FireCounter.from_words(tokeniser, words, "reference")
     if args.corpus:
         counters["corpus"] = FireCounter.from_lines(tokeniser, iter_text_lines(args.corpus), "corpus")
-    hood = neighbourhood(tokeniser, args.type, depth=args.depth, max_nodes=args.max_nodes,
-                         siblings_per_parent=args.siblings_per_parent, follow=args.follow)
+    hood = neighbourhood(
+        tokeniser,
+        args.type,
+        depth=args.depth,
+        max_nodes=args.max_nodes,
+        siblings_per_parent=args.siblings_per_parent,
+        follow=args.follow,
+    )
     shown = hood.shown_merges()
     fire_counts = {name: counter.counts(shown) for name, counter in counters.items()} or None
     if args.json:
@@ -221,8 +254,11 @@ def cmd_graph(args) -> int:
         return 0
 
     def fires(merge) -> str:
-        return ("  fires " + ", ".join(f"{counts.get(merge, 0)}x on the {name}" for name, counts in fire_counts.items())
-                if fire_counts else "")
+        return (
+            "  fires " + ", ".join(f"{counts.get(merge, 0)}x on the {name}" for name, counts in fire_counts.items())
+            if fire_counts
+            else ""
+        )
 
     cut = f", {len(hood.roles)} of {hood.found}{'+' if hood.more else ''} types" if hood.truncated else ""
     print(f"neighbourhood of {args.type!r} (depth {args.depth}, following {args.follow} merges{cut})")
@@ -237,13 +273,17 @@ def cmd_graph(args) -> int:
             kind = "primary    " if primary else "alternative"
             print(f"  {kind} {merge.rank:>8}  {' + '.join(merge.parts)}{fires(merge)}")
         if tokeniser.ignore_merges and counters:
-            print("  emitted whole (ignore_merges): "
-                  + ", ".join(f"{c.whole(hood.center)}x on the {name}" for name, c in counters.items()))
+            print(
+                "  emitted whole (ignore_merges): "
+                + ", ".join(f"{c.whole(hood.center)}x on the {name}" for name, c in counters.items())
+            )
     print("merges:")
     for merge in sorted(hood.merges, key=lambda m: m.rank):
         mark = "   (alternative)" if merge in hood.alternatives else ""
-        print(f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}"
-              f"{'   (tuple)' if merge.is_tuple else ''}{mark}{fires(merge)}")
+        print(
+            f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}"
+            f"{'   (tuple)' if merge.is_tuple else ''}{mark}{fires(merge)}"
+        )
     return 0
 
 
@@ -272,15 +312,19 @@ def _edit_command(args, run_edit) -> int:
     entries = _load_reference_entries(args.reference, args.free)
     problems = tokeniser.check_invariants()
     if problems:
-        raise InputError("the tokeniser breaks the merge-graph invariants: " + "; ".join(map(shorten, problems[:3])),
-                         args.tokeniser)
+        raise InputError(
+            "the tokeniser breaks the merge-graph invariants: " + "; ".join(map(shorten, problems[:3])), args.tokeniser
+        )
     evaluation = entries
     if args.holdout is not None:
         if not 0 < args.holdout < 1:
             raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
         entries, evaluation = holdout_split(entries, args.holdout, args.seed)
-    options = {"free": args.free, "weights": load_word_counts(args.weights) if args.weights else None,
-               "evaluation_entries": evaluation if args.holdout is not None else None}
+    options = {
+        "free": args.free,
+        "weights": load_word_counts(args.weights) if args.weights else None,
+        "evaluation_entries": evaluation if args.holdout is not None else None,
+    }
     before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
     started = time.perf_counter()
     run, report = run_edit(tokeniser, entries, options)
@@ -294,22 +338,37 @@ def _edit_command(args, run_edit) -> int:
         hf_problem = hf_json_problem(run.tokeniser)
         if hf_problem is None:
             write_text(args.hf_out, json.dumps(tokeniser_to_hf_json(run.tokeniser), ensure_ascii=False) + "\n")
-    report = {**report, "settings": {"knockout_unit": args.knockout_unit, "blame": args.blame,
-                                     "threshold": args.threshold, "hf_out": args.hf_out},
-              "vocab_size_before": tokeniser.vocab_size, "vocab_size_after": run.tokeniser.vocab_size,
-              "before": before.to_json(), "after": after.to_json(), "seconds": seconds,
-              "hf_out_written": bool(args.hf_out) and hf_problem is None}
+    report = {
+        **report,
+        "settings": {
+            "knockout_unit": args.knockout_unit,
+            "blame": args.blame,
+            "threshold": args.threshold,
+            "hf_out": args.hf_out,
+        },
+        "vocab_size_before": tokeniser.vocab_size,
+        "vocab_size_after": run.tokeniser.vocab_size,
+        "before": before.to_json(),
+        "after": after.to_json(),
+        "seconds": seconds,
+        "hf_out_written": bool(args.hf_out) and hf_problem is None,
+    }
     if hf_problem is not None:
         report["hf_out_problem"] = hf_problem
     if args.report:
         write_text(args.report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     excluded = f"; {after.excluded} reference words excluded (cannot be aligned)" if after.excluded else ""
-    print(f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
-          f"(Pr {after.precision:.4f}, Re {after.recall:.4f}; {after.words} words{excluded}); {seconds:.2f} s -> {args.out}"
-          + (f", {args.hf_out}" if args.hf_out and hf_problem is None else ""), file=sys.stderr)
+    print(
+        f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
+        f"(Pr {after.precision:.4f}, Re {after.recall:.4f}; {after.words} words{excluded}); {seconds:.2f} s -> {args.out}"
+        + (f", {args.hf_out}" if args.hf_out and hf_problem is None else ""),
+        file=sys.stderr,
+    )
     if hf_problem is not None:
-        print(f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written)",
-              file=sys.stderr)
+        print(
+            f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written)",
+            file=sys.stderr,
+        )
         return 2
     return 0
 
@@ -317,16 +376,24 @@ def _edit_command(args, run_edit) -> int:
 def cmd_knockout(args) -> int:
     from core.rebpe import KnockoutConfig, run_knockout
 
-    config = KnockoutConfig(threshold=args.threshold, min_vocab_size=args.min_vocab_size,
-                            tuples_once=args.tuples_once, cascade=args.cascade, unit=args.knockout_unit,
-                            blame=args.blame)
+    config = KnockoutConfig(
+        threshold=args.threshold,
+        min_vocab_size=args.min_vocab_size,
+        tuples_once=args.tuples_once,
+        cascade=args.cascade,
+        unit=args.knockout_unit,
+        blame=args.blame,
+    )
 
     def edit(tokeniser, entries, options):
         run = run_knockout(tokeniser, entries, config, **options)
         knocked = run.steps[0].details
         keys = ("merge", "blame", "applications", "type", "merges")
-        return run, {"knocked_out": [{k: d[k] for k in keys if k in d} for d in knocked],
-                     "merges_removed": len(run.steps[0].removed), "types_removed": len(run.steps[0].types_removed)}
+        return run, {
+            "knocked_out": [{k: d[k] for k in keys if k in d} for d in knocked],
+            "merges_removed": len(run.steps[0].removed),
+            "types_removed": len(run.steps[0].types_removed),
+        }
 
     return _edit_command(args, edit)
 
@@ -334,10 +401,14 @@ def cmd_knockout(args) -> int:
 def cmd_rebpe(args) -> int:
     from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_rebpe
 
-    config = ReBPEConfig(knockout=KnockoutConfig(threshold=args.threshold, unit=args.knockout_unit, blame=args.blame),
-                         anneal=AnnealConfig(when="before" if args.anneal else "none"),
-                         reify=not args.no_reify, expand=not args.no_expand, max_iterations=args.max_iterations,
-                         reparation=args.reparation)
+    config = ReBPEConfig(
+        knockout=KnockoutConfig(threshold=args.threshold, unit=args.knockout_unit, blame=args.blame),
+        anneal=AnnealConfig(when="before" if args.anneal else "none"),
+        reify=not args.no_reify,
+        expand=not args.no_expand,
+        max_iterations=args.max_iterations,
+        reparation=args.reparation,
+    )
 
     def edit(tokeniser, entries, options):
         with _progress(max(args.max_iterations, 2000) if len(entries) >= 2000 else 0, "iterations", "it") as bar:
@@ -358,9 +429,11 @@ def cmd_blocked(args) -> int:
         return 0
     lines = summary_lines(report)
     print(lines[0])
-    for item in report.blocked[:args.limit] if args.limit else report.blocked:
-        print(f"  rank {item.merge.rank:>10}  {' + '.join(item.merge.parts):<30} [{item.scenario}] "
-              f"finds {' '.join(item.limited_tokens)}" + (f"  e.g. {item.example_word}" if item.example_word else ""))
+    for item in report.blocked[: args.limit] if args.limit else report.blocked:
+        print(
+            f"  rank {item.merge.rank:>10}  {' + '.join(item.merge.parts):<30} [{item.scenario}] "
+            f"finds {' '.join(item.limited_tokens)}" + (f"  e.g. {item.example_word}" if item.example_word else "")
+        )
     if args.limit and len(report.blocked) > args.limit:
         print(f"  … {len(report.blocked) - args.limit:,} more blocked merges (--limit 0 lists all, --json has all)")
     for line in lines[1:]:
@@ -372,12 +445,15 @@ def cmd_blocked(args) -> int:
     return 0
 
 
-TOKENISER_HELP = ("a tokenizer.json, project JSON, merges.txt (vocab.json beside it), SentencePiece .model, "
-                  "tiktoken rank file, a folder as transformers saves it, or hf:ORG/NAME from the local HF cache")
+TOKENISER_HELP = (
+    "a tokenizer.json, project JSON, merges.txt (vocab.json beside it), SentencePiece .model, "
+    "tiktoken rank file, a folder as transformers saves it, or hf:ORG/NAME from the local HF cache"
+)
 
 
 def _at_least(minimum: int):
     """An argparse type: an integer >= ``minimum``."""
+
     def integer(text: str) -> int:
         value = int(text)
         if value < minimum:
@@ -391,14 +467,22 @@ def _tokeniser_arguments(p: argparse.ArgumentParser) -> None:
     from core.variants.registry import PRETOKENISERS
 
     p.add_argument("--tokeniser", required=True, help=TOKENISER_HELP)
-    p.add_argument("--pretokeniser", choices=list(PRETOKENISERS),
-                   help="pre-tokeniser of a merges.txt, instead of the inferred one (default: inferred, and said so)")
-    p.add_argument("--pattern", help="split pattern of a tiktoken rank file: r50k_base, p50k_base, cl100k_base, "
-                                     "o200k_base, llama3, or a regex (default: detected from the file, and said so)")
+    p.add_argument(
+        "--pretokeniser",
+        choices=list(PRETOKENISERS),
+        help="pre-tokeniser of a merges.txt, instead of the inferred one (default: inferred, and said so)",
+    )
+    p.add_argument(
+        "--pattern",
+        help="split pattern of a tiktoken rank file: r50k_base, p50k_base, cl100k_base, "
+        "o200k_base, llama3, or a regex (default: detected from the file, and said so)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m core", description="Structured subword tokenisers: BPE/BTE engine.")
+    parser = argparse.ArgumentParser(
+        prog="python -m core", description="Structured subword tokenisers: BPE/BTE engine."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("inspect", help="what a tokeniser file holds: family, sizes, pipeline, specials, unknowns")
@@ -415,7 +499,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("words", nargs="*")
     p.set_defaults(func=cmd_segment)
 
-    p = sub.add_parser("train", help="train any tokeniser family: bpe, scaffold, picky, boundless, unigram, unigram-fsp")
+    p = sub.add_parser(
+        "train", help="train any tokeniser family: bpe, scaffold, picky, boundless, unigram, unigram-fsp"
+    )
     p.add_argument("--algorithm", required=True, help="bpe, scaffold, picky, boundless, unigram or unigram-fsp")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", help="a text file; every line is one document")
@@ -423,10 +509,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab-size", type=int, required=True)
     p.add_argument("--out", required=True, help="the trained tokeniser (project JSON)")
     p.add_argument("--json-report", help="write the training log and summary as JSON here")
-    p.add_argument("--pretokeniser", choices=["bytelevel", "boundless", "metaspace", "whitespace"],
-                   help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="an algorithm option, e.g. threshold=0.9 (repeatable)")
+    p.add_argument(
+        "--pretokeniser",
+        choices=["bytelevel", "boundless", "metaspace", "whitespace"],
+        help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an algorithm option, e.g. threshold=0.9 (repeatable)",
+    )
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("train-bpe", help="train BPE on word counts (merges identical to HF BpeTrainer)")
@@ -451,19 +545,27 @@ def build_parser() -> argparse.ArgumentParser:
     _tokeniser_arguments(p)
     p.add_argument("--type", required=True)
     p.add_argument("--depth", type=_at_least(0), default=2)
-    p.add_argument("--max-nodes", type=_at_least(1), default=60,
-                   help="types kept: the merge tree first, then the nearest")
-    p.add_argument("--siblings-per-parent", type=_at_least(0),
-                   help="half-siblings kept per parent (lowest ranks first)")
-    p.add_argument("--follow", choices=["primary", "all"], default="primary",
-                   help="primary: walk the merge that forms each type from its own string (default); all: every "
-                        "merge (types formed by several merges, e.g. tiktoken/SentencePiece conversions)")
+    p.add_argument(
+        "--max-nodes", type=_at_least(1), default=60, help="types kept: the merge tree first, then the nearest"
+    )
+    p.add_argument(
+        "--siblings-per-parent", type=_at_least(0), help="half-siblings kept per parent (lowest ranks first)"
+    )
+    p.add_argument(
+        "--follow",
+        choices=["primary", "all"],
+        default="primary",
+        help="primary: walk the merge that forms each type from its own string (default); all: every "
+        "merge (types formed by several merges, e.g. tiktoken/SentencePiece conversions)",
+    )
     p.add_argument("--reference", help="reference file: how often each merge fires on its words (as in running text)")
     p.add_argument("--corpus", help="a text file: how often each merge fires on it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_graph)
-    for name, func, text in (("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
-                             ("rebpe", cmd_rebpe, "ReBPE: knockout, reparation, reification (and annealing) until stable")):
+    for name, func, text in (
+        ("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
+        ("rebpe", cmd_rebpe, "ReBPE: knockout, reparation, reification (and annealing) until stable"),
+    ):
         p = sub.add_parser(name, help=text)
         _tokeniser_arguments(p)
         p.add_argument("--reference", required=True)
@@ -475,16 +577,27 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--holdout", type=float, help="blame on this fraction of the reference, evaluate on the rest")
         p.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
         _unaligned_argument(p)
-        p.add_argument("--knockout-unit", choices=["type", "merge"], default="type",
-                       help="type (default): a type leaves V when B and N summed over all merges forming it reach "
-                            "the threshold; merge: only a blamed merge goes, and its type stays while another merge "
-                            "forms it (the same with one merge per type)")
-        p.add_argument("--blame", choices=["tree", "applied"], default="tree",
-                       help="with ignore_merges, a reference word that is a whole type is blamed through the merges "
-                            "of its own tree (tree, default) or not at all (applied: applied merges only)")
-        p.add_argument("--hf-out", metavar="PATH",
-                       help="also write an HF tokenizer.json (ids kept); exit 2 with the reason when no "
-                            "tokenizer.json can express the result (tuple merges, shared ranks)")
+        p.add_argument(
+            "--knockout-unit",
+            choices=["type", "merge"],
+            default="type",
+            help="type (default): a type leaves V when B and N summed over all merges forming it reach "
+            "the threshold; merge: only a blamed merge goes, and its type stays while another merge "
+            "forms it (the same with one merge per type)",
+        )
+        p.add_argument(
+            "--blame",
+            choices=["tree", "applied"],
+            default="tree",
+            help="with ignore_merges, a reference word that is a whole type is blamed through the merges "
+            "of its own tree (tree, default) or not at all (applied: applied merges only)",
+        )
+        p.add_argument(
+            "--hf-out",
+            metavar="PATH",
+            help="also write an HF tokenizer.json (ids kept); exit 2 with the reason when no "
+            "tokenizer.json can express the result (tuple merges, shared ranks)",
+        )
         p.set_defaults(func=func)
         if name == "knockout":
             p.add_argument("--min-vocab-size", type=int, default=0)
@@ -493,10 +606,16 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("--anneal", action="store_true", help="anneal before the first knockout")
             p.add_argument("--no-reify", action="store_true")
-            p.add_argument("--no-expand", action="store_true", help="link existing submerges only (backwards compatible)")
+            p.add_argument(
+                "--no-expand", action="store_true", help="link existing submerges only (backwards compatible)"
+            )
             p.add_argument("--max-iterations", type=int, default=100)
-            p.add_argument("--reparation", choices=["limited", "undo"], default="limited",
-                           help="limited: Alg. 2 as written (LIMITEDBPE); undo: the authors' implementation")
+            p.add_argument(
+                "--reparation",
+                choices=["limited", "undo"],
+                default="limited",
+                help="limited: Alg. 2 as written (LIMITEDBPE); undo: the authors' implementation",
+            )
 
     p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
     _tokeniser_arguments(p)

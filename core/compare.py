@@ -1,11 +1,11 @@
 """Two tokenisers side by side over a word list or word counts: which words they segment differently,
 by how much, and how the token frequencies shift.
 
-A diagnostic in the spirit of bpe-knockout.txt App. A.4 (Fig. 4: tokens per word before and after
+A diagnostic in the spirit of [knockout App. A.4] (Fig. 4: tokens per word before and after
 knockout) that takes any two tokenisers (``core.tokeniser.Tokeniser``: a BPE before and after
 knockout or ReBPE, or two LLM tokenisers). A word is segmented as in running text
 (``tokenise_word``), and its segmentation is read as the set of *split positions* in the word, as
-morphological evaluation reads it (bpe-knockout.txt §4.1; :func:`core.evaluation.predicted_splits`):
+morphological evaluation reads it ([knockout §4.1]; :func:`core.evaluation.predicted_splits`):
 a split after character k of the word, whatever markers (``Ġ``, ``▁``) or byte pieces the tokens
 carry. So two tokenisers with different pre-tokenisers are compared on the characters of the word.
 
@@ -19,10 +19,11 @@ added tokens) are left out and listed.
 Token frequencies are :func:`core.trimmed.token_frequencies` over the same counts; each word is
 segmented once per tokeniser (:class:`Segmentations`) for both.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from core.alignment import align_word
 from core.errors import InputError
@@ -51,12 +52,14 @@ class Segmentations:
 
     def __init__(self, tokeniser):
         if not all(callable(getattr(tokeniser, name, None)) for name in ("tokenise_word", "segment_pretoken")):
-            raise InputError(f"expected a tokeniser (tokenise_word and segment_pretoken), got {type(tokeniser).__name__}")
+            raise InputError(
+                f"expected a tokeniser (tokenise_word and segment_pretoken), got {type(tokeniser).__name__}"
+            )
         self.tokeniser = tokeniser
         self._memo: dict[str, WordSegmentation] = {}
 
     @classmethod
-    def of(cls, tokeniser) -> "Segmentations":
+    def of(cls, tokeniser) -> Segmentations:
         return tokeniser if isinstance(tokeniser, Segmentations) else cls(tokeniser)
 
     def segment(self, word: str) -> WordSegmentation:
@@ -71,8 +74,9 @@ class Segmentations:
                 found = WordSegmentation(tuple(self.tokeniser.tokenise_word(word)), None)
             else:
                 pieces = [tuple(self.tokeniser.segment_pretoken(p.text)) for p in aligned.pretokens]
-                found = WordSegmentation(tuple(t for piece in pieces for t in piece),
-                                         frozenset(aligned.predicted_splits(pieces)))
+                found = WordSegmentation(
+                    tuple(t for piece in pieces for t in piece), frozenset(aligned.predicted_splits(pieces))
+                )
             if len(self._memo) >= MEMO_LIMIT:
                 self._memo.clear()
             self._memo[word] = found
@@ -90,8 +94,8 @@ class WordDifference:
     count: int
     tokens_a: tuple[str, ...]
     tokens_b: tuple[str, ...]
-    only_a: tuple[int, ...]   # split positions only A makes
-    only_b: tuple[int, ...]   # split positions only B makes
+    only_a: tuple[int, ...]  # split positions only A makes
+    only_b: tuple[int, ...]  # split positions only B makes
 
     @property
     def change(self) -> int:
@@ -109,9 +113,9 @@ class Comparison:
     """Every word that differs (most changed first, then most frequent), and the totals."""
 
     differences: tuple[WordDifference, ...]
-    words: int              # words compared (aligned by both pre-tokenisers)
-    occurrences: int        # their summed counts
-    tokens_a: int           # tokens under A over the occurrences
+    words: int  # words compared (aligned by both pre-tokenisers)
+    occurrences: int  # their summed counts
+    tokens_a: int  # tokens under A over the occurrences
     tokens_b: int
     unaligned: tuple[str, ...]
 
@@ -163,8 +167,9 @@ def compare_word(word: str, count: int, a: WordSegmentation, b: WordSegmentation
     return WordDifference(word, count, a.tokens, b.tokens, only_a, only_b)
 
 
-def compare_tokenisers(a, b, words: Iterable[str] | Mapping[str, int], *,
-                       progress: Callable[[int, int], None] | None = None) -> Comparison:
+def compare_tokenisers(
+    a, b, words: Iterable[str] | Mapping[str, int], *, progress: Callable[[int, int], None] | None = None
+) -> Comparison:
     """Compare tokenisers (or :class:`Segmentations`) ``a`` and ``b`` over ``words``: a word list or
     word counts (frequencies weight the totals; words with count 0 are skipped).
     ``progress(done, total)`` is called every :data:`PROGRESS_EVERY` words and at the end."""
@@ -199,9 +204,15 @@ def token_frequency_differences(a, b, counts: Mapping[str, int]) -> list[dict]:
     change first (then by token)."""
     freq_a = token_frequencies(Segmentations.of(a), counts)
     freq_b = token_frequencies(Segmentations.of(b), counts)
-    rows = [{"token": token, "frequency_a": freq_a.get(token, 0), "frequency_b": freq_b.get(token, 0),
-             "difference": freq_b.get(token, 0) - freq_a.get(token, 0)}
-            for token in freq_a.keys() | freq_b.keys()]
+    rows = [
+        {
+            "token": token,
+            "frequency_a": freq_a.get(token, 0),
+            "frequency_b": freq_b.get(token, 0),
+            "difference": freq_b.get(token, 0) - freq_a.get(token, 0),
+        }
+        for token in freq_a.keys() | freq_b.keys()
+    ]
     rows = [row for row in rows if row["difference"]]
     rows.sort(key=lambda row: (-abs(row["difference"]), row["token"]))
     return rows

@@ -3,21 +3,21 @@
 Everything here is a function of one :class:`CorpusStats`, the unigram token counts a segmenter
 produces on a corpus, plus the sizes of that corpus and of the segmenter's vocabulary:
 
-* the token-frequency curve of boundless-bpe.txt §4, Fig. 4 (and Fig. 8, App. C):
+* the token-frequency curve of [boundless §4, Fig. 4] (and Fig. 8, App. C):
   ``log10(count + 1)`` of every vocabulary type, most to least frequent, unused types at 0;
-* the fraction of the vocabulary used at least once (boundless-bpe.txt §4, Fig. 5);
+* the fraction of the vocabulary used at least once ([boundless §4, Fig. 5]);
 * Rényi entropy and Rényi efficiency ``H_α(p) / log |V|`` (Zouhar et al. 2023, "Tokenization and
-  the noiseless channel", with α = 2.5 as they recommend; boundless-bpe.txt §4, Fig. 6, App. E);
-* Shannon entropy (scaffold-bpe.txt §5.3, Eq. 4) and redundancy (Eq. 5);
-* bytes and characters per token (boundless-bpe.txt §4, Fig. 7; scaffold-bpe.txt Table 8);
-* the rank/frequency (Zipf) curve and a log-log least-squares fit (bpe-knockout.txt §2,
+  the noiseless channel", with α = 2.5 as they recommend; [boundless §4, Fig. 6, App. E]);
+* Shannon entropy ([scaffold §5.3, Eq. 4]) and redundancy (Eq. 5);
+* bytes and characters per token ([boundless §4, Fig. 7]; [scaffold Table 8]);
+* the rank/frequency (Zipf) curve and a log-log least-squares fit ([knockout §2],
   "Redundancy": log f against log r falls on a straight line for a Zipfian distribution).
 
 The vocabulary V
 ----------------
 Both normalisations (Rényi efficiency, redundancy) divide by ``log |V|`` where V is the *whole*
 vocabulary of the segmenter, used or not: Zouhar et al. divide by the log-size of the tokeniser's
-vocabulary Δ, and scaffold-bpe.txt Eq. 5 by ``log2 |V|`` of "a vocabulary of (normal) tokens V"
+vocabulary Δ, and [scaffold Eq. 5] by ``log2 |V|`` of "a vocabulary of (normal) tokens V"
 (its Table 7 bears this out: 11.2382 / (1 - 0.2491) = 14.966 = log2 of about 32,000, the 32K
 vocabulary of that experiment, not the number of types seen). :func:`token_counts` takes V from
 the segmenter (``vocab_size`` when it has one, which for :class:`core.model.BTETokeniser` is the
@@ -31,19 +31,20 @@ the set whose log-size normalises it and ``0 <= efficiency <= 1``: ``|V| = vocab
 oov_types`` (:attr:`CorpusStats.support_size`). Fig. 5's fraction of the vocabulary used counts
 only the declared vocabulary.
 
-Logarithms: entropies default to base 2 (bits, scaffold-bpe.txt Eq. 4); the efficiency and the
+Logarithms: entropies default to base 2 (bits, [scaffold Eq. 4]); the efficiency and the
 redundancy are ratios and so do not depend on the base; the token-frequency curve uses base 10
-("log10(count + 1)" in the caption of boundless-bpe.txt Fig. 4); the Zipf fit uses base 10 too.
+("log10(count + 1)" in the caption of [boundless Fig. 4]); the Zipf fit uses base 10 too.
 
 Pure Python; numpy is not needed.
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Callable, Iterable, Mapping
 
 from core.errors import InputError
 from core.trimmed import token_frequencies
@@ -51,7 +52,7 @@ from core.trimmed import token_frequencies
 #: Lines between two calls of the ``progress`` callback of :func:`token_counts`.
 PROGRESS_EVERY = 1000
 
-#: Rényi order recommended by Zouhar et al. (2023) and used by boundless-bpe.txt §4 / App. E.
+#: Rényi order recommended by Zouhar et al. (2023) and used by [boundless §4 / App. E].
 DEFAULT_ALPHA = 2.5
 
 
@@ -98,17 +99,31 @@ class CorpusStats:
         if self.oov_types > len(counts):
             raise InputError(f"oov_types ({self.oov_types}) exceeds the number of types that occur ({len(counts)})")
         if len(counts) - self.oov_types > self.vocab_size:
-            raise InputError(f"{len(counts) - self.oov_types} in-vocabulary types occur but vocab_size is "
-                             f"{self.vocab_size}; count the others in oov_types")
+            raise InputError(
+                f"{len(counts) - self.oov_types} in-vocabulary types occur but vocab_size is "
+                f"{self.vocab_size}; count the others in oov_types"
+            )
 
     @classmethod
-    def from_counts(cls, counts: Mapping[str, int], vocab_size: int | None = None, *,
-                    characters: int = 0, bytes: int = 0, oov_types: int = 0) -> "CorpusStats":
+    def from_counts(
+        cls,
+        counts: Mapping[str, int],
+        vocab_size: int | None = None,
+        *,
+        characters: int = 0,
+        bytes: int = 0,
+        oov_types: int = 0,
+    ) -> CorpusStats:
         """Stats from bare counts; ``vocab_size`` defaults to the number of types that occur."""
         nonzero = sum(1 for c in counts.values() if c)
-        return cls(tokens=sum(counts.values()), characters=characters, bytes=bytes,
-                   vocab_size=nonzero - oov_types if vocab_size is None else vocab_size,
-                   counts=dict(counts), oov_types=oov_types)
+        return cls(
+            tokens=sum(counts.values()),
+            characters=characters,
+            bytes=bytes,
+            vocab_size=nonzero - oov_types if vocab_size is None else vocab_size,
+            counts=dict(counts),
+            oov_types=oov_types,
+        )
 
     @property
     def types_used(self) -> int:
@@ -123,19 +138,31 @@ class CorpusStats:
     def to_json(self) -> dict:
         """A JSON-ready dict; ``counts`` ordered by descending count, then by token."""
         ordered = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
-        return {"tokens": self.tokens, "characters": self.characters, "bytes": self.bytes,
-                "vocab_size": self.vocab_size, "oov_types": self.oov_types, "counts": dict(ordered)}
+        return {
+            "tokens": self.tokens,
+            "characters": self.characters,
+            "bytes": self.bytes,
+            "vocab_size": self.vocab_size,
+            "oov_types": self.oov_types,
+            "counts": dict(ordered),
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "CorpusStats":
+    def from_json(cls, data: Mapping) -> CorpusStats:
         """Inverse of :meth:`to_json`."""
         if not isinstance(data, Mapping):
             raise InputError("corpus stats must be a JSON object")
         missing = [k for k in ("tokens", "characters", "bytes", "vocab_size", "counts") if k not in data]
         if missing:
             raise InputError(f"corpus stats lack {', '.join(missing)}")
-        return cls(tokens=data["tokens"], characters=data["characters"], bytes=data["bytes"],
-                   vocab_size=data["vocab_size"], counts=data["counts"], oov_types=data.get("oov_types", 0))
+        return cls(
+            tokens=data["tokens"],
+            characters=data["characters"],
+            bytes=data["bytes"],
+            vocab_size=data["vocab_size"],
+            counts=data["counts"],
+            oov_types=data.get("oov_types", 0),
+        )
 
 
 # --- counting -------------------------------------------------------------------------------------
@@ -151,8 +178,9 @@ def _declared_vocabulary(tokeniser) -> tuple[int, frozenset[str] | None]:
     size = getattr(tokeniser, "vocab_size", None)
     if size is None:
         if vocabulary is None:
-            raise InputError("the segmenter has neither vocab_size nor types/vocabulary: "
-                             "pass vocabulary= to token_counts")
+            raise InputError(
+                "the segmenter has neither vocab_size nor types/vocabulary: pass vocabulary= to token_counts"
+            )
         size = len(vocabulary)
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise InputError(f"vocab_size must be a non-negative integer, got {size!r}")
@@ -167,8 +195,13 @@ def _strip_line_break(line: str) -> str:
     return line
 
 
-def token_counts(tokeniser, lines: Iterable[str], *, progress: Callable[[int], None] | None = None,
-                 vocabulary: Iterable[str] | None = None) -> CorpusStats:
+def token_counts(
+    tokeniser,
+    lines: Iterable[str],
+    *,
+    progress: Callable[[int], None] | None = None,
+    vocabulary: Iterable[str] | None = None,
+) -> CorpusStats:
     """Tokenise every line with ``tokeniser.tokenise`` and count the token types.
 
     ``tokeniser`` is any object with ``tokenise(text) -> list[str]`` (BTETokeniser, TrimmedBPE, ...)
@@ -216,14 +249,21 @@ def token_counts(tokeniser, lines: Iterable[str], *, progress: Callable[[int], N
     return _stats(counter, characters, n_bytes, size, declared)
 
 
-def _stats(counter: Mapping[str, int], characters: int, n_bytes: int, size: int,
-           declared: frozenset[str] | None) -> CorpusStats:
+def _stats(
+    counter: Mapping[str, int], characters: int, n_bytes: int, size: int, declared: frozenset[str] | None
+) -> CorpusStats:
     if declared is not None:
         oov = sum(1 for token in counter if token not in declared)
     else:  # only a size is known: at least the excess of types over it is out of the vocabulary
         oov = max(0, len(counter) - size)
-    return CorpusStats(tokens=sum(counter.values()), characters=characters, bytes=n_bytes,
-                       vocab_size=size, counts=dict(counter), oov_types=oov)
+    return CorpusStats(
+        tokens=sum(counter.values()),
+        characters=characters,
+        bytes=n_bytes,
+        vocab_size=size,
+        counts=dict(counter),
+        oov_types=oov,
+    )
 
 
 def word_count_stats(tokeniser, word_counts: Mapping[str, int]) -> CorpusStats:
@@ -244,7 +284,7 @@ def word_count_stats(tokeniser, word_counts: Mapping[str, int]) -> CorpusStats:
 def zipf_curve(stats: CorpusStats) -> list[tuple[int, int]]:
     """(rank, count) of the types that occur, counts descending, ranks from 1.
 
-    The rank/frequency view of bpe-knockout.txt §2 "Redundancy" (Zipf 1949); unused types are left
+    The rank/frequency view of [knockout §2] "Redundancy" (Zipf 1949); unused types are left
     out (see :func:`token_frequency_curve` for those). Ties keep an arbitrary but fixed order.
     """
     return list(enumerate(sorted(stats.counts.values(), reverse=True), 1))
@@ -253,7 +293,7 @@ def zipf_curve(stats: CorpusStats) -> list[tuple[int, int]]:
 def token_frequency_curve(stats: CorpusStats) -> list[tuple[int, float]]:
     """(rank, log10(count + 1)) over *all* |V| types, most to least frequent, ranks from 1.
 
-    boundless-bpe.txt §4, Fig. 4 (and Fig. 8): "log10(count + 1) for each token, sorted from most
+    [boundless §4, Fig. 4] (and Fig. 8): "log10(count + 1) for each token, sorted from most
     to least frequent ... The +1 is to allow plotting of 0 counts". Base 10 as in the caption.
     The vocabulary types that never occur form the tail at value 0; out-of-vocabulary types that
     occur are included, so the curve has :attr:`CorpusStats.support_size` points.
@@ -272,8 +312,7 @@ def _require_tokens(stats: CorpusStats, what: str) -> None:
 
 
 def _check_base(base: object) -> float:
-    if (isinstance(base, bool) or not isinstance(base, Real) or not math.isfinite(base)
-            or base <= 0 or base == 1):
+    if isinstance(base, bool) or not isinstance(base, Real) or not math.isfinite(base) or base <= 0 or base == 1:
         raise InputError(f"logarithm base must be a positive number other than 1, got {base!r}")
     return float(base)
 
@@ -297,7 +336,7 @@ def _shannon_nats(stats: CorpusStats) -> float:
 
 
 def shannon_entropy(stats: CorpusStats, base: float = 2) -> float:
-    """H(T) = -Σ_i p(t_i) log p(t_i) of the unigram token distribution (scaffold-bpe.txt Eq. 4).
+    """H(T) = -Σ_i p(t_i) log p(t_i) of the unigram token distribution ([scaffold Eq. 4]).
 
     p(t) is the relative frequency of t in the tokenised corpus ("maximum likelihood", §5.3);
     types that never occur contribute 0. Bits by default, as in Eq. 4 (log2).
@@ -331,9 +370,9 @@ def _renyi_nats(stats: CorpusStats, alpha: float) -> float:
 def renyi_entropy(stats: CorpusStats, alpha: float, base: float = 2) -> float:
     """Rényi entropy H_α(p) = 1/(1-α) · log Σ_i p(t_i)^α of the unigram token distribution.
 
-    The entropy behind Zouhar et al.'s (2023) Rényi efficiency (boundless-bpe.txt §4, App. E).
+    The entropy behind Zouhar et al.'s (2023) Rényi efficiency ([boundless §4, App. E]).
     Limits: α = 0 gives log of the number of types that occur (Hartley entropy); α = 1 the Shannon
-    entropy of scaffold-bpe.txt Eq. 4 (the α → 1 limit); α = ∞ the min-entropy -log max p.
+    entropy of [scaffold Eq. 4] (the α → 1 limit); α = ∞ the min-entropy -log max p.
     H_α is non-increasing in α. Bits by default; α < 0 raises :class:`InputError`.
     """
     _require_tokens(stats, "Rényi entropy")
@@ -350,7 +389,7 @@ def _log_vocabulary(stats: CorpusStats, what: str) -> float:
 def renyi_efficiency(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> float:
     """Rényi efficiency H_α(p) / log |V| (Zouhar et al. 2023; α = 2.5 as they recommend).
 
-    boundless-bpe.txt §4 (Fig. 6) and App. E (Fig. 9) report it with α = 2.5. |V| is the size of the
+    [boundless §4] (Fig. 6) and App. E (Fig. 9) report it with α = 2.5. |V| is the size of the
     segmenter's whole vocabulary, used types or not, plus any out-of-vocabulary types that occur
     (:attr:`CorpusStats.support_size`); so the value is 1 exactly for a uniform distribution over
     all of V and drops as the distribution gets less uniform or types go unused. In [0, 1].
@@ -362,7 +401,7 @@ def renyi_efficiency(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> float:
 
 
 def redundancy(stats: CorpusStats) -> float:
-    """R(T) = 1 - H(T) / max{H(T)} = 1 - H(T) / log2 |V| (scaffold-bpe.txt §5.3, Eq. 5).
+    """R(T) = 1 - H(T) / max{H(T)} = 1 - H(T) / log2 |V| ([scaffold §5.3, Eq. 5]).
 
     H(T) is the Shannon entropy of Eq. 4 and |V| the size of the vocabulary (plus out-of-vocabulary
     types that occur, :attr:`CorpusStats.support_size`), not the number of types seen: scaffold-bpe's
@@ -376,7 +415,7 @@ def redundancy(stats: CorpusStats) -> float:
 
 # --- compression and coverage ---------------------------------------------------------------------
 def bytes_per_token(stats: CorpusStats) -> float:
-    """UTF-8 bytes of the corpus / number of tokens (boundless-bpe.txt §4, Fig. 7; scaffold-bpe.txt
+    """UTF-8 bytes of the corpus / number of tokens ([boundless §4, Fig. 7]; [scaffold]
     Table 8, "Compression Rate (bytes per token)"). Line breaks between lines are not counted."""
     _require_tokens(stats, "bytes per token")
     return stats.bytes / stats.tokens
@@ -389,7 +428,7 @@ def characters_per_token(stats: CorpusStats) -> float:
 
 
 def vocabulary_used(stats: CorpusStats) -> float:
-    """Fraction of the declared vocabulary that occurs at least once (boundless-bpe.txt §4, Fig. 5).
+    """Fraction of the declared vocabulary that occurs at least once ([boundless §4, Fig. 5]).
 
     Out-of-vocabulary types are not part of the vocabulary and do not count. Defined on an empty
     corpus (0.0); a zero-size vocabulary raises :class:`InputError`.
@@ -406,7 +445,7 @@ def zipf_fit(stats: CorpusStats, min_rank: int = 1, max_rank: int | None = None)
     """(slope, intercept) of the least-squares line log10 count = slope · log10 rank + intercept.
 
     Fitted over the ranks min_rank..max_rank (inclusive, 1-based) of :func:`zipf_curve`, i.e. the
-    types that occur. bpe-knockout.txt §2 "Redundancy": under Zipf's law (frequency inversely
+    types that occur. [knockout §2] "Redundancy": under Zipf's law (frequency inversely
     proportional to rank) log f and log r fall on a straight line of slope -1; the authors note
     (after Bostrom and Durrett 2020) that BPE's subword types break the law in the tail, which a
     fit restricted by ``max_rank`` against one over all ranks shows. Needs two or more points.
@@ -415,14 +454,17 @@ def zipf_fit(stats: CorpusStats, min_rank: int = 1, max_rank: int | None = None)
         raise InputError(f"expected CorpusStats, got {type(stats).__name__}")
     if isinstance(min_rank, bool) or not isinstance(min_rank, int) or min_rank < 1:
         raise InputError(f"min_rank must be an integer >= 1, got {min_rank!r}")
-    if max_rank is not None and (isinstance(max_rank, bool) or not isinstance(max_rank, int)
-                                 or max_rank < min_rank):
+    if max_rank is not None and (isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < min_rank):
         raise InputError(f"max_rank must be an integer >= min_rank ({min_rank}), got {max_rank!r}")
-    points = [(math.log10(rank), math.log10(count)) for rank, count in zipf_curve(stats)
-              if rank >= min_rank and (max_rank is None or rank <= max_rank)]
+    points = [
+        (math.log10(rank), math.log10(count))
+        for rank, count in zipf_curve(stats)
+        if rank >= min_rank and (max_rank is None or rank <= max_rank)
+    ]
     if len(points) < 2:
-        raise InputError(f"a Zipf fit needs at least 2 ranked types in range, got {len(points)} "
-                         f"({stats.types_used} types occur)")
+        raise InputError(
+            f"a Zipf fit needs at least 2 ranked types in range, got {len(points)} ({stats.types_used} types occur)"
+        )
     n = len(points)
     mean_x = math.fsum(x for x, _ in points) / n
     mean_y = math.fsum(y for _, y in points) / n

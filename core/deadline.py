@@ -9,6 +9,7 @@ The callback is therefore the place to stop a run: the explorer passes a :class:
 which updates a Streamlit element (Streamlit stops a script run that the user re-ran or left at
 its next Streamlit call) and then raises :class:`InputError` once the budget is spent.
 """
+
 from __future__ import annotations
 
 import time
@@ -33,8 +34,15 @@ class Deadline:
     InputError when ``seconds`` have passed since ``started`` (a ``clock()`` reading, so several
     runs can share one budget; default: when the Deadline was made)."""
 
-    def __init__(self, seconds: float, progress: Progress | None = None, *, started: float | None = None,
-                 every: float = REPORT_EVERY, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        seconds: float,
+        progress: Progress | None = None,
+        *,
+        started: float | None = None,
+        every: float = REPORT_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.seconds = check_number("seconds", seconds, 0.0)
         self.every = check_number("every", every, 0.0)
         self.progress = progress
@@ -48,15 +56,17 @@ class Deadline:
             self._next_report = now + self.every
             self.progress(done, total)
         if now >= self._ends:
-            raise InputError(f"stopped after {self.seconds:g} s: the corpus is too large for the explorer; "
-                             "train it with the CLI (python -m core train)")
+            raise InputError(
+                f"stopped after {self.seconds:g} s: the corpus is too large for the explorer; "
+                "train it with the CLI (python -m core train)"
+            )
 
 
 class Heartbeat:
     """A trainer's progress reports: :meth:`report` at its steps, :meth:`work` inside long
     phases (which repeats the last report every ``HEARTBEAT_WORK`` units)."""
 
-    __slots__ = ("progress", "done", "total", "pending")
+    __slots__ = ("done", "pending", "progress", "total")
 
     def __init__(self, progress: Progress | None, total: int = 0):
         self.progress = progress

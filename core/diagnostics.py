@@ -1,9 +1,9 @@
 """Diagnostics of knockout and ReBPE runs, as the papers report them.
 
-- metrics after every phase (rebpe.txt Table 4 / App. D), vocabulary size per iteration and the
-  merges changed per iteration by origin (rebpe.txt Fig. 3-4);
+- metrics after every phase ([rebpe Table 4 / App. D]), vocabulary size per iteration and the
+  merges changed per iteration by origin ([rebpe Fig. 3-4]);
 - the retrospective effective dropout rate p_eff,ret = Σ_{m∈M†} N(m) / Σ_{m∈M} N(m)
-  (bpe-knockout.txt App. A.6, Eq. 2);
+  ([knockout App. A.6, Eq. 2]);
 - the change in tokens per word (App. A.4, Fig. 4) and the rank distribution of knocked-out
   merges (Fig. 6);
 - the threshold sweep of App. A.3 (Fig. 5): merges removed and Pr/Re/F1 per blame threshold.
@@ -12,10 +12,11 @@ With several merges per type the sweep knocks out as knockout does (``unit="type
 over a type's merges; ``unit="merge"``: merge by merge, see ``core.knockout``); with one merge per
 type both are the paper's sweep.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.evaluation import morph_scores, predicted_splits, split_counts
@@ -30,13 +31,32 @@ def metrics_table(steps: Sequence[StepReport], initial=None) -> list[dict]:
     rows = []
     previous = initial.f1 if initial is not None else None
     if initial is not None:
-        rows.append({"iteration": 0, "phase": "BPE", "vocab_size": None, "tuple_merges": None,
-                     "precision": initial.precision, "recall": initial.recall, "f1": initial.f1, "delta_f1": None})
+        rows.append(
+            {
+                "iteration": 0,
+                "phase": "BPE",
+                "vocab_size": None,
+                "tuple_merges": None,
+                "precision": initial.precision,
+                "recall": initial.recall,
+                "f1": initial.f1,
+                "delta_f1": None,
+            }
+        )
     for step in steps:
         m = step.metrics
-        rows.append({"iteration": step.iteration, "phase": step.phase, "vocab_size": step.vocab_size,
-                     "tuple_merges": step.tuple_merges, "precision": m.precision, "recall": m.recall, "f1": m.f1,
-                     "delta_f1": None if previous is None else m.f1 - previous})
+        rows.append(
+            {
+                "iteration": step.iteration,
+                "phase": step.phase,
+                "vocab_size": step.vocab_size,
+                "tuple_merges": step.tuple_merges,
+                "precision": m.precision,
+                "recall": m.recall,
+                "f1": m.f1,
+                "delta_f1": None if previous is None else m.f1 - previous,
+            }
+        )
         previous = m.f1
     return rows
 
@@ -71,8 +91,9 @@ def knocked_out_ranks(tokeniser: BTETokeniser, knocked: Iterable[Merge]) -> list
     return sorted(tokeniser.merge_index[m] for m in knocked)
 
 
-def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], *,
-                    tuples_once: bool = False, unit: str = "type") -> list[dict]:
+def threshold_sweep(
+    reference: TokenisedReference, thresholds: Sequence[float], *, tuples_once: bool = False, unit: str = "type"
+) -> list[dict]:
     """Knock out at each threshold from the same starting tokeniser; merges removed and Pr/Re/F1.
 
     Blame is computed once; for each threshold only the words where a knocked-out merge fired are
@@ -100,6 +121,14 @@ def threshold_sweep(reference: TokenisedReference, thresholds: Sequence[float], 
             state = reference.words[i]
             counts[i] = split_counts(predicted_splits(knocked_tok, state.aligned), state.gold)
         scores = morph_scores(((w.weight, *c) for w, c in zip(reference.words, counts)), len(reference.unaligned))
-        rows.append({"threshold": threshold, "removed": len(edit.removed), "precision": scores.precision,
-                     "recall": scores.recall, "f1": scores.f1, "excluded": scores.excluded})
+        rows.append(
+            {
+                "threshold": threshold,
+                "removed": len(edit.removed),
+                "precision": scores.precision,
+                "recall": scores.recall,
+                "f1": scores.f1,
+                "excluded": scores.excluded,
+            }
+        )
     return rows

@@ -1,6 +1,6 @@
 """BPE-dropout (Provilkov et al., 2020): stochastic segmentation by randomly skipping merges.
 
-bpe-knockout.txt §2 (BPE-dropout "temporarily disabling some merges" so a model sees several
+[knockout §2] (BPE-dropout "temporarily disabling some merges" so a model sees several
 segmentations of one word) and §4.1 "Dropout" (the baseline evaluated with p = 5 %). Training is
 unchanged; dropout only affects segmentation. Two published semantics are offered:
 
@@ -17,12 +17,13 @@ occurrence survives independently with probability 1 - p; the lowest-ranked surv
 applied at all its surviving positions (non-overlapping, left to right); when nothing survives
 the loop stops, even if merges could still apply.
 
-Both generalise to tuple merges (bpe-knockout.txt §3.2): a candidate is a merge whose parts all
+Both generalise to tuple merges ([knockout §3.2]): a candidate is a merge whose parts all
 stand adjacent starting at a symbol. Both give plain BPE at p = 0 and characters at p = 1. At
 p = 0 the HF variant equals :meth:`BTETokeniser.segment_pretoken` for every merge list; the
 subword-nmt variant applies a merge at all occurrences at once, which equals it whenever no merge
 is ranked before a merge that forms one of its parts (true of any trained merge list).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -44,7 +45,7 @@ FORMAT = "variant:dropout"
 class _Tables:
     """Merge lookup by position in rank order: binary pairs and tuple merges by first part."""
 
-    def __init__(self, tokeniser: "BTETokeniser"):
+    def __init__(self, tokeniser: BTETokeniser):
         self.results: list[str] = []
         self.widths: list[int] = []
         self.parts: list[tuple[str, ...]] = []
@@ -61,10 +62,10 @@ class _Tables:
         self.window = max(self.widths, default=2)
 
 
-_TABLES: "weakref.WeakKeyDictionary[BTETokeniser, _Tables]" = weakref.WeakKeyDictionary()
+_TABLES: weakref.WeakKeyDictionary[BTETokeniser, _Tables] = weakref.WeakKeyDictionary()
 
 
-def _tables(tokeniser: "BTETokeniser") -> _Tables:
+def _tables(tokeniser: BTETokeniser) -> _Tables:
     tables = _TABLES.get(tokeniser)
     if tables is None:
         tables = _TABLES[tokeniser] = _Tables(tokeniser)
@@ -158,7 +159,7 @@ def _nmt_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -
                 if idx is not None:
                     candidates.append(idx)
             for idx, parts in tables.tuples.get(word[i], ()):
-                if tuple(word[i:i + len(parts)]) == parts:
+                if tuple(word[i : i + len(parts)]) == parts:
                     candidates.append(idx)
             for idx in candidates:
                 if p > 0.0 and not rng.random() > p:  # the occurrence is dropped
@@ -183,9 +184,10 @@ def _nmt_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -
 
 
 # --- public API ----------------------------------------------------------------------------------
-def dropout_segment(tokeniser: "BTETokeniser", pretoken: str, p: float, rng: random.Random, *,
-                    variant: str = "hf") -> tuple[str, ...]:
-    """One BPE-dropout segmentation of a pretoken (Provilkov et al., 2020; bpe-knockout.txt §4.1)."""
+def dropout_segment(
+    tokeniser: BTETokeniser, pretoken: str, p: float, rng: random.Random, *, variant: str = "hf"
+) -> tuple[str, ...]:
+    """One BPE-dropout segmentation of a pretoken (Provilkov et al., 2020; [knockout §4.1])."""
     p = check_probability(p)
     check_choice("dropout variant", variant, VARIANTS)
     if not pretoken:
@@ -197,23 +199,29 @@ def dropout_segment(tokeniser: "BTETokeniser", pretoken: str, p: float, rng: ran
     return _nmt_segment(_tables(tokeniser), pretoken, p, rng)
 
 
-def dropout_tokenise(tokeniser: "BTETokeniser", text: str, p: float, rng: random.Random,
-                     variant: str = "hf") -> list[str]:
+def dropout_tokenise(
+    tokeniser: BTETokeniser, text: str, p: float, rng: random.Random, variant: str = "hf"
+) -> list[str]:
     """Pre-tokenise running text and segment every pretoken with dropout."""
     p = check_probability(p)
     check_choice("dropout variant", variant, VARIANTS)
-    return [token for pretoken in tokeniser.pretokeniser.pretokenise(text)
-            for token in dropout_segment(tokeniser, pretoken, p, rng, variant=variant)]
+    return [
+        token
+        for pretoken in tokeniser.pretokeniser.pretokenise(text)
+        for token in dropout_segment(tokeniser, pretoken, p, rng, variant=variant)
+    ]
 
 
-def dropout_tokenise_word(tokeniser: "BTETokeniser", word: str, p: float, rng: random.Random,
-                          variant: str = "hf") -> list[str]:
+def dropout_tokenise_word(
+    tokeniser: BTETokeniser, word: str, p: float, rng: random.Random, variant: str = "hf"
+) -> list[str]:
     """A word as in running text (pre-tokeniser on ``" " + word``), segmented with dropout."""
     return dropout_tokenise(tokeniser, " " + word, p, rng, variant)
 
 
-def dropout_samples(tokeniser: "BTETokeniser", word: str, p: float, n: int, seed: int = 0,
-                    variant: str = "hf") -> list[list[str]]:
+def dropout_samples(
+    tokeniser: BTETokeniser, word: str, p: float, n: int, seed: int = 0, variant: str = "hf"
+) -> list[list[str]]:
     """``n`` independent dropout segmentations of a word, reproducible from ``seed``."""
     check_int("number of samples", n)
     rng = random.Random(seed)
@@ -228,11 +236,11 @@ class DropoutBPE(WrapsBPE):
 
     kind = "dropout"
 
-    def __init__(self, tokeniser: "BTETokeniser", p: float, *, variant: str = "hf", seed: int = 0):
+    def __init__(self, tokeniser: BTETokeniser, p: float, *, variant: str = "hf", seed: int = 0):
         self.tokeniser = tokeniser
         self.p = check_probability(p)
         check_choice("variant", variant, VARIANTS, "DropoutBPE")
-        check_int("seed", seed, -2**63, "DropoutBPE")
+        check_int("seed", seed, -(2**63), "DropoutBPE")
         self.variant = variant
         self.seed = seed
         self._rng = random.Random(seed)
@@ -271,13 +279,23 @@ class DropoutBPE(WrapsBPE):
         return Trace(text, pretokens, initial, tuple(events))
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "version": 1, "tokeniser": self.tokeniser.to_json(), "p": self.p,
-                "variant": self.variant, "seed": self.seed}
+        return {
+            "format": FORMAT,
+            "version": 1,
+            "tokeniser": self.tokeniser.to_json(),
+            "p": self.p,
+            "variant": self.variant,
+            "seed": self.seed,
+        }
 
     @classmethod
-    def from_json(cls, obj, source: str = "<json>") -> "DropoutBPE":
+    def from_json(cls, obj, source: str = "<json>") -> DropoutBPE:
         try:
-            return cls(cls.read_wrapped(obj, FORMAT, source), obj.get("p"),
-                       variant=obj.get("variant", "hf"), seed=obj.get("seed", 0))
+            return cls(
+                cls.read_wrapped(obj, FORMAT, source),
+                obj.get("p"),
+                variant=obj.get("variant", "hf"),
+                seed=obj.get("seed", 0),
+            )
         except InputError as err:
             raise InputError(err.message, source) from None

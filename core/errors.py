@@ -1,5 +1,6 @@
 """Errors raised on bad input: each names the file, the line and what was expected, and quotes
 at most a short excerpt of the input (:func:`excerpt`)."""
+
 from __future__ import annotations
 
 import reprlib
@@ -43,7 +44,7 @@ class InputError(ValueError):
     def __init__(self, message: str, source: str | None = None, line: int | None = None):
         if isinstance(message, str) and len(message) > MAX_MESSAGE_CHARS:
             head = MAX_MESSAGE_CHARS * 2 // 3
-            message = message[:head] + " … " + message[-(MAX_MESSAGE_CHARS - head - 3):]
+            message = message[:head] + " … " + message[-(MAX_MESSAGE_CHARS - head - 3) :]
         self.message = message
         self.source = source
         self.line = line

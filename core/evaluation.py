@@ -1,6 +1,6 @@
 """Morphological evaluation: precision, recall and F1 of split positions — the one scoring routine.
 
-bpe-knockout.txt §4.1: tokenisation is binary classification of the n-1 positions between the n
+[knockout §4.1]: tokenisation is binary classification of the n-1 positions between the n
 characters of each reference word (a split is a positive, Kurimo et al. 2006), micro-averaged
 over the reference words; optionally each word's contributions are multiplied by its corpus
 frequency ("Weights", defaulting to 1 for words without a count). As in the authors' TkTkT
@@ -14,10 +14,12 @@ leaves it out and counts it in ``MorphScores.excluded``; ``"raise"`` stops with 
 With ``free`` (whole-word boundaries) entries without free-morph boundaries are not part of the
 evaluated set at all (they are not counted as excluded).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterable, Literal, Mapping, get_args
+from typing import Literal, get_args
 
 from core.alignment import AlignedWord, align_word
 from core.errors import InputError
@@ -36,16 +38,18 @@ class MorphScores:
     tp: float
     fp: float
     fn: float
-    words: int          # words scored
-    excluded: int = 0   # reference words left out because the tokeniser cannot align them
+    words: int  # words scored
+    excluded: int = 0  # reference words left out because the tokeniser cannot align them
 
     def to_json(self) -> dict:
         return asdict(self)
 
     def summary(self) -> str:
         """One line: the three scores, the counts and how many words were scored and excluded."""
-        line = (f"precision {self.precision:.4f}  recall {self.recall:.4f}  F1 {self.f1:.4f}  "
-                f"(tp {self.tp:g}, fp {self.fp:g}, fn {self.fn:g}; {self.words} words")
+        line = (
+            f"precision {self.precision:.4f}  recall {self.recall:.4f}  F1 {self.f1:.4f}  "
+            f"(tp {self.tp:g}, fp {self.fp:g}, fn {self.fn:g}; {self.words} words"
+        )
         return line + (f"; {self.excluded} excluded: cannot be aligned)" if self.excluded else ")")
 
 
@@ -62,12 +66,17 @@ class ReferenceWord:
 @dataclass(frozen=True)
 class AlignedReference:
     words: tuple[ReferenceWord, ...]
-    excluded: tuple[str, ...]   # words the tokeniser cannot align (policy "exclude")
+    excluded: tuple[str, ...]  # words the tokeniser cannot align (policy "exclude")
 
 
-def align_reference(pretokeniser, entries: Iterable, *, free: bool = False,
-                    weights: Mapping[str, float] | None = None,
-                    unaligned: UnalignedPolicy = "exclude") -> AlignedReference:
+def align_reference(
+    pretokeniser,
+    entries: Iterable,
+    *,
+    free: bool = False,
+    weights: Mapping[str, float] | None = None,
+    unaligned: UnalignedPolicy = "exclude",
+) -> AlignedReference:
     """The reference entries (``ReferenceEntry``) that are scored, aligned to ``pretokeniser``'s
     pretokens, and the words excluded under the ``unaligned`` policy."""
     check_choice("unaligned", unaligned, UNALIGNED_POLICIES)
@@ -79,8 +88,9 @@ def align_reference(pretokeniser, entries: Iterable, *, free: bool = False,
             aligned = align_word(pretokeniser, entry.word)
         except InputError as err:
             if unaligned == "raise":
-                raise InputError(f"{err} (the 'unaligned' policy is 'raise'; 'exclude' leaves such words "
-                                 "out and counts them)") from None
+                raise InputError(
+                    f"{err} (the 'unaligned' policy is 'raise'; 'exclude' leaves such words out and counts them)"
+                ) from None
             excluded.append(entry.word)
             continue
         weight = weights.get(entry.word, 1) if weights is not None else 1

@@ -5,22 +5,24 @@ and the tokens a competing merge "trapped".
   the merges globally (step 1 is the first merge that fired), so a viewer can step through them.
 - :func:`word_boundaries` gives, for every character boundary of every pretoken, whether the
   reference splits there and which merge (if any) removed it — the per-word view of blame
-  (bpe-knockout.txt §3.4: a merge is blamed when it removes a reference boundary).
-- :func:`find_traps` implements the diagnosis of bpe-knockout.txt App. A.4: cut the word at its
+  ([knockout §3.4]: a merge is blamed when it removes a reference boundary).
+- :func:`find_traps` implements the diagnosis of [knockout App. A.4]: cut the word at its
   reference boundaries, segment each piece on its own, and look for a standalone token that does
   not form inside the word because a lower-ranked merge *crossing the piece's edge* fired first
   and took one of the token's parts (in *masterthesis*, ``er + t`` takes the ``er`` that
   ``Ġmast + er`` needs, so ``Ġmaster`` cannot form).
 - :func:`token_merges` lists, for every token of the word, the merge that formed it in this word
   (read off the trace), the type's primary merge (the one forming it from its own string) and its
-  alternatives; with one merge per type the three coincide, as bpe-knockout.txt §3.1 assumes.
+  alternatives; with one merge per type the three coincide, as [knockout §3.1] assumes.
 - :func:`explain_word` puts these together and :meth:`Explanation.sentences` says it in plain
   words. No Streamlit here: ``fmt`` decides how a token is written (e.g. as a code span).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from core.alignment import AlignedWord, align_word
 from core.errors import InputError
@@ -82,7 +84,7 @@ class WordTrace:
         return None
 
 
-def trace_word(tokeniser: "BTETokeniser", word: str) -> WordTrace:
+def trace_word(tokeniser: BTETokeniser, word: str) -> WordTrace:
     """Trace ``word`` as it appears in running text; raises InputError only for an empty word."""
     if not word:
         raise InputError("no word to trace")
@@ -127,13 +129,17 @@ class TokenMerges:
         return self.fired is not None and self.fired != self.primary
 
     def to_json(self) -> dict:
-        return {"token": self.token, "pretoken": self.pretoken, "start": self.start,
-                "fired": None if self.fired is None else str(self.fired), "whole": self.whole,
-                "merges": [{"merge": str(m), "rank": _rank(m.rank), "primary": m == self.primary}
-                           for m in self.merges]}
+        return {
+            "token": self.token,
+            "pretoken": self.pretoken,
+            "start": self.start,
+            "fired": None if self.fired is None else str(self.fired),
+            "whole": self.whole,
+            "merges": [{"merge": str(m), "rank": _rank(m.rank), "primary": m == self.primary} for m in self.merges],
+        }
 
 
-def token_merges(tokeniser: "BTETokeniser", traced: WordTrace) -> list[TokenMerges]:
+def token_merges(tokeniser: BTETokeniser, traced: WordTrace) -> list[TokenMerges]:
     """Every token of ``traced``, in order, with the merge that formed it and its type's merges."""
     out = []
     for i, trace in enumerate(traced.traces):
@@ -198,10 +204,18 @@ class Boundary:
         return EXTRA_SPLIT if self.split else CORRECT_MERGE
 
     def to_json(self) -> dict:
-        return {"pretoken": self.pretoken, "offset": self.offset, "position": self.position, "left": self.left,
-                "right": self.right, "reference": self.reference,
-                "merge": None if self.merge is None else list(self.merge.parts),
-                "rank": None if self.merge is None else self.merge.rank, "step": self.step, "verdict": self.verdict}
+        return {
+            "pretoken": self.pretoken,
+            "offset": self.offset,
+            "position": self.position,
+            "left": self.left,
+            "right": self.right,
+            "reference": self.reference,
+            "merge": None if self.merge is None else list(self.merge.parts),
+            "rank": None if self.merge is None else self.merge.rank,
+            "step": self.step,
+            "verdict": self.verdict,
+        }
 
 
 def word_boundaries(traced: WordTrace, reference_splits: Iterable[int] | None = None) -> tuple[Boundary, ...]:
@@ -266,7 +280,7 @@ def agreement(traced: WordTrace, tokens: Sequence[str], reference_splits: Iterab
     return len(predicted & gold), len(gold), len(predicted - gold)
 
 
-# --- traps (bpe-knockout.txt App. A.4) ------------------------------------------------------------
+# --- traps ([knockout App. A.4]) ------------------------------------------------------------
 @dataclass(frozen=True)
 class Trap:
     """A token that forms when ``piece`` is segmented on its own but not inside the word.
@@ -287,10 +301,18 @@ class Trap:
     without: tuple[str, ...] | None = None
 
     def to_json(self) -> dict:
-        return {"piece": self.piece, "token": self.token, "blocked": list(self.blocked.parts),
-                "blocked_rank": self.blocked.rank, "taken": self.taken, "trapping": list(self.trapping.parts),
-                "trapping_rank": self.trapping.rank, "step": self.step, "piece_tokens": list(self.piece_tokens),
-                "without": None if self.without is None else list(self.without)}
+        return {
+            "piece": self.piece,
+            "token": self.token,
+            "blocked": list(self.blocked.parts),
+            "blocked_rank": self.blocked.rank,
+            "taken": self.taken,
+            "trapping": list(self.trapping.parts),
+            "trapping_rank": self.trapping.rank,
+            "step": self.step,
+            "piece_tokens": list(self.piece_tokens),
+            "without": None if self.without is None else list(self.without),
+        }
 
 
 def _nodes(tree: MergeTree) -> Iterable[MergeTree]:
@@ -312,14 +334,15 @@ def pieces(traced: WordTrace, splits: Iterable[int]) -> list[tuple[int, int, int
     return out
 
 
-def standalone_segmentation(tokeniser: "BTETokeniser", traced: WordTrace, splits: Iterable[int]) -> list[tuple[str, ...]]:
+def standalone_segmentation(tokeniser: BTETokeniser, traced: WordTrace, splits: Iterable[int]) -> list[tuple[str, ...]]:
     """Each piece of the word (cut at ``splits``) segmented on its own, as in bpe-knockout App. A.4
     ("segmenting the two distinct substrings separately")."""
     return [tokeniser.segment_pretoken(traced.traces[i].pretoken[a:b]) for i, a, b in pieces(traced, splits)]
 
 
-def find_traps(tokeniser: "BTETokeniser", traced: WordTrace, splits: Iterable[int], *,
-               counterfactual: bool = False) -> tuple[Trap, ...]:
+def find_traps(
+    tokeniser: BTETokeniser, traced: WordTrace, splits: Iterable[int], *, counterfactual: bool = False
+) -> tuple[Trap, ...]:
     """Standalone tokens of the pieces that a crossing, lower-ranked merge kept from forming."""
     traps: list[Trap] = []
     seen: set[tuple[Merge, Merge]] = set()
@@ -345,16 +368,28 @@ def find_traps(tokeniser: "BTETokeniser", traced: WordTrace, splits: Iterable[in
                     continue
                 # The part taken first is what kept this merge from firing; it is a trap when the
                 # merge that took it reaches outside the piece.
-                takers = [(parent[(start + c.start, c.token)], c) for c in node.children
-                          if (start + c.start, c.token) in parent]
+                takers = [
+                    (parent[(start + c.start, c.token)], c)
+                    for c in node.children
+                    if (start + c.start, c.token) in parent
+                ]
                 if not takers:
                     continue
                 taker, child = min(takers, key=lambda tc: tc[0].step)
                 crosses = taker.start < start or taker.start + len(taker.token) > end
                 if crosses and (node.merge, taker.merge) not in seen:
                     seen.add((node.merge, taker.merge))
-                    traps.append(Trap(piece, token_tree.token, node.merge, child.token, taker.merge,
-                                      traced.global_step(i, taker.step), alone.tokens))
+                    traps.append(
+                        Trap(
+                            piece,
+                            token_tree.token,
+                            node.merge,
+                            child.token,
+                            taker.merge,
+                            traced.global_step(i, taker.step),
+                            alone.tokens,
+                        )
+                    )
     if counterfactual and traps:
         from core.knockout import knock_out
 
@@ -362,13 +397,17 @@ def find_traps(tokeniser: "BTETokeniser", traced: WordTrace, splits: Iterable[in
         without: dict[str, tuple[str, ...]] = {}
         for trap in traps:
             if trap.trapping.result not in without:
-                without[trap.trapping.result] = tuple(knock_out(local, [trap.trapping.result])[0].tokenise_word(traced.word))
-        traps = [Trap(t.piece, t.token, t.blocked, t.taken, t.trapping, t.step, t.piece_tokens,
-                      without[t.trapping.result]) for t in traps]
+                without[trap.trapping.result] = tuple(
+                    knock_out(local, [trap.trapping.result])[0].tokenise_word(traced.word)
+                )
+        traps = [
+            Trap(t.piece, t.token, t.blocked, t.taken, t.trapping, t.step, t.piece_tokens, without[t.trapping.result])
+            for t in traps
+        ]
     return tuple(traps)
 
 
-def word_tokeniser(tokeniser: "BTETokeniser", traced: WordTrace) -> "BTETokeniser":
+def word_tokeniser(tokeniser: BTETokeniser, traced: WordTrace) -> BTETokeniser:
     """The tokeniser cut down to the merges that could ever fire in this word: those whose result is
     a substring of one of its pretokens. Knocking a type out never changes a merge's result string
     (its users become tuple merges over the same string), so edits of this small tokeniser segment
@@ -440,21 +479,28 @@ class Explanation:
         if self.reference is None:
             out.append(f"{word_fmt(self.word)} is not in the loaded reference, so there are no boundaries to check.")
         elif not self.aligned:
-            out.append("The tokeniser's normaliser changes the length of this word, so its boundaries cannot be "
-                       "lined up with the reference.")
+            out.append(
+                "The tokeniser's normaliser changes the length of this word, so its boundaries cannot be "
+                "lined up with the reference."
+            )
         elif self.agrees:
-            out.append("The tokens follow the reference exactly: every reference boundary is a token boundary "
-                       "and there is no other split.")
+            out.append(
+                "The tokens follow the reference exactly: every reference boundary is a token boundary "
+                "and there is no other split."
+            )
         else:
             first = self.first_crossing
             if first is not None:
-                out.append(f"The first merge that crossed a reference boundary is {merge_text(first.merge)} "
-                           f"(rank {_rank(first.merge.rank)}, step {first.step}): it glued "
-                           f"{word_fmt(self.cut(first.position))} together, so that split is lost.")
+                out.append(
+                    f"The first merge that crossed a reference boundary is {merge_text(first.merge)} "
+                    f"(rank {_rank(first.merge.rank)}, step {first.step}): it glued "
+                    f"{word_fmt(self.cut(first.position))} together, so that split is lost."
+                )
                 later = self.missed[1:]
                 if later:
-                    named = ", ".join(f"{merge_text(b.merge)} at {word_fmt(self.cut(b.position))}"
-                                      for b in later[:MAX_LISTED])
+                    named = ", ".join(
+                        f"{merge_text(b.merge)} at {word_fmt(self.cut(b.position))}" for b in later[:MAX_LISTED]
+                    )
                     more = f" and {len(later) - MAX_LISTED} more" if len(later) > MAX_LISTED else ""
                     out.append(f"Later merges crossed reference boundaries too: {named}{more}.")
             else:
@@ -467,21 +513,29 @@ class Explanation:
                 out.append(f"The tokeniser makes {noun} the reference does not have: {named}{more}.")
         for trap in self.traps:
             alone = " ".join(fmt(t) for t in trap.piece_tokens) or fmt(trap.token)
-            text = (f"Trapped token {fmt(trap.token)}: segmented on its own, the piece {fmt(trap.piece)} gives "
-                    f"{alone}; inside the word, {merge_text(trap.trapping)} (rank {_rank(trap.trapping.rank)}, "
-                    f"step {trap.step}) fired first and took the {fmt(trap.taken)} that "
-                    f"{merge_text(trap.blocked)} (rank {_rank(trap.blocked.rank)}) needed.")
+            text = (
+                f"Trapped token {fmt(trap.token)}: segmented on its own, the piece {fmt(trap.piece)} gives "
+                f"{alone}; inside the word, {merge_text(trap.trapping)} (rank {_rank(trap.trapping.rank)}, "
+                f"step {trap.step}) fired first and took the {fmt(trap.taken)} that "
+                f"{merge_text(trap.blocked)} (rank {_rank(trap.blocked.rank)}) needed."
+            )
             if trap.without is not None:
-                text += (f" Knocking out {fmt(trap.trapping.result)} gives "
-                         + " ".join(fmt(t) for t in trap.without) + ".")
+                text += (
+                    f" Knocking out {fmt(trap.trapping.result)} gives " + " ".join(fmt(t) for t in trap.without) + "."
+                )
             out.append(text)
         return out
 
     def to_json(self) -> dict:
-        return {"word": self.word, "tokens": list(self.tokens),
-                "reference": None if self.reference is None else list(self.reference),
-                "boundaries": [b.to_json() for b in self.boundaries], "traps": [t.to_json() for t in self.traps],
-                "standalone": [list(s) for s in self.standalone], "sentences": self.sentences()}
+        return {
+            "word": self.word,
+            "tokens": list(self.tokens),
+            "reference": None if self.reference is None else list(self.reference),
+            "boundaries": [b.to_json() for b in self.boundaries],
+            "traps": [t.to_json() for t in self.traps],
+            "standalone": [list(s) for s in self.standalone],
+            "sentences": self.sentences(),
+        }
 
 
 def _rank(rank) -> int | float:
@@ -497,8 +551,14 @@ def reference_splits(morphs: Sequence[str]) -> frozenset[int]:
     return frozenset(splits)
 
 
-def explain_word(tokeniser: "BTETokeniser", word: str, reference: Sequence[str] | None = None, *,
-                 traced: WordTrace | None = None, counterfactual: bool = False) -> Explanation:
+def explain_word(
+    tokeniser: BTETokeniser,
+    word: str,
+    reference: Sequence[str] | None = None,
+    *,
+    traced: WordTrace | None = None,
+    counterfactual: bool = False,
+) -> Explanation:
     """Explain ``word``'s segmentation against ``reference`` (its morphs, concatenating to the
     word; None when the word has no reference entry)."""
     traced = traced or trace_word(tokeniser, word)
@@ -511,10 +571,35 @@ def explain_word(tokeniser: "BTETokeniser", word: str, reference: Sequence[str] 
     if splits and traced.aligned is not None:
         traps = find_traps(tokeniser, traced, splits, counterfactual=counterfactual)
         standalone = tuple(standalone_segmentation(tokeniser, traced, splits))
-    return Explanation(word, traced.tokens, None if reference is None else tuple(reference), boundaries, traps,
-                       standalone, traced.aligned is not None)
+    return Explanation(
+        word,
+        traced.tokens,
+        None if reference is None else tuple(reference),
+        boundaries,
+        traps,
+        standalone,
+        traced.aligned is not None,
+    )
 
 
-__all__ = ["WordTrace", "trace_word", "forest_at", "predicted_positions", "agreement", "reference_splits", "Boundary", "word_boundaries", "Trap", "find_traps", "pieces",
-           "standalone_segmentation", "word_tokeniser", "Explanation", "explain_word", "CORRECT_SPLIT", "MISSED_SPLIT", "EXTRA_SPLIT",
-           "CORRECT_MERGE"]
+__all__ = [
+    "CORRECT_MERGE",
+    "CORRECT_SPLIT",
+    "EXTRA_SPLIT",
+    "MISSED_SPLIT",
+    "Boundary",
+    "Explanation",
+    "Trap",
+    "WordTrace",
+    "agreement",
+    "explain_word",
+    "find_traps",
+    "forest_at",
+    "pieces",
+    "predicted_positions",
+    "reference_splits",
+    "standalone_segmentation",
+    "trace_word",
+    "word_boundaries",
+    "word_tokeniser",
+]

@@ -6,11 +6,12 @@ on the German 40k with a 20k-word reference they cost a fifth of a ReBPE run. Ga
 freed by reference counting while the collector is paused; it is switched back on afterwards
 (if it was on), and a collection of the young generations runs then.
 """
+
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The merge graph and the neighbourhood of a type.
 
-bpe-knockout.txt §3.1: a BPE tokeniser as a digraph whose vertices alternate between types of V
+[knockout §3.1]: a BPE tokeniser as a digraph whose vertices alternate between types of V
 and merges of M (Figure 11): every type points to the merges it is a part of (M_o), every merge
 points to the type it produces (M_i). Figure 1's simpler view keeps only the types, with an arc
 from each part to the result. The neighbourhood of a type collects its ancestors (the types its
@@ -17,11 +17,12 @@ center, alternatives included; ``follow="all"`` follows every merge, as §3.1's 
 With one merge per type (the paper's setting) every merge is primary, there are no alternatives,
 and both settings give exactly the paper's neighbourhood.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import networkx as nx
 
@@ -55,11 +56,17 @@ def merge_graph(tokeniser: BTETokeniser, merges=None) -> nx.DiGraph:
     alphabet = set(tokeniser.alphabet)
     ids = merge_node_ids(merges)
     for merge in merges:
-        graph.add_node(ids[merge], kind="merge", rank=merge.rank, parts=list(merge.parts),
-                       label=str(merge), tuple=merge.is_tuple)
+        graph.add_node(
+            ids[merge], kind="merge", rank=merge.rank, parts=list(merge.parts), label=str(merge), tuple=merge.is_tuple
+        )
         for type_ in (*merge.parts, merge.result):
-            graph.add_node(type_node(type_), kind="type", label=type_, alphabet=type_ in alphabet,
-                           in_vocab=type_ in tokeniser.types)
+            graph.add_node(
+                type_node(type_),
+                kind="type",
+                label=type_,
+                alphabet=type_ in alphabet,
+                in_vocab=type_ in tokeniser.types,
+            )
         for position, part in enumerate(merge.parts):
             key = (type_node(part), ids[merge])
             if graph.has_edge(*key):
@@ -90,8 +97,13 @@ def is_primary(tokeniser: BTETokeniser, merge: Merge) -> bool:
 
 
 def _merge_json(merge: Merge, primary: bool, fire_counts) -> dict:
-    out = {"rank": merge.rank, "parts": list(merge.parts), "result": merge.result, "tuple": merge.is_tuple,
-           "primary": primary}
+    out = {
+        "rank": merge.rank,
+        "parts": list(merge.parts),
+        "result": merge.result,
+        "tuple": merge.is_tuple,
+        "primary": primary,
+    }
     if fire_counts:
         out["fires"] = {name: counts.get(merge, 0) for name, counts in fire_counts.items()}
     return out
@@ -146,13 +158,21 @@ class Neighbourhood:
             "truncated": self.truncated,
             "found": self.found,
             "types": types,
-            "merges": [_merge_json(m, m not in self.alternatives, fire_counts)
-                       for m in sorted(self.merges, key=lambda m: m.rank)],
+            "merges": [
+                _merge_json(m, m not in self.alternatives, fire_counts)
+                for m in sorted(self.merges, key=lambda m: m.rank)
+            ],
         }
 
 
-def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_nodes: int = 60,
-                  siblings_per_parent: int | None = None, follow: str = PRIMARY) -> Neighbourhood:
+def neighbourhood(
+    tokeniser: BTETokeniser,
+    center: str,
+    depth: int = 2,
+    max_nodes: int = 60,
+    siblings_per_parent: int | None = None,
+    follow: str = PRIMARY,
+) -> Neighbourhood:
     """Ancestors via M_i (up to ``depth``), descendants via M_o (up to ``depth``) and half-siblings
     (the other children of the center's parents), cut to ``max_nodes`` types so that what explains
     the type comes first: the center, its ancestors (nearest first), then descendants and
@@ -235,9 +255,13 @@ def neighbourhood(tokeniser: BTETokeniser, center: str, depth: int = 2, max_node
     collected = hood.roles
     hood.type_merges = {t: produced_by[t] for t in collected if t in produced_by}
     hood.primary = {t: tokeniser.primary_merge(t) for t in hood.type_merges}
-    merges = {m for t, ms in hood.type_merges.items() for m in ms
-              if ((everything or m == hood.primary[t]) and any(p in collected for p in m.parts))
-              or (t == center and m != hood.primary[t])}  # every merge of the center
+    merges = {
+        m
+        for t, ms in hood.type_merges.items()
+        for m in ms
+        if ((everything or m == hood.primary[t]) and any(p in collected for p in m.parts))
+        or (t == center and m != hood.primary[t])
+    }  # every merge of the center
     hood.merges = sorted(merges, key=lambda m: m.rank)
     hood.alternatives = frozenset(m for m in hood.merges if m != hood.primary.get(m.result))
     return hood

@@ -1,6 +1,6 @@
 """Knockout: remove types (or single merges) from the merge graph without losing their descendants.
 
-bpe-knockout.txt Alg. 1 (lines 1-16): the merge m_old forming type t is removed, t leaves V, and
+[knockout Alg. 1] (lines 1-16): the merge m_old forming type t is removed, t leaves V, and
 every merge that used t absorbs m_old's parts in t's place — becoming a tuple merge that keeps its
 own rank. Knocking out several types is done one after the other with the parts as they are at
 that moment, which makes the result independent of the order (footnote 5).
@@ -24,28 +24,29 @@ Surviving types keep their ids (``type_ids``); the ids of types that left V are 
 that edits add (reification, annealing) get fresh ids after the largest id the tokeniser ever had
 (:func:`derive`), so an edited tokeniser stays backwards compatible with the model's embeddings.
 """
+
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Iterable
 
 from core.model import BTETokeniser, Merge
 
 # The largest id a tokeniser (or any tokeniser it was derived from) ever gave: fresh ids go after it.
 # Shared by every thread; each entry is written once, by the derive() that made its key.
-_ID_CEILING: "weakref.WeakKeyDictionary[BTETokeniser, int]" = weakref.WeakKeyDictionary()
+_ID_CEILING: weakref.WeakKeyDictionary[BTETokeniser, int] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
 class KnockoutEdit:
     """What knocking out a set of types did to the merge list."""
 
-    removed: tuple[Merge, ...]                 # the merges knocked out, as they were before
-    rewired: tuple[tuple[Merge, Merge], ...]   # (merge before, merge after) for every merge that absorbed parts
-    collapsed: tuple[Merge, ...] = ()          # merges (before) whose rewired parts equalled a lower-ranked merge's
-    types_removed: tuple[str, ...] = ()        # types that left V
+    removed: tuple[Merge, ...]  # the merges knocked out, as they were before
+    rewired: tuple[tuple[Merge, Merge], ...]  # (merge before, merge after) for every merge that absorbed parts
+    collapsed: tuple[Merge, ...] = ()  # merges (before) whose rewired parts equalled a lower-ranked merge's
+    types_removed: tuple[str, ...] = ()  # types that left V
 
 
 def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
@@ -69,7 +70,9 @@ def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
     return new
 
 
-def knock_out(tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = False) -> tuple[BTETokeniser, KnockoutEdit]:
+def knock_out(
+    tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = False
+) -> tuple[BTETokeniser, KnockoutEdit]:
     """Alg. 1 applied to each type in turn (all merges of the type go); alphabet types (no forming
     merge) are left alone.
 
@@ -84,8 +87,9 @@ def knock_out(tokeniser: BTETokeniser, types: Iterable[str], *, cascade: bool = 
     return _remove(tokeniser, types, ())
 
 
-def knock_out_merges(tokeniser: BTETokeniser, merges: Iterable[Merge], *,
-                     cascade: bool = False) -> tuple[BTETokeniser, KnockoutEdit]:
+def knock_out_merges(
+    tokeniser: BTETokeniser, merges: Iterable[Merge], *, cascade: bool = False
+) -> tuple[BTETokeniser, KnockoutEdit]:
     """Remove single merges: a type leaves V (Alg. 1) only when all of its merges are removed;
     otherwise the type stays, formed by its remaining merges."""
     merges = list(dict.fromkeys(merges))
@@ -93,8 +97,7 @@ def knock_out_merges(tokeniser: BTETokeniser, merges: Iterable[Merge], *,
     chosen: dict[str, set[Merge]] = {}
     for merge in merges:
         chosen.setdefault(merge.result, set()).add(merge)
-    leaving = [t for t, ms in chosen.items()
-               if t not in tokeniser.alphabet and set(produced_by.get(t, ())) <= ms]
+    leaving = [t for t, ms in chosen.items() if t not in tokeniser.alphabet and set(produced_by.get(t, ())) <= ms]
     dropped = [m for m in merges if m.result not in set(leaving)]
     if cascade:
         new, edit = _knock_out_cascading(tokeniser, leaving) if leaving else (tokeniser, KnockoutEdit((), ()))
@@ -104,7 +107,10 @@ def knock_out_merges(tokeniser: BTETokeniser, merges: Iterable[Merge], *,
         kept = [m for m in new.merges if m not in gone]
         return derive(tokeniser, kept), KnockoutEdit(
             tuple(sorted([*edit.removed, *(m for m in dropped if m in set(new.merges))], key=attrgetter("rank"))),
-            (), (), edit.types_removed)
+            (),
+            (),
+            edit.types_removed,
+        )
     return _remove(tokeniser, leaving, dropped)
 
 

@@ -1,6 +1,6 @@
 """How often merges fire on a text: merge applications counted while segmenting (engine traces).
 
-bpe-knockout.txt §3.4 counts how often a merge is applied while the reference is segmented (the
+[knockout §3.4] counts how often a merge is applied while the reference is segmented (the
 N of the blame ratio B/N). This module gives that count for any merge, on any text, so the merge
 graph and the word debugger can say which of a type's merges actually does the work: with several
 merges per type (files converted from tiktoken ranks or SentencePiece), the *primary* merge (the
@@ -17,11 +17,13 @@ merges asked for, and only in the pretokens that contain the string a merge form
 fire elsewhere), found through an index of the pretokens' character bigrams. Each distinct pretoken
 is traced at most once; every count is kept. No Streamlit here.
 """
+
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import TYPE_CHECKING, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from core.merges import Merge
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from core.model import BTETokeniser
 
 
-def pretoken_counts(tokeniser: "BTETokeniser", texts: Iterable[str]) -> Counter:
+def pretoken_counts(tokeniser: BTETokeniser, texts: Iterable[str]) -> Counter:
     """How often each pretoken occurs when ``texts`` are tokenised (added tokens left out)."""
     counts: Counter = Counter()
     pretokeniser = tokeniser.pretokeniser
@@ -46,7 +48,7 @@ def pretoken_counts(tokeniser: "BTETokeniser", texts: Iterable[str]) -> Counter:
 class FireCounter:
     """Merge applications on one text, counted on demand (:meth:`counts`) and kept."""
 
-    def __init__(self, tokeniser: "BTETokeniser", counts: Mapping[str, int], name: str = ""):
+    def __init__(self, tokeniser: BTETokeniser, counts: Mapping[str, int], name: str = ""):
         self.tokeniser = tokeniser
         self.name = name
         self.pretokens: list[str] = list(counts)
@@ -64,12 +66,12 @@ class FireCounter:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_words(cls, tokeniser: "BTETokeniser", words: Iterable[str], name: str = "") -> "FireCounter":
+    def from_words(cls, tokeniser: BTETokeniser, words: Iterable[str], name: str = "") -> FireCounter:
         """Each word once, as in running text (the pre-tokeniser on ``" " + word``)."""
         return cls(tokeniser, pretoken_counts(tokeniser, (" " + w for w in words if w)), name)
 
     @classmethod
-    def from_lines(cls, tokeniser: "BTETokeniser", lines: Iterable[str], name: str = "") -> "FireCounter":
+    def from_lines(cls, tokeniser: BTETokeniser, lines: Iterable[str], name: str = "") -> FireCounter:
         """Running text, one line after another."""
         return cls(tokeniser, pretoken_counts(tokeniser, lines), name)
 
@@ -101,8 +103,9 @@ class FireCounter:
         applied = self._applied.get(index)
         if applied is None:
             pretoken = self.pretokens[index]
-            applied = self._applied[index] = self.tokeniser.trace_pretoken(pretoken).merges_applied \
-                if not self._emitted_whole(pretoken) else ()
+            applied = self._applied[index] = (
+                self.tokeniser.trace_pretoken(pretoken).merges_applied if not self._emitted_whole(pretoken) else ()
+            )
         return applied
 
     def _emitted_whole(self, pretoken: str) -> bool:
@@ -116,7 +119,7 @@ class FireCounter:
         if self._bigrams is None:
             index: dict[str, list[int]] = {}
             for i, surface in enumerate(self._surface):
-                for bigram in {surface[k:k + 2] for k in range(len(surface) - 1)}:
+                for bigram in {surface[k : k + 2] for k in range(len(surface) - 1)}:
                     index.setdefault(bigram, []).append(i)
             self._bigrams = index
         bigrams, surface = self._bigrams, self._surface
@@ -124,7 +127,7 @@ class FireCounter:
         for result in results:
             if len(result) < 2:
                 return list(range(len(self.pretokens)))
-            rarest = min((result[k:k + 2] for k in range(len(result) - 1)), key=lambda b: len(bigrams.get(b, ())))
+            rarest = min((result[k : k + 2] for k in range(len(result) - 1)), key=lambda b: len(bigrams.get(b, ())))
             found.update(i for i in bigrams.get(rarest, ()) if result in surface[i])
         return sorted(found)
 

@@ -1,11 +1,12 @@
 """Merges: the vertices (i, (x_1, ..., x_n)) of the merge graph.
 
-bpe-knockout.txt §3.1-3.2: a merge has a priority (its rank) and two *or more* parts (a tuple merge when
-n > 2). Ranks may be fractional (ReBPE reification inserts merges at rank r - ε, rebpe.txt §3.2,
-Alg. 2). Several merges may share a rank when they form the same type: tiktoken and
+[knockout §3.1-3.2]: a merge has a priority (its rank) and two *or more* parts (a tuple merge when
+n > 2). Ranks may be fractional (ReBPE reification inserts merges at rank r - ε, [rebpe §3.2,
+Alg. 2]). Several merges may share a rank when they form the same type: tiktoken and
 SentencePiece-BPE rank a pair by the type it forms, so every split of a type into two types fires
 at that type's rank, leftmost first.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
@@ -73,14 +74,19 @@ class Merge:
 # The slots' own setters: a frozen class refuses ``self.x = ...``, and these are quicker than
 # ``object.__setattr__`` (a tokeniser file makes hundreds of thousands of merges).
 _set_rank, _set_parts, _set_result, _set_is_tuple = (
-    getattr(Merge, name).__set__ for name in ("rank", "parts", "result", "is_tuple"))
+    getattr(Merge, name).__set__ for name in ("rank", "parts", "result", "is_tuple")
+)
 
 
 def check_merge_count(count: int, source: str | None = None, line: int | None = None) -> None:
     """InputError when a tokeniser would have more than :data:`MAX_MERGES` merges."""
     if count > MAX_MERGES:
-        raise InputError(f"more than {MAX_MERGES:,} merges, the limit (the largest real tokenisers have about "
-                         "500,000; each merge costs memory)", source, line)
+        raise InputError(
+            f"more than {MAX_MERGES:,} merges, the limit (the largest real tokenisers have about "
+            "500,000; each merge costs memory)",
+            source,
+            line,
+        )
 
 
 def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str]) -> list[Merge]:

@@ -1,9 +1,9 @@
 """The BTE tokeniser model: types V, ranked merges M and the indexes M_i / M_o.
 
-Implements bpe-knockout.txt §3.1 (BPE as a merge graph (V, M_i, M_o): every merge is a vertex
+Implements [knockout §3.1] (BPE as a merge graph (V, M_i, M_o): every merge is a vertex
 (i, (x_1, ..., x_n)) with a priority i) and §3.2 (byte-tuple encoding: a merge may have two *or
-more* parts). Ranks may be fractional (ReBPE reification inserts merges at rank r - ε, rebpe.txt
-§3.2 and Alg. 2), so a rank is an ``int`` or a ``float``.
+more* parts). Ranks may be fractional (ReBPE reification inserts merges at rank r - ε, [rebpe
+§3.2 and Alg. 2]), so a rank is an ``int`` or a ``float``.
 
 Around the merge graph sit the settings of a real BPE model (HF ``tokenizers``, SentencePiece,
 tiktoken): what happens to characters outside the vocabulary (:mod:`core.unknowns`), atoms longer
@@ -17,13 +17,15 @@ segmentation engine, primary merges) is derived from the immutable fields alone,
 filling it at once store equal values. This module imports nothing above it (merges,
 segmentation, pre-tokenisers, traces).
 """
+
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from core.errors import InputError
 from core.merges import Merge, Rank
@@ -33,7 +35,7 @@ from core.segmentation import SegmentationEngine, SegmentationTrace
 from core.trace import Trace, TraceEvent
 from core.unknowns import UnknownPolicy
 
-__all__ = ["BTETokeniser", "Merge", "Rank", "PROJECT_FORMAT", "PROJECT_VERSION"]
+__all__ = ["PROJECT_FORMAT", "PROJECT_VERSION", "BTETokeniser", "Merge", "Rank"]
 
 PROJECT_FORMAT = "bte-tokeniser"
 PROJECT_VERSION = 1
@@ -76,8 +78,7 @@ class BTETokeniser:
         self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.pretokeniser = pretokeniser
         self.specials: tuple[str, ...] = tuple(specials)
-        self.type_ids: Mapping[str, int] | None = (MappingProxyType(dict(type_ids)) if type_ids is not None
-                                                   else None)
+        self.type_ids: Mapping[str, int] | None = MappingProxyType(dict(type_ids)) if type_ids is not None else None
         self.ignore_merges = ignore_merges
         self.name = name
         self.metadata: Mapping[str, Any] = MappingProxyType(dict(metadata or {}))
@@ -91,8 +92,12 @@ class BTETokeniser:
         merges = self.merges
         parts = [m.parts for m in merges]
         ranks = set(map(attrgetter("rank"), merges))
-        if (len(set(parts)) == len(merges) and min(map(len, parts), default=2) >= 2 and all(map(all, parts))
-                and (len(ranks) == len(merges) or len({(m.rank, m.result) for m in merges}) == len(ranks))):
+        if (
+            len(set(parts)) == len(merges)
+            and min(map(len, parts), default=2) >= 2
+            and all(map(all, parts))
+            and (len(ranks) == len(merges) or len({(m.rank, m.result) for m in merges}) == len(ranks))
+        ):
             return  # the common case, checked at C speed; otherwise find the culprit below
         seen_ranks: dict[Rank, Merge] = {}
         seen_parts: dict[tuple[str, ...], Merge] = {}
@@ -101,8 +106,10 @@ class BTETokeniser:
                 raise InputError(f"merge {merge.parts!r} at rank {merge.rank} needs two or more non-empty parts")
             other = seen_ranks.get(merge.rank)
             if other is not None and other.result != merge.result:
-                raise InputError(f"merges '{other}' and '{merge}' share rank {merge.rank} but form different "
-                                 "types (only merges forming the same type may share a rank)")
+                raise InputError(
+                    f"merges '{other}' and '{merge}' share rank {merge.rank} but form different "
+                    "types (only merges forming the same type may share a rank)"
+                )
             if merge.parts in seen_parts:
                 raise InputError(
                     f"merge '{merge}' appears twice (ranks {seen_parts[merge.parts].rank} and {merge.rank})"
@@ -110,7 +117,7 @@ class BTETokeniser:
             seen_ranks[merge.rank] = merge
             seen_parts[merge.parts] = merge
 
-    # --- the merge graph (bpe-knockout.txt §3.1) -------------------------------------------
+    # --- the merge graph ([knockout §3.1]) -------------------------------------------
     @cached_property
     def types(self) -> frozenset[str]:
         """V: the alphabet plus every merge result."""
@@ -186,7 +193,7 @@ class BTETokeniser:
         segmented. The type's other merges are *alternatives* (they fire only inside longer
         strings, if at all). A type its own string does not reach (a blocked type) keeps its
         lowest-ranked merge as primary; :attr:`self_formed` tells them apart. With one merge per
-        type (bpe-knockout.txt §3.1) every merge is primary and there are no alternatives."""
+        type ([knockout §3.1]) every merge is primary and there are no alternatives."""
         return {type_: self.primary_merge(type_) for type_ in self.produced_by}
 
     def primary_merge(self, type_: str) -> Merge | None:
@@ -217,7 +224,7 @@ class BTETokeniser:
         return merge is not None and merge.result == type_
 
     def check_invariants(self) -> list[str]:
-        """Violations of the merge graph's invariants (bpe-knockout.txt §3.2, generalised to several
+        """Violations of the merge graph's invariants ([knockout §3.2], generalised to several
         merges per type): every part is a type, every merge has one result, merges sharing a rank
         form the same type, no merge is listed twice and no alphabet type is formed by a merge. With
         one merge per type this is §3.2's invariant (each type formed by at most one merge).
@@ -253,9 +260,14 @@ class BTETokeniser:
     # --- segmentation ------------------------------------------------------------------------
     @cached_property
     def engine(self) -> SegmentationEngine:
-        return SegmentationEngine(self.merges, ignore_merges_vocab=self.ignore_merges_vocab,
-                                  atoms=self.atoms, known=self.types, unknown=self.unknown,
-                                  suffix=self.end_of_word_suffix)
+        return SegmentationEngine(
+            self.merges,
+            ignore_merges_vocab=self.ignore_merges_vocab,
+            atoms=self.atoms,
+            known=self.types,
+            unknown=self.unknown,
+            suffix=self.end_of_word_suffix,
+        )
 
     @property
     def ignore_merges_vocab(self) -> frozenset[str] | None:
@@ -294,7 +306,7 @@ class BTETokeniser:
         return self.engine.segment_limited(pretoken, max_rank)
 
     def trace_text(self, text: str) -> Trace:
-        """Every merge applied while tokenising ``text``, pretoken by pretoken (bpe-knockout.txt
+        """Every merge applied while tokenising ``text``, pretoken by pretoken ([knockout]
         §3.2 order); ``extra["pretokens"]`` holds each pretoken's full trace (merge trees, the
         merge behind every removed boundary)."""
         pieces = self.pretokeniser.pretokenise_with_sources(text)
@@ -305,12 +317,20 @@ class BTETokeniser:
         traces = [self.engine.trace_whole(p.text) if p.added else self.trace_pretoken(p.text) for p in pieces]
         for k, trace in enumerate(traces):
             for step in trace.steps:
-                state = (*done, *step.tokens, *(t for rest in pending[k + 1:] for t in rest))
-                events.append(TraceEvent("merge", f"{' + '.join(step.merge.parts)} (rank {step.merge.rank})",
-                                         state, step.merge.rank))
+                state = (*done, *step.tokens, *(t for rest in pending[k + 1 :] for t in rest))
+                events.append(
+                    TraceEvent(
+                        "merge", f"{' + '.join(step.merge.parts)} (rank {step.merge.rank})", state, step.merge.rank
+                    )
+                )
             done.extend(trace.tokens)
-        return Trace(text, pretokens, tuple(a for atoms in pending for a in atoms), tuple(events),
-                     {"pretokens": [t.to_json() for t in traces]})
+        return Trace(
+            text,
+            pretokens,
+            tuple(a for atoms in pending for a in atoms),
+            tuple(events),
+            {"pretokens": [t.to_json() for t in traces]},
+        )
 
     # --- the project's JSON format ----------------------------------------------------------------
     def to_json(self, metadata: dict | None = None) -> dict[str, Any]:
@@ -338,27 +358,42 @@ class BTETokeniser:
         return out
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any], source: str = "<project json>") -> "BTETokeniser":
+    def from_json(cls, obj: dict[str, Any], source: str = "<project json>") -> BTETokeniser:
         def require(condition: bool, message: str) -> None:
             if not condition:
                 raise InputError(message, source)
 
-        require(isinstance(obj, dict) and obj.get("format") == PROJECT_FORMAT,
-                f"expected a JSON object with \"format\": \"{PROJECT_FORMAT}\"")
-        require(obj.get("version") == PROJECT_VERSION,
-                f"unsupported version {obj.get('version')!r} (expected {PROJECT_VERSION})")
+        require(
+            isinstance(obj, dict) and obj.get("format") == PROJECT_FORMAT,
+            f'expected a JSON object with "format": "{PROJECT_FORMAT}"',
+        )
+        require(
+            obj.get("version") == PROJECT_VERSION,
+            f"unsupported version {obj.get('version')!r} (expected {PROJECT_VERSION})",
+        )
         alphabet = obj.get("alphabet")
-        require(isinstance(alphabet, list) and all(isinstance(a, str) and a for a in alphabet),
-                "field 'alphabet' must be a list of non-empty strings")
+        require(
+            isinstance(alphabet, list) and all(isinstance(a, str) and a for a in alphabet),
+            "field 'alphabet' must be a list of non-empty strings",
+        )
         raw_merges = obj.get("merges") or []
         require(isinstance(raw_merges, list), "field 'merges' must be a list")
         merges = []
         for i, raw in enumerate(raw_merges):
-            ok = (isinstance(raw, list) and len(raw) == 2 and isinstance(raw[0], numbers.Real)
-                  and not isinstance(raw[0], bool) and isinstance(raw[1], list)
-                  and len(raw[1]) >= 2 and all(isinstance(p, str) and p for p in raw[1]))
-            require(ok, f"merges[{i}] must be [rank, [part, part, ...]] with two or more non-empty parts, "
-                        f"found {str(raw)[:80]}")
+            ok = (
+                isinstance(raw, list)
+                and len(raw) == 2
+                and isinstance(raw[0], numbers.Real)
+                and not isinstance(raw[0], bool)
+                and isinstance(raw[1], list)
+                and len(raw[1]) >= 2
+                and all(isinstance(p, str) and p for p in raw[1])
+            )
+            require(
+                ok,
+                f"merges[{i}] must be [rank, [part, part, ...]] with two or more non-empty parts, "
+                f"found {str(raw)[:80]}",
+            )
             merges.append(Merge(raw[0], tuple(raw[1])))
         spec = obj.get("pretokeniser")
         require(isinstance(spec, dict), "field 'pretokeniser' must be an object")
@@ -367,34 +402,62 @@ class BTETokeniser:
         except InputError as err:
             raise InputError("pretokeniser: " + err.message, source) from None
         type_ids = obj.get("type_ids")
-        require(type_ids is None or (isinstance(type_ids, dict) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())),
-            "field 'type_ids' must be null or map tokens to integer ids")
+        require(
+            type_ids is None
+            or (
+                isinstance(type_ids, dict)
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())
+            ),
+            "field 'type_ids' must be null or map tokens to integer ids",
+        )
         metadata = obj.get("metadata") or {}
         require(isinstance(metadata, dict), "field 'metadata' must be an object")
         specials = obj.get("specials") or []
-        require(isinstance(specials, list) and all(isinstance(t, str) for t in specials),
-                "field 'specials' must be a list of strings")
+        require(
+            isinstance(specials, list) and all(isinstance(t, str) for t in specials),
+            "field 'specials' must be a list of strings",
+        )
         unknown = UnknownPolicy.from_json(obj.get("unknown") or {}, source)
         atoms = obj.get("atoms") or []
-        require(isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
-                "field 'atoms' must be a list of non-empty strings")
+        require(
+            isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
+            "field 'atoms' must be a list of non-empty strings",
+        )
         suffix = obj.get("end_of_word_suffix") or ""
         require(isinstance(suffix, str), "field 'end_of_word_suffix' must be a string")
         dropout = obj.get("dropout")
-        require(dropout is None or (isinstance(dropout, numbers.Real) and not isinstance(dropout, bool)
-                                    and 0 <= dropout <= 1), "field 'dropout' must be null or a number in [0, 1]")
+        require(
+            dropout is None
+            or (isinstance(dropout, numbers.Real) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
+            "field 'dropout' must be null or a number in [0, 1]",
+        )
         try:
-            return cls(alphabet, merges, pretokeniser, specials=specials, type_ids=type_ids,
-                       ignore_merges=bool(obj.get("ignore_merges", False)), name=str(obj.get("name") or ""),
-                       metadata=metadata, unknown=unknown, atoms=atoms,
-                       end_of_word_suffix=suffix, dropout=dropout)
+            return cls(
+                alphabet,
+                merges,
+                pretokeniser,
+                specials=specials,
+                type_ids=type_ids,
+                ignore_merges=bool(obj.get("ignore_merges", False)),
+                name=str(obj.get("name") or ""),
+                metadata=metadata,
+                unknown=unknown,
+                atoms=atoms,
+                end_of_word_suffix=suffix,
+                dropout=dropout,
+            )
         except InputError as err:
             raise InputError(err.message, source) from None
 
     # --- derivation ---------------------------------------------------------------------------
-    def with_merges(self, merges: Iterable[Merge], *, alphabet: Iterable[str] | None = None,
-                    name: str | None = None, type_ids: Mapping[str, int] | None = None) -> "BTETokeniser":
+    def with_merges(
+        self,
+        merges: Iterable[Merge],
+        *,
+        alphabet: Iterable[str] | None = None,
+        name: str | None = None,
+        type_ids: Mapping[str, int] | None = None,
+    ) -> BTETokeniser:
         """A new tokeniser with the same pre-tokeniser and settings but other merges (and, when
         given, other ids: :func:`core.knockout.derive` carries ids through an edit)."""
         return BTETokeniser(

@@ -6,11 +6,13 @@ owner, such as the options class, is given), the value found and what was expect
 declared as a ``typing.Literal`` and checked against ``typing.get_args`` of it, so the type and the
 check cannot drift apart.
 """
+
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from core.errors import InputError, excerpt
 
@@ -39,16 +41,27 @@ def check_int(name: str, value: Any, minimum: int = 0, owner: str | None = None)
     return value
 
 
-def check_number(name: str, value: Any, low: float = -math.inf, high: float = math.inf, *,
-                 low_open: bool = False, high_open: bool = False, owner: str | None = None) -> float:
+def check_number(
+    name: str,
+    value: Any,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    owner: str | None = None,
+) -> float:
     """A real number (not a bool, not NaN) in the interval from ``low`` to ``high``, each end
     closed unless ``low_open`` / ``high_open``."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
     ok = ok and (low < value if low_open else low <= value) and (value < high if high_open else value <= high)
     if not ok:
-        bounds = [f"{'>' if low_open else '>='} {low}" if low != -math.inf else "",
-                  f"{'<' if high_open else '<='} {high}" if high != math.inf else ""]
+        bounds = [
+            f"{'>' if low_open else '>='} {low}" if low != -math.inf else "",
+            f"{'<' if high_open else '<='} {high}" if high != math.inf else "",
+        ]
         bounds = " and ".join(b for b in bounds if b)
-        raise InputError(f"{_label(name, owner)} must be a number{' ' + bounds if bounds else ''}, "
-                         f"got {excerpt(value)}")
+        raise InputError(
+            f"{_label(name, owner)} must be a number{' ' + bounds if bounds else ''}, got {excerpt(value)}"
+        )
     return value

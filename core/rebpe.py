@@ -1,6 +1,6 @@
 """ReBPE: annealing, knockout, reparation and reification, iterated until nothing changes.
 
-rebpe.txt Alg. 1 (iteration, §3.3) and Alg. 2 (reification phase: reparation lines 2-15 (§3.1),
+[rebpe Alg. 1] (iteration, §3.3) and Alg. 2 (reification phase: reparation lines 2-15 (§3.1),
 discovery of binary submerges lines 18-26, their insertion lines 27-52 (§3.2)), annealing (§3.4),
 with the details resolved as the authors' implementation does (shared/research/
 bpe-knockout-peer.md §3-5): knockout of every merge with R(m) >= ½ in one batch; reification
@@ -23,13 +23,15 @@ touched part of the graph is checked (:func:`check_edit`): every part a type, no
 that left V; the constructor checks that merges sharing a rank form one type and none is listed
 twice. Ids are carried through every edit (``core.knockout.derive``).
 """
+
 from __future__ import annotations
 
 import math
 import time
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, get_args
+from typing import Literal, get_args
 
 from core.blame import compute_blame, select_for_knockout, select_types_for_knockout
 from core.errors import InputError
@@ -59,25 +61,27 @@ def check_edit(old: BTETokeniser, new: BTETokeniser, touched: Iterable[Merge]) -
     every touched (added or rewired) merge are types, and no merge uses a type that left V. (The
     constructor has checked that merges sharing a rank form the same type and that none repeats.)"""
     types = new.types
-    problems = [f"merge '{m}' (rank {m.rank}) uses parts not in V" for m in touched
-                if any(p not in types for p in m.parts)]
+    problems = [
+        f"merge '{m}' (rank {m.rank}) uses parts not in V" for m in touched if any(p not in types for p in m.parts)
+    ]
     gone = {m.result for m in old.merges} - types if len(new.merges) < len(old.merges) or problems else set()
     if gone:
         gone -= set(old.alphabet)
-        problems += [f"merge '{m}' (rank {m.rank}) uses a type that left V" for m in new.merges
-                     if not gone.isdisjoint(m.parts)]
+        problems += [
+            f"merge '{m}' (rank {m.rank}) uses a type that left V" for m in new.merges if not gone.isdisjoint(m.parts)
+        ]
     if problems:
         raise InvariantError("; ".join(problems[:3]))
 
 
 @dataclass(frozen=True)
 class KnockoutConfig:
-    threshold: float = 0.5          # knock out merges with B/N >= threshold (>= 0; above 1 knocks out none)
-    min_vocab_size: int = 0         # never shrink V below this
-    tuples_once: bool = False       # count each merge at most once per word
-    cascade: bool = False           # remove descendants instead of making tuple merges (NONE_CASCADE)
-    unit: KnockoutUnit = "type"     # "type": Σ B / Σ N over a type's merges; "merge": one merge at a time
-    blame: BlameMode = "tree"       # "tree": whole words (ignore_merges) blame their own tree; "applied"
+    threshold: float = 0.5  # knock out merges with B/N >= threshold (>= 0; above 1 knocks out none)
+    min_vocab_size: int = 0  # never shrink V below this
+    tuples_once: bool = False  # count each merge at most once per word
+    cascade: bool = False  # remove descendants instead of making tuple merges (NONE_CASCADE)
+    unit: KnockoutUnit = "type"  # "type": Σ B / Σ N over a type's merges; "merge": one merge at a time
+    blame: BlameMode = "tree"  # "tree": whole words (ignore_merges) blame their own tree; "applied"
 
     def __post_init__(self) -> None:
         owner = "KnockoutConfig"
@@ -91,9 +95,9 @@ class KnockoutConfig:
 
 @dataclass(frozen=True)
 class AnnealConfig:
-    when: AnnealWhen = "none"       # anneal before the first iteration, after the last, both or never
-    min_applications: int = 3       # absolute minimum of amenable applications
-    min_ratio: float = 0.8          # minimum amenable / total (>= 0; above 1 anneals nothing)
+    when: AnnealWhen = "none"  # anneal before the first iteration, after the last, both or never
+    min_applications: int = 3  # absolute minimum of amenable applications
+    min_ratio: float = 0.8  # minimum amenable / total (>= 0; above 1 anneals nothing)
     max_vocab_size: int = 1_000_000
 
     def __post_init__(self) -> None:
@@ -108,13 +112,13 @@ class AnnealConfig:
 class ReBPEConfig:
     knockout: KnockoutConfig = field(default_factory=KnockoutConfig)
     anneal: AnnealConfig = field(default_factory=AnnealConfig)
-    reify: bool = True              # Alg. 1 "reify?"
-    fix: bool = True                # Alg. 2 "fix?" (reparation)
+    reify: bool = True  # Alg. 1 "reify?"
+    fix: bool = True  # Alg. 2 "fix?" (reparation)
     reparation: ReparationMode = "limited"  # "limited" (Alg. 2 as written) or "undo" (the authors' code)
-    link: bool = True               # Alg. 2 "link?" (use existing submerges)
-    expand: bool = True             # Alg. 2 "expand?" (create new submerges; not backwards compatible)
+    link: bool = True  # Alg. 2 "link?" (use existing submerges)
+    expand: bool = True  # Alg. 2 "expand?" (create new submerges; not backwards compatible)
     max_iterations: int = 100
-    epsilon: float = EPSILON        # new submerges are ranked within 2ε below their tuple: 0 < ε < ½
+    epsilon: float = EPSILON  # new submerges are ranked within 2ε below their tuple: 0 < ε < ½
 
     def __post_init__(self) -> None:
         owner = "ReBPEConfig"
@@ -133,15 +137,28 @@ class Run:
     """Book-keeping shared by the phases of one run: the traced reference and merge origins.
     Private to the thread doing the run; what it produces (``steps``, ``tokeniser``) is immutable."""
 
-    def __init__(self, tokeniser: BTETokeniser, reference: TokenisedReference, evaluation: TokenisedReference | None = None):
+    def __init__(
+        self, tokeniser: BTETokeniser, reference: TokenisedReference, evaluation: TokenisedReference | None = None
+    ):
         self.tokeniser = tokeniser
         self.reference = reference
         self.evaluation = evaluation or reference
         self.origins: dict[str, str] = {m.result: PREEXISTING for m in tokeniser.merges}
         self.steps: list[StepReport] = []
 
-    def commit(self, phase: str, iteration: int, new: BTETokeniser, started: float, *, removed=(), added=(),
-               rewired=(), details=(), origin_updates: dict[str, str] | None = None) -> StepReport:
+    def commit(
+        self,
+        phase: str,
+        iteration: int,
+        new: BTETokeniser,
+        started: float,
+        *,
+        removed=(),
+        added=(),
+        rewired=(),
+        details=(),
+        origin_updates: dict[str, str] | None = None,
+    ) -> StepReport:
         """Switch to ``new``, re-trace what can change and record the step."""
         old = self.tokeniser
         if new is not old:
@@ -155,19 +172,29 @@ class Run:
         self.origins.update(origin_updates or {})
         self.tokeniser = new
         step = StepReport(
-            phase=phase, iteration=iteration, removed=tuple(removed), added=tuple(added), rewired=tuple(rewired),
-            types_removed=tuple(sorted(old.types - new.types)), types_added=tuple(sorted(new.types - old.types)),
-            changed_words=tuple((self.evaluation.words[i].word, before, self.evaluation.words[i].tokens)
-                                for i, before in changed),
-            metrics=self.evaluation.scores(), vocab_size=new.vocab_size, tuple_merges=len(new.tuple_merges),
-            origins=self.origins, details=details, seconds=time.perf_counter() - started,
+            phase=phase,
+            iteration=iteration,
+            removed=tuple(removed),
+            added=tuple(added),
+            rewired=tuple(rewired),
+            types_removed=tuple(sorted(old.types - new.types)),
+            types_added=tuple(sorted(new.types - old.types)),
+            changed_words=tuple(
+                (self.evaluation.words[i].word, before, self.evaluation.words[i].tokens) for i, before in changed
+            ),
+            metrics=self.evaluation.scores(),
+            vocab_size=new.vocab_size,
+            tuple_merges=len(new.tuple_merges),
+            origins=self.origins,
+            details=details,
+            seconds=time.perf_counter() - started,
             tokeniser=new,
         )
         self.steps.append(step)
         return step
 
 
-# --- knockout (bpe-knockout.txt §3.3-3.4) -----------------------------------------------------------
+# --- knockout ([knockout §3.3-3.4]) -----------------------------------------------------------
 def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> StepReport:
     started = time.perf_counter()
     tokeniser = run.tokeniser
@@ -181,8 +208,9 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
         chosen, leaving, produced_by = [], set(), tokeniser.produced_by
         for b in selected:  # the budget counts types leaving V
             merges = produced_by.get(b.merge.result, ())
-            if len(merges) <= 1 or all(m in blames and blames[m].ratio >= config.threshold and blames[m].blame > 0
-                                       for m in merges):
+            if len(merges) <= 1 or all(
+                m in blames and blames[m].ratio >= config.threshold and blames[m].blame > 0 for m in merges
+            ):
                 if b.merge.result not in leaving and len(leaving) >= budget:
                     continue
                 leaving.add(b.merge.result)
@@ -190,11 +218,19 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
         selected = chosen
         new, edit = knock_out_merges(tokeniser, [b.merge for b in selected], cascade=config.cascade)
     updates = {after.result: KNOCKOUT for _, after in edit.rewired}
-    return run.commit("knockout", iteration, new, started, removed=(*edit.removed, *edit.collapsed),
-                      rewired=edit.rewired, details=[b.to_json() for b in selected], origin_updates=updates)
+    return run.commit(
+        "knockout",
+        iteration,
+        new,
+        started,
+        removed=(*edit.removed, *edit.collapsed),
+        rewired=edit.rewired,
+        details=[b.to_json() for b in selected],
+        origin_updates=updates,
+    )
 
 
-# --- reparation (rebpe.txt §3.1, Alg. 2 lines 2-15) -----------------------------------------------------
+# --- reparation ([rebpe §3.1, Alg. 2 lines 2-15]) -----------------------------------------------------
 def _tokens_before_rank(engine: SegmentationEngine, string: str, rank: Rank) -> tuple[str, ...]:
     """The authors' reconstruction of the tokens just before rank r: segment ``string`` with every
     merge, then undo the boundaries removed by merges ranked r or later."""
@@ -289,11 +325,17 @@ def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[B
 def reparation_phase(run: Run, iteration: int = 0, mode: str = "limited") -> StepReport:
     started = time.perf_counter()
     new, repaired = repair(run.tokeniser, mode)
-    return run.commit("reparation", iteration, new, started, rewired=repaired,
-                      origin_updates={after.result: REPAIRED for _, after in repaired})
+    return run.commit(
+        "reparation",
+        iteration,
+        new,
+        started,
+        rewired=repaired,
+        origin_updates={after.result: REPAIRED for _, after in repaired},
+    )
 
 
-# --- reification (rebpe.txt §3.2, Alg. 2 lines 18-52) --------------------------------------------------
+# --- reification ([rebpe §3.2, Alg. 2 lines 18-52]) --------------------------------------------------
 def _replace_pair(parts: tuple[str, ...], left: str, right: str) -> tuple[str, ...]:
     """REPLACE((p1, p2), p1p2, t): non-overlapping occurrences, left to right."""
     out, i = [], 0
@@ -307,8 +349,14 @@ def _replace_pair(parts: tuple[str, ...], left: str, right: str) -> tuple[str, .
     return tuple(out)
 
 
-def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: bool = True, expand: bool = True,
-          epsilon: float = EPSILON) -> tuple[BTETokeniser, list[Merge], list[tuple[Merge, Merge]], set[str]]:
+def reify(
+    tokeniser: BTETokeniser,
+    blacklist: set[tuple[str, ...]],
+    *,
+    link: bool = True,
+    expand: bool = True,
+    epsilon: float = EPSILON,
+) -> tuple[BTETokeniser, list[Merge], list[tuple[Merge, Merge]], set[str]]:
     """Link or create binary submerges inside tuple merges.
 
     Returns the new tokeniser, the created merges, the (tuple before, tuple after) rewirings and
@@ -338,8 +386,11 @@ def reify(tokeniser: BTETokeniser, blacklist: set[tuple[str, ...]], *, link: boo
     reused: set[str] = set()
     for left, right in order:  # lines 28-52
         result = left + right
-        tuples = [k for k in suggestions[(left, right)]
-                  if alive[k] and any(a == left and b == right for a, b in zip(parts[k], parts[k][1:]))]
+        tuples = [
+            k
+            for k in suggestions[(left, right)]
+            if alive[k] and any(a == left and b == right for a, b in zip(parts[k], parts[k][1:]))
+        ]
         if not tuples:
             continue
         if result not in types:
@@ -418,17 +469,25 @@ def _spread_new_ranks(tokeniser: BTETokeniser, created: list[tuple[Merge, Rank]]
 
 def reification_phase(run: Run, blacklist: set[tuple[str, ...]], config: ReBPEConfig, iteration: int = 0) -> StepReport:
     started = time.perf_counter()
-    new, created, rewired, reused = reify(run.tokeniser, blacklist, link=config.link, expand=config.expand,
-                                          epsilon=config.epsilon)
+    new, created, rewired, reused = reify(
+        run.tokeniser, blacklist, link=config.link, expand=config.expand, epsilon=config.epsilon
+    )
     updates = {m.result: REIFIED for m in created}
     updates.update({r: REUSED for r in reused})
-    return run.commit("reification", iteration, new, started, added=created, rewired=rewired,
-                      details=[{"merge": str(m), "rank": m.rank, "origin": REIFIED} for m in created]
-                      + [{"merge": str(run.tokeniser.merge_of(r)), "origin": REUSED} for r in sorted(reused)],
-                      origin_updates=updates)
+    return run.commit(
+        "reification",
+        iteration,
+        new,
+        started,
+        added=created,
+        rewired=rewired,
+        details=[{"merge": str(m), "rank": m.rank, "origin": REIFIED} for m in created]
+        + [{"merge": str(run.tokeniser.merge_of(r)), "origin": REUSED} for r in sorted(reused)],
+        origin_updates=updates,
+    )
 
 
-# --- annealing (rebpe.txt §3.4) -----------------------------------------------------------------------
+# --- annealing ([rebpe §3.4]) -----------------------------------------------------------------------
 def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[dict]:
     """Adjacent token pairs whose boundary the reference does not want (false-positive splits)."""
     amenable: dict[tuple[str, str], float] = {}
@@ -442,8 +501,11 @@ def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[
                 total[pair] = total.get(pair, 0) + state.weight
                 if pretoken.boundary_positions[offset - 1] not in state.gold:
                     amenable[pair] = amenable.get(pair, 0) + state.weight
-    rows = [{"pair": p, "amenable": a, "total": total[p], "ratio": a / total[p]} for p, a in amenable.items()
-            if a >= config.min_applications and a / total[p] >= config.min_ratio]
+    rows = [
+        {"pair": p, "amenable": a, "total": total[p], "ratio": a / total[p]}
+        for p, a in amenable.items()
+        if a >= config.min_applications and a / total[p] >= config.min_ratio
+    ]
     rows.sort(key=lambda r: (-r["amenable"], -r["ratio"], r["pair"]))
     return rows
 
@@ -452,21 +514,40 @@ def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepR
     started = time.perf_counter()
     tokeniser = run.tokeniser
     budget = max(0, config.max_vocab_size - tokeniser.vocab_size)
-    rows = [r for r in amenable_pairs(run.reference, config)
-            if "".join(r["pair"]) not in tokeniser.types and all(p in tokeniser.types for p in r["pair"])][:budget]
+    rows = [
+        r
+        for r in amenable_pairs(run.reference, config)
+        if "".join(r["pair"]) not in tokeniser.types and all(p in tokeniser.types for p in r["pair"])
+    ][:budget]
     base = math.floor(tokeniser.merges[-1].rank) + 1 if tokeniser.merges else 0
     added = [Merge(base + i, row["pair"]) for i, row in enumerate(rows)]
     new = derive(tokeniser, [*tokeniser.merges, *added]) if added else tokeniser
-    details = [{"merge": " ".join(r["pair"]), "amenable": r["amenable"], "applications": r["total"],
-                "ratio": r["ratio"]} for r in rows]
-    return run.commit("annealing", iteration, new, started, added=added, details=details,
-                      origin_updates={m.result: ANNEALED for m in added})
+    details = [
+        {"merge": " ".join(r["pair"]), "amenable": r["amenable"], "applications": r["total"], "ratio": r["ratio"]}
+        for r in rows
+    ]
+    return run.commit(
+        "annealing",
+        iteration,
+        new,
+        started,
+        added=added,
+        details=details,
+        origin_updates={m.result: ANNEALED for m in added},
+    )
 
 
-# --- the iteration (rebpe.txt Alg. 1) ------------------------------------------------------------------
-def run_rebpe(tokeniser: BTETokeniser, reference_entries: Iterable, config: ReBPEConfig = ReBPEConfig(), *,
-              evaluation_entries: Iterable | None = None, weights=None, free: bool = False,
-              progress=None) -> Run:
+# --- the iteration ([rebpe Alg. 1]) ------------------------------------------------------------------
+def run_rebpe(
+    tokeniser: BTETokeniser,
+    reference_entries: Iterable,
+    config: ReBPEConfig = ReBPEConfig(),
+    *,
+    evaluation_entries: Iterable | None = None,
+    weights=None,
+    free: bool = False,
+    progress=None,
+) -> Run:
     """The whole procedure; ``Run.steps`` lists every phase, so the explorer can step back and forth.
 
     ``evaluation_entries`` (a holdout split) get the metrics; by default the reference itself, as in
@@ -477,10 +558,14 @@ def run_rebpe(tokeniser: BTETokeniser, reference_entries: Iterable, config: ReBP
 
 
 def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress) -> Run:
-    reference = TokenisedReference(tokeniser, reference_entries, free=free, weights=weights,
-                                   blame=config.knockout.blame)
-    evaluation = (TokenisedReference(tokeniser, evaluation_entries, free=free, weights=weights, blame="applied")
-                  if evaluation_entries is not None else None)
+    reference = TokenisedReference(
+        tokeniser, reference_entries, free=free, weights=weights, blame=config.knockout.blame
+    )
+    evaluation = (
+        TokenisedReference(tokeniser, evaluation_entries, free=free, weights=weights, blame="applied")
+        if evaluation_entries is not None
+        else None
+    )
     run = Run(tokeniser, reference, evaluation)
     anneal = config.anneal
     if anneal.when in ("before", "both"):
@@ -512,12 +597,30 @@ def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights
     return run
 
 
-def run_knockout(tokeniser: BTETokeniser, reference_entries: Iterable, config: KnockoutConfig = KnockoutConfig(),
-                 **kwargs) -> Run:
-    """Plain BPE-knockout: a single knockout phase (bpe-knockout.txt §3)."""
+def run_knockout(
+    tokeniser: BTETokeniser, reference_entries: Iterable, config: KnockoutConfig = KnockoutConfig(), **kwargs
+) -> Run:
+    """Plain BPE-knockout: a single knockout phase ([knockout §3])."""
     rebpe_config = ReBPEConfig(knockout=config, reify=False, max_iterations=1)
     return run_rebpe(tokeniser, reference_entries, rebpe_config, **kwargs)
 
 
-__all__ = ["ReBPEConfig", "KnockoutConfig", "KNOCKOUT_UNITS", "BLAME_MODES", "check_edit", "InvariantError", "AnnealConfig", "Run", "run_rebpe", "run_knockout", "repair", "reify",
-           "knockout_phase", "reparation_phase", "reification_phase", "annealing_phase", "amenable_pairs"]
+__all__ = [
+    "BLAME_MODES",
+    "KNOCKOUT_UNITS",
+    "AnnealConfig",
+    "InvariantError",
+    "KnockoutConfig",
+    "ReBPEConfig",
+    "Run",
+    "amenable_pairs",
+    "annealing_phase",
+    "check_edit",
+    "knockout_phase",
+    "reification_phase",
+    "reify",
+    "repair",
+    "reparation_phase",
+    "run_knockout",
+    "run_rebpe",
+]

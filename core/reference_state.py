@@ -1,6 +1,6 @@
 """A reference set tokenised by a tokeniser, kept up to date incrementally as the tokeniser is edited.
 
-Blame (bpe-knockout.txt §3.4) needs, for every reference word, the merge that removed each
+Blame ([knockout §3.4]) needs, for every reference word, the merge that removed each
 character boundary; evaluation (§4.1) needs the predicted splits. Both come from segmentation
 traces. When an edit changes the merge list from M to M', a word can only segment differently if
 a merge of M \\ M' fired in it (its trace used it) or a merge of M' \\ M can fire in it (its result
@@ -16,13 +16,15 @@ with ``blame="applied"`` it charges nothing, as only applied merges are blamed. 
 of the real segmentation. A word is also re-traced when its pretoken's type leaves V (it is no
 longer emitted whole).
 """
+
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Literal, Mapping, Sequence, get_args
+from typing import Literal, get_args
 
 from core.alignment import AlignedWord
 from core.evaluation import MorphScores, UnalignedPolicy, align_reference, morph_scores, split_counts
@@ -91,16 +93,16 @@ def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
     boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
 
     def record(position: int, width: int, merge: Merge) -> None:
-        for start in starts[position + 1:position + width]:
+        for start in starts[position + 1 : position + width]:
             boundary[start - 1] = merge
-        del starts[position + 1:position + width]
+        del starts[position + 1 : position + width]
 
     engine._run(symbols, len(engine.merges), record)
     return tuple(boundary)
 
 
 class BlameTally:
-    """Running N(m) and B(m) over the reference (bpe-knockout.txt §3.4; counted as
+    """Running N(m) and B(m) over the reference ([knockout §3.4]; counted as
     ``core.blame.compute_blame`` documents), brought up to date from the re-traced words only, so
     blame after an edit costs the changed words, not the whole reference. Per merge:
     [N, B, number of words it fired in]; a merge leaves the tally when that number reaches 0."""
@@ -143,16 +145,22 @@ class TokenisedReference:
     one run owns it; :meth:`freeze` makes it read-only, to share between threads (the explorer's
     browser sessions)."""
 
-    def __init__(self, tokeniser: BTETokeniser, entries: Iterable, *, free: bool = False,
-                 weights: Mapping[str, float] | None = None, blame: BlameMode = "tree",
-                 unaligned: UnalignedPolicy = "exclude"):
+    def __init__(
+        self,
+        tokeniser: BTETokeniser,
+        entries: Iterable,
+        *,
+        free: bool = False,
+        weights: Mapping[str, float] | None = None,
+        blame: BlameMode = "tree",
+        unaligned: UnalignedPolicy = "exclude",
+    ):
         check_choice("blame", blame, BLAME_MODES, "TokenisedReference")
         self.tokeniser = tokeniser
         self.free = free
         self.blame = blame
         reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
-        self.words: list[WordState] = [WordState(w.word, w.weight, w.aligned, w.gold, [], [])
-                                       for w in reference.words]
+        self.words: list[WordState] = [WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words]
         self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
         self.index: dict[Merge, set[int]] = {}
         self._tallies: dict[bool, BlameTally] = {}
@@ -226,9 +234,12 @@ class TokenisedReference:
         results = [trace(p.text) for p in state.aligned.pretokens]
         whole = engine.ignore_merges_vocab
         if whole is not None and self.blame == "tree":
-            results = [(tokens, tree_boundaries(engine, p.text))
-                       if len(tokens) == 1 and len(p.text) > 1 and p.text in whole else (tokens, boundaries)
-                       for p, (tokens, boundaries) in zip(state.aligned.pretokens, results)]
+            results = [
+                (tokens, tree_boundaries(engine, p.text))
+                if len(tokens) == 1 and len(p.text) > 1 and p.text in whole
+                else (tokens, boundaries)
+                for p, (tokens, boundaries) in zip(state.aligned.pretokens, results)
+            ]
         state.segmentations = [tokens for tokens, _ in results]
         state.boundary_merges = [boundaries for _, boundaries in results]
         for merge in state.merges_applied():
@@ -276,22 +287,24 @@ class TokenisedReference:
     def frozen(self) -> bool:
         return self._frozen_totals is not None
 
-    def freeze(self) -> "TokenisedReference":
+    def freeze(self) -> TokenisedReference:
         """Make this reference read-only and return it: both blame tallies (``tuples_once`` off and
         on) are counted now; afterwards :meth:`update` raises, :meth:`blame_totals` returns
         read-only counts, and the words, their segmentations and the indexes are immutable."""
         if not self.frozen:
-            self._frozen_totals = {once: MappingProxyType({m: tuple(entry) for m, entry in
-                                                           self.blame_totals(once).items()})
-                                   for once in (False, True)}
+            self._frozen_totals = {
+                once: MappingProxyType({m: tuple(entry) for m, entry in self.blame_totals(once).items()})
+                for once in (False, True)
+            }
             self._tallies.clear()
             for state in self.words:
                 state.segmentations = tuple(state.segmentations)
                 state.boundary_merges = tuple(state.boundary_merges)
             self.words = tuple(self.words)
             self.index = MappingProxyType({m: frozenset(users) for m, users in self.index.items()})
-            self._pretoken_owner = MappingProxyType({p: frozenset(owners)
-                                                     for p, owners in self._pretoken_owner.items()})
+            self._pretoken_owner = MappingProxyType(
+                {p: frozenset(owners) for p, owners in self._pretoken_owner.items()}
+            )
         return self
 
     # --- read-outs -------------------------------------------------------------------------------

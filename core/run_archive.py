@@ -1,7 +1,7 @@
 """Finished knockout / ReBPE runs, blocked-merge scans and reparations as compact JSON archives.
 
-No algorithm here: the results of ``core.rebpe`` (bpe-knockout.txt §3, rebpe.txt Alg. 1-2) and
-``core.blocked`` (rebpe.txt §3.1, App. A) written down so they need not be computed again, and read
+No algorithm here: the results of ``core.rebpe`` ([knockout §3], [rebpe Alg. 1-2]) and
+``core.blocked`` ([rebpe §3.1, App. A]) written down so they need not be computed again, and read
 back equal (every step report field, every step tokeniser's ``to_json()``).
 
 A run of ReBPE on a 40k vocabulary has about 20 steps, each with the tokeniser after it. They are
@@ -16,6 +16,7 @@ Archives are gzip-compressed JSON with a format name and :data:`VERSION`: bump t
 the results or their encoding change, and every archive written before is ignored (and computed
 again). Nothing is pickled (tokenisers hold read-only mappings, and a pickle is unsafe to ship).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -23,8 +24,9 @@ import hashlib
 import json
 import threading
 import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from core.blocked import AlternativeExample, BlockedMerge, BlockedReport
 from core.evaluation import MorphScores
@@ -35,7 +37,7 @@ from core.steps import PREEXISTING, StepReport
 FORMAT = "structured-tokenisers-results"
 VERSION = 1  # bump to invalidate every archive (disk cache and sample_data/precomputed)
 
-_DIGESTS: "weakref.WeakKeyDictionary[BTETokeniser, str]" = weakref.WeakKeyDictionary()
+_DIGESTS: weakref.WeakKeyDictionary[BTETokeniser, str] = weakref.WeakKeyDictionary()
 
 
 class NotArchivable(ValueError):
@@ -70,8 +72,12 @@ def words_digest(words: Iterable[str]) -> str:
 def references_digest(entries: Iterable) -> str:
     """A digest of reference entries (``core.formats.references.ReferenceEntry``): word and both
     segmentations, in order (the line numbers play no part in a run)."""
-    return _sha256(json.dumps([[e.word, list(e.morphs), None if e.free_morphs is None else list(e.free_morphs)]
-                               for e in entries], ensure_ascii=False))
+    return _sha256(
+        json.dumps(
+            [[e.word, list(e.morphs), None if e.free_morphs is None else list(e.free_morphs)] for e in entries],
+            ensure_ascii=False,
+        )
+    )
 
 
 def content_key(kind: str, *parts: str) -> str:
@@ -83,8 +89,11 @@ def content_key(kind: str, *parts: str) -> str:
 def write_archive(path: Path, kind: str, key: str, body: Mapping[str, Any]) -> int:
     """Write ``body`` atomically (``core.formats.output_files.write_atomically``); the bytes are the same for the
     same body (no timestamp), so regenerated sample archives do not churn. Returns the size."""
-    payload = json.dumps({"format": FORMAT, "version": VERSION, "kind": kind, "key": key, **body},
-                         ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(
+        {"format": FORMAT, "version": VERSION, "kind": kind, "key": key, **body},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     data = gzip.compress(payload.encode("utf-8", "surrogatepass"), compresslevel=6, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, data)
@@ -95,8 +104,13 @@ def read_archive(path: Path, kind: str, key: str) -> dict:
     """The archive at ``path``; raises (OSError, ValueError, ...) when it is unreadable, corrupt, of
     another format version, or not the one asked for."""
     obj = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8", "surrogatepass"))
-    if not (isinstance(obj, dict) and obj.get("format") == FORMAT and obj.get("version") == VERSION
-            and obj.get("kind") == kind and obj.get("key") == key):
+    if not (
+        isinstance(obj, dict)
+        and obj.get("format") == FORMAT
+        and obj.get("version") == VERSION
+        and obj.get("kind") == kind
+        and obj.get("key") == key
+    ):
         raise ValueError(f"{path.name}: not a {kind} archive of version {VERSION} with key {key[:12]}…")
     return obj
 
@@ -124,9 +138,14 @@ def merges_from_json(raw: Sequence) -> list[Merge]:
 
 def _same_settings(before: BTETokeniser, after: BTETokeniser) -> bool:
     """Whether ``after`` is what ``before.with_merges`` makes: same settings, no metadata."""
-    return (after.pretokeniser is before.pretokeniser or after.pretokeniser.to_spec() == before.pretokeniser.to_spec()) \
-        and not after.metadata and all(getattr(after, name) == getattr(before, name) for name in (
-            "specials", "ignore_merges", "unknown", "atoms", "end_of_word_suffix", "dropout"))
+    return (
+        (after.pretokeniser is before.pretokeniser or after.pretokeniser.to_spec() == before.pretokeniser.to_spec())
+        and not after.metadata
+        and all(
+            getattr(after, name) == getattr(before, name)
+            for name in ("specials", "ignore_merges", "unknown", "atoms", "end_of_word_suffix", "dropout")
+        )
+    )
 
 
 def tokeniser_delta(before: BTETokeniser, after: BTETokeniser, table: MergeTable) -> dict:
@@ -138,8 +157,10 @@ def tokeniser_delta(before: BTETokeniser, after: BTETokeniser, table: MergeTable
         raise NotArchivable(f"tokeniser {after.name!r} changes more than merges, alphabet, ids and name")
     # by identity (C speed; steps share their unchanged merges): an equal merge made anew is removed and added
     old, new = set(map(id, before.merges)), set(map(id, after.merges))
-    delta: dict[str, Any] = {"removed": table.many(m for m in before.merges if id(m) not in new),
-                             "added": table.many(m for m in after.merges if id(m) not in old)}
+    delta: dict[str, Any] = {
+        "removed": table.many(m for m in before.merges if id(m) not in new),
+        "added": table.many(m for m in after.merges if id(m) not in old),
+    }
     if after.alphabet != before.alphabet:
         delta["alphabet"] = list(after.alphabet)
     if after.name != before.name:
@@ -163,8 +184,12 @@ def apply_delta(before: BTETokeniser, delta: Mapping, merges: Sequence[Merge]) -
     type_ids = delta.get("type_ids")
     if "ids_set" in delta:
         type_ids = _apply_mapping_delta(before.type_ids, delta["ids_removed"], delta["ids_set"])
-    return before.with_merges(kept + [merges[i] for i in delta["added"]], alphabet=delta.get("alphabet"),
-                              name=delta.get("name"), type_ids=type_ids)
+    return before.with_merges(
+        kept + [merges[i] for i in delta["added"]],
+        alphabet=delta.get("alphabet"),
+        name=delta.get("name"),
+        type_ids=type_ids,
+    )
 
 
 # --- step reports ------------------------------------------------------------------------------------
@@ -201,18 +226,25 @@ def steps_to_json(start: BTETokeniser, steps: Sequence[StepReport], table: Merge
     for step in steps:
         if step.tokeniser is None:
             raise NotArchivable(f"step {step.phase} {step.iteration} keeps no tokeniser")
-        out.append({
-            "phase": step.phase, "iteration": step.iteration,
-            "removed": table.many(step.removed), "added": table.many(step.added),
-            "rewired": [[table(a), table(b)] for a, b in step.rewired],
-            "types_removed": list(step.types_removed), "types_added": list(step.types_added),
-            "changed_words": _words_json(step.changed_words),
-            "metrics": None if step.metrics is None else step.metrics.to_json(),
-            "vocab_size": step.vocab_size, "tuple_merges": step.tuple_merges,
-            "origins": _mapping_delta(origins, step.origins),  # [removed, set]
-            "details": [dict(d) for d in step.details], "seconds": step.seconds,
-            "tokeniser": tokeniser_delta(tokeniser, step.tokeniser, table),
-        })
+        out.append(
+            {
+                "phase": step.phase,
+                "iteration": step.iteration,
+                "removed": table.many(step.removed),
+                "added": table.many(step.added),
+                "rewired": [[table(a), table(b)] for a, b in step.rewired],
+                "types_removed": list(step.types_removed),
+                "types_added": list(step.types_added),
+                "changed_words": _words_json(step.changed_words),
+                "metrics": None if step.metrics is None else step.metrics.to_json(),
+                "vocab_size": step.vocab_size,
+                "tuple_merges": step.tuple_merges,
+                "origins": _mapping_delta(origins, step.origins),  # [removed, set]
+                "details": [dict(d) for d in step.details],
+                "seconds": step.seconds,
+                "tokeniser": tokeniser_delta(tokeniser, step.tokeniser, table),
+            }
+        )
         tokeniser, origins = step.tokeniser, step.origins
     return out
 
@@ -221,14 +253,15 @@ class _Chain:
     """The tokenisers of a run's steps, each rebuilt from the one before on first use (the last
     ones, which the pages need most, are rebuilt at once from the start tokeniser)."""
 
-    def __init__(self, start: BTETokeniser, deltas: Sequence[Mapping], merges: Sequence[Merge],
-                 final: BTETokeniser | None):
+    def __init__(
+        self, start: BTETokeniser, deltas: Sequence[Mapping], merges: Sequence[Merge], final: BTETokeniser | None
+    ):
         self.start, self.deltas, self.merges = start, deltas, merges
         self.built: list[BTETokeniser | None] = [None] * len(deltas)
         self.lock = threading.Lock()
         if final is not None:  # from the last step that changed something on, the tokeniser is the final one
             last = max((i for i, d in enumerate(deltas) if not d.get("same")), default=-1)
-            self.built[max(last, 0):] = [final] * (len(deltas) - max(last, 0))
+            self.built[max(last, 0) :] = [final] * (len(deltas) - max(last, 0))
 
     def tokeniser(self, index: int) -> BTETokeniser:
         with self.lock:
@@ -254,8 +287,9 @@ class ArchivedStep(StepReport):
         self.__dict__["_given"] = value
 
 
-def steps_from_json(start: BTETokeniser, raw: Sequence[Mapping], merges: Sequence[Merge],
-                    final: BTETokeniser | None = None) -> tuple[StepReport, ...]:
+def steps_from_json(
+    start: BTETokeniser, raw: Sequence[Mapping], merges: Sequence[Merge], final: BTETokeniser | None = None
+) -> tuple[StepReport, ...]:
     """The step reports :func:`steps_to_json` wrote; their tokenisers are rebuilt on first use
     (``final``, when given, is the last step's)."""
     chain = _Chain(start, [step["tokeniser"] for step in raw], merges, final)
@@ -264,13 +298,21 @@ def steps_from_json(start: BTETokeniser, raw: Sequence[Mapping], merges: Sequenc
     for index, step in enumerate(raw):
         origins = _apply_mapping_delta(origins, *step["origins"])
         report = ArchivedStep(
-            phase=step["phase"], iteration=step["iteration"],
-            removed=tuple(merges[i] for i in step["removed"]), added=tuple(merges[i] for i in step["added"]),
+            phase=step["phase"],
+            iteration=step["iteration"],
+            removed=tuple(merges[i] for i in step["removed"]),
+            added=tuple(merges[i] for i in step["added"]),
             rewired=tuple((merges[a], merges[b]) for a, b in step["rewired"]),
-            types_removed=tuple(step["types_removed"]), types_added=tuple(step["types_added"]),
-            changed_words=_words_from_json(step["changed_words"]), metrics=scores_from_json(step["metrics"]),
-            vocab_size=step["vocab_size"], tuple_merges=step["tuple_merges"], origins=origins,
-            details=step["details"], seconds=step["seconds"])
+            types_removed=tuple(step["types_removed"]),
+            types_added=tuple(step["types_added"]),
+            changed_words=_words_from_json(step["changed_words"]),
+            metrics=scores_from_json(step["metrics"]),
+            vocab_size=step["vocab_size"],
+            tuple_merges=step["tuple_merges"],
+            origins=origins,
+            details=step["details"],
+            seconds=step["seconds"],
+        )
         report.__dict__.update(_chain=chain, _index=index)
         steps.append(report)
     return tuple(steps)
@@ -294,16 +336,28 @@ def run_to_json(start: BTETokeniser, parts: RunParts) -> dict:
         raise NotArchivable("the run's tokeniser is not its last step's")
     table = MergeTable()
     steps = steps_to_json(start, parts.steps, table)
-    return {"steps": steps, "final": tokeniser_delta(start, parts.tokeniser, table), "merges": table.to_json(),
-            "initial": parts.initial.to_json(), "seconds": parts.seconds, "unaligned": list(parts.unaligned),
-            "words": list(parts.words)}
+    return {
+        "steps": steps,
+        "final": tokeniser_delta(start, parts.tokeniser, table),
+        "merges": table.to_json(),
+        "initial": parts.initial.to_json(),
+        "seconds": parts.seconds,
+        "unaligned": list(parts.unaligned),
+        "words": list(parts.words),
+    }
 
 
 def run_from_json(obj: Mapping, start: BTETokeniser) -> RunParts:
     merges = merges_from_json(obj["merges"])
     final = apply_delta(start, obj["final"], merges)
-    return RunParts(steps_from_json(start, obj["steps"], merges, final), final, scores_from_json(obj["initial"]),
-                    obj["seconds"], tuple(obj["unaligned"]), tuple(obj["words"]))
+    return RunParts(
+        steps_from_json(start, obj["steps"], merges, final),
+        final,
+        scores_from_json(obj["initial"]),
+        obj["seconds"],
+        tuple(obj["unaligned"]),
+        tuple(obj["words"]),
+    )
 
 
 # --- blocked-merge scans and reparations --------------------------------------------------------
@@ -315,16 +369,30 @@ def blocked_from_json(obj: Mapping) -> BlockedReport:
     """The report ``BlockedReport.to_json()`` wrote."""
     alternatives = obj["alternatives"]
     return BlockedReport(
-        blocked=tuple(BlockedMerge(_merge_or_none(b), tuple(b["limited_tokens"]), b["scenario"],
-                                   _merge_or_none(b["blocking_merge"]), _merge_or_none(b["blocked_ancestor"]),
-                                   b["explanation"], b["example_word"]) for b in obj["blocked"]),
+        blocked=tuple(
+            BlockedMerge(
+                _merge_or_none(b),
+                tuple(b["limited_tokens"]),
+                b["scenario"],
+                _merge_or_none(b["blocking_merge"]),
+                _merge_or_none(b["blocked_ancestor"]),
+                b["explanation"],
+                b["example_word"],
+            )
+            for b in obj["blocked"]
+        ),
         unreachable_types=tuple(obj["unreachable_types"]),
-        alternatives=alternatives["count"], alternative_types=alternatives["types"],
+        alternatives=alternatives["count"],
+        alternative_types=alternatives["types"],
         lowest_ranked_not_primary=alternatives["lowest_ranked_not_primary"],
-        alternative_examples=tuple(AlternativeExample(e["type"], _merge_or_none(e["primary"]),
-                                                      tuple(_merge_or_none(m) for m in e["alternatives"]))
-                                   for e in alternatives["examples"]),
-        whole_only_types=tuple(obj["whole_only_types"]))
+        alternative_examples=tuple(
+            AlternativeExample(
+                e["type"], _merge_or_none(e["primary"]), tuple(_merge_or_none(m) for m in e["alternatives"])
+            )
+            for e in alternatives["examples"]
+        ),
+        whole_only_types=tuple(obj["whole_only_types"]),
+    )
 
 
 class ReparationParts(NamedTuple):
@@ -338,14 +406,20 @@ class ReparationParts(NamedTuple):
 
 def reparation_to_json(target: BTETokeniser, parts: ReparationParts) -> dict:
     table = MergeTable()
-    return {"tokeniser": tokeniser_delta(target, parts.tokeniser, table),
-            "repaired": [[table(a), table(b)] for a, b in parts.repaired],
-            "merges": table.to_json(), "changed_words": _words_json(parts.changed_words),
-            "blocked_after": parts.blocked_after.to_json()}
+    return {
+        "tokeniser": tokeniser_delta(target, parts.tokeniser, table),
+        "repaired": [[table(a), table(b)] for a, b in parts.repaired],
+        "merges": table.to_json(),
+        "changed_words": _words_json(parts.changed_words),
+        "blocked_after": parts.blocked_after.to_json(),
+    }
 
 
 def reparation_from_json(obj: Mapping, target: BTETokeniser) -> ReparationParts:
     merges = merges_from_json(obj["merges"])
-    return ReparationParts(apply_delta(target, obj["tokeniser"], merges),
-                           tuple((merges[a], merges[b]) for a, b in obj["repaired"]),
-                           _words_from_json(obj["changed_words"]), blocked_from_json(obj["blocked_after"]))
+    return ReparationParts(
+        apply_delta(target, obj["tokeniser"], merges),
+        tuple((merges[a], merges[b]) for a, b in obj["repaired"]),
+        _words_from_json(obj["changed_words"]),
+        blocked_from_json(obj["blocked_after"]),
+    )

@@ -1,8 +1,9 @@
 """The sample data shipped in ``sample_data/`` (see its README for sources and licences)."""
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from core.errors import InputError
 
@@ -11,7 +12,7 @@ DUTCH_40K = SAMPLE_DIR / "tokenisers" / "bpe-40k_oscar-nl-clean" / "tokenizer.js
 
 
 def scenario_paths() -> dict[str, Path]:
-    """The teaching tokenisers of rebpe.txt App. A.1 and A.3, by file stem."""
+    """The teaching tokenisers of [rebpe App. A.1] and A.3, by file stem."""
     return {p.stem: p for p in sorted((SAMPLE_DIR / "scenarios").glob("*.json"))}
 
 

@@ -1,6 +1,6 @@
 """BTE segmentation: apply the lowest-ranked applicable merge until none applies.
 
-bpe-knockout.txt §3.2 (byte-tuple encoding): a merge (p_1, ..., p_n) fires only where all its
+[knockout §3.2] (byte-tuple encoding): a merge (p_1, ..., p_n) fires only where all its
 parts stand adjacent. Among all applicable merge occurrences the one with the lowest rank fires
 first, leftmost occurrence first, one occurrence at a time — the order of HF `tokenizers`'
 ``Word::merge_all`` (a queue ordered by (rank, position)), so binary merge lists segment exactly
@@ -13,17 +13,18 @@ strings that are atoms of the vocabulary, e.g. SentencePiece user-defined pieces
 longest first; characters outside the vocabulary are handled by an
 :class:`core.unknowns.UnknownPolicy`.
 
-``max_rank`` gives ReBPE's LIMITEDBPE (rebpe.txt Alg. 2, reparation: apply merges 1..r-1 only).
+``max_rank`` gives ReBPE's LIMITEDBPE ([rebpe Alg. 2], reparation: apply merges 1..r-1 only).
 The trace records every applied merge, its position, the merge tree of every token and, for
-every character boundary, the merge that removed it (the basis of blame, bpe-knockout.txt §3.4).
+every character boundary, the merge that removed it (the basis of blame, [knockout §3.4]).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from heapq import heapify, heappop, heappush
 from operator import attrgetter
-from typing import Iterable
 
 from core.merges import Merge, Rank
 from core.unknowns import UnknownPolicy
@@ -43,13 +44,17 @@ class MergeTree:
     start: int  # offset of the token's first character in the pretoken
     merge: Merge | None = None
     step: int | None = None  # index of the trace step that formed it
-    children: tuple["MergeTree", ...] = ()
+    children: tuple[MergeTree, ...] = ()
 
     def to_json(self) -> dict:
         out: dict = {"token": self.token, "start": self.start}
         if self.merge is not None:
-            out.update(merge=str(self.merge), rank=self.merge.rank, step=self.step,
-                       children=[c.to_json() for c in self.children])
+            out.update(
+                merge=str(self.merge),
+                rank=self.merge.rank,
+                step=self.step,
+                children=[c.to_json() for c in self.children],
+            )
         return out
 
 
@@ -63,8 +68,13 @@ class TraceStep:
     tokens: tuple[str, ...]
 
     def to_json(self) -> dict:
-        return {"merge": str(self.merge), "rank": self.merge.rank, "position": self.position,
-                "start": self.start, "tokens": list(self.tokens)}
+        return {
+            "merge": str(self.merge),
+            "rank": self.merge.rank,
+            "position": self.position,
+            "start": self.start,
+            "tokens": list(self.tokens),
+        }
 
 
 @dataclass(frozen=True)
@@ -105,9 +115,16 @@ class SegmentationEngine:
     ReBPE's reparation edits a private engine of its own (``core.rebpe``).
     """
 
-    def __init__(self, merges: Iterable[Merge], ignore_merges_vocab: frozenset[str] | None = None, *,
-                 atoms: Iterable[str] = (), known: frozenset[str] | None = None,
-                 unknown: UnknownPolicy | None = None, suffix: str = ""):
+    def __init__(
+        self,
+        merges: Iterable[Merge],
+        ignore_merges_vocab: frozenset[str] | None = None,
+        *,
+        atoms: Iterable[str] = (),
+        known: frozenset[str] | None = None,
+        unknown: UnknownPolicy | None = None,
+        suffix: str = "",
+    ):
         self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
         self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
         # A merge's priority is the index of the first merge of its rank, so comparing priorities
@@ -120,13 +137,15 @@ class SegmentationEngine:
         if self.ranks == tuple(priorities) and set(map(type, self.ranks)) <= {int}:
             priorities = self.ranks  # the merges' own int objects: no second int per merge
         self.pair_index: dict[tuple[str, str], int] = {
-            m.parts: p for m, p in zip(self.merges, priorities) if not m.is_tuple}
+            m.parts: p for m, p in zip(self.merges, priorities) if not m.is_tuple
+        }
         tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         for merge, priority in zip(self.merges, priorities):
             if merge.is_tuple:
                 tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
         self.tuple_index: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
-            first: tuple(entries) for first, entries in tuple_index.items()}
+            first: tuple(entries) for first, entries in tuple_index.items()
+        }
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
         for first, entries in self.tuple_index.items():
             self.tuple_span[first] = max(len(parts) for _, parts in entries)
@@ -172,7 +191,7 @@ class SegmentationEngine:
 
     def merge_at(self, symbols: list[str], position: int, width: int) -> Merge:
         """The merge that joins ``symbols[position:position + width]``."""
-        return self._parts_index[tuple(symbols[position:position + width])]
+        return self._parts_index[tuple(symbols[position : position + width])]
 
     @cached_property
     def _parts_index(self) -> dict[tuple[str, ...], Merge]:
@@ -205,7 +224,8 @@ class SegmentationEngine:
         """The strings tuple merges form, by length: a tuple merge can only fire in a pretoken
         that contains its result, so other pretokens take the binary fast path."""
         self._tuple_results: frozenset[str] = frozenset(
-            "".join(parts) for entries in self.tuple_index.values() for _, parts in entries)
+            "".join(parts) for entries in self.tuple_index.values() for _, parts in entries
+        )
         self._tuple_result_lengths: tuple[int, ...] = tuple(sorted({len(r) for r in self._tuple_results}))
 
     def _may_fire_tuple(self, pretoken: str) -> bool:
@@ -215,7 +235,7 @@ class SegmentationEngine:
             if length > n:
                 return False
             for start in range(n - length + 1):
-                if pretoken[start:start + length] in results:
+                if pretoken[start : start + length] in results:
                     return True
         return False
 
@@ -233,15 +253,20 @@ class SegmentationEngine:
             start += len(atom)
         steps: list[TraceStep] = []
         boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
-        whole = (self.ignore_merges_vocab is not None and max_rank is None
-                 and pretoken in self.ignore_merges_vocab and len(pretoken) > 1)
+        whole = (
+            self.ignore_merges_vocab is not None
+            and max_rank is None
+            and pretoken in self.ignore_merges_vocab
+            and len(pretoken) > 1
+        )
         if not whole:
+
             def record(position: int, width: int, merge: Merge) -> None:
-                children = tuple(trees[position:position + width])
+                children = tuple(trees[position : position + width])
                 start = children[0].start
                 for child in children[1:]:
                     boundary[child.start - 1] = merge
-                trees[position:position + width] = [MergeTree(merge.result, start, merge, len(steps), children)]
+                trees[position : position + width] = [MergeTree(merge.result, start, merge, len(steps), children)]
                 steps.append(TraceStep(merge, position, start, tuple(symbols)))
 
             self._run(symbols, limit, record)
@@ -267,7 +292,7 @@ class SegmentationEngine:
         """Tokens and, per character boundary, the merge that removed it (a light ``trace``).
 
         When every type is formed by one merge, a token's merge tree is the same wherever it
-        occurs (rebpe.txt App. A.2: identical tokens are merged by identical sequences of merges),
+        occurs ([rebpe App. A.2]: identical tokens are merged by identical sequences of merges),
         so the boundaries inside each token are read off its merges, once per token type.
         """
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
@@ -287,9 +312,9 @@ class SegmentationEngine:
         boundary = [None] * max(len(pretoken) - 1, 0)
 
         def record(position: int, width: int, merge: Merge) -> None:
-            for start in starts[position + 1:position + width]:
+            for start in starts[position + 1 : position + width]:
                 boundary[start - 1] = merge
-            del starts[position + 1:position + width]
+            del starts[position + 1 : position + width]
 
         self._run(symbols, len(self.merges), record)
         return tuple(symbols), tuple(boundary)
@@ -392,7 +417,7 @@ class SegmentationEngine:
                     if idx << 16 >= best or idx >= limit:
                         break  # entries are in rank order
                     n = len(parts)
-                    if i + n <= n_symbols and tuple(symbols[i:i + n]) == parts:
+                    if i + n <= n_symbols and tuple(symbols[i : i + n]) == parts:
                         best = idx << 16 | n
                         break
             return best
@@ -408,10 +433,10 @@ class SegmentationEngine:
             width = best & 0xFFFF
             if record is not None:
                 merge = self.merge_at(symbols, i, width) if self.shared_ranks else self.merges[best >> 16]
-            symbols[i:i + width] = ["".join(symbols[i:i + width])]
+            symbols[i : i + width] = ["".join(symbols[i : i + width])]
             if record is not None:
                 record(i, width, merge)
-            del cands[i + 1:i + width]
+            del cands[i + 1 : i + width]
             cands[i] = candidate(i)
             if i:
                 cands[i - 1] = candidate(i - 1)

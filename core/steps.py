@@ -1,41 +1,48 @@
 """StepReport: what one phase of BPE-knockout / ReBPE changed, for reports and the explorer.
 
-Merge origins follow rebpe.txt Fig. 4 (and the authors' MergeExplanation): a merge is
+Merge origins follow [rebpe Fig. 4] (and the authors' MergeExplanation): a merge is
 pre-existing, split by knockout (it absorbed a knocked-out type's parts), reified (created by
 reification), reused (an existing merge linked into tuple merges), annealed, or repaired.
 
 A report is immutable (tuples and read-only mappings), so a finished run can be shared by every
 browser session of the explorer.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from core.evaluation import MorphScores
 from core.model import BTETokeniser, Merge
 
 PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED = (
-    "pre-existing", "split by knockout", "reified", "reused", "annealed", "repaired")
+    "pre-existing",
+    "split by knockout",
+    "reified",
+    "reused",
+    "annealed",
+    "repaired",
+)
 ORIGINS = (PREEXISTING, KNOCKOUT, REIFIED, REUSED, ANNEALED, REPAIRED)
 
 
 @dataclass(frozen=True)
 class StepReport:
-    phase: str                      # "annealing" | "knockout" | "reparation" | "reification"
+    phase: str  # "annealing" | "knockout" | "reparation" | "reification"
     iteration: int
     removed: tuple[Merge, ...] = ()
     added: tuple[Merge, ...] = ()
-    rewired: tuple[tuple[Merge, Merge], ...] = ()   # (before, after): knockout splits, repairs, links
+    rewired: tuple[tuple[Merge, Merge], ...] = ()  # (before, after): knockout splits, repairs, links
     types_removed: tuple[str, ...] = ()
     types_added: tuple[str, ...] = ()
     changed_words: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()  # (word, before, after)
     metrics: MorphScores | None = None
     vocab_size: int = 0
     tuple_merges: int = 0
-    origins: Mapping[str, str] = field(default_factory=dict)    # merge result -> origin, after the step
-    details: tuple[Mapping, ...] = ()                          # per-merge facts (blame, amenability, ...)
+    origins: Mapping[str, str] = field(default_factory=dict)  # merge result -> origin, after the step
+    details: tuple[Mapping, ...] = ()  # per-merge facts (blame, amenability, ...)
     seconds: float = 0.0
     tokeniser: BTETokeniser | None = field(default=None, repr=False)  # the tokeniser after the step
 

@@ -7,7 +7,7 @@ BoundlessBPE, Unigram) is a :class:`Tokeniser`; the CLI, the metrics and every p
 What only some families can do is a *capability*, asked for by name with :func:`require`:
 
 - ``merge_graph``: a :class:`core.model.BTETokeniser` over the family's merges (V, M_i, M_o of
-  bpe-knockout.txt §3.1), for the graph, blame, knockout, ReBPE and blocked merges. BPE/BTE is its
+  [knockout §3.1]), for the graph, blame, knockout, ReBPE and blocked merges. BPE/BTE is its
   own merge graph; Scaffold-BPE offers its merge list (with its scaffold tokens still in V);
   PickyBPE and BoundlessBPE offer theirs when they define one (``merge_graph()``); TrimmedBPE
   and BPE-dropout (:mod:`core.trimmed`, :mod:`core.dropout`) offer the BPE they wrap.
@@ -18,6 +18,7 @@ one-line message names the family, the command and what it needs (CLI: exit 2; p
 Saved files: every family writes ``to_json()`` with a ``"format"`` key that
 :data:`SAVED_FORMATS` maps to the class whose ``from_json(obj, source)`` reads it back.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -88,7 +89,7 @@ class CapabilityError(InputError):
 #: capability -> what it is for (used in messages)
 CAPABILITIES = {
     "merge_graph": "a merge graph (ranked merges: BPE, BTE, Scaffold-BPE, PickyBPE, BoundlessBPE, TrimmedBPE, "
-                   "BPE-dropout)",
+    "BPE-dropout)",
 }
 
 
@@ -102,8 +103,9 @@ def require(tokeniser: Tokeniser, capability: str, needed_for: str):
     view = _merge_graph(tokeniser) if capability == "merge_graph" else None
     if view is None:
         name = f" {tokeniser.name!r}" if getattr(tokeniser, "name", "") else ""
-        raise CapabilityError(f"{needed_for} needs {CAPABILITIES[capability]}; the {tokeniser.kind} "
-                              f"tokeniser{name} has none")
+        raise CapabilityError(
+            f"{needed_for} needs {CAPABILITIES[capability]}; the {tokeniser.kind} tokeniser{name} has none"
+        )
     return view
 
 
@@ -115,7 +117,7 @@ def has(tokeniser: Tokeniser, capability: str) -> bool:
     return True
 
 
-def _merge_graph(tokeniser) -> "BTETokeniser | None":
+def _merge_graph(tokeniser) -> BTETokeniser | None:
     from core.model import BTETokeniser
 
     if isinstance(tokeniser, BTETokeniser):
@@ -130,11 +132,11 @@ def from_saved_json(obj, source: str) -> Tokeniser:
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
     spec = SAVED_FORMATS.get(obj.get("format")) if isinstance(obj.get("format"), str) else None
     if spec is None:
-        raise InputError(f"unknown tokeniser format {excerpt(obj.get('format'))}; known: {', '.join(SAVED_FORMATS)}",
-                         source)
+        raise InputError(
+            f"unknown tokeniser format {excerpt(obj.get('format'))}; known: {', '.join(SAVED_FORMATS)}", source
+        )
     module, name = spec
     return getattr(importlib.import_module(module), name).from_json(obj, source)
-
 
 
 class WrapsBPE:
@@ -142,7 +144,7 @@ class WrapsBPE:
     BPE-dropout): what they pass through from ``self.tokeniser``, and their saved envelope
     ``{"format", "version": 1, "tokeniser": <the BTE tokeniser's JSON>, ...}``."""
 
-    tokeniser: "BTETokeniser"
+    tokeniser: BTETokeniser
 
     @property
     def pretokeniser(self) -> Pretokeniser:
@@ -156,7 +158,7 @@ class WrapsBPE:
         """The wrapped tokeniser's ids (types it no longer emits keep theirs, unused)."""
         return self.tokeniser.token_ids()
 
-    def merge_graph(self) -> "BTETokeniser":
+    def merge_graph(self) -> BTETokeniser:
         """The wrapped merge graph: post-processing removes no merge."""
         return self.tokeniser
 
@@ -165,10 +167,10 @@ class WrapsBPE:
         return self.tokenise(" " + word)
 
     @staticmethod
-    def read_wrapped(obj, format_: str, source: str) -> "BTETokeniser":
+    def read_wrapped(obj, format_: str, source: str) -> BTETokeniser:
         """The BTE tokeniser inside a saved wrapper, after checking its envelope."""
         from core.model import BTETokeniser
 
         if not isinstance(obj, dict) or obj.get("format") != format_ or obj.get("version") != 1:
-            raise InputError(f"expected a JSON object with \"format\": \"{format_}\" and \"version\": 1", source)
+            raise InputError(f'expected a JSON object with "format": "{format_}" and "version": 1', source)
         return BTETokeniser.from_json(obj.get("tokeniser"), source)

@@ -2,6 +2,7 @@
 ``trace_text`` returns a :class:`Trace`). No paper section: the common shape behind the explorer's
 step-by-step views.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ class Trace:
                 out.append(f"event {n} ({event.label}) leaves {event.tokens!r}, which does not spell {surface!r}")
         return out
 
-    def then_replace(self, kind: str, replace, extra: dict | None = None) -> "Trace":
+    def then_replace(self, kind: str, replace, extra: dict | None = None) -> Trace:
         """This trace followed by one ``kind`` event per final token that ``replace(token)``
         turns into other tokens (a post-processing step: TrimmedBPE's decomposition)."""
         final = self.tokens
@@ -64,10 +65,15 @@ class Trace:
             pieces = tuple(replace(token))
             out.extend(pieces)
             if pieces != (token,):
-                events.append(TraceEvent(kind, f"{token} -> {' '.join(pieces)}", (*out, *final[k + 1:])))
+                events.append(TraceEvent(kind, f"{token} -> {' '.join(pieces)}", (*out, *final[k + 1 :])))
         return Trace(self.text, self.pretokens, self.initial, tuple(events), {**self.extra, **(extra or {})})
 
     def to_json(self) -> dict:
-        return {"text": self.text, "pretokens": list(self.pretokens), "initial": list(self.initial),
-                "events": [e.to_json() for e in self.events], "tokens": list(self.tokens),
-                **({"detail": self.extra} if self.extra else {})}
+        return {
+            "text": self.text,
+            "pretokens": list(self.pretokens),
+            "initial": list(self.initial),
+            "events": [e.to_json() for e in self.events],
+            "tokens": list(self.tokens),
+            **({"detail": self.extra} if self.extra else {}),
+        }

@@ -39,6 +39,7 @@ so its choice is not deterministic; we drop the highest code point first), and H
 counts (a pair count of 2**31 or more overflows there; ours are exact).
 ``continuing_subword_prefix`` and ``end_of_word_suffix`` are not supported.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -83,8 +84,7 @@ class BPETrainingResult:
 def _collect_word_counts(word_counts) -> dict[str, int]:
     """Validated ``word -> count``; repeated words in an iterable of pairs are summed."""
     if isinstance(word_counts, (str, bytes)):
-        raise InputError("word_counts must be a mapping or an iterable of (word, count) pairs, "
-                         "not a single string")
+        raise InputError("word_counts must be a mapping or an iterable of (word, count) pairs, not a single string")
     items = word_counts.items() if isinstance(word_counts, Mapping) else word_counts
     counts: dict[str, int] = {}
     for n, item in enumerate(items, 1):
@@ -93,13 +93,11 @@ def _collect_word_counts(word_counts) -> dict[str, int]:
                 raise TypeError  # a 2-character string would unpack into a "pair"
             word, count = item
         except (TypeError, ValueError):
-            raise InputError(f"word_counts item {n} is not a (word, count) pair: {item!r}") \
-                from None
+            raise InputError(f"word_counts item {n} is not a (word, count) pair: {item!r}") from None
         if not isinstance(word, str) or not word:
             raise InputError(f"word_counts item {n}: word must be a non-empty string, got {word!r}")
         if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count <= 0:
-            raise InputError(f"word_counts item {n} ({word!r}): count must be a positive integer, "
-                             f"got {count!r}")
+            raise InputError(f"word_counts item {n} ({word!r}): count must be a positive integer, got {count!r}")
         counts[word] = counts.get(word, 0) + int(count)
     if not counts:
         raise InputError("empty corpus: no words to train on")
@@ -129,7 +127,7 @@ def _initial_vocab(counts, special_tokens, initial_alphabet, limit_alphabet):
     if limit_alphabet is not None and len(kept) > limit_alphabet:
         # Least frequent first; among equals the highest code point goes first (HF: unspecified).
         kept.sort(key=lambda ch: (char_freq[ch], -ord(ch)))
-        kept = kept[len(kept) - limit_alphabet:]
+        kept = kept[len(kept) - limit_alphabet :]
     alphabet = []
     for ch in sorted(kept):
         if ch not in word_to_id:
@@ -139,10 +137,17 @@ def _initial_vocab(counts, special_tokens, initial_alphabet, limit_alphabet):
     return id_to_word, word_to_id, tuple(alphabet)
 
 
-def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_tokens=(),
-              initial_alphabet=(), limit_alphabet: int | None = None,
-              max_token_length: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> BPETrainingResult:
+def train_bpe(
+    word_counts,
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    special_tokens=(),
+    initial_alphabet=(),
+    limit_alphabet: int | None = None,
+    max_token_length: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BPETrainingResult:
     """Learn BPE merges from ``(word, count)`` pairs exactly as HF ``BpeTrainer`` does.
 
     Sennrich et al. (2016) Alg. 1 (get_stats, take the max, merge_vocab, repeat) organised as HF
@@ -165,12 +170,13 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
     if isinstance(special_tokens, str):
         raise InputError("special_tokens must be a list of strings, not a single string")
     special_tokens = tuple(special_tokens)
-    id_to_word, word_to_id, alphabet = _initial_vocab(
-        counts, special_tokens, tuple(initial_alphabet), limit_alphabet)
+    id_to_word, word_to_id, alphabet = _initial_vocab(counts, special_tokens, tuple(initial_alphabet), limit_alphabet)
     base_size = len(id_to_word)
     if vocab_size < base_size:
-        raise InputError(f"vocab_size {vocab_size} is smaller than the {len(alphabet)} alphabet "
-                         f"characters plus {base_size - len(alphabet)} special tokens")
+        raise InputError(
+            f"vocab_size {vocab_size} is smaller than the {len(alphabet)} alphabet "
+            f"characters plus {base_size - len(alphabet)} special tokens"
+        )
 
     # Step 3 (HF tokenize_words): words as lists of symbol ids; characters outside the vocabulary
     # (dropped by limit_alphabet) vanish. One-symbol words have no pairs and are left out.
@@ -222,8 +228,9 @@ def train_bpe(word_counts, vocab_size: int, *, min_frequency: int = 0, special_t
             id_to_word.append(new_string)
             token_len.append(len(new_string))
         chosen.append((left, right, new_id, current))
-        delta, created, _ = _merge_words(words, weights, positions, left, right, new_id, shift,
-                                         token_len, max_token_length, beat)
+        delta, created, _ = _merge_words(
+            words, weights, positions, left, right, new_id, shift, token_len, max_token_length, beat
+        )
         for pair, change in delta.items():
             pair_counts[pair] = pair_counts.get(pair, 0) + change
         for pair, pair_words in created.items():
@@ -330,5 +337,11 @@ def train_bpe_from_text(texts, pretokeniser, vocab_size: int, **kwargs) -> BPETr
 
 def tokeniser_from_training(result: BPETrainingResult, pretokeniser, name: str = "") -> BTETokeniser:
     """The trained merges as a tokeniser (merge i gets rank i; HF's ids are kept)."""
-    return BTETokeniser(result.alphabet, [Merge(i, pair) for i, pair in enumerate(result.merges)], pretokeniser,
-                        specials=result.special_tokens, type_ids=result.vocab, name=name)
+    return BTETokeniser(
+        result.alphabet,
+        [Merge(i, pair) for i, pair in enumerate(result.merges)],
+        pretokeniser,
+        specials=result.special_tokens,
+        type_ids=result.vocab,
+        name=name,
+    )

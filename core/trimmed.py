@@ -1,11 +1,11 @@
 """TrimmedBPE: post-hoc vocabulary trimming by recursive decomposition (Cognetta et al., 2024).
 
-rebpe.txt §2.1 ("Removing types from a BPE tokeniser", TrimmedBPE): a trained BPE tokeniser is
+[rebpe §2.1] ("Removing types from a BPE tokeniser", TrimmedBPE): a trained BPE tokeniser is
 applied to a secondary corpus; a type is *marked* when its absolute frequency there does not
 reach a threshold. The merge list is left untouched: at segmentation time the original BPE
 tokeniser runs first and every marked token in its output is replaced by a *recursive
 decomposition* that walks back down the merge tree to the largest unmarked tokens.
-bpe-knockout.txt §3.5 ("Comparison to trimmed BPE") and the "Redundancy" paragraph of §2 contrast
+[knockout §3.5] ("Comparison to trimmed BPE") and the "Redundancy" paragraph of §2 contrast
 this with knockout, which removes the merges themselves.
 
 Choices, following subword-nmt's ``apply_bpe.py --vocabulary V --vocabulary-threshold T``
@@ -18,15 +18,17 @@ Choices, following subword-nmt's ``apply_bpe.py --vocabulary V --vocabulary-thre
   iff ``freq <= T`` — TkTkT's TrimmedBPE, one higher than subword-nmt for the same T;
 * atoms (the alphabet, and any string no merge forms) are never trimmed: a rare character stays;
 * decomposition reverses the merge that forms the type (all parts of a tuple merge,
-  bpe-knockout.txt §3.2) and recurses into each part until it is untrimmed or atomic. When a type
+  [knockout §3.2]) and recurses into each part until it is untrimmed or atomic. When a type
   is formed by several merges (a violation of §3.2's invariant), the lowest-ranked one,
   ``tokeniser.merge_of``, is reversed; subword-nmt would reverse the last-registered pair.
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from core.errors import InputError
 from core.options import check_choice, check_number
@@ -40,8 +42,7 @@ RULES = ("subword-nmt", "tktkt")
 FORMAT = "variant:trimmed"
 
 
-def token_frequencies(tokeniser: "BTETokeniser", word_counts: Mapping[str, int], *,
-                      as_words: bool = True) -> Counter:
+def token_frequencies(tokeniser: BTETokeniser, word_counts: Mapping[str, int], *, as_words: bool = True) -> Counter:
     """Token counts in the BPE-segmented corpus (subword-nmt ``get_vocab.py`` on BPE output).
 
     With ``as_words`` each key is a word tokenised as in running text (``tokenise_word``: the
@@ -63,14 +64,15 @@ def token_frequencies(tokeniser: "BTETokeniser", word_counts: Mapping[str, int],
 class TrimmedBPE(WrapsBPE):
     """A BPE/BTE tokeniser whose low-frequency types are decomposed after segmentation.
 
-    rebpe.txt §2.1 (TrimmedBPE, recursive decomposition). A :class:`core.tokeniser.Tokeniser`
+    [rebpe §2.1] (TrimmedBPE, recursive decomposition). A :class:`core.tokeniser.Tokeniser`
     (kind "trimmed") with ``segment_pretoken`` too, so callers can take it or a BTETokeniser.
     """
 
     kind = "trimmed"
 
-    def __init__(self, tokeniser: "BTETokeniser", frequencies: Mapping[str, int], threshold: int,
-                 rule: str = "subword-nmt"):
+    def __init__(
+        self, tokeniser: BTETokeniser, frequencies: Mapping[str, int], threshold: int, rule: str = "subword-nmt"
+    ):
         check_choice("rule", rule, RULES, "TrimmedBPE")
         check_number("threshold", threshold, 0, math.inf, high_open=True, owner="TrimmedBPE")
         self.tokeniser = tokeniser
@@ -79,15 +81,23 @@ class TrimmedBPE(WrapsBPE):
         self.rule = rule
         atoms = set(tokeniser.alphabet)
         self.trimmed: frozenset[str] = frozenset(
-            t for t in tokeniser.types
-            if t not in atoms and tokeniser.merge_of(t) is not None
-            and self._fails(self.frequencies.get(t, 0)))
+            t
+            for t in tokeniser.types
+            if t not in atoms and tokeniser.merge_of(t) is not None and self._fails(self.frequencies.get(t, 0))
+        )
         self._decomposed: dict[str, tuple[str, ...]] = {}
         self._segmented: dict[str, tuple[str, ...]] = {}
 
     @classmethod
-    def from_corpus(cls, tokeniser: "BTETokeniser", word_counts: Mapping[str, int], threshold: int,
-                    rule: str = "subword-nmt", *, as_words: bool = True) -> "TrimmedBPE":
+    def from_corpus(
+        cls,
+        tokeniser: BTETokeniser,
+        word_counts: Mapping[str, int],
+        threshold: int,
+        rule: str = "subword-nmt",
+        *,
+        as_words: bool = True,
+    ) -> TrimmedBPE:
         """Frequencies from :func:`token_frequencies` on ``word_counts``, then trim."""
         return cls(tokeniser, token_frequencies(tokeniser, word_counts, as_words=as_words), threshold, rule)
 
@@ -113,7 +123,7 @@ class TrimmedBPE(WrapsBPE):
     def is_trimmed(self, type_: str) -> bool:
         return type_ in self.trimmed
 
-    # --- recursive decomposition (rebpe.txt §2.1) ---------------------------------------------
+    # --- recursive decomposition ([rebpe §2.1]) ---------------------------------------------
     def decompose(self, token: str) -> tuple[str, ...]:
         """The largest untrimmed tokens under ``token`` in its merge tree.
 
@@ -138,8 +148,9 @@ class TrimmedBPE(WrapsBPE):
         if cached is None:
             if len(self._segmented) >= 1_000_000:
                 self._segmented.clear()
-            cached = tuple(piece for token in self.tokeniser.segment_pretoken(pretoken)
-                           for piece in self.decompose(token))
+            cached = tuple(
+                piece for token in self.tokeniser.segment_pretoken(pretoken) for piece in self.decompose(token)
+            )
             self._segmented[pretoken] = cached
         return cached
 
@@ -152,22 +163,30 @@ class TrimmedBPE(WrapsBPE):
         return self.tokeniser.trace_text(text).then_replace("decompose", self.decompose)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "version": 1, "tokeniser": self.tokeniser.to_json(),
-                "threshold": self.threshold, "rule": self.rule, "frequencies": self.frequencies}
+        return {
+            "format": FORMAT,
+            "version": 1,
+            "tokeniser": self.tokeniser.to_json(),
+            "threshold": self.threshold,
+            "rule": self.rule,
+            "frequencies": self.frequencies,
+        }
 
     @classmethod
-    def from_json(cls, obj, source: str = "<json>") -> "TrimmedBPE":
+    def from_json(cls, obj, source: str = "<json>") -> TrimmedBPE:
         inner = cls.read_wrapped(obj, FORMAT, source)
         frequencies = obj.get("frequencies")
         if not isinstance(frequencies, dict) or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in frequencies.values()):
+            isinstance(v, int) and not isinstance(v, bool) for v in frequencies.values()
+        ):
             raise InputError("field 'frequencies' must map types to integer counts", source)
         try:
-            return cls(inner, frequencies, obj.get("threshold"),
-                       obj.get("rule", "subword-nmt"))
+            return cls(inner, frequencies, obj.get("threshold"), obj.get("rule", "subword-nmt"))
         except InputError as err:
             raise InputError(err.message, source) from None
 
     def __repr__(self) -> str:
-        return (f"TrimmedBPE({self.tokeniser!r}, threshold={self.threshold}, rule={self.rule!r}, "
-                f"|trimmed|={len(self.trimmed)})")
+        return (
+            f"TrimmedBPE({self.tokeniser!r}, threshold={self.threshold}, rule={self.rule!r}, "
+            f"|trimmed|={len(self.trimmed)})"
+        )

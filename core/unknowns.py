@@ -22,6 +22,7 @@ No merge can involve an unknown character (every part of a merge is a type), so 
 engine merges as if the characters were there and this policy maps them afterwards; only dropping
 happens before merging, because HF merges across a dropped character.
 """
+
 from __future__ import annotations
 
 from collections.abc import Container
@@ -97,18 +98,31 @@ class UnknownPolicy:
         return tuple(out)
 
     def to_json(self) -> dict:
-        return {"unk_token": self.unk_token, "fuse_unk": self.fuse_unk, "byte_fallback": self.byte_fallback,
-                "drop_unknown": self.drop_unknown, "defer_unk": self.defer_unk, "show_surface": self.show_surface}
+        return {
+            "unk_token": self.unk_token,
+            "fuse_unk": self.fuse_unk,
+            "byte_fallback": self.byte_fallback,
+            "drop_unknown": self.drop_unknown,
+            "defer_unk": self.defer_unk,
+            "show_surface": self.show_surface,
+        }
 
     @classmethod
-    def from_json(cls, obj, source: str) -> "UnknownPolicy":
+    def from_json(cls, obj, source: str) -> UnknownPolicy:
         """The policy a saved ``"unknown"`` field describes; InputError naming ``source``."""
         flags = [name for name in cls.__dataclass_fields__ if name != "unk_token"]
-        if not (isinstance(obj, dict) and set(obj) <= {"unk_token", *flags}
-                and all(isinstance(obj.get(k, False), bool) for k in flags)
-                and isinstance(obj.get("unk_token"), (str, type(None)))):
-            raise InputError("field 'unknown' must be an object with unk_token (string or null) and "
-                             + ", ".join(flags) + " (true/false)", source)
+        if not (
+            isinstance(obj, dict)
+            and set(obj) <= {"unk_token", *flags}
+            and all(isinstance(obj.get(k, False), bool) for k in flags)
+            and isinstance(obj.get("unk_token"), (str, type(None)))
+        ):
+            raise InputError(
+                "field 'unknown' must be an object with unk_token (string or null) and "
+                + ", ".join(flags)
+                + " (true/false)",
+                source,
+            )
         return cls(**obj)
 
     def describe(self) -> str:

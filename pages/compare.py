@@ -7,6 +7,7 @@ chips and trees come from ``viz``. The first view is the choosers alone: the com
 A and B are both chosen, with a progress bar. A, B, the word source and the word in focus are in
 the URL (``?a=…&b=…&source=…&word=…``).
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -42,7 +43,7 @@ from viz.trees import merge_tree_forest, merge_tree_svg, svg_html, tree_legend_h
 
 WORD_KEY, TABLE_KEY = "compare_word", "compare_table"
 MAX_WORD_OPTIONS = 2000
-MAX_TABLE_ROWS = 20_000   # the table lists the most changed words; its CSV has them all
+MAX_TABLE_ROWS = 20_000  # the table lists the most changed words; its CSV has them all
 MAX_WORD_CHARS = 100
 HIGHLIGHT_LEGEND = "a token the other tokeniser does not make in this word"
 
@@ -61,21 +62,30 @@ def difference_rows(differences, display_a, display_b, counted: bool) -> pd.Data
         row = {"word": d.word}
         if counted:
             row["count"] = d.count
-        row.update({"change": d.change, "only A splits": marked(d.word, d.only_a),
-                    "only B splits": marked(d.word, d.only_b), "tokens A": len(d.tokens_a),
-                    "tokens B": len(d.tokens_b), "Δ tokens": d.token_difference,
-                    "A": " ".join(shown(t, display_a) for t in d.tokens_a),
-                    "B": " ".join(shown(t, display_b) for t in d.tokens_b)})
+        row.update(
+            {
+                "change": d.change,
+                "only A splits": marked(d.word, d.only_a),
+                "only B splits": marked(d.word, d.only_b),
+                "tokens A": len(d.tokens_a),
+                "tokens B": len(d.tokens_b),
+                "Δ tokens": d.token_difference,
+                "A": " ".join(shown(t, display_a) for t in d.tokens_a),
+                "B": " ".join(shown(t, display_b) for t in d.tokens_b),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 COLUMNS = {
     "word": st.column_config.TextColumn("word", pinned=True),
-    "count": st.column_config.NumberColumn("frequency", format="localized",
-                                           help="How often the word occurs in the chosen counts."),
+    "count": st.column_config.NumberColumn(
+        "frequency", format="localized", help="How often the word occurs in the chosen counts."
+    ),
     "change": st.column_config.NumberColumn(
-        "change", help="Boundary edit distance: split positions only A makes plus those only B makes."),
+        "change", help="Boundary edit distance: split positions only A makes plus those only B makes."
+    ),
     "only A splits": st.column_config.TextColumn("only A splits", help="The word cut where only A splits it."),
     "only B splits": st.column_config.TextColumn("only B splits", help="The word cut where only B splits it."),
     "Δ tokens": st.column_config.NumberColumn("Δ tokens", help="Tokens under B minus tokens under A."),
@@ -101,21 +111,27 @@ def pick_row(words: list[str]) -> None:
 
 
 def summary(a: Chosen, b: Chosen, result: Comparison, counted: bool) -> None:
-    facts = [("words compared", f"{result.words:,}"),
-             ("segmented differently", f"{result.differing:,} ({result.share:.1%})")]
+    facts = [
+        ("words compared", f"{result.words:,}"),
+        ("segmented differently", f"{result.differing:,} ({result.share:.1%})"),
+    ]
     if counted:
         facts.append(("of all occurrences", f"{result.weighted_share:.1%}"))
     if result.occurrences:
-        facts += [("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
-                  ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}")]
+        facts += [
+            ("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
+            ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}"),
+        ]
     facts += [("|V| of A", f"{a.tokeniser.vocab_size:,}"), ("|V| of B", f"{b.tokeniser.vocab_size:,}")]
     st.html(facts_html(facts))
     if counted:
         st.caption("Tokens per word and the share of occurrences are weighted by the words' frequencies.")
     if result.unaligned:
-        st.caption(f"{len(result.unaligned):,} words are left out: a pre-tokeniser changes their length or reads an "
-                   f"added token in them, so their characters cannot be aligned "
-                   f"(e.g. {md_escape(', '.join(result.unaligned[:3]))}).")
+        st.caption(
+            f"{len(result.unaligned):,} words are left out: a pre-tokeniser changes their length or reads an "
+            f"added token in them, so their characters cannot be aligned "
+            f"(e.g. {md_escape(', '.join(result.unaligned[:3]))})."
+        )
 
 
 def word_side(chosen: Chosen, role: str, word: str, other_tokens: tuple[str, ...]) -> bool:
@@ -135,11 +151,14 @@ def word_side(chosen: Chosen, role: str, word: str, other_tokens: tuple[str, ...
     tree = dict(highlight=set(tokens) - set(other_tokens), caption=f"merge tree of {word} under {chosen.name}")
     svg = merge_tree_svg(pretokens, display, **tree)
     st.html(svg_html(svg, alt=tree["caption"]))
-    figure_downloads(f"merge-tree-{word}-{role}", svg, merge_tree_forest(pretokens, display, **tree),
-                     key=f"compare_tree_{role}")
+    figure_downloads(
+        f"merge-tree-{word}-{role}", svg, merge_tree_forest(pretokens, display, **tree), key=f"compare_tree_{role}"
+    )
     if graph is not tokeniser:
-        st.caption(f"Drawn on the merge graph of this {md_escape(tokeniser.kind)} tokeniser: its own tokens (above) "
-                   "can differ.")
+        st.caption(
+            f"Drawn on the merge graph of this {md_escape(tokeniser.kind)} tokeniser: its own tokens (above) "
+            "can differ."
+        )
     return any(spelled_characters(pretokens, display))
 
 
@@ -149,10 +168,15 @@ def word_view(a: Chosen, b: Chosen, words: list[str]) -> None:
     options = list(dict.fromkeys([*([current_word] if current_word else []), *words[:MAX_WORD_OPTIONS]]))
     if not options:
         st.caption("Type a word to see how both tokenisers segment it.")
-    word = st.selectbox("Word", options, key=WORD_KEY, index=0 if options and not current_word else None,
-                        accept_new_options=True, placeholder="type a word",
-                        help="Pick a word from the list (the most changed first), click a row of the table, "
-                             "or type any word.")
+    word = st.selectbox(
+        "Word",
+        options,
+        key=WORD_KEY,
+        index=0 if options and not current_word else None,
+        accept_new_options=True,
+        placeholder="type a word",
+        help="Pick a word from the list (the most changed first), click a row of the table, or type any word.",
+    )
     if word is not None and valid_word(word) is None:
         st.warning(f"Type one word without spaces, at most {MAX_WORD_CHARS} characters.")
         word = None
@@ -163,8 +187,10 @@ def word_view(a: Chosen, b: Chosen, words: list[str]) -> None:
     if seg_a.splits is not None and seg_b.splits is not None:
         only_a, only_b = sorted(seg_a.splits - seg_b.splits), sorted(seg_b.splits - seg_a.splits)
         if only_a or only_b:
-            parts = [f"only A splits {md_escape(marked(word, only_a))}" if only_a else "",
-                     f"only B splits {md_escape(marked(word, only_b))}" if only_b else ""]
+            parts = [
+                f"only A splits {md_escape(marked(word, only_a))}" if only_a else "",
+                f"only B splits {md_escape(marked(word, only_b))}" if only_b else "",
+            ]
             st.markdown(f"Change {len(only_a) + len(only_b)}: " + "; ".join(p for p in parts if p) + ".")
         elif len(seg_a.tokens) == len(seg_b.tokens):
             st.markdown("Both split this word at the same positions.")
@@ -197,14 +223,34 @@ def compare_view(ws, a_name: str, b_name: str, source: str) -> None:
         table = difference_rows(listed, *displays, counted)
         differing = [d.word for d in listed]
         st.subheader(f"{result.differing:,} words segmented differently")
-        st.caption("Most changed first, then the most frequent; click a column header to sort, a row to see its "
-                   "trees below." + (f" The table lists the {len(listed):,} most changed; the CSV has all."
-                                     if len(listed) < result.differing else ""))
-        st.dataframe(table, hide_index=True, width="stretch", height=420, column_config=COLUMNS, key=TABLE_KEY,
-                     on_select=lambda: pick_row(differing), selection_mode="single-row")
-        st.download_button("Table (CSV)", data=lambda: difference_rows(result.differences, *displays, counted)
-                           .to_csv(index=False).encode("utf-8"), file_name="compared-words.csv", mime="text/csv",
-                           on_click="ignore", icon=":material/download:", key="compare_csv")
+        st.caption(
+            "Most changed first, then the most frequent; click a column header to sort, a row to see its "
+            "trees below."
+            + (
+                f" The table lists the {len(listed):,} most changed; the CSV has all."
+                if len(listed) < result.differing
+                else ""
+            )
+        )
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            height=420,
+            column_config=COLUMNS,
+            key=TABLE_KEY,
+            on_select=lambda: pick_row(differing),
+            selection_mode="single-row",
+        )
+        st.download_button(
+            "Table (CSV)",
+            data=lambda: difference_rows(result.differences, *displays, counted).to_csv(index=False).encode("utf-8"),
+            file_name="compared-words.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key="compare_csv",
+        )
     word_view(a, b, [d.word for d in result.differences])
 
 
@@ -212,31 +258,49 @@ def compare_view(ws, a_name: str, b_name: str, source: str) -> None:
 st.html(PAGE_CSS)
 st.title("Compare tokenisers")
 ws = current()
-st.caption(f"Workspace: tokeniser **{md_escape(ws.tokeniser_name)}** · reference **{md_escape(ws.reference_name)}** "
-           f"· corpus **{md_escape(ws.corpus_name)}**. Each word is segmented as in running text, and its "
-           "segmentation read as the positions where it is split, whatever markers or byte pieces the tokens "
-           "carry; “after knockout” and “after ReBPE” run on the workspace's reference (a scenario on its own "
-           "words).")
+st.caption(
+    f"Workspace: tokeniser **{md_escape(ws.tokeniser_name)}** · reference **{md_escape(ws.reference_name)}** "
+    f"· corpus **{md_escape(ws.corpus_name)}**. Each word is segmented as in running text, and its "
+    "segmentation read as the positions where it is split, whatever markers or byte pieces the tokens "
+    "carry; “after knockout” and “after ReBPE” run on the workspace's reference (a scenario on its own "
+    "words)."
+)
 
 sources = source_options()
-bad = [raw for key, param, parse in (("compare_a", "a", choice_from_link), ("compare_b", "b", choice_from_link),
-                                     ("compare_source", "source", valid(sources)), (WORD_KEY, "word", valid_word))
-       if (raw := seed_from_url(key, param, parse)) is not None]
+bad = [
+    raw
+    for key, param, parse in (
+        ("compare_a", "a", choice_from_link),
+        ("compare_b", "b", choice_from_link),
+        ("compare_source", "source", valid(sources)),
+        (WORD_KEY, "word", valid_word),
+    )
+    if (raw := seed_from_url(key, param, parse)) is not None
+]
 options = tokeniser_options()
 if bad:
-    st.warning("The link names something this server does not have or a malformed word; it is left out: "
-               + ", ".join(code_span(raw[:60]) for raw in bad))
+    st.warning(
+        "The link names something this server does not have or a malformed word; it is left out: "
+        + ", ".join(code_span(raw[:60]) for raw in bad)
+    )
 
 left, middle, right = st.columns([3, 3, 2])
 with left:
-    a_name = st.selectbox("Tokeniser A", options, index=None, key="compare_a", format_func=option_label,
-                          placeholder="choose tokeniser A")
+    a_name = st.selectbox(
+        "Tokeniser A", options, index=None, key="compare_a", format_func=option_label, placeholder="choose tokeniser A"
+    )
 with middle:
-    b_name = st.selectbox("Tokeniser B", options, index=None, key="compare_b", format_func=option_label,
-                          placeholder="choose tokeniser B")
+    b_name = st.selectbox(
+        "Tokeniser B", options, index=None, key="compare_b", format_func=option_label, placeholder="choose tokeniser B"
+    )
 with right:
-    source = st.selectbox("Words", sources, key="compare_source", format_func=lambda s: source_label(ws, s),
-                          help="The reference words count once each; word counts weigh each word by its frequency.")
+    source = st.selectbox(
+        "Words",
+        sources,
+        key="compare_source",
+        format_func=lambda s: source_label(ws, s),
+        help="The reference words count once each; word counts weigh each word by its frequency.",
+    )
 lost = []
 for param, name in (("a", a_name), ("b", b_name)):
     value, what = choice_link(name) if name else (None, None)
@@ -247,8 +311,11 @@ if lost:
     st.caption("This page's link does not carry " + "; ".join(md_escape(what) for what in lost) + ".")
 
 if a_name is None or b_name is None:
-    st.info("Choose tokenisers A and B to compare them over the chosen words: for instance a tokeniser and the "
-            "same tokeniser after knockout, or two tokenisers of one language.", icon=":material/compare_arrows:")
+    st.info(
+        "Choose tokenisers A and B to compare them over the chosen words: for instance a tokeniser and the "
+        "same tokeniser after knockout, or two tokenisers of one language.",
+        icon=":material/compare_arrows:",
+    )
 else:
     with boundary():
         compare_view(ws, a_name, b_name, source)

@@ -12,13 +12,14 @@ and the threshold sweep and the corpus statistics also on disk by the content of
 The corpus view reads, by default, the shipped word counts in the tokeniser's language
 (``Workspace.counts_name``). The view and its settings are in the URL.
 """
+
 from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 import pandas as pd
 import streamlit as st
@@ -32,6 +33,7 @@ from core.model import BTETokeniser, Merge
 from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.reference_state import TokenisedReference
 from core.run_archive import content_key, tokeniser_digest, words_digest
+from ui import result_cache
 from ui.comparisons import (
     KNOCKOUT,
     REFERENCE,
@@ -46,7 +48,6 @@ from ui.comparisons import (
     source_words,
     tokeniser_options,
 )
-from ui import result_cache
 from ui.error_boundary import boundary
 from ui.rebpe_runs import cached_run, knockout_config
 from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
@@ -60,13 +61,13 @@ from viz.tokens import facts_html, shown
 DEFAULT_THRESHOLD = 0.5
 LINE_CHOICES = (250, 500, 1000, 2000, 3000, 5000, 8000, 15000, 30000, 60000)
 DEFAULT_LINES = 3000
-ALPHAS = tuple(round(0.25 * i, 2) for i in range(41))                 # the Rényi curve: α = 0 … 10
+ALPHAS = tuple(round(0.25 * i, 2) for i in range(41))  # the Rényi curve: α = 0 … 10
 DEFAULT_ALPHA = cm.DEFAULT_ALPHA
 VIEWS = ("Merge blame", "Threshold sweep", "Corpus distributions", "Token frequencies")
 BLAME_VIEW, SWEEP_VIEW, CORPUS_VIEW, TOKENS_VIEW = VIEWS
-RUNNING_TEXT = "running text"      # the corpus view's other text: the workspace corpus, line by line
+RUNNING_TEXT = "running text"  # the corpus view's other text: the workspace corpus, line by line
 CHART_CONFIG = {"displaylogo": False}
-PAPER_PRECISION_PEAK = 0.5         # bpe-knockout.txt App. A.3: "precision peaks at 50%" (Fig. 5, Dutch)
+PAPER_PRECISION_PEAK = 0.5  # [knockout App. A.3]: "precision peaks at 50%" (Fig. 5, Dutch)
 
 
 @dataclass(frozen=True)
@@ -86,15 +87,25 @@ def cache_key(name: str, obj: object, content_key: str = "") -> str:
 
 
 def keys(ws) -> tuple[str, str]:
-    return (cache_key(ws.tokeniser_name, ws.tokeniser, getattr(ws, "tokeniser_key", "")),
-            cache_key(ws.reference_name, ws.references, getattr(ws, "reference_key", "")))
+    return (
+        cache_key(ws.tokeniser_name, ws.tokeniser, getattr(ws, "tokeniser_key", "")),
+        cache_key(ws.reference_name, ws.references, getattr(ws, "reference_key", "")),
+    )
 
 
 # --- engine work: runs through ui.rebpe_runs (shared, with progress), the rest cached here ---------
 def run_on(ws, config: ReBPEConfig, label: str):
     tok_key, ref_key = keys(ws)
-    return cached_run(ws.tokeniser_name, ws.tokeniser, ws.reference_name, ws.references, config, label,
-                      tokeniser_key=tok_key, reference_key=ref_key)
+    return cached_run(
+        ws.tokeniser_name,
+        ws.tokeniser,
+        ws.reference_name,
+        ws.references,
+        config,
+        label,
+        tokeniser_key=tok_key,
+        reference_key=ref_key,
+    )
 
 
 def knockout(ws, threshold: float) -> Knockout:
@@ -104,8 +115,9 @@ def knockout(ws, threshold: float) -> Knockout:
 
 
 @st.cache_resource(show_spinner="Tracing the reference words…", max_entries=8)
-def traced(tok_key: str, ref_key: str, _tokeniser,
-           _references) -> tuple[TokenisedReference, Mapping[Merge, MergeBlame]]:
+def traced(
+    tok_key: str, ref_key: str, _tokeniser, _references
+) -> tuple[TokenisedReference, Mapping[Merge, MergeBlame]]:
     """The traced reference, frozen (every session reads the same one), and its blame."""
     reference = TokenisedReference(_tokeniser, _references.entries).freeze()
     return reference, MappingProxyType(compute_blame(reference))
@@ -113,15 +125,19 @@ def traced(tok_key: str, ref_key: str, _tokeniser,
 
 def stored_sweep(tokeniser, references, reference: TokenisedReference) -> list[dict]:
     """The threshold sweep (``ui.sweeps``), computed with a progress bar when it is not on disk."""
+
     def compute() -> list[dict]:
         progress = st.empty()
 
         def tell(i: int, t: float) -> None:
-            progress.progress(i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} "
-                                                        f"({i + 1} of {len(THRESHOLDS)})…")
+            progress.progress(
+                i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} ({i + 1} of {len(THRESHOLDS)})…"
+            )
+
         rows = compute_sweep(reference, tell)
         progress.empty()
         return rows
+
     return sweep_rows(tokeniser, references, compute)
 
 
@@ -148,8 +164,9 @@ def corpus_stats(segmenter_key: str, corpus_key: str, _segmenter, _lines) -> cm.
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def count_stats(segmenter_key: str, counts_name: str, _segmenter) -> cm.CorpusStats:
-    return stored_stats(_segmenter, counts_digest(counts_name),
-                        lambda: cm.word_count_stats(_segmenter, sample_counts(counts_name)))
+    return stored_stats(
+        _segmenter, counts_digest(counts_name), lambda: cm.word_count_stats(_segmenter, sample_counts(counts_name))
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -172,12 +189,26 @@ def show(fig, name: str, rows: list[dict] | None = None, caption: str | None = N
     if caption:
         st.caption(caption)
     with st.container(horizontal=True):
-        st.download_button("Figure (HTML)", data=lambda: plots.figure_html(fig), file_name=f"{name}.html",
-                           mime="text/html", key=f"html_{name}", on_click="ignore", icon=":material/download:",
-                           help="A standalone HTML file with plotly.js inside: opens offline.")
+        st.download_button(
+            "Figure (HTML)",
+            data=lambda: plots.figure_html(fig),
+            file_name=f"{name}.html",
+            mime="text/html",
+            key=f"html_{name}",
+            on_click="ignore",
+            icon=":material/download:",
+            help="A standalone HTML file with plotly.js inside: opens offline.",
+        )
         if rows is not None:
-            st.download_button("Data (CSV)", data=lambda: csv_bytes(rows), file_name=f"{name}.csv",
-                               mime="text/csv", key=f"csv_{name}", on_click="ignore", icon=":material/download:")
+            st.download_button(
+                "Data (CSV)",
+                data=lambda: csv_bytes(rows),
+                file_name=f"{name}.csv",
+                mime="text/csv",
+                key=f"csv_{name}",
+                on_click="ignore",
+                icon=":material/download:",
+            )
 
 
 def merge_graph_or_notice(ws, needed_for: str):
@@ -204,68 +235,115 @@ def render_blame(ws, threshold: float) -> None:
     ko = knockout(ws, threshold)
     rows = plots.blame_rows(blames.values(), ko.removed, display)
     if reference.unaligned:
-        st.caption(f"{len(reference.unaligned):,} reference words could not be aligned with this tokeniser's "
-                   "pre-tokeniser and are left out.")
+        st.caption(
+            f"{len(reference.unaligned):,} reference words could not be aligned with this tokeniser's "
+            "pre-tokeniser and are left out."
+        )
 
     n_merges = len(tok.merges)
     p_eff = effective_dropout(blames, ko.removed)
     quiet = dict(border=True, delta_color="off", delta_arrow="off")
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Merges applied", f"{len(rows):,}", delta=f"of {n_merges:,} merges", **quiet,
-              help=f"Merges with N(m) ≥ 1: they removed a boundary in at least one of the "
-                   f"{len(reference.words):,} reference words.")
-    m2.metric("Knocked out |M†|", f"{len(ko.removed):,}",
-              delta=f"{len(ko.removed) / n_merges:.1%} of the merges" if n_merges else None, **quiet,
-              help="Merges with R(m) ≥ threshold (and B(m) > 0). bpe-knockout Table 8 calls "
-                   "|M†| / |M| the pruning rate.")
-    m3.metric("Effective dropout", f"{p_eff:.2%}", delta="p_eff,ret (App. A.6)", **quiet,
-              help="Σ N(m) over the knocked-out merges / Σ N(m) over all merges: the share of merge "
-                   "applications that knockout makes impossible (bpe-knockout App. A.6, Eq. 2).")
+    m1.metric(
+        "Merges applied",
+        f"{len(rows):,}",
+        delta=f"of {n_merges:,} merges",
+        **quiet,
+        help=f"Merges with N(m) ≥ 1: they removed a boundary in at least one of the "
+        f"{len(reference.words):,} reference words.",
+    )
+    m2.metric(
+        "Knocked out |M†|",
+        f"{len(ko.removed):,}",
+        delta=f"{len(ko.removed) / n_merges:.1%} of the merges" if n_merges else None,
+        **quiet,
+        help="Merges with R(m) ≥ threshold (and B(m) > 0). bpe-knockout Table 8 calls |M†| / |M| the pruning rate.",
+    )
+    m3.metric(
+        "Effective dropout",
+        f"{p_eff:.2%}",
+        delta="p_eff,ret (App. A.6)",
+        **quiet,
+        help="Σ N(m) over the knocked-out merges / Σ N(m) over all merges: the share of merge "
+        "applications that knockout makes impossible (bpe-knockout App. A.6, Eq. 2).",
+    )
     change = 100 * (ko.after.f1 - ko.before.f1)
-    m4.metric("F1 after knockout", f"{ko.after.f1:.1%}", border=True,
-              delta=f"{change:+.1f} points (was {ko.before.f1:.1%})", delta_arrow="off",
-              delta_color="normal" if change >= 0 else "inverse",
-              help=f"F1 of the reference's split positions. Precision {ko.before.precision:.1%} → "
-                   f"{ko.after.precision:.1%}, recall {ko.before.recall:.1%} → {ko.after.recall:.1%}.")
+    m4.metric(
+        "F1 after knockout",
+        f"{ko.after.f1:.1%}",
+        border=True,
+        delta=f"{change:+.1f} points (was {ko.before.f1:.1%})",
+        delta_arrow="off",
+        delta_color="normal" if change >= 0 else "inverse",
+        help=f"F1 of the reference's split positions. Precision {ko.before.precision:.1%} → "
+        f"{ko.after.precision:.1%}, recall {ko.before.recall:.1%} → {ko.after.recall:.1%}.",
+    )
 
     left, right = st.columns(2)
     with left:
-        show(plots.blame_ratio_histogram([r["ratio"] for r in rows], threshold), "blame-ratio-histogram",
-             [{k: r[k] for k in ("rank", "merge", "blame", "applications", "ratio")} for r in rows],
-             "Each bar counts merges by R(m): of the boundaries a merge removed in the reference words, "
-             "the share where the reference has a morph boundary. Orange bars are knocked out.")
+        show(
+            plots.blame_ratio_histogram([r["ratio"] for r in rows], threshold),
+            "blame-ratio-histogram",
+            [{k: r[k] for k in ("rank", "merge", "blame", "applications", "ratio")} for r in rows],
+            "Each bar counts merges by R(m): of the boundaries a merge removed in the reference words, "
+            "the share where the reference has a morph boundary. Orange bars are knocked out.",
+        )
     with right:
         slot = st.container()
         log_x = st.toggle("Logarithmic N(m) axis", value=True, key="blame_log_x")
-        show(plots.blame_scatter(rows, threshold, log_x=log_x), "blame-scatter", rows,
-             "One bubble per (N, B) pair, larger when more merges share it; hover for the merges. "
-             "Bubbles on or above the dashed line have R(m) ≥ threshold.", slot)
+        show(
+            plots.blame_scatter(rows, threshold, log_x=log_x),
+            "blame-scatter",
+            rows,
+            "One bubble per (N, B) pair, larger when more merges share it; hover for the merges. "
+            "Bubbles on or above the dashed line have R(m) ≥ threshold.",
+            slot,
+        )
 
     left, right = st.columns(2)
     ranks = knocked_out_ranks(tok, ko.removed)
     with left:
-        show(plots.knocked_rank_histogram(ranks, n_merges), "knocked-out-ranks", plots.rank_rows(ranks, n_merges),
-             "bpe-knockout Fig. 6: knocked-out merges come from the whole merge list, not only its end.")
+        show(
+            plots.knocked_rank_histogram(ranks, n_merges),
+            "knocked-out-ranks",
+            plots.rank_rows(ranks, n_merges),
+            "bpe-knockout Fig. 6: knocked-out merges come from the whole merge list, not only its end.",
+        )
     changes = word_changes(tok_key, ref_key, threshold, tok, ko.tokeniser, [w.word for w in reference.words])
     with right:
-        show(plots.tokens_change_figure(changes), "tokens-per-word-change", plots.change_rows(changes),
-             "bpe-knockout App. A.4 / Fig. 4: most words keep their token count or gain tokens; a few lose "
-             "one, when a removed merge had trapped a token.")
+        show(
+            plots.tokens_change_figure(changes),
+            "tokens-per-word-change",
+            plots.change_rows(changes),
+            "bpe-knockout App. A.4 / Fig. 4: most words keep their token count or gain tokens; a few lose "
+            "one, when a removed merge had trapped a token.",
+        )
 
     with st.expander(f"All {len(rows):,} merges with their blame"):
-        st.dataframe(pd.DataFrame([{**r, "rank": rank_text(r["rank"])} for r in rows]), hide_index=True,
-                     width="stretch", column_config={
-                         "rank": st.column_config.TextColumn("rank", help=COLUMN_HELP),
-                         "merge": st.column_config.TextColumn("merge"),
-                         "result": st.column_config.TextColumn("type"),
-                         "tuple": st.column_config.CheckboxColumn("tuple merge"),
-                         "blame": st.column_config.NumberColumn("B(m)"),
-                         "applications": st.column_config.NumberColumn("N(m)"),
-                         "ratio": st.column_config.NumberColumn("R(m)", format="%.3f"),
-                         "knocked_out": st.column_config.CheckboxColumn("knocked out"),
-                     })
-        st.download_button("Table (CSV)", data=lambda: csv_bytes(rows), file_name="merge-blame.csv", mime="text/csv",
-                           key="csv_merge_blame", on_click="ignore", icon=":material/download:")
+        st.dataframe(
+            pd.DataFrame([{**r, "rank": rank_text(r["rank"])} for r in rows]),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rank": st.column_config.TextColumn("rank", help=COLUMN_HELP),
+                "merge": st.column_config.TextColumn("merge"),
+                "result": st.column_config.TextColumn("type"),
+                "tuple": st.column_config.CheckboxColumn("tuple merge"),
+                "blame": st.column_config.NumberColumn("B(m)"),
+                "applications": st.column_config.NumberColumn("N(m)"),
+                "ratio": st.column_config.NumberColumn("R(m)", format="%.3f"),
+                "knocked_out": st.column_config.CheckboxColumn("knocked out"),
+            },
+        )
+        st.download_button(
+            "Table (CSV)",
+            data=lambda: csv_bytes(rows),
+            file_name="merge-blame.csv",
+            mime="text/csv",
+            key="csv_merge_blame",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 # --- the threshold sweep ---------------------------------------------------------------------------
@@ -278,8 +356,11 @@ def highest(rows: list[dict], key: str) -> tuple[float, list[float]]:
 def thresholds_text(thresholds: list[float]) -> str:
     if len(thresholds) == 1:
         return f"t = {thresholds[0]:g}"
-    return f"t = {thresholds[0]:g} to {thresholds[-1]:g}" if len(thresholds) > 2 else \
-        f"t = {thresholds[0]:g} and {thresholds[1]:g}"
+    return (
+        f"t = {thresholds[0]:g} to {thresholds[-1]:g}"
+        if len(thresholds) > 2
+        else f"t = {thresholds[0]:g} and {thresholds[1]:g}"
+    )
 
 
 def sweep_caption(rows: list[dict]) -> str:
@@ -288,15 +369,22 @@ def sweep_caption(rows: list[dict]) -> str:
     precision, at_p = highest(rows, "precision")
     recall, at_r = highest(rows, "recall")
     f1, at_f = highest(rows, "f1")
-    here = (f"Here precision goes from {first['precision']:.1%} at t = {first['threshold']:g} to "
-            f"{last['precision']:.1%} at t = {last['threshold']:g} and is highest at {thresholds_text(at_p)} "
-            f"({precision:.1%}); recall is highest at {thresholds_text(at_r)} ({recall:.1%}) and F1 at "
-            f"{thresholds_text(at_f)} ({f1:.1%}).")
+    here = (
+        f"Here precision goes from {first['precision']:.1%} at t = {first['threshold']:g} to "
+        f"{last['precision']:.1%} at t = {last['threshold']:g} and is highest at {thresholds_text(at_p)} "
+        f"({precision:.1%}); recall is highest at {thresholds_text(at_r)} ({recall:.1%}) and F1 at "
+        f"{thresholds_text(at_f)} ({f1:.1%})."
+    )
     near = any(abs(t - PAPER_PRECISION_PEAK) <= 0.05 + 1e-9 for t in at_p)
-    paper = ("bpe-knockout App. A.3 (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5"
-             + (", as here." if near else "; on this tokeniser and reference it does not."))
-    return ("Each threshold starts again from the loaded tokeniser; a low threshold knocks out more merges. "
-            + here + " " + paper)
+    paper = "bpe-knockout App. A.3 (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5" + (
+        ", as here." if near else "; on this tokeniser and reference it does not."
+    )
+    return (
+        "Each threshold starts again from the loaded tokeniser; a low threshold knocks out more merges. "
+        + here
+        + " "
+        + paper
+    )
 
 
 def render_sweep(ws, threshold: float) -> None:
@@ -322,11 +410,17 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
     default = RUNNING_TEXT if is_session_choice(ws.corpus_name) or ws.counts_name is None else ws.counts_name
     c1, c2 = st.columns([3, 2])
     with c1:
-        text = st.selectbox("Text", texts, index=texts.index(default), key="text", bind="query-params",
-                            help=f"Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise each word once, as "
-                                 f"in running text, and weigh its tokens by its count; {RUNNING_TEXT} tokenises the "
-                                 f"workspace corpus ({md_escape(ws.corpus_name)}) line by line. The default is the "
-                                 "word counts in the tokeniser's language.")
+        text = st.selectbox(
+            "Text",
+            texts,
+            index=texts.index(default),
+            key="text",
+            bind="query-params",
+            help=f"Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise each word once, as "
+            f"in running text, and weigh its tokens by its count; {RUNNING_TEXT} tokenises the "
+            f"workspace corpus ({md_escape(ws.corpus_name)}) line by line. The default is the "
+            "word counts in the tokeniser's language.",
+        )
     if text != RUNNING_TEXT:
         return text, f"counts:{text}", None
     all_lines = ws.corpus_lines()
@@ -337,9 +431,14 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
     with c2:
         if len(choices) > 1:
             n_lines = st.select_slider(
-                "Lines of the corpus", choices, value=min(choices, key=lambda n: abs(n - DEFAULT_LINES)),
-                format_func=lambda n: line_label(n, total), key="lines", bind="query-params",
-                help=f"The first lines of {md_escape(ws.corpus_name)} ({total:,} lines in all).")
+                "Lines of the corpus",
+                choices,
+                value=min(choices, key=lambda n: abs(n - DEFAULT_LINES)),
+                format_func=lambda n: line_label(n, total),
+                key="lines",
+                bind="query-params",
+                help=f"The first lines of {md_escape(ws.corpus_name)} ({total:,} lines in all).",
+            )
         else:
             n_lines = total
             st.caption(f"The corpus has {total:,} lines; all are used.")
@@ -355,15 +454,28 @@ def render_corpus(ws, threshold: float) -> None:
         return
     c1, c2 = st.columns(2)
     with c1:
-        alpha = st.slider("Rényi order α", 0.0, 10.0, float(DEFAULT_ALPHA), 0.25, key="alpha", bind="query-params",
-                          help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
-                               "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.")
+        alpha = st.slider(
+            "Rényi order α",
+            0.0,
+            10.0,
+            float(DEFAULT_ALPHA),
+            0.25,
+            key="alpha",
+            bind="query-params",
+            help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
+            "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.",
+        )
     name = ws.tokeniser_name
     others = [other for other in SAMPLE_TOKENISERS if other != name]
     with c2:
-        extra = st.multiselect("Also compare", others, key="compare", bind="query-params",
-                               placeholder="other shipped tokenisers",
-                               help="Add shipped tokenisers to every table and figure below.")
+        extra = st.multiselect(
+            "Also compare",
+            others,
+            key="compare",
+            bind="query-params",
+            placeholder="other shipped tokenisers",
+            help="Add shipped tokenisers to every table and figure below.",
+        )
 
     tok_key = keys(ws)[0]
     segmenters = {name: (tok_key, ws.tokeniser)}  # every family tokenises; knockout and ReBPE need a merge graph
@@ -373,8 +485,10 @@ def render_corpus(ws, threshold: float) -> None:
         ko = knockout(graph_ws, threshold)
         repaired = run_on(graph_ws, ReBPEConfig(knockout=KnockoutConfig(threshold=threshold)), "ReBPE").tokeniser
         if graph_ws.merge_graph_of:
-            st.caption(f"“+ knockout” and “+ ReBPE” edit the merge graph of this {md_escape(graph_ws.merge_graph_of)} "
-                       "tokeniser and segment with it as BPE.")
+            st.caption(
+                f"“+ knockout” and “+ ReBPE” edit the merge graph of this {md_escape(graph_ws.merge_graph_of)} "
+                "tokeniser and segment with it as BPE."
+            )
         segmenters[f"{name} + knockout"] = (f"{graph_key}|{ref_key}|knockout|{threshold}", ko.tokeniser)
         segmenters[f"{name} + ReBPE"] = (f"{graph_key}|{ref_key}|rebpe|{threshold}", repaired)
     for other in extra:
@@ -386,10 +500,12 @@ def render_corpus(ws, threshold: float) -> None:
     progress = st.empty()
     stats: dict[str, cm.CorpusStats] = {}
     for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
-        progress.progress(i / len(segmenters), text=f"Tokenising {what} with {md_escape(label)} "
-                                                    f"({i + 1} of {len(segmenters)})…")
-        stats[label] = (corpus_stats(key, corpus_key, segmenter, lines) if lines is not None
-                        else count_stats(key, text, segmenter))
+        progress.progress(
+            i / len(segmenters), text=f"Tokenising {what} with {md_escape(label)} ({i + 1} of {len(segmenters)})…"
+        )
+        stats[label] = (
+            corpus_stats(key, corpus_key, segmenter, lines) if lines is not None else count_stats(key, text, segmenter)
+        )
     progress.empty()
 
     summaries, skipped = {}, []
@@ -407,33 +523,68 @@ def render_corpus(ws, threshold: float) -> None:
 
     st.subheader(f"Summary over {what}")
     if lines is None:
-        st.caption("Each word is tokenised once, as in running text, and its tokens counted as often as the word "
-                   "occurs; characters and bytes are the words' own (the spaces between words are not counted).")
+        st.caption(
+            "Each word is tokenised once, as in running text, and its tokens counted as often as the word "
+            "occurs; characters and bytes are the words' own (the spaces between words are not counted)."
+        )
     readable = plots.summary_table(table, alpha)
-    st.dataframe(pd.DataFrame(readable), hide_index=True, width="stretch", height=38 + 35 * len(readable),
-                 column_config={"metric": st.column_config.TextColumn("metric", pinned=True)})
-    st.download_button("Table (CSV)", data=lambda: csv_bytes(table), file_name="corpus-summary.csv", mime="text/csv",
-                       key="csv_corpus_summary", on_click="ignore", icon=":material/download:")
+    st.dataframe(
+        pd.DataFrame(readable),
+        hide_index=True,
+        width="stretch",
+        height=38 + 35 * len(readable),
+        column_config={"metric": st.column_config.TextColumn("metric", pinned=True)},
+    )
+    st.download_button(
+        "Table (CSV)",
+        data=lambda: csv_bytes(table),
+        file_name="corpus-summary.csv",
+        mime="text/csv",
+        key="csv_corpus_summary",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
     zipf = {label: cm.zipf_curve(stats[label]) for label in summaries}
     frequency = {label: cm.token_frequency_curve(stats[label]) for label in summaries}
     left, right = st.columns(2)
     with left:
-        show(plots.zipf_figure(zipf, colours), "zipf", plots.curve_rows(zipf, "rank", "count"),
-             "Zipf's law would be a straight line of slope −1 (the table gives the fitted slope).")
+        show(
+            plots.zipf_figure(zipf, colours),
+            "zipf",
+            plots.curve_rows(zipf, "rank", "count"),
+            "Zipf's law would be a straight line of slope −1 (the table gives the fitted slope).",
+        )
     with right:
         slot = st.container()
-        log_rank = st.toggle("Logarithmic rank axis", value=False, key="frequency_log_x",
-                             help="The paper's axis is linear; a log axis spreads out the types that are used.")
-        show(plots.token_frequency_figure(frequency, colours, log_x=log_rank), "token-frequency",
-             plots.curve_rows(frequency, "rank", "log10_count_plus_1"),
-             "boundless-bpe Fig. 4: the flat tail at 0 is the vocabulary this text never uses.", slot)
+        log_rank = st.toggle(
+            "Logarithmic rank axis",
+            value=False,
+            key="frequency_log_x",
+            help="The paper's axis is linear; a log axis spreads out the types that are used.",
+        )
+        show(
+            plots.token_frequency_figure(frequency, colours, log_x=log_rank),
+            "token-frequency",
+            plots.curve_rows(frequency, "rank", "log10_count_plus_1"),
+            "boundless-bpe Fig. 4: the flat tail at 0 is the vocabulary this text never uses.",
+            slot,
+        )
 
-    renyi = {label: sorted(set(renyi_curve(segmenters[label][0], corpus_key, stats[label])) |
-                           {(alpha, summaries[label]["renyi_efficiency"])}) for label in summaries}
+    renyi = {
+        label: sorted(
+            set(renyi_curve(segmenters[label][0], corpus_key, stats[label]))
+            | {(alpha, summaries[label]["renyi_efficiency"])}
+        )
+        for label in summaries
+    }
     left, right = st.columns([3, 2])
     with left:
-        show(plots.renyi_figure(renyi, alpha, colours), "renyi-efficiency", plots.curve_rows(renyi, "alpha", "efficiency"))
+        show(
+            plots.renyi_figure(renyi, alpha, colours),
+            "renyi-efficiency",
+            plots.curve_rows(renyi, "alpha", "efficiency"),
+        )
     with right:
         st.markdown(
             "**Reading the metrics** (p = how often each token occurs, |V| = the tokeniser's vocabulary size, "
@@ -444,36 +595,58 @@ def render_corpus(ws, threshold: float) -> None:
             "**redundancy** R = 1 − H / log₂ |V| (Eq. 5): lower is more balanced.\n"
             "- **Bytes / characters per token**: higher means the text is compressed into fewer tokens.\n"
             "- **Vocabulary used**: the share of the vocabulary's types that occur at least once in this text.",
-            unsafe_allow_html=True)
+            unsafe_allow_html=True,
+        )
     show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
 
 
 # --- token frequencies of two tokenisers -----------------------------------------------------------
 def token_rows(rows, display_a, display_b) -> pd.DataFrame:
-    return pd.DataFrame([{"token": shown(r["token"], display_a if r["frequency_a"] else display_b),
-                          "frequency A": r["frequency_a"], "frequency B": r["frequency_b"],
-                          "difference": r["difference"]} for r in rows])
+    return pd.DataFrame(
+        [
+            {
+                "token": shown(r["token"], display_a if r["frequency_a"] else display_b),
+                "frequency A": r["frequency_a"],
+                "frequency B": r["frequency_b"],
+                "difference": r["difference"],
+            }
+            for r in rows
+        ]
+    )
 
 
 def render_tokens(ws) -> None:
     sources = source_options()
-    for key, parse in (("token_a", choice_from_link), ("token_b", choice_from_link),
-                       ("token_words", lambda raw: raw if raw in sources else None)):
+    for key, parse in (
+        ("token_a", choice_from_link),
+        ("token_b", choice_from_link),
+        ("token_words", lambda raw: raw if raw in sources else None),
+    ):
         if seed_from_url(key, key, parse) is not None:
             st.warning(f"The link's `{key}` names nothing this server has; the default is used.")
     options = tokeniser_options()
-    defaults = {"token_a": ws.tokeniser_name, "token_b": ws.tokeniser_name + KNOCKOUT,
-                "token_words": ws.counts_name or REFERENCE}
+    defaults = {
+        "token_a": ws.tokeniser_name,
+        "token_b": ws.tokeniser_name + KNOCKOUT,
+        "token_words": ws.counts_name or REFERENCE,
+    }
     for key, valid in (("token_a", options), ("token_b", options), ("token_words", sources)):
         if st.session_state.get(key) not in valid:
             st.session_state[key] = defaults[key] if defaults[key] in valid else None
     c1, c2, c3 = st.columns([3, 3, 2])
     a_name = c1.selectbox("Tokeniser A", options, key="token_a", format_func=option_label, placeholder="choose A")
     b_name = c2.selectbox("Tokeniser B", options, key="token_b", format_func=option_label, placeholder="choose B")
-    source = c3.selectbox("Words", sources, key="token_words", format_func=lambda s: source_label(ws, s),
-                          help="Token frequencies over these words: each word is tokenised once, as in running "
-                               "text, and its tokens counted as often as the word occurs.")
-    links = {key: choice_link(name) if name else (None, None) for key, name in (("token_a", a_name), ("token_b", b_name))}
+    source = c3.selectbox(
+        "Words",
+        sources,
+        key="token_words",
+        format_func=lambda s: source_label(ws, s),
+        help="Token frequencies over these words: each word is tokenised once, as in running "
+        "text, and its tokens counted as often as the word occurs.",
+    )
+    links = {
+        key: choice_link(name) if name else (None, None) for key, name in (("token_a", a_name), ("token_b", b_name))
+    }
     for key, (value, _) in links.items():
         write_to_url(key, value)
     write_to_url("token_words", source)
@@ -491,57 +664,89 @@ def render_tokens(ws) -> None:
     words, words_key = source_words(ws, source)
     result = comparison(a, b, words, words_key)
     rows = frequency_differences(a, b, words, words_key)
-    facts = [("words", f"{len(words):,}"),
-             ("segmented differently", f"{result.differing:,} ({result.share:.1%})"),
-             *([("of all occurrences", f"{result.weighted_share:.1%}")] if source != REFERENCE else []),
-             ("token types whose frequency changes", f"{len(rows):,}"),
-             ("types only A makes here", f"{sum(1 for r in rows if not r['frequency_b']):,}"),
-             ("types only B makes here", f"{sum(1 for r in rows if not r['frequency_a']):,}")]
+    facts = [
+        ("words", f"{len(words):,}"),
+        ("segmented differently", f"{result.differing:,} ({result.share:.1%})"),
+        *([("of all occurrences", f"{result.weighted_share:.1%}")] if source != REFERENCE else []),
+        ("token types whose frequency changes", f"{len(rows):,}"),
+        ("types only A makes here", f"{sum(1 for r in rows if not r['frequency_b']):,}"),
+        ("types only B makes here", f"{sum(1 for r in rows if not r['frequency_a']):,}"),
+    ]
     if result.occurrences:
-        facts[-3:-3] = [("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
-                        ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}")]
+        facts[-3:-3] = [
+            ("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
+            ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}"),
+        ]
     st.html(facts_html(facts))
     if not rows:
         st.success("Every token type occurs equally often under A and under B over these words.")
         return
-    st.caption("Frequency = how often the type occurs as a token over these words (weighted by their counts); "
-               "largest changes first. Click a column header to sort.")
+    st.caption(
+        "Frequency = how often the type occurs as a token over these words (weighted by their counts); "
+        "largest changes first. Click a column header to sort."
+    )
     table = token_rows(rows, a.tokeniser.pretokeniser.display, b.tokeniser.pretokeniser.display)
-    st.dataframe(table, hide_index=True, width="stretch", height=420, column_config={
-        "token": st.column_config.TextColumn("token", pinned=True),
-        "frequency A": st.column_config.NumberColumn("frequency A", format="localized"),
-        "frequency B": st.column_config.NumberColumn("frequency B", format="localized"),
-        "difference": st.column_config.NumberColumn("B − A", format="localized",
-                                                    help="Frequency under B minus frequency under A."),
-    })
-    st.download_button("Table (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"),
-                       file_name="token-frequency-differences.csv", mime="text/csv", key="csv_token_frequencies",
-                       on_click="ignore", icon=":material/download:")
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=420,
+        column_config={
+            "token": st.column_config.TextColumn("token", pinned=True),
+            "frequency A": st.column_config.NumberColumn("frequency A", format="localized"),
+            "frequency B": st.column_config.NumberColumn("frequency B", format="localized"),
+            "difference": st.column_config.NumberColumn(
+                "B − A", format="localized", help="Frequency under B minus frequency under A."
+            ),
+        },
+    )
+    st.download_button(
+        "Table (CSV)",
+        data=lambda: table.to_csv(index=False).encode("utf-8"),
+        file_name="token-frequency-differences.csv",
+        mime="text/csv",
+        key="csv_token_frequencies",
+        on_click="ignore",
+        icon=":material/download:",
+    )
     query = {"a": links["token_a"][0], "b": links["token_b"][0], "source": source}
-    st.page_link("pages/compare.py", label="The words behind these differences: Compare tokenisers",
-                 icon=":material/difference:", query_params={k: v for k, v in query.items() if v is not None})
+    st.page_link(
+        "pages/compare.py",
+        label="The words behind these differences: Compare tokenisers",
+        icon=":material/difference:",
+        query_params={k: v for k, v in query.items() if v is not None},
+    )
 
 
 # --- the page --------------------------------------------------------------------------------------
 st.title("Blame & distributions")
 ws = current()
-st.caption(f"Tokeniser **{md_escape(ws.tokeniser_name)}** · reference **{md_escape(ws.reference_name)}** "
-           f"({len(ws.references.entries):,} words) · corpus **{md_escape(ws.corpus_name)}**. "
-           "Change them on the Workspace page.")
-view = st.segmented_control("View", VIEWS, default=BLAME_VIEW, required=True, key="view", bind="query-params",
-                            label_visibility="collapsed")
+st.caption(
+    f"Tokeniser **{md_escape(ws.tokeniser_name)}** · reference **{md_escape(ws.reference_name)}** "
+    f"({len(ws.references.entries):,} words) · corpus **{md_escape(ws.corpus_name)}**. "
+    "Change them on the Workspace page."
+)
+view = st.segmented_control(
+    "View", VIEWS, default=BLAME_VIEW, required=True, key="view", bind="query-params", label_visibility="collapsed"
+)
 if view != TOKENS_VIEW:
     left, right = st.columns([2, 3], gap="large")
     with left:
         threshold = st.select_slider(
-            "Knockout threshold t", THRESHOLDS, value=DEFAULT_THRESHOLD, format_func=lambda t: f"{t:g}",
-            key="threshold", bind="query-params",
-            help="bpe-knockout uses 0.5. “+ knockout” and “+ ReBPE” on this page use this threshold.")
+            "Knockout threshold t",
+            THRESHOLDS,
+            value=DEFAULT_THRESHOLD,
+            format_func=lambda t: f"{t:g}",
+            key="threshold",
+            bind="query-params",
+            help="bpe-knockout uses 0.5. “+ knockout” and “+ ReBPE” on this page use this threshold.",
+        )
     with right:
         st.markdown(
             "**Blame** (bpe-knockout §3.4): over the reference words, **N(m)** counts the character boundaries "
             "merge m removed and **B(m)** those of them where the reference has a morph boundary. "
-            f"Knockout removes every merge with **R(m) = B(m) / N(m) ≥ {threshold:g}**.")
+            f"Knockout removes every merge with **R(m) = B(m) / N(m) ≥ {threshold:g}**."
+        )
 with boundary():
     if view == BLAME_VIEW:
         render_blame(ws, threshold)

@@ -1,4 +1,4 @@
-"""Merge graph: the neighbourhood of a type, in the two views of bpe-knockout.txt (Fig. 1, Fig. 11).
+"""Merge graph: the neighbourhood of a type, in the two views of [knockout] (Fig. 1, Fig. 11).
 
 Thin on purpose: the neighbourhood and the graphs are core.graph's, the node/edge data, the HTML
 and the table rows come from viz/graph_html.py. The graph is vis-network (through pyvis) in an
@@ -12,6 +12,7 @@ primary merges unless asked to follow all, and says how often each merge fires o
 and, when asked (a pass over all its lines), the corpus (core.merge_usage, counted once per
 tokeniser and text, cached for everyone).
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,7 +28,9 @@ from core.graph import ALL, PRIMARY, neighbourhood
 from core.model import BTETokeniser, Merge
 from core.rebpe import run_knockout, run_rebpe
 from ui.downloads import figure_downloads
+from ui.merge_usage import counters as fire_counters
 from ui.workspace import current
+from viz.escaping import code_span, md_escape
 from viz.graph_html import (
     STATIC_DIR,
     TYPES_VIEW,
@@ -44,8 +47,6 @@ from viz.graph_html import (
     type_labels,
     type_merge_rows,
 )
-from ui.merge_usage import counters as fire_counters
-from viz.escaping import code_span, md_escape
 from viz.graph_svg import graph_svg
 from viz.ranks import COLUMN_HELP as RANK_COLUMN_HELP
 from viz.tokeniser_info import tokeniser_note
@@ -92,8 +93,15 @@ def shown_label(type_: str) -> str:
 
 
 @st.cache_resource(show_spinner="Running it on the loaded reference (once; cached for everyone)…", max_entries=8)
-def comparison(kind: str, name: str, key: str, reference_name: str, reference_key: str,
-               _tokeniser: BTETokeniser, _references: ReferenceSet) -> BTETokeniser:
+def comparison(
+    kind: str,
+    name: str,
+    key: str,
+    reference_name: str,
+    reference_key: str,
+    _tokeniser: BTETokeniser,
+    _references: ReferenceSet,
+) -> BTETokeniser:
     if kind == PAPER:
         merges = [Merge(rank, tuple(parts)) for rank, parts in _tokeniser.metadata["after_knockout_merges"]]
         return _tokeniser.with_merges(merges, name=f"{name} after the paper's knockout")
@@ -113,12 +121,14 @@ def table_csv(rows: list[dict]) -> str:
 
 st.html(PAGE_CSS)
 st.title("Merge graph")
-st.caption("The types around one type, read from the tokeniser's merge graph (bpe-knockout.txt §3.1): its "
-           "**ancestors** (the merge tree that builds it), its **descendants** (types built on it) and its "
-           "**half-siblings** (other types built from its parents, like `Ġgids` next to `Ġbruids`). "
-           "*Types only* is the paper's Figure 1; *types and merges* is Figure 11, with every merge as a node "
-           "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
-           "keeps the view, so a link reproduces it.")
+st.caption(
+    "The types around one type, read from the tokeniser's merge graph ([knockout §3.1]): its "
+    "**ancestors** (the merge tree that builds it), its **descendants** (types built on it) and its "
+    "**half-siblings** (other types built from its parents, like `Ġgids` next to `Ġbruids`). "
+    "*Types only* is the paper's Figure 1; *types and merges* is Figure 11, with every merge as a node "
+    "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
+    "keeps the view, so a link reproduces it."
+)
 
 try:  # every family with merges has a graph (Scaffold-BPE, PickyBPE, BoundlessBPE: their merge lists)
     ws = current().with_merge_graph("The merge graph")
@@ -137,9 +147,11 @@ if default is None:
 note = tokeniser_note(ws.tokeniser_name, tokeniser.metadata) if tokeniser.metadata.get("title") else None
 if note:  # a teaching scenario: its explanation next to its graph
     st.info(note[1])
-st.markdown(f"Tokeniser **{md_escape(ws.tokeniser_name)}** ({len(tokeniser.types):,} types, "
-            f"{len(tokeniser.merges):,} merges, {len(tokeniser.tuple_merges):,} tuple merges) · reference "
-            f"**{md_escape(ws.reference_name)}** ({len(ws.references):,} words). Choose them on the Workspace page.")
+st.markdown(
+    f"Tokeniser **{md_escape(ws.tokeniser_name)}** ({len(tokeniser.types):,} types, "
+    f"{len(tokeniser.merges):,} merges, {len(tokeniser.tuple_merges):,} tuple merges) · reference "
+    f"**{md_escape(ws.reference_name)}** ({len(ws.references):,} words). Choose them on the Workspace page."
+)
 
 # --- the type: typed, clicked or from the URL; always validated (a URL may say anything) ---------------
 # A text box, not a selectbox: 40,000 options would be resent to the browser on every rerun (seconds).
@@ -160,67 +172,136 @@ def recentre() -> None:
 
 
 top = st.columns([3, 3, 3])
-asked = top[0].text_input("Type at the centre", value=None, key="type", bind="query-params", max_chars=200,
-                          placeholder=labels[default],
-                          help="A type as the graph shows it (Ġbruids, ids, é …) or a plain word: bruids finds "
-                               "the word-start type Ġbruids. Clicking a node in the graph also moves the centre.")
+asked = top[0].text_input(
+    "Type at the centre",
+    value=None,
+    key="type",
+    bind="query-params",
+    max_chars=200,
+    placeholder=labels[default],
+    help="A type as the graph shows it (Ġbruids, ids, é …) or a plain word: bruids finds "
+    "the word-start type Ġbruids. Clicking a node in the graph also moves the centre.",
+)
 text = (asked or "").strip() or (asked or "")
 center, how = resolve_type(tokeniser, text, labels) if text else (default, "")
 if center is None:
     similar = similar_types(labels, text)
-    st.warning(f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing "
-               f"{code_span(labels[default])} instead."
-               + (" Types containing it: " + ", ".join(code_span(labels[t]) for t in similar) + "." if similar else ""))
+    st.warning(
+        f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing "
+        f"{code_span(labels[default])} instead."
+        + (" Types containing it: " + ", ".join(code_span(labels[t]) for t in similar) + "." if similar else "")
+    )
     center = default
 elif how == "word start":
-    st.info(f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing the word-start type "
-            f"{code_span(labels[center])}, as the word is tokenised in running text.")
+    st.info(
+        f"{code_span(text[:80])} is not a type of {md_escape(ws.tokeniser_name)}; showing the word-start type "
+        f"{code_span(labels[center])}, as the word is tokenised in running text."
+    )
 clicked_elsewhere = st.session_state.pop("graph_click_note", None)
 if clicked_elsewhere:
-    st.info(f"{code_span(shown_label(clicked_elsewhere))} exists only in the comparison tokeniser; the centre "
-            "stays where it is.")
-view = top[1].segmented_control("View", VIEWS, default=TYPES_VIEW, key="view", bind="query-params", required=True,
-                                help="Types only: an arrow from each part to the type it forms (Fig. 1). Types and "
-                                     "merges: every merge is a node between its parts and its result (Fig. 11).")
+    st.info(
+        f"{code_span(shown_label(clicked_elsewhere))} exists only in the comparison tokeniser; the centre "
+        "stays where it is."
+    )
+view = top[1].segmented_control(
+    "View",
+    VIEWS,
+    default=TYPES_VIEW,
+    key="view",
+    bind="query-params",
+    required=True,
+    help="Types only: an arrow from each part to the type it forms (Fig. 1). Types and "
+    "merges: every merge is a node between its parts and its result (Fig. 11).",
+)
 compare_options = [NOTHING, KNOCKOUT, REBPE] + ([PAPER] if tokeniser.metadata.get("after_knockout_merges") else [])
-compare = top[2].selectbox("Compare with", compare_options, key="compare", bind="query-params",
-                           help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
-                                f"{md_escape(ws.reference_name)}) removes from this tokeniser, or draw the tokeniser they "
-                                f"produce. Computed once, then cached.")
+compare = top[2].selectbox(
+    "Compare with",
+    compare_options,
+    key="compare",
+    bind="query-params",
+    help=f"Mark the merges that BPE-knockout or ReBPE (run on the reference "
+    f"{md_escape(ws.reference_name)}) removes from this tokeniser, or draw the tokeniser they "
+    f"produce. Computed once, then cached.",
+)
 controls = st.columns([2, 2, 3, 3.5, 3.5, 4])
-depth = controls[0].slider("Depth", 1, 5, 2, key="depth", bind="query-params",
-                           help="How many merge steps away from the centre to look (up and down).")
-max_nodes = controls[1].slider("Max. types", 5, 200, 40, step=5, key="nodes", bind="query-params",
-                               help="At most this many types are drawn. The centre and its ancestors come first, "
-                                    "then the nearest descendants and "
-                                    "half-siblings, lowest ranks (most frequent merges) first.")
-siblings = controls[2].slider("Half-siblings per parent", 0, 50, 4, key="siblings", bind="query-params",
-                              help="Types that share a parent with the centre, at most this many per parent.")
+depth = controls[0].slider(
+    "Depth",
+    1,
+    5,
+    2,
+    key="depth",
+    bind="query-params",
+    help="How many merge steps away from the centre to look (up and down).",
+)
+max_nodes = controls[1].slider(
+    "Max. types",
+    5,
+    200,
+    40,
+    step=5,
+    key="nodes",
+    bind="query-params",
+    help="At most this many types are drawn. The centre and its ancestors come first, "
+    "then the nearest descendants and "
+    "half-siblings, lowest ranks (most frequent merges) first.",
+)
+siblings = controls[2].slider(
+    "Half-siblings per parent",
+    0,
+    50,
+    4,
+    key="siblings",
+    bind="query-params",
+    help="Types that share a parent with the centre, at most this many per parent.",
+)
 follow = controls[4].segmented_control(
-    "Follow", (PRIMARY, ALL), default=PRIMARY, key="follow", bind="query-params", required=True,
+    "Follow",
+    (PRIMARY, ALL),
+    default=PRIMARY,
+    key="follow",
+    bind="query-params",
+    required=True,
     format_func=lambda v: {PRIMARY: "primary", ALL: "all"}[v],
     help="Primary: the neighbourhood walks the merge that forms each type from its own string (the centre's "
-         "other merges are drawn too, dashed, marked alt). All: it walks every merge of every type. The same "
-         "when each type has one merge; files converted from tiktoken or SentencePiece form a type by several.")
-others = controls[3].toggle("Other parts", value=True, key="others", bind="query-params",
-                            help="Show the other part of each merge as a grey box: the parts of the shown merges "
-                                 "that are outside the neighbourhood (the g of Ġbru + g). Switch off to declutter "
-                                 "a big graph.")
+    "other merges are drawn too, dashed, marked alt). All: it walks every merge of every type. The same "
+    "when each type has one merge; files converted from tiktoken or SentencePiece form a type by several.",
+)
+others = controls[3].toggle(
+    "Other parts",
+    value=True,
+    key="others",
+    bind="query-params",
+    help="Show the other part of each merge as a grey box: the parts of the shown merges "
+    "that are outside the neighbourhood (the g of Ġbru + g). Switch off to declutter "
+    "a big graph.",
+)
 draw = BEFORE
 if compare != NOTHING:
     draw = controls[5].segmented_control(
-        f"Draw the tokeniser before or after {compare}", (BEFORE, AFTER), default=BEFORE, key="draw",
-        bind="query-params", required=True,
+        f"Draw the tokeniser before or after {compare}",
+        (BEFORE, AFTER),
+        default=BEFORE,
+        key="draw",
+        bind="query-params",
+        required=True,
         help="Before: this tokeniser, with what the edit removes marked *out* and types it forms another way "
-             "marked *re-formed*. After: the tokeniser the edit produces (tuple merges in orange), with what is "
-             "new marked *new*.")
+        "marked *re-formed*. After: the tokeniser the edit produces (tuple merges in orange), with what is "
+        "new marked *new*.",
+    )
 
 # --- the comparison tokeniser ----------------------------------------------------------------------
 other = None
 if compare != NOTHING:
     try:
-        other = comparison(compare, ws.tokeniser_name, tokeniser_key, ws.reference_name,
-                           getattr(ws, "reference_key", "") or str(len(ws.references)), tokeniser, ws.references)
+        other = comparison(
+            compare,
+            ws.tokeniser_name,
+            tokeniser_key,
+            ws.reference_name,
+            getattr(ws, "reference_key", "") or str(len(ws.references)),
+            tokeniser,
+            ws.references,
+        )
     except InputError as err:
         st.error(f"Could not compute {compare} on {md_escape(ws.reference_name)}: {md_escape(err)}")
 label = f"{compare} on {ws.reference_name}" if compare in (KNOCKOUT, REBPE) else compare
@@ -230,21 +311,29 @@ if other is not None and draw == AFTER:
         drawn, other, other_is_before = other, tokeniser, True
         label = "this tokeniser before " + label
     else:
-        st.warning(f"{code_span(labels[center])} is not a type after {md_escape(label)} (it was knocked out), so "
-                   "the graph shows the tokeniser before, with the knocked-out merges marked *out*.")
+        st.warning(
+            f"{code_span(labels[center])} is not a type after {md_escape(label)} (it was knocked out), so "
+            "the graph shows the tokeniser before, with the knocked-out merges marked *out*."
+        )
 
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
 hood = neighbourhood(drawn, center, depth, max_nodes, siblings, follow=follow if follow in (PRIMARY, ALL) else PRIMARY)
-drawn_key = (tokeniser_key if drawn is tokeniser
-             else f"{tokeniser_key}|{compare}|{ws.reference_key or ws.reference_name}")
+drawn_key = (
+    tokeniser_key if drawn is tokeniser else f"{tokeniser_key}|{compare}|{ws.reference_key or ws.reference_name}"
+)
 # The toggle sits under the graph, but the graph's hover texts show the counts: read its state first.
 if "corpus_counts" not in st.session_state:
     st.session_state["corpus_counts"] = st.query_params.get("corpus_counts") == "true"
 count_corpus = bool(st.session_state["corpus_counts"])
 counters, fire_counts = {}, None
-with st.spinner(f"Counting merge applications on {md_escape(ws.corpus_name)} (once; cached for everyone)…",
-                show_time=True) if count_corpus else nullcontext():
+with (
+    st.spinner(
+        f"Counting merge applications on {md_escape(ws.corpus_name)} (once; cached for everyone)…", show_time=True
+    )
+    if count_corpus
+    else nullcontext()
+):
     try:
         counters = fire_counters(ws, drawn, drawn_key, corpus=count_corpus)
         shown_merges = hood.shown_merges()
@@ -253,26 +342,59 @@ with st.spinner(f"Counting merge applications on {md_escape(ws.corpus_name)} (on
         st.caption(f"Merge counts are not available: {md_escape(err)}")
 shown_note = ""
 if hood.truncated:
-    shown_note = (f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
-                  f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more.")
-document = graph_html(drawn, hood, view, display=display, other=other, other_label=label,
-                      other_is_before=other_is_before, note=shown_note, other_parts=others, fire_counts=fire_counts)
+    shown_note = (
+        f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
+        f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more."
+    )
+document = graph_html(
+    drawn,
+    hood,
+    view,
+    display=display,
+    other=other,
+    other_label=label,
+    other_is_before=other_is_before,
+    note=shown_note,
+    other_parts=others,
+    fire_counts=fire_counts,
+)
 seconds = time.perf_counter() - started
 if not (STATIC_DIR / VIS_JS).is_file():
     st.error(f"static/{VIS_JS} is missing, so the graph cannot be drawn (see static/README.md).")
-graph_component(key="merge_graph_view", data={"html": document, "key": html_key(document), "height": GRAPH_HEIGHT},
-                on_clicked_change=recentre, height=GRAPH_HEIGHT + 2)
-st.caption(f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
-           f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details.")
+graph_component(
+    key="merge_graph_view",
+    data={"html": document, "key": html_key(document), "height": GRAPH_HEIGHT},
+    on_clicked_change=recentre,
+    height=GRAPH_HEIGHT + 2,
+)
+st.caption(
+    f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
+    f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details."
+)
 with st.container(horizontal=True, vertical_alignment="center", gap="large"):
-    figure_downloads(f"merge-graph-{labels[center]}-{view}",
-                     graph_svg(drawn, hood, view, display=display, other=other, other_label=label,
-                               other_is_before=other_is_before, note=shown_note, other_parts=others,
-                               fire_counts=fire_counts),
-                     key="merge_graph_figure")
-    st.toggle("Count merges on the corpus too", key="corpus_counts", bind="query-params",
-              help=f"How often each merge fires on the workspace corpus ({md_escape(ws.corpus_name)}), next to the "
-                   "reference words: one pass over all its lines, then cached for everyone.")
+    figure_downloads(
+        f"merge-graph-{labels[center]}-{view}",
+        graph_svg(
+            drawn,
+            hood,
+            view,
+            display=display,
+            other=other,
+            other_label=label,
+            other_is_before=other_is_before,
+            note=shown_note,
+            other_parts=others,
+            fire_counts=fire_counts,
+        ),
+        key="merge_graph_figure",
+    )
+    st.toggle(
+        "Count merges on the corpus too",
+        key="corpus_counts",
+        bind="query-params",
+        help=f"How often each merge fires on the workspace corpus ({md_escape(ws.corpus_name)}), next to the "
+        "reference words: one pass over all its lines, then cached for everyone.",
+    )
 
 # --- the centre's merges: primary and alternatives, and how often they fire ---------------------------
 own = type_merge_rows(drawn, center, display, fire_counts)
@@ -281,33 +403,60 @@ if own:
     several = len(own) > 1
     whole = ""
     if drawn.ignore_merges and counters:
-        whole = (" With ignore_merges a pretoken that is a type is emitted whole and no merge fires: "
-                 + ", ".join(f"{code_span(labels.get(center, center))} is emitted whole "
-                             f"{c.whole(center):,}× in the {name}" for name, c in counters.items()) + ".")
-    st.caption((f"{code_span(labels.get(center, center))} is formed by {len(own)} merges: the primary one fires when "
-                "its own string is segmented; the alternatives fire only inside longer pretokens, if at all."
-                if several else f"{code_span(labels.get(center, center))} is formed by one merge.")
-               + (" Counts: merge applications while the reference words (each as in running text) and the corpus "
-                  f"({md_escape(ws.corpus_name)}) are segmented." if "corpus" in counters else
-                  " Counts: merge applications while the reference words (each as in running text) are segmented; "
-                  "switch on *Count merges on the corpus too* under the graph for the corpus.") + whole)
+        whole = (
+            " With ignore_merges a pretoken that is a type is emitted whole and no merge fires: "
+            + ", ".join(
+                f"{code_span(labels.get(center, center))} is emitted whole {c.whole(center):,}× in the {name}"
+                for name, c in counters.items()
+            )
+            + "."
+        )
+    st.caption(
+        (
+            f"{code_span(labels.get(center, center))} is formed by {len(own)} merges: the primary one fires when "
+            "its own string is segmented; the alternatives fire only inside longer pretokens, if at all."
+            if several
+            else f"{code_span(labels.get(center, center))} is formed by one merge."
+        )
+        + (
+            " Counts: merge applications while the reference words (each as in running text) and the corpus "
+            f"({md_escape(ws.corpus_name)}) are segmented."
+            if "corpus" in counters
+            else " Counts: merge applications while the reference words (each as in running text) are segmented; "
+            "switch on *Count merges on the corpus too* under the graph for the corpus."
+        )
+        + whole
+    )
     st.table([{**row, "merge": code_span(row["merge"])} for row in own])  # cells are markdown
 
 # --- M_i / M_o --------------------------------------------------------------------------------------
 st.subheader("Merges forming and using the centre")
 rows = mio_rows(drawn, center, display, other=other, other_label=label, other_is_before=other_is_before)
 formed = sum(1 for row in rows if row["set"].startswith("M_i"))
-st.caption(f"M_i({code_span(labels[center])}): the merge that forms it ({formed}); M_o: the merges that use it as "
-           f"a part ({len(rows) - formed:,}), by rank. A tuple merge has three or more parts "
-           "(bpe-knockout.txt §3.2).")
+st.caption(
+    f"M_i({code_span(labels[center])}): the merge that forms it ({formed}); M_o: the merges that use it as "
+    f"a part ({len(rows) - formed:,}), by rank. A tuple merge has three or more parts "
+    "([knockout §3.2])."
+)
 if rows:
-    st.dataframe(rows, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(rows)),
-                 column_config={"rank": st.column_config.TextColumn(help=RANK_COLUMN_HELP)})
+    st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        height=min(420, 38 + 35 * len(rows)),
+        column_config={"rank": st.column_config.TextColumn(help=RANK_COLUMN_HELP)},
+    )
 else:
     st.caption("No merge forms or uses this type (an unused alphabet symbol).")
 downloads = st.columns(2)
-downloads[0].download_button("Download this table (CSV)", table_csv(rows), file_name="merges.csv",
-                             mime="text/csv", on_click="ignore")
-downloads[1].download_button("Download this graph (HTML, works offline)", lambda: standalone_html(document),
-                             file_name=f"merge-graph-{html_key(document)}.html", mime="text/html", on_click="ignore",
-                             help="One file with vis-network inside (about 700 KB): opens in any browser, offline.")
+downloads[0].download_button(
+    "Download this table (CSV)", table_csv(rows), file_name="merges.csv", mime="text/csv", on_click="ignore"
+)
+downloads[1].download_button(
+    "Download this graph (HTML, works offline)",
+    lambda: standalone_html(document),
+    file_name=f"merge-graph-{html_key(document)}.html",
+    mime="text/html",
+    on_click="ignore",
+    help="One file with vis-network inside (about 700 KB): opens in any browser, offline.",
+)

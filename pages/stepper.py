@@ -11,6 +11,7 @@ and the tables so that the controls and both trees fit a 1280×720 projector. St
 the loaded tokeniser before the run is asked for, so a run that is not cached yet computes (with
 its progress box) below a page that is already there.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,23 +24,23 @@ from core.errors import InputError
 from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
 from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.samples import scenario_paths
-from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
+from ui.error_boundary import boundary, guarded
 from ui.presentation import NEXT_KEY, PREV_KEY
+from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
 from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
-from ui.error_boundary import boundary, guarded
 from ui.workspace import current, select
 from viz import step_views as sv
 from viz.escaping import code_span, md_escape
+from viz.ranks import COLUMN_HELP
 from viz.tables import scenario_rows
 from viz.tokeniser_info import tokeniser_note
 from viz.tokens import shown
 from viz.trees import tree_legend_html
-from viz.ranks import COLUMN_HELP
 
 SCENARIOS = [name for name in scenario_paths() if name.startswith("a1_")]
 MAX_WORD_OPTIONS = 2000
-DIAGNOSTICS = {  # the right-hand chart (rebpe.txt Fig. 3-4)
+DIAGNOSTICS = {  # the right-hand chart ([rebpe Fig. 3-4])
     "Changes by origin": lambda steps, index: sv.origins_figure(steps, index),
     "|V| (Fig. 3)": lambda steps, index: sv.vocab_figure(steps, computed.start, index),
     "Knockouts (Fig. 4)": lambda steps, index: sv.knocked_out_figure(steps, index),
@@ -96,13 +97,17 @@ def suggest_word() -> None:
 # --- page -----------------------------------------------------------------------------------------
 present = page_header("Knockout & ReBPE stepper")
 if not present:
-    st.caption("ReBPE (Bauwens & de Lhoneux, Alg. 1) alternates BPE-knockout, reparation and reification until "
-               "nothing changes. The whole run is computed once; then step forward and back through its phases "
-               "(Prev and Next, or the ← and → keys) and see what each one did to the merges, the metrics and the "
-               "segmentation of the reference words. The address bar keeps the tokeniser, the configuration and "
-               "the step.")
-    st.markdown("**Teaching scenarios** (rebpe.txt App. A.1): one click loads the scenario's tokeniser and a "
-                "two-word reference built from its words.")
+    st.caption(
+        "ReBPE (Bauwens & de Lhoneux, Alg. 1) alternates BPE-knockout, reparation and reification until "
+        "nothing changes. The whole run is computed once; then step forward and back through its phases "
+        "(Prev and Next, or the ← and → keys) and see what each one did to the merges, the metrics and the "
+        "segmentation of the reference words. The address bar keeps the tokeniser, the configuration and "
+        "the step."
+    )
+    st.markdown(
+        "**Teaching scenarios** ([rebpe App. A.1]): one click loads the scenario's tokeniser and a "
+        "two-word reference built from its words."
+    )
 scenario_buttons(SCENARIOS, "stepper_scenario", choose_scenario)
 
 try:  # knockout and ReBPE edit a merge graph; families without one get a one-line notice
@@ -126,58 +131,127 @@ if scenario_refs is not None and not present:
     with explanation:
         st.info(note[1] if note else workspace.tokeniser_name)
     with words_column:
-        st.markdown("**Reference for this scenario:** " + ", ".join(
-            f"{code_span(e.word)} → {code_span(' '.join(e.morphs))}" for e in scenario_refs.entries))
+        st.markdown(
+            "**Reference for this scenario:** "
+            + ", ".join(f"{code_span(e.word)} → {code_span(' '.join(e.morphs))}" for e in scenario_refs.entries)
+        )
         st.caption("Each word is split where the parts of the merge the paper knocks out join.")
         with st.expander("The paper's segmentations"):
-            st.table(scenario_rows(tokeniser.metadata, tokeniser.tokenise_word, display, fmt=code_span),
-                     hide_index=True)
-        st.toggle(f"Use {md_escape(workspace.reference_name)} instead", key="stepper_workspace_reference",
-                  help="Run ReBPE with the workspace's reference segmentations instead of the scenario's words.")
+            st.table(
+                scenario_rows(tokeniser.metadata, tokeniser.tokenise_word, display, fmt=code_span), hide_index=True
+            )
+        st.toggle(
+            f"Use {md_escape(workspace.reference_name)} instead",
+            key="stepper_workspace_reference",
+            help="Run ReBPE with the workspace's reference segmentations instead of the scenario's words.",
+        )
 
 # --- configuration (sidebar; every widget is bound to the URL) -------------------------------------------
 with st.sidebar:
     st.subheader("Run configuration")
-    threshold = st.slider("Knockout threshold (blame ratio)", 0.05, 1.0, 0.5, 0.05, key="threshold",
-                          bind="query-params",
-                          help="Knock out every merge that merged across a reference boundary in at least "
-                               "this fraction of its applications (bpe-knockout.txt §3.4; the paper uses ½).")
-    knockout_unit = st.radio("Knockout unit", ["type", "merge"], key="knockout_unit", bind="query-params",
-                             horizontal=True,
-                             help="Where a type is formed by several merges (files converted from tiktoken or "
-                                  "SentencePiece). type: the type leaves V when blame and applications summed over "
-                                  "its merges reach the threshold. merge: only the blamed merge goes; the type stays "
-                                  "while another merge forms it. The same with one merge per type.")
-    blame_mode = st.radio("Blame of whole words", ["tree", "applied"], key="blame", bind="query-params",
-                          horizontal=True,
-                          help="With ignore_merges a reference word that is a type is emitted whole. tree: it "
-                               "blames the merges of its own tree (what would apply if it were not whole). "
-                               "applied: only applied merges are blamed, so such words escape blame.")
-    anneal = st.toggle("Annealing first", key="anneal", bind="query-params",
-                       help="rebpe.txt §3.4: before the first knockout, add merges for token pairs the "
-                            "reference never wants split.")
-    reify = st.toggle("Reify between knockouts", value=True, key="reify", bind="query-params",
-                      help="rebpe.txt Alg. 1: after each knockout, repair and reify. Off: iterated knockout.")
-    fix = st.toggle("Repair blocked tuple merges (fix)", value=True, key="fix", bind="query-params",
-                    disabled=not reify, help="rebpe.txt Alg. 2 lines 2-15 (reparation).")
-    link = st.toggle("Link existing submerges (link)", value=True, key="link", bind="query-params",
-                     disabled=not reify, help="rebpe.txt Alg. 2: reuse an existing binary merge inside a tuple.")
-    expand = st.toggle("Create new submerges (expand)", value=True, key="expand", bind="query-params",
-                       disabled=not reify, help="rebpe.txt Alg. 2: add a binary merge just before the tuple.")
-    reparation_mode = st.radio("Reparation mode", ["limited", "undo"], key="reparation", bind="query-params",
-                               horizontal=True, disabled=not (reify and fix),
-                               help="limited: LIMITEDBPE as Alg. 2 is written. undo: the authors' code "
-                                    "(segment with every merge, then undo those ranked at or after the tuple).")
-    max_iterations = st.number_input("Maximum iterations", 1, 100, 100, key="iterations", bind="query-params",
-                                     help="ReBPE stops earlier when an iteration changes nothing.")
-    st.caption(f"Tokeniser **{md_escape(workspace.tokeniser_name)}**, reference **{md_escape(reference_name)}** "
-               f"({len(references.entries):,} words). Change them on the Workspace page.")
+    threshold = st.slider(
+        "Knockout threshold (blame ratio)",
+        0.05,
+        1.0,
+        0.5,
+        0.05,
+        key="threshold",
+        bind="query-params",
+        help="Knock out every merge that merged across a reference boundary in at least "
+        "this fraction of its applications ([knockout §3.4]; the paper uses ½).",
+    )
+    knockout_unit = st.radio(
+        "Knockout unit",
+        ["type", "merge"],
+        key="knockout_unit",
+        bind="query-params",
+        horizontal=True,
+        help="Where a type is formed by several merges (files converted from tiktoken or "
+        "SentencePiece). type: the type leaves V when blame and applications summed over "
+        "its merges reach the threshold. merge: only the blamed merge goes; the type stays "
+        "while another merge forms it. The same with one merge per type.",
+    )
+    blame_mode = st.radio(
+        "Blame of whole words",
+        ["tree", "applied"],
+        key="blame",
+        bind="query-params",
+        horizontal=True,
+        help="With ignore_merges a reference word that is a type is emitted whole. tree: it "
+        "blames the merges of its own tree (what would apply if it were not whole). "
+        "applied: only applied merges are blamed, so such words escape blame.",
+    )
+    anneal = st.toggle(
+        "Annealing first",
+        key="anneal",
+        bind="query-params",
+        help="[rebpe §3.4]: before the first knockout, add merges for token pairs the reference never wants split.",
+    )
+    reify = st.toggle(
+        "Reify between knockouts",
+        value=True,
+        key="reify",
+        bind="query-params",
+        help="[rebpe Alg. 1]: after each knockout, repair and reify. Off: iterated knockout.",
+    )
+    fix = st.toggle(
+        "Repair blocked tuple merges (fix)",
+        value=True,
+        key="fix",
+        bind="query-params",
+        disabled=not reify,
+        help="[rebpe Alg. 2 lines 2-15] (reparation).",
+    )
+    link = st.toggle(
+        "Link existing submerges (link)",
+        value=True,
+        key="link",
+        bind="query-params",
+        disabled=not reify,
+        help="[rebpe Alg. 2]: reuse an existing binary merge inside a tuple.",
+    )
+    expand = st.toggle(
+        "Create new submerges (expand)",
+        value=True,
+        key="expand",
+        bind="query-params",
+        disabled=not reify,
+        help="[rebpe Alg. 2]: add a binary merge just before the tuple.",
+    )
+    reparation_mode = st.radio(
+        "Reparation mode",
+        ["limited", "undo"],
+        key="reparation",
+        bind="query-params",
+        horizontal=True,
+        disabled=not (reify and fix),
+        help="limited: LIMITEDBPE as Alg. 2 is written. undo: the authors' code "
+        "(segment with every merge, then undo those ranked at or after the tuple).",
+    )
+    max_iterations = st.number_input(
+        "Maximum iterations",
+        1,
+        100,
+        100,
+        key="iterations",
+        bind="query-params",
+        help="ReBPE stops earlier when an iteration changes nothing.",
+    )
+    st.caption(
+        f"Tokeniser **{md_escape(workspace.tokeniser_name)}**, reference **{md_escape(reference_name)}** "
+        f"({len(references.entries):,} words). Change them on the Workspace page."
+    )
 
-config = ReBPEConfig(knockout=KnockoutConfig(threshold=float(threshold), unit=knockout_unit or "type",
-                                             blame=blame_mode or "tree"),
-                     anneal=AnnealConfig(when="before" if anneal else "none"),
-                     reify=bool(reify), fix=bool(fix), reparation=reparation_mode or "limited",
-                     link=bool(link), expand=bool(expand), max_iterations=int(max_iterations or 100))
+config = ReBPEConfig(
+    knockout=KnockoutConfig(threshold=float(threshold), unit=knockout_unit or "type", blame=blame_mode or "tree"),
+    anneal=AnnealConfig(when="before" if anneal else "none"),
+    reify=bool(reify),
+    fix=bool(fix),
+    reparation=reparation_mode or "limited",
+    link=bool(link),
+    expand=bool(expand),
+    max_iterations=int(max_iterations or 100),
+)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -185,14 +259,21 @@ def affected_words(run_id: str, index: int, _computed: ComputedRun) -> list[str]
     """Every reference word whose tree step ``index`` changed (token changes first; the first
     ``viz.step_views.MAX_SCAN`` words are traced): the one meaning of "changed" on this page."""
     step = _computed.steps[index - 1]
-    return sv.affected_words(_computed.tokeniser_at(index - 1), step.tokeniser, _computed.words,
-                             step.changed_words, touched=sv.touched_types(step), limit=None)
+    return sv.affected_words(
+        _computed.tokeniser_at(index - 1),
+        step.tokeniser,
+        _computed.words,
+        step.changed_words,
+        touched=sv.touched_types(step),
+        limit=None,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def merge_rows_of(run_id: str, index: int, _computed: ComputedRun) -> list[dict]:
-    return sv.merge_change_rows(_computed.steps[index - 1], _computed.origins_before(index),
-                                _computed.start.pretokeniser.display)
+    return sv.merge_change_rows(
+        _computed.steps[index - 1], _computed.origins_before(index), _computed.start.pretokeniser.display
+    )
 
 
 def word_options(index: int) -> tuple[list[str], list[str]]:
@@ -211,15 +292,29 @@ def word_trees(tok, word: str):
 def step_buttons(prev_column, next_column, index: int | None) -> None:
     """Prev and Next (the ← and → keys press them); ``index`` None: disabled while the run computes."""
     waiting = index is None
-    prev_column.button("Prev", icon=":material/chevron_left:", key="stepper_prev_wait" if waiting else "stepper_prev",
-                       on_click=None if waiting else move, args=None if waiting else (-1, last),
-                       disabled=waiting or index <= 0, width="stretch", shortcut=None if waiting else PREV_KEY,
-                       help="The run is computing" if waiting else "One step back (← key)")
-    next_column.button("Next", icon=":material/chevron_right:", icon_position="right",
-                       key="stepper_next_wait" if waiting else "stepper_next",
-                       on_click=None if waiting else move, args=None if waiting else (1, last),
-                       disabled=waiting or index >= last, width="stretch", shortcut=None if waiting else NEXT_KEY,
-                       help="The run is computing" if waiting else "One step forward (→ key)")
+    prev_column.button(
+        "Prev",
+        icon=":material/chevron_left:",
+        key="stepper_prev_wait" if waiting else "stepper_prev",
+        on_click=None if waiting else move,
+        args=None if waiting else (-1, last),
+        disabled=waiting or index <= 0,
+        width="stretch",
+        shortcut=None if waiting else PREV_KEY,
+        help="The run is computing" if waiting else "One step back (← key)",
+    )
+    next_column.button(
+        "Next",
+        icon=":material/chevron_right:",
+        icon_position="right",
+        key="stepper_next_wait" if waiting else "stepper_next",
+        on_click=None if waiting else move,
+        args=None if waiting else (1, last),
+        disabled=waiting or index >= last,
+        width="stretch",
+        shortcut=None if waiting else NEXT_KEY,
+        help="The run is computing" if waiting else "One step forward (→ key)",
+    )
 
 
 def tree_row(word: str, before, after, step, index: int | None) -> bool:
@@ -238,12 +333,20 @@ def tree_row(word: str, before, after, step, index: int | None) -> bool:
         spelled = False
         removed = set(step.removed) | {old for old, _ in step.rewired}
         added = set(step.added) | {new for _, new in step.rewired}
-        for column, tok, highlight, when in ((columns[1], before, removed, "Before"),
-                                             (columns[2], after, added, "After")):
+        for column, tok, highlight, when in (
+            (columns[1], before, removed, "Before"),
+            (columns[2], after, added, "After"),
+        ):
             with column:
                 st.markdown(f"**{when} this step:** {sv.tokens_markdown(tok.tokenise_word(word), display)}")
-                spelled |= show_tree(word_trees(tok, word), display, highlight, stem=f"{stem}-{when.lower()}",
-                                     key=f"{key}_{when.lower()}", downloads=not present)
+                spelled |= show_tree(
+                    word_trees(tok, word),
+                    display,
+                    highlight,
+                    stem=f"{stem}-{when.lower()}",
+                    key=f"{key}_{when.lower()}",
+                    downloads=not present,
+                )
         return spelled
     except InputError as err:
         columns[1].warning(f"Cannot segment {code_span(word)}: {md_escape(err)}")
@@ -255,8 +358,10 @@ def show_preview() -> None:
     the panel's come with the run)."""
     st.subheader("Step 0 · the tokeniser as loaded")
     st.markdown(sv.START_TEXT)
-    st.caption(f"|V| {tokeniser.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} · the run with this "
-               "configuration is being computed; Prev, Next and the metrics come with it.")
+    st.caption(
+        f"|V| {tokeniser.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} · the run with this "
+        "configuration is being computed; Prev, Next and the metrics come with it."
+    )
     words = [e.word for e in references.entries]
     if words:
         wanted = st.session_state.get(WORD) or st.query_params.get("word")
@@ -271,22 +376,29 @@ def show_neighbourhood(index: int, step) -> None:
         return
     if st.session_state.get(TYPE) not in types:
         st.session_state[TYPE] = types[0]
-    type_ = st.selectbox(f"Type ({len(types):,} touched by this step)", types, key=TYPE,
-                         format_func=lambda t: shown(t, display))
+    type_ = st.selectbox(
+        f"Type ({len(types):,} touched by this step)", types, key=TYPE, format_func=lambda t: shown(t, display)
+    )
     write_to_url("type", type_)
     before, after = computed.tokeniser_at(index - 1), computed.tokeniser_at(index)
     left, right = st.columns(2)
     left.markdown(f"**Before** — M_i / M_o of {code_span(shown(type_, display))}")
-    left.dataframe(sv.neighbourhood_rows(before, type_, display), hide_index=True, width="stretch",
-                   column_config=RANK_COLUMN)
+    left.dataframe(
+        sv.neighbourhood_rows(before, type_, display), hide_index=True, width="stretch", column_config=RANK_COLUMN
+    )
     right.markdown(f"**After** — M_i / M_o of {code_span(shown(type_, display))}")
-    right.dataframe(sv.neighbourhood_rows(after, type_, display), hide_index=True, width="stretch",
-                    column_config=RANK_COLUMN)
+    right.dataframe(
+        sv.neighbourhood_rows(after, type_, display), hide_index=True, width="stretch", column_config=RANK_COLUMN
+    )
     if type_ in tokeniser.types:
         try:
-            st.page_link(GRAPH_PAGE, icon=":material/hub:", query_params={"type": shown(type_, display)},
-                         label=f"Open {md_escape(shown(type_, display))} in the merge graph (the loaded tokeniser, "
-                               "before any step)")
+            st.page_link(
+                GRAPH_PAGE,
+                icon=":material/hub:",
+                query_params={"type": shown(type_, display)},
+                label=f"Open {md_escape(shown(type_, display))} in the merge graph (the loaded tokeniser, "
+                "before any step)",
+            )
         except StreamlitAPIException:  # the graph page is not in this app's navigation (the page run alone)
             pass
 
@@ -294,26 +406,49 @@ def show_neighbourhood(index: int, step) -> None:
 def show_downloads(index: int) -> None:
     tok = computed.tokeniser_at(index)
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", workspace.tokeniser_name)[:60] or "tokeniser"
-    metadata = {"derived_from": workspace.tokeniser_name, "reference": reference_name, "step": index,
-                "phase": steps[index - 1].phase if index else "start",
-                "config": {"threshold": config.knockout.threshold, "knockout_unit": config.knockout.unit,
-                           "blame": config.knockout.blame, "anneal": config.anneal.when,
-                           "reify": config.reify, "fix": config.fix, "reparation": config.reparation,
-                           "link": config.link, "expand": config.expand}}
-    st.download_button("Tokeniser after this step (project JSON)", key="stepper_dl_project", on_click="ignore",
-                       data=lambda: json.dumps(tok.to_json(metadata), ensure_ascii=False),
-                       file_name=f"{stem}-step{index}.json", mime="application/json")
+    metadata = {
+        "derived_from": workspace.tokeniser_name,
+        "reference": reference_name,
+        "step": index,
+        "phase": steps[index - 1].phase if index else "start",
+        "config": {
+            "threshold": config.knockout.threshold,
+            "knockout_unit": config.knockout.unit,
+            "blame": config.knockout.blame,
+            "anneal": config.anneal.when,
+            "reify": config.reify,
+            "fix": config.fix,
+            "reparation": config.reparation,
+            "link": config.link,
+            "expand": config.expand,
+        },
+    }
+    st.download_button(
+        "Tokeniser after this step (project JSON)",
+        key="stepper_dl_project",
+        on_click="ignore",
+        data=lambda: json.dumps(tok.to_json(metadata), ensure_ascii=False),
+        file_name=f"{stem}-step{index}.json",
+        mime="application/json",
+    )
     tuple_count = steps[index - 1].tuple_merges if index else len(tokeniser.tuple_merges)
     problem = None if tuple_count else hf_json_problem(tok)
     if tuple_count:
-        st.caption(f"No HF tokenizer.json: this tokeniser has {tuple_count:,} tuple merges, which "
-                   "HF BPE cannot represent. The project JSON keeps them.")
+        st.caption(
+            f"No HF tokenizer.json: this tokeniser has {tuple_count:,} tuple merges, which "
+            "HF BPE cannot represent. The project JSON keeps them."
+        )
     elif problem:
         st.caption(md_escape(f"No HF tokenizer.json: {problem}. The project JSON keeps everything."))
     else:
-        st.download_button("Tokeniser after this step (HF tokenizer.json)", key="stepper_dl_hf", on_click="ignore",
-                           data=lambda: json.dumps(tokeniser_to_hf_json(tok), ensure_ascii=False),
-                           file_name=f"{stem}-step{index}-tokenizer.json", mime="application/json")
+        st.download_button(
+            "Tokeniser after this step (HF tokenizer.json)",
+            key="stepper_dl_hf",
+            on_click="ignore",
+            data=lambda: json.dumps(tokeniser_to_hf_json(tok), ensure_ascii=False),
+            file_name=f"{stem}-step{index}-tokenizer.json",
+            mime="application/json",
+        )
 
 
 def changed_count(changed: list[str]) -> str:
@@ -328,18 +463,26 @@ def counts_row(step, index: int, changed: list[str], after) -> None:
     previous = (steps[index - 2].metrics if index >= 2 else computed.initial) if step else None
     change = None if previous is None else 100 * (metrics.f1 - previous.f1)
     words_help = sv.words_changed_help(len(changed), len(step.changed_words)) if step else None
-    counts = [(label, changed_count(changed) if label == sv.WORDS_CHANGED else f"{value:,}")
-              for label, value in (sv.step_counts(step, len(changed)) if step else
-                                   [("|V|", after.vocab_size), ("Tuple merges", len(after.tuple_merges))])]
+    counts = [
+        (label, changed_count(changed) if label == sv.WORDS_CHANGED else f"{value:,}")
+        for label, value in (
+            sv.step_counts(step, len(changed))
+            if step
+            else [("|V|", after.vocab_size), ("Tuple merges", len(after.tuple_merges))]
+        )
+    ]
     if present:
         shown_counts = [f"{label} **{value}**" for label, value in counts if value != "0" or label == sv.WORDS_CHANGED]
         delta = "" if change is None else f" ({change:+.2f} points)"
         st.markdown(" · ".join([f"F1 **{100 * metrics.f1:.2f} %**{delta}", *shown_counts]), help=words_help)
         return
     columns = st.columns([1.3, 1, 1, 1, 1, 1, 1])
-    columns[0].metric("F1 (%)", f"{100 * metrics.f1:.2f}",
-                      delta=None if change is None else f"{change:+.2f} points",
-                      delta_color="off" if change is not None and abs(change) < 0.005 else "normal")
+    columns[0].metric(
+        "F1 (%)",
+        f"{100 * metrics.f1:.2f}",
+        delta=None if change is None else f"{change:+.2f} points",
+        delta_color="off" if change is not None and abs(change) < 0.005 else "normal",
+    )
     for column, (label, value) in zip(columns[1:], counts):
         column.metric(label, value, help=words_help if label == sv.WORDS_CHANGED else None)
 
@@ -366,22 +509,38 @@ def stepper_panel() -> None:
         word_column, slider_column, follow_column = st.columns([3, 3, 1.3], vertical_alignment="bottom")
     labels = "collapsed" if present else "visible"
     with slider_column:
-        st.slider("Step (0 = the tokeniser as loaded)", 0, last, value=index, key=slider_key(index, last),
-                  on_change=slide, args=(index, last), label_visibility=labels)
+        st.slider(
+            "Step (0 = the tokeniser as loaded)",
+            0,
+            last,
+            value=index,
+            key=slider_key(index, last),
+            on_change=slide,
+            args=(index, last),
+            label_visibility=labels,
+        )
     write_to_url("step", index, default=0)
     spelled = False
     if options:
         marked = set(changed)
-        label = (f"Word ({changed_count(changed)} changed by this step, marked •, listed first)" if step and changed
-                 else "Word (this step changes no word; any reference word)" if step else "Word")
+        label = (
+            f"Word ({changed_count(changed)} changed by this step, marked •, listed first)"
+            if step and changed
+            else "Word (this step changes no word; any reference word)"
+            if step
+            else "Word"
+        )
         if st.session_state.get(WORD) not in options:
             st.session_state[WORD] = options[0]
-        word = word_column.selectbox(label, options, key=WORD, format_func=lambda w: f"• {w}" if w in marked else w,
-                                     label_visibility=labels)
+        word = word_column.selectbox(
+            label, options, key=WORD, format_func=lambda w: f"• {w}" if w in marked else w, label_visibility=labels
+        )
         write_to_url("word", word)
-        follow_column.toggle("Follow word", key="stepper_follow",
-                             help="On: keep this word when stepping. Off: every step selects the first word "
-                                  "it changed.")
+        follow_column.toggle(
+            "Follow word",
+            key="stepper_follow",
+            help="On: keep this word when stepping. Off: every step selects the first word it changed.",
+        )
         spelled = tree_row(word, before, after, step, index)
     else:
         word_column.caption("The reference has no word this tokeniser can segment.")
@@ -389,16 +548,23 @@ def stepper_panel() -> None:
     if present:
         return
     st.caption(sv.TREE_HELP)
-    st.html(tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "",
-                             characters=spelled))
+    st.html(
+        tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "", characters=spelled)
+    )
     counts_row(step, index, changed, after)  # below the trees, so that stepping does not move them
 
     chart_left, chart_right = st.columns(2)
     chart_left.plotly_chart(sv.f1_figure(steps, computed.initial, index), key="stepper_f1")
     with chart_right:
         # One diagnostic at a time: every chart costs the browser a plotly render on each step.
-        chart = st.segmented_control("Diagnostics", list(DIAGNOSTICS), default=next(iter(DIAGNOSTICS)),
-                                     key="stepper_chart", label_visibility="collapsed", required=True)
+        chart = st.segmented_control(
+            "Diagnostics",
+            list(DIAGNOSTICS),
+            default=next(iter(DIAGNOSTICS)),
+            key="stepper_chart",
+            label_visibility="collapsed",
+            required=True,
+        )
         figure = DIAGNOSTICS.get(chart or "", sv.origins_figure)
         st.plotly_chart(figure(steps, index), key="stepper_diagnostic")
 
@@ -411,31 +577,57 @@ def stepper_panel() -> None:
             query = st.text_input("Search merges", key="stepper_merge_search", placeholder="e.g. ids")
             shown_rows = sv.filter_rows(rows, query, ["merge before", "merge after", "type", "origin", "change"])
             st.caption(f"{len(shown_rows):,} of {len(rows):,} merges")
-            st.dataframe(shown_rows, hide_index=True, width="stretch", column_config=RANK_COLUMN,
-                         height="auto" if len(shown_rows) <= 10 else 360)
-            st.download_button("Download as CSV", lambda rows=rows: sv.rows_to_csv(rows), on_click="ignore",
-                               key="stepper_dl_merges", file_name=f"step{index}-merges.csv", mime="text/csv")
+            st.dataframe(
+                shown_rows,
+                hide_index=True,
+                width="stretch",
+                column_config=RANK_COLUMN,
+                height="auto" if len(shown_rows) <= 10 else 360,
+            )
+            st.download_button(
+                "Download as CSV",
+                lambda rows=rows: sv.rows_to_csv(rows),
+                on_click="ignore",
+                key="stepper_dl_merges",
+                file_name=f"step{index}-merges.csv",
+                mime="text/csv",
+            )
     with tabs[1]:
         if step is None or not changed:
             st.caption("This step changed no reference word." if step else "Step 0 changes nothing.")
         else:
             new_tokens = {w for w, *_ in step.changed_words}
-            rows = sv.changed_word_rows(step.changed_words, display,
-                                        [(w, after.tokenise_word(w)) for w in changed if w not in new_tokens])
+            rows = sv.changed_word_rows(
+                step.changed_words, display, [(w, after.tokenise_word(w)) for w in changed if w not in new_tokens]
+            )
             st.caption(md_escape(sv.words_changed_help(len(changed), len(step.changed_words))))
             st.dataframe(rows, hide_index=True, width="stretch", height="auto" if len(rows) <= 10 else 360)
-            st.download_button("Download as CSV", lambda rows=rows: sv.rows_to_csv(rows), on_click="ignore",
-                               key="stepper_dl_words", file_name=f"step{index}-words.csv", mime="text/csv")
+            st.download_button(
+                "Download as CSV",
+                lambda rows=rows: sv.rows_to_csv(rows),
+                on_click="ignore",
+                key="stepper_dl_words",
+                file_name=f"step{index}-words.csv",
+                mime="text/csv",
+            )
     with tabs[2]:
         show_neighbourhood(index, step)
     with tabs[3]:
-        st.caption("The run so far as one row of rebpe.txt Table 4 (F1 of BPE, then the change each phase "
-                   "made, in percentage points), and every phase in detail.")
+        st.caption(
+            "The run so far as one row of [rebpe Table 4] (F1 of BPE, then the change each phase "
+            "made, in percentage points), and every phase in detail."
+        )
         st.dataframe([sv.table4_row(steps, computed.initial, index)], hide_index=True)
         rows = sv.metrics_rows(steps, computed.initial, index)
         st.dataframe(rows, hide_index=True, width="stretch")
-        st.download_button("Download as CSV", lambda rows=rows: sv.rows_to_csv(rows), on_click="ignore",
-                           key="stepper_dl_metrics", file_name="metrics.csv", mime="text/csv")
+        st.download_button(
+            "Download as CSV",
+            lambda rows=rows: sv.rows_to_csv(rows),
+            on_click="ignore",
+            key="stepper_dl_metrics",
+            file_name="metrics.csv",
+            mime="text/csv",
+        )
     with tabs[4]:
         show_downloads(index)
 
@@ -450,8 +642,14 @@ if str(st.session_state.get(STEP, st.query_params.get("step", "0"))) == "0":
         show_preview()
 with run_box:
     try:
-        computed = cached_run(workspace.tokeniser_name, tokeniser, reference_name, references, config,
-                              **workspace_keys(workspace, reference_name))
+        computed = cached_run(
+            workspace.tokeniser_name,
+            tokeniser,
+            reference_name,
+            references,
+            config,
+            **workspace_keys(workspace, reference_name),
+        )
     except InputError as err:
         preview.empty()
         st.error(f"Could not run ReBPE: {md_escape(err)}")
@@ -468,16 +666,20 @@ if not present:
         f"F1 {100 * computed.initial.f1:.2f} % → {100 * final.metrics.f1:.2f} % · "
         f"|V| {tokeniser.vocab_size:,} → {final.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} → "
         f"{final.tuple_merges:,} · computed in {computed.seconds:.1f} s, kept for this tokeniser, reference and "
-        "configuration.")
+        "configuration."
+    )
 if computed.unaligned:
-    run_box.warning(f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be "
-                    "aligned with this tokeniser's pre-tokeniser and are left out.")
+    run_box.warning(
+        f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be "
+        "aligned with this tokeniser's pre-tokeniser and are left out."
+    )
 
 # A link's step, word and type seed the widgets on the first run; a step the run does not have is refused.
 refused = seed_from_url(STEP, "step", lambda raw: int(raw) if raw.isdigit() and int(raw) <= last else None)
 if refused is not None:
-    run_box.warning(f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; "
-                    "showing step 0.")
+    run_box.warning(
+        f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; showing step 0."
+    )
 seed_from_url(WORD, "word", lambda raw: raw)
 seed_from_url(TYPE, "type", lambda raw: raw)
 if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before

@@ -7,6 +7,7 @@ text segmented by each family with its own trace (BPE merges, Scaffold-BPE demol
 splits, BoundlessBPE supermerges across pretokens, Unigram's Viterbi choice). Trained tokenisers
 are cached by (family, corpus lines, size), so a second visit is instant. The view is in the URL.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -16,8 +17,8 @@ from core import corpus_metrics as cm
 from core.variants import registry
 from core.variants.boundless import shortfall
 from core.variants.compare import vocabulary_overlap
-from ui.variant_runs import (algorithms_help, corpus_key as make_corpus_key, corpus_stats, train_with_progress,
-                             training_lines)
+from ui.variant_runs import algorithms_help, corpus_stats, train_with_progress, training_lines
+from ui.variant_runs import corpus_key as make_corpus_key
 from ui.workspace import current
 from viz import plots
 from viz.escaping import html_escape, md_escape
@@ -45,20 +46,35 @@ all_lines = training_lines()
 
 names = list(registry.ALGORITHMS)
 top = st.columns([3, 2, 2])
-algorithms = top[0].multiselect("Tokenisers", names, default=names, key="algorithms", bind="query-params",
-                                help=algorithms_help(names))
-size = top[1].select_slider("Vocabulary size", SIZES, value=DEFAULT_SIZE, key="size", bind="query-params",
-                            help="The target |V| of every tokeniser (byte-level ones start from 256 bytes).")
+algorithms = top[0].multiselect(
+    "Tokenisers", names, default=names, key="algorithms", bind="query-params", help=algorithms_help(names)
+)
+size = top[1].select_slider(
+    "Vocabulary size",
+    SIZES,
+    value=DEFAULT_SIZE,
+    key="size",
+    bind="query-params",
+    help="The target |V| of every tokeniser (byte-level ones start from 256 bytes).",
+)
 line_choices = [n for n in LINE_CHOICES if n < len(all_lines)] + [len(all_lines)]
-n_lines = top[2].select_slider("Corpus lines", line_choices, value=min(line_choices, key=lambda n: abs(n - DEFAULT_LINES)),
-                               key="lines", bind="query-params", help=f"The first lines of {md_escape(ws.corpus_name)}.")
+n_lines = top[2].select_slider(
+    "Corpus lines",
+    line_choices,
+    value=min(line_choices, key=lambda n: abs(n - DEFAULT_LINES)),
+    key="lines",
+    bind="query-params",
+    help=f"The first lines of {md_escape(ws.corpus_name)}.",
+)
 if not algorithms:
     st.info("Choose at least one tokeniser.")
     st.stop()
 lines = all_lines[:n_lines]
 corpus_key = make_corpus_key(ws.corpus_name, lines)
-st.caption(f"Training on the first {n_lines:,} lines of **{md_escape(ws.corpus_name)}** "
-           "(the Workspace page chooses the corpus).")
+st.caption(
+    f"Training on the first {n_lines:,} lines of **{md_escape(ws.corpus_name)}** "
+    "(the Workspace page chooses the corpus)."
+)
 
 runs = train_with_progress(algorithms, corpus_key, size, lines)
 if not runs:
@@ -69,14 +85,25 @@ stats = {a: corpus_stats(a, corpus_key, size, run.tokeniser, lines) for a, (run,
 rows = []
 for algorithm, (run, seconds) in runs.items():
     summary = cm.summary(stats[algorithm])
-    rows.append({"tokeniser": algorithm, "|V|": run.tokeniser.vocab_size, "training (s)": round(seconds, 2),
-                 "training events": len(run.events), "tokens": stats[algorithm].tokens,
-                 "bytes / token": round(summary["bytes_per_token"], 3),
-                 "Rényi efficiency (α=2.5)": round(summary["renyi_efficiency"], 4),
-                 "vocabulary used": round(summary["vocabulary_used"], 4)})
+    rows.append(
+        {
+            "tokeniser": algorithm,
+            "|V|": run.tokeniser.vocab_size,
+            "training (s)": round(seconds, 2),
+            "training events": len(run.events),
+            "tokens": stats[algorithm].tokens,
+            "bytes / token": round(summary["bytes_per_token"], 3),
+            "Rényi efficiency (α=2.5)": round(summary["renyi_efficiency"], 4),
+            "vocabulary used": round(summary["vocabulary_used"], 4),
+        }
+    )
 st.subheader("Summary")
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"|V|": st.column_config.NumberColumn(help=VOCAB_SIZE_HELP + f" The target is {size:,}.")})
+st.dataframe(
+    pd.DataFrame(rows),
+    hide_index=True,
+    width="stretch",
+    column_config={"|V|": st.column_config.NumberColumn(help=VOCAB_SIZE_HELP + f" The target is {size:,}.")},
+)
 for algorithm, (run, _) in runs.items():
     short = shortfall(run, size)
     if short:  # BoundlessBPE: deleted tokens keep their slots
@@ -94,23 +121,32 @@ with left:
 colours = plots.colour_map(runs)
 with right:
     st.subheader("Token frequencies")
-    show_figure(plots.token_frequency_figure({a: cm.token_frequency_curve(s) for a, s in stats.items()}, colours),
-                "token-frequency")
+    show_figure(
+        plots.token_frequency_figure({a: cm.token_frequency_curve(s) for a, s in stats.items()}, colours),
+        "token-frequency",
+    )
 show_figure(plots.zipf_figure({a: cm.zipf_curve(s) for a, s in stats.items()}, colours), "zipf")
 
 # --- one text, every tokeniser ---------------------------------------------------------------------
 st.subheader("One text, every tokeniser")
 if "text" not in st.session_state and "text" not in st.query_params:
     st.session_state["text"] = DEFAULT_TEXT
-text = st.text_input("Text", key="text", bind="query-params", max_chars=300,
-                     help="Segmented as running text: BoundlessBPE's supermerges may join words.")
+text = st.text_input(
+    "Text",
+    key="text",
+    bind="query-params",
+    max_chars=300,
+    help="Segmented as running text: BoundlessBPE's supermerges may join words.",
+)
 for algorithm, (run, _) in runs.items():
     tokeniser = run.tokeniser
     display = tokeniser.pretokeniser.display
     tokens = tokeniser.tokenise(text)
-    st.html(f'<div class="variant-row" data-algorithm="{html_escape(algorithm)}"><b>{html_escape(algorithm)}</b> '
-            f'<span style="opacity:0.7">→ {len(tokens)} tokens</span><br>'
-            f'{token_chips_html(tokens, display, types=tokeniser.vocabulary, font_size="1.3rem")}</div>')
+    st.html(
+        f'<div class="variant-row" data-algorithm="{html_escape(algorithm)}"><b>{html_escape(algorithm)}</b> '
+        f'<span style="opacity:0.7">→ {len(tokens)} tokens</span><br>'
+        f"{token_chips_html(tokens, display, types=tokeniser.vocabulary, font_size='1.3rem')}</div>"
+    )
     trace = tokeniser.trace_text(text)
     with st.expander(f"How {algorithm} got there: {kind_counts(trace)}"):
         st.html(trace_html(trace, display))

@@ -3,7 +3,7 @@
 For the loaded tokeniser (Workspace page) and each typed word: the tokens with whitespace and
 bytes visible; the segmentation tree with a slider through the merges as they fired; every
 character boundary against the reference (blame view); a plain-words explanation (first merge
-that crossed a reference boundary, trapped tokens as in bpe-knockout.txt App. A.4); and, when asked
+that crossed a reference boundary, trapped tokens as in [knockout App. A.4]); and, when asked
 for (a toggle, so the first view never waits on knockout), the word under BPE, knockout, ReBPE,
 TrimmedBPE and BPE-dropout side by side (runs shared with the other pages through
 ``ui.rebpe_runs.cached_run``). For every token, the merges of its type: the one that fired in this
@@ -26,10 +26,11 @@ comparison rows need a merge graph (``ui.workspace.Workspace.with_merge_graph``)
 PickyBPE and BoundlessBPE use their merge lists (said in a caption), a family without one gets a
 one-line notice.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 import streamlit as st
 
@@ -75,8 +76,8 @@ KNOCKOUT = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)
 REBPE = ReBPEConfig()
 WORDS, RUNNING = "Words", "Running text"
 MODES = {"words": WORDS, "text": RUNNING}  # URL value -> input mode
-MAX_TEXT = 5_000       # characters of running text
-MAX_URL_TEXT = 2_000   # characters of running text a link carries
+MAX_TEXT = 5_000  # characters of running text
+MAX_URL_TEXT = 2_000  # characters of running text a link carries
 LINK_PARAMS = ("tokeniser", "reference", "corpus")  # the workspace, carried by the chips' links
 
 
@@ -175,18 +176,25 @@ def running_text_view(input_col, option_col) -> None:
     cut = "text" not in st.session_state and len(st.query_params.get("text", "")) > MAX_TEXT
     seed_from_url("text", "text", lambda raw: raw[:MAX_TEXT])
     st.session_state.setdefault("text", default_words(workspace.metadata))
-    text = input_col.text_area("Running text", key="text", max_chars=MAX_TEXT, height=110,
-                               placeholder="A sentence or a paragraph",
-                               help=f"Tokenised as a whole, as the tokeniser sees text. Links carry texts of up to "
-                                    f"{MAX_URL_TEXT:,} characters.")
+    text = input_col.text_area(
+        "Running text",
+        key="text",
+        max_chars=MAX_TEXT,
+        height=110,
+        placeholder="A sentence or a paragraph",
+        help=f"Tokenised as a whole, as the tokeniser sees text. Links carry texts of up to "
+        f"{MAX_URL_TEXT:,} characters.",
+    )
     show_ids = option_col.toggle("Ids instead of text", key="ids", bind="query-params")
     write_to_url("text", text if 0 < len(text) <= MAX_URL_TEXT else None)
     write_mode(RUNNING)
     if cut:
         st.caption(f"The text in the link was cut to its first {MAX_TEXT:,} characters.")
     if len(text) > MAX_URL_TEXT:
-        st.caption(f"This text ({len(text):,} characters) is too long for a link (at most {MAX_URL_TEXT:,}): "
-                   "the address bar leaves it out, so a copied link opens without it.")
+        st.caption(
+            f"This text ({len(text):,} characters) is too long for a link (at most {MAX_URL_TEXT:,}): "
+            "the address bar leaves it out, so a copied link opens without it."
+        )
     if not text:
         st.info("Type a sentence or a paragraph above.")
         return
@@ -196,19 +204,39 @@ def running_text_view(input_col, option_col) -> None:
     except InputError as err:
         st.error(f"Cannot tokenise this text: {md_escape(err)}")
         return
-    st.html(facts_html([("tokens", f"{len(tokens):,}"), ("characters", f"{len(text):,}"),
-                        ("bytes (UTF-8)", f"{len(text.encode('utf-8', 'replace')):,}"),
-                        ("characters per token", f"{len(text) / len(tokens):.2f}" if tokens else "-"),
-                        ("|V|", f"{loaded.vocab_size:,}")]))
+    st.html(
+        facts_html(
+            [
+                ("tokens", f"{len(tokens):,}"),
+                ("characters", f"{len(text):,}"),
+                ("bytes (UTF-8)", f"{len(text.encode('utf-8', 'replace')):,}"),
+                ("characters per token", f"{len(text) / len(tokens):.2f}" if tokens else "-"),
+                ("|V|", f"{loaded.vocab_size:,}"),
+            ]
+        )
+    )
     in_workspace = {k: st.query_params[k] for k in LINK_PARAMS if k in st.query_params}
     tree_link = {**in_workspace, "input": "words", **({PRESENT_PARAM: "1"} if present else {})}
-    st.html(running_text_html(pieces, display, show_ids=show_ids, types=loaded.vocabulary,
-                              markers=chip_options["markers"], tree_link=tree_link,
-                              graph_link=in_workspace if graph_workspace is not None else None))
-    st.caption("Hover over a token, or tab to it, for links to "
-               + ("its type in the merge graph and " if graph_workspace is not None else "")
-               + "the tree of its word. A dotted border marks bytes: part of a character split across tokens, or "
-               + "a byte-fallback token " + code_span("<0xNN>") + ". " + marker_legend(loaded.pretokeniser))
+    st.html(
+        running_text_html(
+            pieces,
+            display,
+            show_ids=show_ids,
+            types=loaded.vocabulary,
+            markers=chip_options["markers"],
+            tree_link=tree_link,
+            graph_link=in_workspace if graph_workspace is not None else None,
+        )
+    )
+    st.caption(
+        "Hover over a token, or tab to it, for links to "
+        + ("its type in the merge graph and " if graph_workspace is not None else "")
+        + "the tree of its word. A dotted border marks bytes: part of a character split across tokens, or "
+        + "a byte-fallback token "
+        + code_span("<0xNN>")
+        + ". "
+        + marker_legend(loaded.pretokeniser)
+    )
     if not present:
         with st.expander("The token ids as a list"):
             st.code(", ".join("?" if p.id is None else str(p.id) for p in pieces), language=None, wrap_lines=True)
@@ -239,25 +267,42 @@ word_fmt = lambda text: code_span(visible(text))  # noqa: E731
 seed_from_url("input_mode", "input", MODES.get)
 st.session_state.setdefault("input_mode", RUNNING if st.query_params.get("text") else WORDS)
 input_col, tokeniser_col, option_col = st.columns([6, 3, 3])
-mode = mode_col.segmented_control("Input", list(MODES.values()), key="input_mode", required=True,
-                                  help="Words: each word debugged on its own (tree, blame, comparison). Running "
-                                       "text: a sentence or paragraph as the tokeniser sees it, with token ids.")
+mode = mode_col.segmented_control(
+    "Input",
+    list(MODES.values()),
+    key="input_mode",
+    required=True,
+    help="Words: each word debugged on its own (tree, blame, comparison). Running "
+    "text: a sentence or paragraph as the tokeniser sees it, with token ids.",
+)
 tokeniser_col.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label)
 if mode == RUNNING:
     running_text_view(input_col, option_col)
     st.stop()
-text = input_col.text_input("Words (separated by spaces)", value=default_words(workspace.metadata), key="word",
-                            bind="query-params", on_change=_words_changed, placeholder="e.g. masterthesis bruidsjurk",
-                            help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in "
-                                 "detail.")
-compare_with = option_col.radio("Reference boundaries", ["morphs", "compound parts"], horizontal=True, key="refmode",
-                                help="Morphs: every morpheme boundary (as BPE-knockout's blame uses). Compound "
-                                     "parts: only the boundaries between the free parts of a compound.")
+text = input_col.text_input(
+    "Words (separated by spaces)",
+    value=default_words(workspace.metadata),
+    key="word",
+    bind="query-params",
+    on_change=_words_changed,
+    placeholder="e.g. masterthesis bruidsjurk",
+    help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in detail.",
+)
+compare_with = option_col.radio(
+    "Reference boundaries",
+    ["morphs", "compound parts"],
+    horizontal=True,
+    key="refmode",
+    help="Morphs: every morpheme boundary (as BPE-knockout's blame uses). Compound "
+    "parts: only the boundaries between the free parts of a compound.",
+)
 write_mode(WORDS)
 if not present:
-    st.caption(f"Reference **{md_escape(workspace.reference_name)}** ({len(workspace.references.entries):,} words); "
-               "uploads and other references are on the Workspace page. Each word is tokenised as in running text "
-               "(a space, then the word, through the tokeniser's own pre-tokeniser).")
+    st.caption(
+        f"Reference **{md_escape(workspace.reference_name)}** ({len(workspace.references.entries):,} words); "
+        "uploads and other references are on the Workspace page. Each word is tokenised as in running text "
+        "(a space, then the word, through the tokeniser's own pre-tokeniser)."
+    )
 words, total = split_words(text, MAX_WORDS)
 if not words:
     st.info("Type one or more words above, for example `masterthesis bruidsjurk`.")
@@ -273,12 +318,12 @@ def reference_of(word: str) -> tuple[str, ...] | None:
     if entry is None:
         return None
     morphs = entry.free_morphs if compare_with == "compound parts" else entry.morphs
-    if morphs is None or len(morphs) and "".join(morphs).lower() != word.lower():
+    if morphs is None or (len(morphs) and "".join(morphs).lower() != word.lower()):
         return None
     # The entry may be lower-cased; cut the typed word at the same places.
     out, offset = [], 0
     for morph in morphs:
-        out.append(word[offset:offset + len(morph)])
+        out.append(word[offset : offset + len(morph)])
         offset += len(morph)
     return tuple(out)
 
@@ -300,8 +345,11 @@ for word in words:
         segmented.pop(word, None)
         traces.pop(word, None)
 if not present or len(segmented) > 1:  # presenting one word: the step view shows its tokens
-    st.html(words_html([segmentation_html(word, segmented[word], display, **chip_options)
-                        for word in words if word in segmented]))
+    st.html(
+        words_html(
+            [segmentation_html(word, segmented[word], display, **chip_options) for word in words if word in segmented]
+        )
+    )
 if not present:
     st.caption(marker_legend(loaded.pretokeniser))
 if not segmented:
@@ -310,9 +358,15 @@ if not segmented:
 focusable = list(dict.fromkeys(w for w in words if w in segmented))
 focus = focusable[0]
 if len(focusable) > 1:
-    picked = st.segmented_control("Word to debug", focusable, default=focusable[0], key="focus",
-                                  bind="query-params", on_change=_focus_changed,
-                                  format_func=lambda w: md_escape(visible(w)))  # options are markdown
+    picked = st.segmented_control(
+        "Word to debug",
+        focusable,
+        default=focusable[0],
+        key="focus",
+        bind="query-params",
+        on_change=_focus_changed,
+        format_func=lambda w: md_escape(visible(w)),
+    )  # options are markdown
     focus = picked if picked in segmented else focusable[0]
 
 if not own_graph:  # the family's own account of the word (Scaffold demolitions, Picky splits, Viterbi …)
@@ -321,9 +375,10 @@ if not own_graph:  # the family's own account of the word (Scaffold demolitions,
     except InputError as err:
         st.error(f"Cannot trace {word_fmt(focus)}: {md_escape(err)}")
     else:
-        with st.expander(md_escape(f"How the {loaded.kind} tokeniser segments {visible(focus)}: "
-                                   f"{kind_counts(own_trace)}"),
-                         expanded=tokeniser is None):
+        with st.expander(
+            md_escape(f"How the {loaded.kind} tokeniser segments {visible(focus)}: {kind_counts(own_trace)}"),
+            expanded=tokeniser is None,
+        ):
             st.html(trace_html(own_trace, display, markers=chip_options["markers"]))
 if tokeniser is None:
     st.info(md_escape(graph_notice))
@@ -373,20 +428,43 @@ def step_view(word: str, traced: WordTrace) -> None:
     if not present:
         st.subheader("Merges, one by one", anchor=False)
     # Presenting: Prev and Next beside the tree; otherwise beside the slider, the tree below.
-    back, middle, forward = st.columns([2, 12, 2] if present else [1, 10, 1],
-                                       vertical_alignment="center" if present else "bottom")
+    back, middle, forward = st.columns(
+        [2, 12, 2] if present else [1, 10, 1], vertical_alignment="center" if present else "bottom"
+    )
     if n_steps:
-        back.button("Prev" if present else "", icon=":material/chevron_left:", key=f"back::{word}",
-                    on_click=_nudge, args=(key, n_steps, -1), shortcut=PREV_KEY if present else None,
-                    help="One merge back" + (" (←)" if present else ""), disabled=st.session_state[key] == 0,
-                    width="stretch" if present else "content")
-        forward.button("Next" if present else "", icon=":material/chevron_right:", icon_position="right",
-                       key=f"forward::{word}", on_click=_nudge, args=(key, n_steps, 1),
-                       shortcut=NEXT_KEY if present else None, help="One merge forward" + (" (→)" if present else ""),
-                       disabled=st.session_state[key] == n_steps, width="stretch" if present else "content")
-        middle.slider("Step (0 = characters only)", 0, n_steps, key=key, on_change=_step_changed,
-                      args=(key, n_steps), help="Drag, or click the slider and use the arrow keys.",
-                      label_visibility="collapsed" if present else "visible")
+        back.button(
+            "Prev" if present else "",
+            icon=":material/chevron_left:",
+            key=f"back::{word}",
+            on_click=_nudge,
+            args=(key, n_steps, -1),
+            shortcut=PREV_KEY if present else None,
+            help="One merge back" + (" (←)" if present else ""),
+            disabled=st.session_state[key] == 0,
+            width="stretch" if present else "content",
+        )
+        forward.button(
+            "Next" if present else "",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            key=f"forward::{word}",
+            on_click=_nudge,
+            args=(key, n_steps, 1),
+            shortcut=NEXT_KEY if present else None,
+            help="One merge forward" + (" (→)" if present else ""),
+            disabled=st.session_state[key] == n_steps,
+            width="stretch" if present else "content",
+        )
+        middle.slider(
+            "Step (0 = characters only)",
+            0,
+            n_steps,
+            key=key,
+            on_change=_step_changed,
+            args=(key, n_steps),
+            help="Drag, or click the slider and use the arrow keys.",
+            label_visibility="collapsed" if present else "visible",
+        )
     with middle if present else st.container():
         step_body(word, traced, n_steps, st.session_state[key] if n_steps else 0)
     rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
@@ -405,14 +483,23 @@ def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
     else:
         pretoken, merge = fired
         tail = " — the final segmentation." if step == n_steps else "."
-        st.markdown(f"**Step {step} of {n_steps}:** {' + '.join(fmt(p) for p in merge.parts)} → {fmt(merge.result)} "
-                    f"(rank {md_escape(rank_text(merge.rank))}){tail}", help=rank_help(merge.rank))
+        st.markdown(
+            f"**Step {step} of {n_steps}:** {' + '.join(fmt(p) for p in merge.parts)} → {fmt(merge.result)} "
+            f"(rank {md_escape(rank_text(merge.rank))}){tail}",
+            help=rank_help(merge.rank),
+        )
     st.html(token_chips_html(traced.tokens_at(step), display, **chip_options))
     done = [traced.steps_done(i, step) for i in range(len(traced.traces))]
     last = None if fired is None else (fired[0], traced.steps_done(fired[0], step) - 1)
     blamed = {(b.pretoken, b.offset) for b in explained.boundaries if b.reference}
-    tree = dict(pretokens=[(t.pretoken, t.trees) for t in traced.traces], display=display, done=done,
-                last_step=last, reference=blamed, caption=f"segmentation tree of {word} at step {step}")
+    tree = dict(
+        pretokens=[(t.pretoken, t.trees) for t in traced.traces],
+        display=display,
+        done=done,
+        last_step=last,
+        reference=blamed,
+        caption=f"segmentation tree of {word} at step {step}",
+    )
     svg = merge_tree_svg(**tree)
     st.html(svg_html(svg, alt=tree["caption"]))
     st.html(TREE_LEGEND)
@@ -433,12 +520,20 @@ def token_merge_rows(tokens, counts) -> list[dict]:
         if not item.merges:
             continue
         for merge in item.merges:
-            kind = ("its only merge" if len(item.merges) == 1 else
-                    "primary" if merge == item.primary else "alternative")
-            row = {"token": fmt(item.token), "merge": " + ".join(fmt(p) for p in merge.parts),  # cells are markdown
-                   "rank": md_escape(rank_text(merge.rank)), "kind": kind,
-                   "fired in this word": ("yes" if merge == item.fired else
-                                          "— (emitted whole)" if item.whole and merge == item.primary else "")}
+            kind = "its only merge" if len(item.merges) == 1 else "primary" if merge == item.primary else "alternative"
+            row = {
+                "token": fmt(item.token),
+                "merge": " + ".join(fmt(p) for p in merge.parts),  # cells are markdown
+                "rank": md_escape(rank_text(merge.rank)),
+                "kind": kind,
+                "fired in this word": (
+                    "yes"
+                    if merge == item.fired
+                    else "— (emitted whole)"
+                    if item.whole and merge == item.primary
+                    else ""
+                ),
+            }
             for name, values in counts.items():
                 row[f"fires on the {name}"] = f"{values.get(merge, 0):,}"
             rows.append(row)
@@ -461,19 +556,24 @@ def token_merges_view() -> None:
     for item in items:
         if item.fired_alternative:
             rank = md_escape(rank_text(item.fired.rank))
-            notes.append(f"{fmt(item.token)} was formed here by the alternative "
-                         f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank}), not by "
-                         f"its primary merge {' + '.join(fmt(p) for p in item.primary.parts)}.")
+            notes.append(
+                f"{fmt(item.token)} was formed here by the alternative "
+                f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank}), not by "
+                f"its primary merge {' + '.join(fmt(p) for p in item.primary.parts)}."
+            )
         elif item.whole and item.merges:
-            notes.append(f"{fmt(item.token)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
-                         "fired; the tree shows it as one piece.")
-    st.caption("For each token of the word, every merge forming its type: the **primary** one forms the type from "
-               "its own string, **alternatives** only inside longer pretokens, if at all"
-               + (f" ({len(several)} of the tokens here have alternatives)" if several else
-                  " (each type here has one merge)")
-               + ". The tree above draws the merges that actually fired. Counts: merge applications while the "
-                 f"reference words (as in running text) and the corpus ({md_escape(graph_workspace.corpus_name)}) "
-                 "are segmented.")
+            notes.append(
+                f"{fmt(item.token)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
+                "fired; the tree shows it as one piece."
+            )
+    st.caption(
+        "For each token of the word, every merge forming its type: the **primary** one forms the type from "
+        "its own string, **alternatives** only inside longer pretokens, if at all"
+        + (f" ({len(several)} of the tokens here have alternatives)" if several else " (each type here has one merge)")
+        + ". The tree above draws the merges that actually fired. Counts: merge applications while the "
+        f"reference words (as in running text) and the corpus ({md_escape(graph_workspace.corpus_name)}) "
+        "are segmented."
+    )
     for note in notes:
         st.markdown("- " + note)
     rows = token_merge_rows(items, counts)
@@ -493,8 +593,10 @@ if not present:
 with st.container(border=True):
     st.subheader("Every boundary against the reference", anchor=False)
     if morphs is None:
-        st.caption(f"{word_fmt(focus)} is not in the reference {md_escape(workspace.reference_name)}: the markers "
-                   "only show where the tokens split (|) and which merge removed each other boundary (#rank).")
+        st.caption(
+            f"{word_fmt(focus)} is not in the reference {md_escape(workspace.reference_name)}: the markers "
+            "only show where the tokens split (|) and which merge removed each other boundary (#rank)."
+        )
     st.html(boundary_strip_html([t.pretoken for t in traced.traces], explained.boundaries, display))
 
 # --- the same word under other tokenisers (computed only when asked for) ---
@@ -522,14 +624,24 @@ def edited_rows(references, reference_name: str) -> list[tuple]:
     keys = workspace_keys(graph_workspace, reference_name)
     for label, config in (("after knockout", KNOCKOUT), ("after ReBPE", REBPE)):
         try:
-            run = cached_run(graph_workspace.tokeniser_name, tokeniser, reference_name, references, config,
-                             label="knockout" if config is KNOCKOUT else "ReBPE", **keys)
+            run = cached_run(
+                graph_workspace.tokeniser_name,
+                tokeniser,
+                reference_name,
+                references,
+                config,
+                label="knockout" if config is KNOCKOUT else "ReBPE",
+                **keys,
+            )
             tokens = run.tokeniser.tokenise_word(focus)
         except InputError as err:
             rows.append((label, None, f"not available: {err}"))
             continue
-        summary = (f"{len(tokeniser.merges) - len(run.tokeniser.merges):,} merges knocked out" if config is KNOCKOUT
-                   else f"{len({step.iteration for step in run.steps})} iterations")
+        summary = (
+            f"{len(tokeniser.merges) - len(run.tokeniser.merges):,} merges knocked out"
+            if config is KNOCKOUT
+            else f"{len({step.iteration for step in run.steps})} iterations"
+        )
         rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary) if x), run.tokeniser.types))
     return rows
 
@@ -538,22 +650,40 @@ def comparison_view() -> None:
     controls = st.columns(4)
     sources = [name for name in ws.SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
     default_source = workspace.counts_name or sources[-1]
-    source = controls[0].selectbox("TrimmedBPE frequencies from", sources, index=sources.index(default_source)
-                                   if default_source in sources else 0, key="trim_source",
-                                   help="Token frequencies = the word counts tokenised by the loaded BPE "
-                                        "(subword-nmt style); types that never surface as a token have frequency 0.")
-    threshold = controls[1].select_slider("TrimmedBPE threshold", TRIM_THRESHOLDS, value=1_000, key="trim_threshold",
-                                          format_func=lambda v: f"{v:,}",
-                                          help="A type whose frequency is below the threshold is decomposed into the "
-                                               "largest untrimmed types under it (rebpe.txt §2.1).")
-    probability = controls[2].slider("Dropout probability p", 0.0, 1.0, 0.1, 0.05, key="dropout_p",
-                                     help="BPE-dropout skips each applicable merge with probability p.")
+    source = controls[0].selectbox(
+        "TrimmedBPE frequencies from",
+        sources,
+        index=sources.index(default_source) if default_source in sources else 0,
+        key="trim_source",
+        help="Token frequencies = the word counts tokenised by the loaded BPE "
+        "(subword-nmt style); types that never surface as a token have frequency 0.",
+    )
+    threshold = controls[1].select_slider(
+        "TrimmedBPE threshold",
+        TRIM_THRESHOLDS,
+        value=1_000,
+        key="trim_threshold",
+        format_func=lambda v: f"{v:,}",
+        help="A type whose frequency is below the threshold is decomposed into the "
+        "largest untrimmed types under it ([rebpe §2.1]).",
+    )
+    probability = controls[2].slider(
+        "Dropout probability p",
+        0.0,
+        1.0,
+        0.1,
+        0.05,
+        key="dropout_p",
+        help="BPE-dropout skips each applicable merge with probability p.",
+    )
     seed = controls[3].number_input("Dropout seed", 0, 10_000, 0, key="dropout_seed")
 
     rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
     if not own_graph:
-        rows = [(f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
-                ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
+        rows = [
+            (f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
+            ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types),
+        ]
     references, reference_name, _ = references_for(workspace)
     rows += edited_rows(references, reference_name)
     try:
@@ -563,27 +693,37 @@ def comparison_view() -> None:
             counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
         trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
         tokens = trimmed.tokenise_word(focus)
-        rows.append((f"TrimmedBPE (T = {threshold:,})", tokens,
-                     "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
-                     trimmed.vocabulary))
+        rows.append(
+            (
+                f"TrimmedBPE (T = {threshold:,})",
+                tokens,
+                "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
+                trimmed.vocabulary,
+            )
+        )
     except InputError as err:
         rows.append(("TrimmedBPE", None, f"not available: {err}"))
     try:
-        for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)),
-                                   1):
+        for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)), 1):
             rows.append((f"BPE-dropout p = {probability:g}, sample {n}", sample, note_for(sample), tokeniser.types))
     except InputError as err:
         rows.append(("BPE-dropout", None, f"not available: {err}"))
     st.html(comparison_html(rows, display, markers=chip_options["markers"]))
-    st.caption(f"Knockout and ReBPE ran on the reference {md_escape(reference_name)} "
-               f"({md_escape(compare_with)} are compared above; the edits always use morph boundaries), with the "
-               "papers' defaults (blame ratio at least ½; ReBPE with reparation and reification until nothing "
-               "changes).")
+    st.caption(
+        f"Knockout and ReBPE ran on the reference {md_escape(reference_name)} "
+        f"({md_escape(compare_with)} are compared above; the edits always use morph boundaries), with the "
+        "papers' defaults (blame ratio at least ½; ReBPE with reparation and reification until nothing "
+        "changes)."
+    )
 
 
 if not present:
     st.subheader("The same word under other tokenisers", anchor=False)
-    if st.toggle("Compare with knockout, ReBPE, TrimmedBPE, dropout", key="variants", bind="query-params",
-                 help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
-                      "server's disk) and trims the vocabulary by token frequency."):
+    if st.toggle(
+        "Compare with knockout, ReBPE, TrimmedBPE, dropout",
+        key="variants",
+        bind="query-params",
+        help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
+        "server's disk) and trims the vocabulary by token frequency.",
+    ):
         comparison_view()

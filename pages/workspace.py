@@ -10,9 +10,10 @@ A tokeniser may be of any family and come as an upload (any supported file, reco
 content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
 the loader found and inferred (``core.tokeniser_summary``) is shown as plain text.
 
-Near the top, a "Teach" card opens each teaching scenario of rebpe.txt App. A in the stepper in
+Near the top, a "Teach" card opens each teaching scenario of [rebpe App. A] in the stepper in
 presentation mode (``?tokeniser=<scenario>&present=1``, ``ui.presentation``), one click each.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -125,8 +126,12 @@ def tokeniser_facts(summary: dict) -> list[tuple[str, str]]:
     """The facts row for any family: its kind, |V| (``vocab_size``: types plus specials, as HF counts),
     and the merge graph's types, merges and alphabet when it has one."""
     facts = [("Family", summary["family"]), ("|V|", f"{summary['vocab_size']:,}")]
-    for key, label in (("types", "Types"), ("merges", "Merges"), ("tuple_merges", "Tuple merges"),
-                       ("alphabet", "Alphabet")):
+    for key, label in (
+        ("types", "Types"),
+        ("merges", "Merges"),
+        ("tuple_merges", "Tuple merges"),
+        ("alphabet", "Alphabet"),
+    ):
         if key in summary:
             facts.append((label, f"{summary[key]:,}"))
     if summary.get("specials"):
@@ -158,8 +163,11 @@ def upload_error(kind: str, current: str) -> None:
     rejected = st.session_state.get(ERROR_KEY.format(kind))
     if rejected:
         what, reason = rejected
-        st.error(f"**Rejected, not loaded:** {code_span(what)}. The {kind} stays as it was: "
-                 f"{code_span(current)}.  \n{md_escape(reason)}", icon=":material/block:")
+        st.error(
+            f"**Rejected, not loaded:** {code_span(what)}. The {kind} stays as it was: "
+            f"{code_span(current)}.  \n{md_escape(reason)}",
+            icon=":material/block:",
+        )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -168,22 +176,31 @@ def footprint_mb(key: str, _tokeniser) -> float:
 
 
 def teach_card() -> None:
-    """The teaching scenarios of rebpe.txt App. A, one click each: the stepper in presentation mode."""
+    """The teaching scenarios of [rebpe App. A], one click each: the stepper in presentation mode."""
     with st.container(border=True):
-        st.markdown("**Teach** · the scenarios of the ReBPE paper (App. A), each in the Knockout & ReBPE stepper "
-                    "in presentation mode: the arrow keys step.")
+        st.markdown(
+            "**Teach** · the scenarios of the ReBPE paper (App. A), each in the Knockout & ReBPE stepper "
+            "in presentation mode: the arrow keys step."
+        )
         for column, name in zip(st.columns(2) * len(ws.SCENARIOS), ws.SCENARIOS):
             title = str(ws.sample_metadata(name).get("title") or name)
-            column.page_link(STEPPER, label=title, icon=":material/slideshow:", help=f"{title} ({name})",
-                             query_params={"tokeniser": name, "present": "1"})
+            column.page_link(
+                STEPPER,
+                label=title,
+                icon=":material/slideshow:",
+                help=f"{title} ({name})",
+                query_params={"tokeniser": name, "present": "1"},
+            )
 
 
 # --- the page ---------------------------------------------------------------------------------------
 st.html(PAGE_CSS)
 st.title("Workspace")
-st.caption("Choose what every page works on: a tokeniser, reference segmentations and a corpus. Everything "
-           "ships with the app and works offline; uploads are optional. The address bar keeps the choices, "
-           "so a link reproduces them; uploads too, on this server, which keeps a copy of each.")
+st.caption(
+    "Choose what every page works on: a tokeniser, reference segmentations and a corpus. Everything "
+    "ships with the app and works offline; uploads are optional. The address bar keeps the choices, "
+    "so a link reproduces them; uploads too, on this server, which keeps a copy of each."
+)
 
 workspace = ws.current()  # also warns about a link that names nothing available
 st.session_state.setdefault(PRETOKENISER_KEY, ws.pretokeniser_of(workspace.tokeniser_name))  # a link's, too
@@ -202,46 +219,74 @@ with st.container(border=True):
     st.subheader("1 · Tokeniser")
     left, right = st.columns([2, 3], gap="large")
     with left:
-        st.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label,
-                     on_change=_tokeniser_changed,
-                     help="The Dutch 40k tokeniser of the BPE-knockout paper, two small BPEs trained here, the "
-                          "teaching scenarios of the ReBPE paper (App. A), your uploads and the files you named.")
+        st.selectbox(
+            "Tokeniser",
+            ws.choices("tokeniser"),
+            key="ws_tokeniser",
+            format_func=ws.tokeniser_label,
+            on_change=_tokeniser_changed,
+            help="The Dutch 40k tokeniser of the BPE-knockout paper, two small BPEs trained here, the "
+            "teaching scenarios of the ReBPE paper (App. A), your uploads and the files you named.",
+        )
         with st.expander("Upload a tokeniser, or name one on this machine"):
-            st.file_uploader("tokenizer.json, project JSON (any family), merges.txt, SentencePiece .model or "
-                             "tiktoken rank file: recognised by content, whatever the file is called", type=None,
-                             key="upload_tokeniser", on_change=_upload_tokeniser)
-            st.file_uploader("vocab.json (optional, goes with a merges.txt)", type=None, key="upload_vocab",
-                             on_change=_upload_tokeniser)
+            st.file_uploader(
+                "tokenizer.json, project JSON (any family), merges.txt, SentencePiece .model or "
+                "tiktoken rank file: recognised by content, whatever the file is called",
+                type=None,
+                key="upload_tokeniser",
+                on_change=_upload_tokeniser,
+            )
+            st.file_uploader(
+                "vocab.json (optional, goes with a merges.txt)",
+                type=None,
+                key="upload_vocab",
+                on_change=_upload_tokeniser,
+            )
             path_column, button_column = st.columns([3, 1], vertical_alignment="bottom")
-            path_column.text_input("Path or hf:ORG/NAME on the machine that runs this app", key="ws_path",
-                                   placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
-                                   help="A file, a folder as transformers saves it, or a model in the local Hugging "
-                                        "Face cache (nothing is downloaded). Large files need no upload; a file "
-                                        "that changes is read again.")
+            path_column.text_input(
+                "Path or hf:ORG/NAME on the machine that runs this app",
+                key="ws_path",
+                placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
+                help="A file, a folder as transformers saves it, or a model in the local Hugging "
+                "Face cache (nothing is downloaded). Large files need no upload; a file "
+                "that changes is read again.",
+            )
             button_column.button("Load", key="ws_path_load", on_click=_load_path, width="stretch")
-            st.selectbox("Pre-tokeniser of a merges.txt", ws.PRETOKENISER_CHOICES, key=PRETOKENISER_KEY,
-                         on_change=_pretokeniser_changed,
-                         help="A merges.txt does not say how text is cut into words: *inferred* guesses it from "
-                              "the vocabulary (and says so below). Changing it re-reads the current upload or "
-                              "path; other files state their own pipeline and ignore it.")
+            st.selectbox(
+                "Pre-tokeniser of a merges.txt",
+                ws.PRETOKENISER_CHOICES,
+                key=PRETOKENISER_KEY,
+                on_change=_pretokeniser_changed,
+                help="A merges.txt does not say how text is cut into words: *inferred* guesses it from "
+                "the vocabulary (and says so below). Changing it re-reads the current upload or "
+                "path; other files state their own pipeline and ignore it.",
+            )
         upload_error("tokeniser", workspace.tokeniser_name)
     with right:
         st.html(facts_html(tokeniser_facts(summary)))
-        st.caption(f"**Pipeline:** normaliser {md_escape(shorten(summary['normaliser']))} · pre-tokeniser "
-                   f"{md_escape(shorten(summary['pretokeniser']))}")
+        st.caption(
+            f"**Pipeline:** normaliser {md_escape(shorten(summary['normaliser']))} · pre-tokeniser "
+            f"{md_escape(shorten(summary['pretokeniser']))}"
+        )
         st.caption(marker_legend(tokeniser.pretokeniser))
         note = tokeniser_note(workspace.tokeniser_name, workspace.metadata)
         if note:
             st.info(note[1])
         if summary["detected"]:
-            st.markdown("**Detected while loading** (settings the file does not state):\n"
-                        + "\n".join(f"- {md_escape(shorten(str(line)))}" for line in summary["detected"]))
+            st.markdown(
+                "**Detected while loading** (settings the file does not state):\n"
+                + "\n".join(f"- {md_escape(shorten(str(line)))}" for line in summary["detected"])
+            )
         if graph_workspace is None:
-            st.caption(f"A {md_escape(summary['family'])} tokeniser has no merge graph: the merge graph, the "
-                       "stepper, blocked merges and blame say so and show what works for every family.")
-        st.caption(f"**Memory:** this tokeniser takes about {footprint_mb(workspace.tokeniser_key, tokeniser):,.1f} "
-                   f"MB; the server keeps at most {tokeniser_store().budget // MB:,} MB of tokenisers for all "
-                   f"sessions together, dropping the least recently used first (set by {BUDGET_ENV}).")
+            st.caption(
+                f"A {md_escape(summary['family'])} tokeniser has no merge graph: the merge graph, the "
+                "stepper, blocked merges and blame say so and show what works for every family."
+            )
+        st.caption(
+            f"**Memory:** this tokeniser takes about {footprint_mb(workspace.tokeniser_key, tokeniser):,.1f} "
+            f"MB; the server keeps at most {tokeniser_store().budget // MB:,} MB of tokenisers for all "
+            f"sessions together, dropping the least recently used first (set by {BUDGET_ENV})."
+        )
     with st.expander("Everything the loader found"):
         st.code("\n".join(shorten(line) for line in summary_lines(summary)), language=None, wrap_lines=True)
     if graph_workspace is not None:
@@ -254,24 +299,35 @@ with st.container(border=True):
     st.subheader("2 · Reference segmentations")
     left, right = st.columns([2, 3], gap="large")
     with left:
-        st.selectbox("Reference", ws.choices("reference"), key="ws_reference",
-                     help="Morphological segmentations written by hand for this project (Dutch and English), or "
-                          "your upload. The word debugger, blame and knockout compare against them.")
-        st.file_uploader("Upload references (TSV, MorphyNet, CELEX or SIGMORPHON; detected automatically)",
-                         type=["tsv", "txt", "csv", "segs", "seg"], key="upload_reference",
-                         on_change=_upload, args=("reference",))
+        st.selectbox(
+            "Reference",
+            ws.choices("reference"),
+            key="ws_reference",
+            help="Morphological segmentations written by hand for this project (Dutch and English), or "
+            "your upload. The word debugger, blame and knockout compare against them.",
+        )
+        st.file_uploader(
+            "Upload references (TSV, MorphyNet, CELEX or SIGMORPHON; detected automatically)",
+            type=["tsv", "txt", "csv", "segs", "seg"],
+            key="upload_reference",
+            on_change=_upload,
+            args=("reference",),
+        )
         upload_error("reference", workspace.reference_name)
     with right:
         entries, rejected = len(references.entries), len(references.rejected)
-        st.html(facts_html([("Words", f"{entries:,}"), ("Rejected lines", f"{rejected:,}"),
-                            ("Format", references.format)]))
+        st.html(
+            facts_html([("Words", f"{entries:,}"), ("Rejected lines", f"{rejected:,}"), ("Format", references.format)])
+        )
         compounds = sum(1 for e in references.entries if e.free_morphs is not None and len(e.free_morphs) > 1)
         st.caption(f"{md_escape(references.summary())}. {compounds:,} compounds.")
         language = {"nl_morph": ("nl", "Dutch"), "en_morph": ("en", "English")}.get(workspace.reference_name)
         counts = workspace.counts_name
         if language and counts and not counts.startswith(language[0]):
-            st.warning(f"These references are {language[1]}, but the tokeniser is not: knockout and the word "
-                       "debugger's comparison will find few words in common.")
+            st.warning(
+                f"These references are {language[1]}, but the tokeniser is not: knockout and the word "
+                "debugger's comparison will find few words in common."
+            )
     if references.entries:
         st.table(reference_rows(references.entries, 5, fmt=code_span), hide_index=True)  # cells are markdown
     if references.rejected:
@@ -283,27 +339,44 @@ with st.container(border=True):
     st.subheader("3 · Corpus")
     left, right = st.columns([2, 3], gap="large")
     with left:
-        st.selectbox("Corpus", ws.choices("corpus"), key="ws_corpus",
-                     help="Running text for the distribution plots and TrimmedBPE frequencies. The shipped one is "
-                          "the English reference-manual text that every Python installation carries.")
-        st.file_uploader("Upload a corpus (UTF-8 plain text, or word<TAB>count lines)", type=["txt", "tsv"],
-                         key="upload_corpus", on_change=_upload, args=("corpus",))
+        st.selectbox(
+            "Corpus",
+            ws.choices("corpus"),
+            key="ws_corpus",
+            help="Running text for the distribution plots and TrimmedBPE frequencies. The shipped one is "
+            "the English reference-manual text that every Python installation carries.",
+        )
+        st.file_uploader(
+            "Upload a corpus (UTF-8 plain text, or word<TAB>count lines)",
+            type=["txt", "tsv"],
+            key="upload_corpus",
+            on_change=_upload,
+            args=("corpus",),
+        )
         upload_error("corpus", workspace.corpus_name)
     with right:
         lines = workspace.corpus_lines()
-        st.html(facts_html([("Lines", f"{len(lines):,}"),
-                            ("Running words", f"{sum(len(line.split()) for line in lines):,}"),
-                            ("Characters", f"{sum(len(line) for line in lines):,}")]))
+        st.html(
+            facts_html(
+                [
+                    ("Lines", f"{len(lines):,}"),
+                    ("Running words", f"{sum(len(line.split()) for line in lines):,}"),
+                    ("Characters", f"{sum(len(line) for line in lines):,}"),
+                ]
+            )
+        )
         if lines:
             st.caption("First lines: " + " · ".join(code_span(line[:70]) for line in lines[:3]))
 
 # --- where to go next ---
 st.subheader("Explore")
-links = [("pages/word_debugger.py", "Word debugger", ":material/search:", "why a word segments as it does"),
-         ("pages/merge_graph.py", "Merge graph", ":material/hub:", "the neighbourhood of a type"),
-         ("pages/stepper.py", "Knockout & ReBPE stepper", ":material/play_circle:", "step through the edits"),
-         ("pages/blocked_merges.py", "Blocked merges", ":material/block:", "tuple merges that can never apply"),
-         ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:", "blame ratios, Zipf, Rényi")]
+links = [
+    ("pages/word_debugger.py", "Word debugger", ":material/search:", "why a word segments as it does"),
+    ("pages/merge_graph.py", "Merge graph", ":material/hub:", "the neighbourhood of a type"),
+    ("pages/stepper.py", "Knockout & ReBPE stepper", ":material/play_circle:", "step through the edits"),
+    ("pages/blocked_merges.py", "Blocked merges", ":material/block:", "tuple merges that can never apply"),
+    ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:", "blame ratios, Zipf, Rényi"),
+]
 links = [link for link in links if (ROOT / link[0]).is_file()]  # pages being built may be absent
 for column, (page, label, icon, what) in zip(st.columns(2) * len(links), links):
     try:

@@ -33,6 +33,7 @@ its model format, and segments the training and held-out words: inference compar
 
 Exit status 0 when every steered run and the segmenter agree completely, 1 when not, 2 without peers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,11 +47,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.formats.corpora import load_word_counts  # noqa: E402
-from core.pretokenisers import Metaspace  # noqa: E402
-from core.samples import SAMPLE_DIR  # noqa: E402
-from core.variants.base import TrainingCorpus  # noqa: E402
-from core.variants.picky import AUTHORS_SPECIALS, train  # noqa: E402
+from core.formats.corpora import load_word_counts
+from core.pretokenisers import Metaspace
+from core.samples import SAMPLE_DIR
+from core.variants.base import TrainingCorpus
+from core.variants.picky import AUTHORS_SPECIALS, train
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 
@@ -81,7 +82,9 @@ def finish(events, vocabulary, encodings, error, seconds):
                "encodings": encodings, "steering": steering}, sys.stdout, ensure_ascii=False)
 '''
 
-PACKAGE_DRIVER = STEERING + r'''
+PACKAGE_DRIVER = (
+    STEERING
+    + r"""
 from collections import Counter
 from pickybpe.vocabularisation import EventType, PickyBPETrainer, RawBPEStatistics
 from pickybpe.segmentation import PickyBPESegmenter
@@ -129,10 +132,11 @@ if error is None:
             encodings[word] = None
 finish(events, (t.str for t in trainer.state.str2token.values() if t.present and not t.special), encodings,
        error, getattr(trainer, "seconds", None))
-'''
+"""
+)
 
 #: The package's segmenter on *our* event list (saved in its model format): inference alone.
-SEGMENTER_DRIVER = r'''
+SEGMENTER_DRIVER = r"""
 import json, sys, tempfile
 from pathlib import Path
 from pickybpe.segmentation import PickyBPESegmenter
@@ -163,23 +167,32 @@ segmenter = PickyBPESegmenter.from_pretrained(model)
 alphabet = set(args["alphabet"])
 json.dump({word: [t.str for t in segmenter._encode_word_by_events("\u2581" + word)]
            for word in args["words"] if set("\u2581" + word) <= alphabet}, sys.stdout, ensure_ascii=False)
-'''
+"""
 
 
 def package_segmentations(python: str, tokeniser, words) -> dict[str, list[str]]:
     """The package's ``_encode_word_by_events`` on our tokeniser's event list, for every word
     whose characters are all in the alphabet (it has no UNK here)."""
-    payload = json.dumps({"alphabet": list(tokeniser.alphabet), "vocabulary": sorted(tokeniser.vocabulary),
-                          "events": [e.to_json() for e in tokeniser.events], "words": list(words)},
-                         ensure_ascii=False)
-    done = subprocess.run([python, "-c", SEGMENTER_DRIVER], input=payload, capture_output=True, text=True,
-                          encoding="utf-8", check=False)
+    payload = json.dumps(
+        {
+            "alphabet": list(tokeniser.alphabet),
+            "vocabulary": sorted(tokeniser.vocabulary),
+            "events": [e.to_json() for e in tokeniser.events],
+            "words": list(words),
+        },
+        ensure_ascii=False,
+    )
+    done = subprocess.run(
+        [python, "-c", SEGMENTER_DRIVER], input=payload, capture_output=True, text=True, encoding="utf-8", check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the package's segmenter failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
 
 
-ORIGINAL_DRIVER = STEERING + r'''
+ORIGINAL_DRIVER = (
+    STEERING
+    + r"""
 sys.path.insert(0, args["checkout"])
 from bpe_trainer import BPE
 from language import Word
@@ -215,7 +228,8 @@ events = sorted([(m["id"], ["merge", m["new_token"]["str"], [t["str"] for t in m
                 + [(s["id"], ["split", s["token"]["str"], [t["str"] for t in s["split"]]]) for s in saved["splits"]])
 present = {t.str for t in trainer.str2token.values() if t.present and not t.special}
 finish([e for _, e in events], present, {}, None, seconds)
-'''
+"""
+)
 
 
 def peer_python(explicit: str | None) -> str | None:
@@ -226,16 +240,35 @@ def peer_python(explicit: str | None) -> str | None:
     return str(Path(venv) / "bin" / "python") if venv else None
 
 
-def run_peer(python: str, driver: str, counts: dict[str, int], vocab_size: int, threshold: float, *,
-             forced: list[list[str]] | None = None, words=(), checkout: str | None = None) -> dict:
+def run_peer(
+    python: str,
+    driver: str,
+    counts: dict[str, int],
+    vocab_size: int,
+    threshold: float,
+    *,
+    forced: list[list[str]] | None = None,
+    words=(),
+    checkout: str | None = None,
+) -> dict:
     """Train a peer on ``counts`` (words without ``▁``) and segment ``words`` (package only).
     Returns its events, vocabulary, encodings, steering report, ``error`` (the package may stop
     on its own assertions), ``seconds`` (its training alone) and ``wall`` (the subprocess)."""
-    payload = json.dumps({"counts": counts, "vocab_size": vocab_size, "threshold": threshold, "forced": forced,
-                          "words": list(words), "checkout": checkout}, ensure_ascii=False)
+    payload = json.dumps(
+        {
+            "counts": counts,
+            "vocab_size": vocab_size,
+            "threshold": threshold,
+            "forced": forced,
+            "words": list(words),
+            "checkout": checkout,
+        },
+        ensure_ascii=False,
+    )
     started = time.perf_counter()
-    done = subprocess.run([python, "-c", driver], input=payload, capture_output=True, text=True,
-                          encoding="utf-8", check=False)
+    done = subprocess.run(
+        [python, "-c", driver], input=payload, capture_output=True, text=True, encoding="utf-8", check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the peer failed:\n{done.stderr[-2000:]}")
     result = json.loads(done.stdout)
@@ -278,9 +311,11 @@ def compare_with(label: str, run_it, run, words: list[str]) -> dict:
         pick = [s[n][0] if n < len(s) else None for s in (our_steps, free_steps)]
         counts = [c[n] if n < len(c) else None for c in (our_counts, free["steering"]["counts"])]
         tie = counts[0] == counts[1] and None not in pick and pick[0] != pick[1]
-        print(f"{label}, own ties: first {n} of {len(our_steps)} steps identical; then ours {pick[0]} "
-              f"(count {counts[0]}) vs {label} {pick[1]} (count {counts[1]})"
-              + (": a tie broken differently" if tie else ""))
+        print(
+            f"{label}, own ties: first {n} of {len(our_steps)} steps identical; then ours {pick[0]} "
+            f"(count {counts[0]}) vs {label} {pick[1]} (count {counts[1]})"
+            + (": a tie broken differently" if tie else "")
+        )
 
     steered = run_it(forced=[list(merge[1]) for merge, _ in our_steps])
     if steered["error"]:
@@ -291,20 +326,38 @@ def compare_with(label: str, run_it, run, words: list[str]) -> dict:
     vocab_same = sorted(ours.vocabulary) == steered["vocabulary"]
     encoded = {w: e for w, e in steered["encodings"].items() if e is not None}
     differ = [w for w, e in encoded.items() if ours.tokenise_word(w) != e]
-    print(f"{label}, steered: {len(our_steps) - len(refused)}/{len(our_steps)} of our choices were maxima for it"
-          + (f"; first refused: {refused[0]}" if refused else ""))
-    print(f"{label}, steered: event lists identical: {m is None}" + (
-        "" if m is None else f" (first {m} steps identical; then ours {our_steps[m] if m < len(our_steps) else None}"
-                             f" vs {label} {steered_steps[m] if m < len(steered_steps) else None})"))
+    print(
+        f"{label}, steered: {len(our_steps) - len(refused)}/{len(our_steps)} of our choices were maxima for it"
+        + (f"; first refused: {refused[0]}" if refused else "")
+    )
+    print(
+        f"{label}, steered: event lists identical: {m is None}"
+        + (
+            ""
+            if m is None
+            else f" (first {m} steps identical; then ours {our_steps[m] if m < len(our_steps) else None}"
+            f" vs {label} {steered_steps[m] if m < len(steered_steps) else None})"
+        )
+    )
     print(f"{label}, steered: final vocabulary identical: {vocab_same} ({len(ours.vocabulary)} types)")
     if steered["encodings"]:
-        print(f"{label}, steered: segmentations identical: {len(encoded) - len(differ)}/{len(encoded)}"
-              + (f", e.g. {[(w, ours.tokenise_word(w), encoded[w]) for w in differ[:3]]}" if differ else ""))
+        print(
+            f"{label}, steered: segmentations identical: {len(encoded) - len(differ)}/{len(encoded)}"
+            + (f", e.g. {[(w, ours.tokenise_word(w), encoded[w]) for w in differ[:3]]}" if differ else "")
+        )
     agree = not steered["error"] and not refused and m is None and vocab_same and not differ
-    return {"own_ties_first_difference": n, "own_ties_error": free["error"], "steered_error": steered["error"],
-            "steered_refused": refused[:20], "steered_first_difference": m, "vocabulary_identical": vocab_same,
-            "segmentations_compared": len(encoded), "segmentations_differ": differ[:50], "agree": agree,
-            "seconds": free["seconds"]}
+    return {
+        "own_ties_first_difference": n,
+        "own_ties_error": free["error"],
+        "steered_error": steered["error"],
+        "steered_refused": refused[:20],
+        "steered_first_difference": m,
+        "vocabulary_identical": vocab_same,
+        "segmentations_compared": len(encoded),
+        "segmentations_differ": differ[:50],
+        "agree": agree,
+        "seconds": free["seconds"],
+    }
 
 
 def main(argv=None) -> int:
@@ -322,19 +375,28 @@ def main(argv=None) -> int:
     if package_python and Path(package_python).exists():
         peers.append(("package", package_python, PACKAGE_DRIVER, args.vocab_size, None))
     if args.original:
-        peers.append(("original", sys.executable, ORIGINAL_DRIVER, args.vocab_size + AUTHORS_SPECIALS,
-                      str(Path(args.original).resolve())))
+        peers.append(
+            (
+                "original",
+                sys.executable,
+                ORIGINAL_DRIVER,
+                args.vocab_size + AUTHORS_SPECIALS,
+                str(Path(args.original).resolve()),
+            )
+        )
     if not peers:
         print("no peer: set PEERS_VENV (or --peer-python) for the package, --original for the original code")
         return 2
 
     table = list(load_word_counts(COUNTS).items())
-    counts = dict(table[:args.words])
-    words = [w for w, _ in table[:args.words + args.held_out]]
+    counts = dict(table[: args.words])
+    words = [w for w, _ in table[: args.words + args.held_out]]
     run = train(TrainingCorpus.from_word_counts(counts, Metaspace()), args.vocab_size, threshold=args.threshold)
-    print(f"# {len(counts)} words of {COUNTS.name} (+{args.held_out} held out), vocab {args.vocab_size}, "
-          f"τ {args.threshold}; ours: {run.summary['merges']} merges, {run.summary['splits']} splits, "
-          f"{run.summary['restored']} restored, {run.summary['additional_merges']} additional merges")
+    print(
+        f"# {len(counts)} words of {COUNTS.name} (+{args.held_out} held out), vocab {args.vocab_size}, "
+        f"τ {args.threshold}; ours: {run.summary['merges']} merges, {run.summary['splits']} splits, "
+        f"{run.summary['restored']} restored, {run.summary['additional_merges']} additional merges"
+    )
     report = {"words": len(counts), "vocab_size": args.vocab_size, "threshold": args.threshold, "ours": run.summary}
     for label, python, driver, size, checkout in peers:
         run_it = partial(run_peer, python, driver, counts, size, args.threshold, words=words, checkout=checkout)
@@ -342,8 +404,10 @@ def main(argv=None) -> int:
     if package_python and Path(package_python).exists():
         theirs = package_segmentations(package_python, run.tokeniser, words)
         differ = [w for w, tokens in theirs.items() if run.tokeniser.tokenise_word(w) != tokens]
-        print(f"package segmenter on our event list: {len(theirs) - len(differ)}/{len(theirs)} segmentations "
-              f"identical" + (f", e.g. {differ[:3]}" if differ else ""))
+        print(
+            f"package segmenter on our event list: {len(theirs) - len(differ)}/{len(theirs)} segmentations "
+            f"identical" + (f", e.g. {differ[:3]}" if differ else "")
+        )
         report["package_segmenter"] = {"compared": len(theirs), "differ": differ[:50]}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

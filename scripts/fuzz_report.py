@@ -20,6 +20,7 @@ campaign (``--memory-gb``, ``resource.RLIMIT_AS``). Outcomes:
 
 Exit status 1 when any input ended other than loaded or clean (the first of each kind is printed).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fuzz_inputs import (CLI_CASES, CLI_EDGE_CASES, cli_outcome, edge_case_outcome, mutate, outcome,  # noqa: E402
-                               seed_files, write_inputs)
+from tests.fuzz_inputs import (
+    CLI_CASES,
+    CLI_EDGE_CASES,
+    cli_outcome,
+    edge_case_outcome,
+    mutate,
+    outcome,
+    seed_files,
+    write_inputs,
+)
 
 OUTCOMES = ("loaded", "clean", "unclear", "crash", "slow", "memory")
 
@@ -69,16 +78,36 @@ def campaign(args) -> list[dict]:
     def mutations(kind: str, count: int):
         return [mutate(seeds[kind], rng) for _ in range(count)]
 
-    rows = [_run(f"loader {kind}", mutations(kind, args.count), args.seconds,
-                 lambda data, kind=kind: outcome(kind, data, kind, seeds)) for kind in sorted(seeds)]
+    rows = [
+        _run(
+            f"loader {kind}",
+            mutations(kind, args.count),
+            args.seconds,
+            lambda data, kind=kind: outcome(kind, data, kind, seeds),
+        )
+        for kind in sorted(seeds)
+    ]
     with tempfile.TemporaryDirectory() as folder:
         valid = write_inputs(Path(folder), seeds)
-        rows.append(_run("hand-made command lines", CLI_EDGE_CASES, args.seconds,
-                         lambda cli_args: edge_case_outcome(cli_args, Path(folder), valid)))
+        rows.append(
+            _run(
+                "hand-made command lines",
+                CLI_EDGE_CASES,
+                args.seconds,
+                lambda cli_args: edge_case_outcome(cli_args, Path(folder), valid),
+            )
+        )
         for label, cli_args, kinds in CLI_CASES:
-            rows += [_run(f"{label} ({kind})", mutations(kind, args.cli_count), args.seconds,
-                          lambda data, a=cli_args, k=kind: cli_outcome(a, k, data, Path(folder), valid, seeds))
-                     for kind in kinds if kind in seeds]
+            rows += [
+                _run(
+                    f"{label} ({kind})",
+                    mutations(kind, args.cli_count),
+                    args.seconds,
+                    lambda data, a=cli_args, k=kind: cli_outcome(a, k, data, Path(folder), valid, seeds),
+                )
+                for kind in kinds
+                if kind in seeds
+            ]
     return rows
 
 
@@ -93,11 +122,20 @@ def _run(label: str, inputs, seconds: float, load) -> dict:
         counts["with line"] += detail == "line"
         if result not in ("loaded", "clean"):
             examples.setdefault(result, detail)
-    row = {"target": label, "tried": len(inputs), **{name: counts[name] for name in OUTCOMES},
-           "with line": counts["with line"], "seconds": round(time.perf_counter() - started, 1),
-           "examples": examples}
-    print(f"{label:<40} {len(inputs):>6} " + " ".join(f"{counts[name]:>7}" for name in OUTCOMES)
-          + f" {counts['with line']:>9} {row['seconds']:>7}", flush=True)
+    row = {
+        "target": label,
+        "tried": len(inputs),
+        **{name: counts[name] for name in OUTCOMES},
+        "with line": counts["with line"],
+        "seconds": round(time.perf_counter() - started, 1),
+        "examples": examples,
+    }
+    print(
+        f"{label:<40} {len(inputs):>6} "
+        + " ".join(f"{counts[name]:>7}" for name in OUTCOMES)
+        + f" {counts['with line']:>9} {row['seconds']:>7}",
+        flush=True,
+    )
     for name, detail in examples.items():
         print(f"    first {name}: {detail}", flush=True)
     return row
@@ -115,12 +153,17 @@ def main(argv: list[str] | None = None) -> int:
     limit = int(args.memory_gb * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.signal(signal.SIGALRM, _alarm)
-    print(f"{'target':<40} {'tried':>6} " + " ".join(f"{name:>7}" for name in OUTCOMES) + f" {'with line':>9} "
-          f"{'seconds':>7}")
+    print(
+        f"{'target':<40} {'tried':>6} " + " ".join(f"{name:>7}" for name in OUTCOMES) + f" {'with line':>9} "
+        f"{'seconds':>7}"
+    )
     rows = campaign(args)
     totals = {name: sum(row[name] for row in rows) for name in ("tried", *OUTCOMES, "with line")}
-    print(f"{'total':<40} {totals['tried']:>6} " + " ".join(f"{totals[name]:>7}" for name in OUTCOMES)
-          + f" {totals['with line']:>9}")
+    print(
+        f"{'total':<40} {totals['tried']:>6} "
+        + " ".join(f"{totals[name]:>7}" for name in OUTCOMES)
+        + f" {totals['with line']:>9}"
+    )
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "totals": totals}, indent=1) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@
 Needs the dev requirements (wordfreq). Word counts are wordfreq's frequencies times 1e9, rounded
 (pseudo-counts, see sample_data/README.md); only alphabetic entries are kept.
 """
+
 from __future__ import annotations
 
 import sys

@@ -15,13 +15,14 @@ distributions and the blocked-merges page; ReBPE without reparation: the blocked
 variant), the blocked-merge scans of the blocked-merges page and its reparation in both modes. The
 App. A scenarios take milliseconds and are not precomputed.
 """
+
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -67,19 +68,30 @@ def results() -> Iterator[Result]:
     references = load_references(SAMPLE_REFERENCES[DEFAULT_REFERENCE])
     words = tuple(references.words())
     inputs = f"{DEFAULT_TOKENISER} with {DEFAULT_REFERENCE}"
-    yield Result("sweep", sweep_key(tokeniser, references), f"threshold sweep (distributions page) on {inputs}",
-                 {"rows": compute_sweep(TokenisedReference(tokeniser, references.entries))})
+    yield Result(
+        "sweep",
+        sweep_key(tokeniser, references),
+        f"threshold sweep (distributions page) on {inputs}",
+        {"rows": compute_sweep(TokenisedReference(tokeniser, references.entries))},
+    )
     for label, config, blocked, modes in RUNS:
         content = run_content_key(tokeniser, references, config)
         run = marked(compute_run((label,), tokeniser, references, config), content)
         yield Result("run", content, f"{label} on {inputs}", run_to_json(tokeniser, run.parts()))
         if blocked:
-            yield Result("blocked", blocked_content_key(run.tokeniser, words), f"blocked merges after {label}, {inputs}",
-                         find_blocked_merges(run.tokeniser, list(words)).to_json())
+            yield Result(
+                "blocked",
+                blocked_content_key(run.tokeniser, words),
+                f"blocked merges after {label}, {inputs}",
+                find_blocked_merges(run.tokeniser, list(words)).to_json(),
+            )
         for mode in modes:
-            yield Result("reparation", reparation_content_key(run.tokeniser, mode, words),
-                         f"reparation ({mode}) after {label}, {inputs}",
-                         reparation_to_json(run.tokeniser, compute_reparation(run.tokeniser, mode, words)))
+            yield Result(
+                "reparation",
+                reparation_content_key(run.tokeniser, mode, words),
+                f"reparation ({mode}) after {label}, {inputs}",
+                reparation_to_json(run.tokeniser, compute_reparation(run.tokeniser, mode, words)),
+            )
 
 
 def main() -> None:

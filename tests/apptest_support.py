@@ -1,6 +1,7 @@
 """What every AppTest module needs: open a page (alone or through app.py's navigation) with URL
 query parameters, rerun one fragment as a browser does, check that a run shows neither an
 exception nor an error, and read the token chips a page shows."""
+
 from __future__ import annotations
 
 import html
@@ -55,8 +56,9 @@ def fact_cards(at: AppTest) -> dict[str, str]:
     """The labelled numbers of the fact cards (viz.tokens.facts_html)."""
     found = {}
     for element in at.get("html"):
-        for label, value in re.findall(r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>',
-                                       element.proto.body):
+        for label, value in re.findall(
+            r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>', element.proto.body
+        ):
             found[html.unescape(label)] = html.unescape(value)
     return found
 
@@ -98,8 +100,9 @@ class _RunningChips(HTMLParser):
         attrs = dict(attrs)
         classes = (attrs.get("class") or "").split()
         if "rt-token" in classes:
-            self.chips.append({"token": attrs["data-token"], "id": attrs["data-id"], "classes": classes,
-                               "text": "", "links": {}})
+            self.chips.append(
+                {"token": attrs["data-token"], "id": attrs["data-id"], "classes": classes, "text": "", "links": {}}
+            )
         elif tag == "a" and self.chips:
             self.chips[-1]["links"][classes[0]] = attrs["href"]
         self.inside.append(classes[0] if classes else tag)

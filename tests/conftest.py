@@ -3,6 +3,7 @@
 The explorer's disk folder (result cache, upload store: ``ui.storage``) is a fresh temporary
 folder for each test session (and the servers it starts), so no run depends on an earlier one.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,6 @@ def dutch40k():
     from core.formats.tokeniser_files import load_tokeniser
 
     return load_tokeniser(DUTCH_40K)
-
 
 
 def _fresh_streamlit_caches():

@@ -6,6 +6,7 @@ A mutation is one or more of: truncation, bit flips, byte insertion, deletion, a
 CRLF line ends, invalid UTF-8, a lone surrogate (raw, and as a JSON escape), a line of up to 1 MB,
 a number of 5,000 digits, and (JSON) nesting 1,000 deep.
 """
+
 from __future__ import annotations
 
 import base64
@@ -15,27 +16,50 @@ import json
 import random
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from core.samples import SAMPLE_DIR
 
 SCENARIO = json.loads((SAMPLE_DIR / "scenarios" / "a1_scenario1.json").read_text(encoding="utf-8"))
 HF_SMALL = {
-    "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<0x41>": 3, "<unk>": 4}, "merges": ["a b"],
-              "byte_fallback": True, "unk_token": "<unk>", "fuse_unk": True},
-    "normalizer": {"type": "Sequence", "normalizers": [
-        {"type": "NFKC"}, {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}]},
-    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": False},
-        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}]},
-    "added_tokens": [{"id": 5, "content": "<s>", "special": True, "normalized": False, "lstrip": True,
-                      "rstrip": False, "single_word": False}],
+    "model": {
+        "type": "BPE",
+        "vocab": {"a": 0, "b": 1, "ab": 2, "<0x41>": 3, "<unk>": 4},
+        "merges": ["a b"],
+        "byte_fallback": True,
+        "unk_token": "<unk>",
+        "fuse_unk": True,
+    },
+    "normalizer": {
+        "type": "Sequence",
+        "normalizers": [{"type": "NFKC"}, {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}],
+    },
+    "pre_tokenizer": {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": False},
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
+        ],
+    },
+    "added_tokens": [
+        {
+            "id": 5,
+            "content": "<s>",
+            "special": True,
+            "normalized": False,
+            "lstrip": True,
+            "rstrip": False,
+            "single_word": False,
+        }
+    ],
     "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
 }
-TEKKEN = {"config": {"pattern": r"\w+|\s+", "default_vocab_size": 259, "default_num_special_tokens": 3},
-          "vocab": [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode()} for i in range(256)],
-          "special_tokens": [{"rank": i, "token_str": s} for i, s in enumerate(("<unk>", "<s>", "</s>"))]}
+TEKKEN = {
+    "config": {"pattern": r"\w+|\s+", "default_vocab_size": 259, "default_num_special_tokens": 3},
+    "vocab": [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode()} for i in range(256)],
+    "special_tokens": [{"rank": i, "token_str": s} for i, s in enumerate(("<unk>", "<s>", "</s>"))],
+}
 #: the words of SCENARIO and the reference seeds
 WORDS = ("bruids", "gids", "bruid", "ids")
 
@@ -52,8 +76,14 @@ def sentencepiece_model(folder: Path) -> bytes | None:
     except ImportError:
         return None
     (folder / "text.txt").write_text("the cat sat on the mat\n" * 50 + "a b c d e f g\n", encoding="utf-8")
-    spm.SentencePieceTrainer.train(input=str(folder / "text.txt"), model_prefix=str(folder / "m"), vocab_size=30,
-                                   model_type="bpe", minloglevel=2, hard_vocab_limit=False)
+    spm.SentencePieceTrainer.train(
+        input=str(folder / "text.txt"),
+        model_prefix=str(folder / "m"),
+        vocab_size=30,
+        model_type="bpe",
+        minloglevel=2,
+        hard_vocab_limit=False,
+    )
     return (folder / "m.model").read_bytes()
 
 
@@ -63,17 +93,18 @@ def seed_files() -> dict[str, bytes]:
         "tokenizer.json": json.dumps(HF_SMALL).encode(),
         "project.json": json.dumps(SCENARIO).encode(),
         "merges.txt": "#version: 0.2\nĠ t\nh e\nĠt he\n".encode(),
-        "vocab.json": json.dumps({"Ġ": 0, "t": 1, "h": 2, "e": 3, "Ġt": 4, "he": 5, "Ġthe": 6},
-                                 ensure_ascii=False).encode(),
+        "vocab.json": json.dumps(
+            {"Ġ": 0, "t": 1, "h": 2, "e": 3, "Ġt": 4, "he": 5, "Ġthe": 6}, ensure_ascii=False
+        ).encode(),
         "ranks.tiktoken": b"".join(b"%s %d\n" % (base64.b64encode(bytes([b])), b) for b in range(256))
         + b"%s 256\n" % base64.b64encode(b"ab"),
         "tekken.json": json.dumps(TEKKEN).encode(),
-        "references.tsv": "bruids\tbruid s\ngids\tgids\nbruid\tbruid\n".encode(),
-        "morphynet.tsv": "bruid\tbruids\tN\tN\ts\tsuffix\ngids\tgidsen\tN\tN\ten\tsuffix\n".encode(),
-        "celex.tsv": "bruids\t((bruid)[N],(s)[N|N.])[N]\ngids\t(gids)[N]\n".encode(),
-        "sigmorphon.tsv": "bruids\tbruid @@s\t010\ngids\tgids\t000\n".encode(),
-        "counts.tsv": "bruids\t5\ngids\t3\nbruid\t2\n".encode(),
-        "corpus.txt": "de bruids gids\nbruid ids gids\n".encode(),
+        "references.tsv": b"bruids\tbruid s\ngids\tgids\nbruid\tbruid\n",
+        "morphynet.tsv": b"bruid\tbruids\tN\tN\ts\tsuffix\ngids\tgidsen\tN\tN\ten\tsuffix\n",
+        "celex.tsv": b"bruids\t((bruid)[N],(s)[N|N.])[N]\ngids\t(gids)[N]\n",
+        "sigmorphon.tsv": b"bruids\tbruid @@s\t010\ngids\tgids\t000\n",
+        "counts.tsv": b"bruids\t5\ngids\t3\nbruid\t2\n",
+        "corpus.txt": b"de bruids gids\nbruid ids gids\n",
     }
     with tempfile.TemporaryDirectory() as folder:
         model = sentencepiece_model(Path(folder))
@@ -96,11 +127,11 @@ def _insert(data: bytearray, rng: random.Random, piece: bytes | None = None) -> 
 def _delete(data: bytearray, rng: random.Random) -> None:
     if data:
         start = rng.randrange(len(data))
-        del data[start:start + rng.randint(1, 20)]
+        del data[start : start + rng.randint(1, 20)]
 
 
 def _truncate(data: bytearray, rng: random.Random) -> None:
-    del data[rng.randrange(len(data) + 1):]
+    del data[rng.randrange(len(data) + 1) :]
 
 
 def _crlf(data: bytearray, rng: random.Random) -> None:
@@ -117,13 +148,48 @@ def _long_line(data: bytearray, rng: random.Random) -> None:
 
 
 def _special(data: bytearray, rng: random.Random) -> None:
-    _insert(data, rng, rng.choice((b"\x00", b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\\ud800", b"\\udc00x",
-                                   b"9" * 5000, b"-1", b"1e999", b"[" * 1000, b'{"a":' * 1000, b"\t", b"\r",
-                                   b"\xe2\x80\xa8", b"\xc2\x85", b"\n\n", b"#", b"  ", b"@@")))
+    _insert(
+        data,
+        rng,
+        rng.choice(
+            (
+                b"\x00",
+                b"\xff",
+                b"\xc3",
+                b"\xc0\xaf",
+                b"\xed\xa0\x80",
+                b"\\ud800",
+                b"\\udc00x",
+                b"9" * 5000,
+                b"-1",
+                b"1e999",
+                b"[" * 1000,
+                b'{"a":' * 1000,
+                b"\t",
+                b"\r",
+                b"\xe2\x80\xa8",
+                b"\xc2\x85",
+                b"\n\n",
+                b"#",
+                b"  ",
+                b"@@",
+            )
+        ),
+    )
 
 
 MUTATIONS: tuple[Callable[[bytearray, random.Random], None], ...] = (
-    _flip, _flip, _insert, _delete, _truncate, _special, _special, _crlf, _bom, _long_line)
+    _flip,
+    _flip,
+    _insert,
+    _delete,
+    _truncate,
+    _special,
+    _special,
+    _crlf,
+    _bom,
+    _long_line,
+)
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:
@@ -177,7 +243,7 @@ def message_problem(message: str, names: tuple[str, ...]) -> str | None:
     ``names`` (``FILE:LINE:`` or ``FILE:``) and quote at most a short excerpt of the input."""
     if len(message) > MAX_MESSAGE_CHARS:
         return f"message of {len(message):,} characters"
-    if not any(message.startswith(name + ":") or message.startswith(name) and name.endswith("/") for name in names):
+    if not any(message.startswith(name + ":") or (message.startswith(name) and name.endswith("/")) for name in names):
         return f"message names no file: {message[:100]!r}"
     return None
 
@@ -192,7 +258,7 @@ def outcome(kind: str, data: bytes, name: str, seeds: dict[str, bytes]) -> tuple
         source = str(err.source or "")
         problem = message_problem(str(err), (source,) if source.endswith(name) else (name,))
         return ("clean", "" if err.line is None else "line") if problem is None else ("unclear", problem)
-    except Exception as err:  # noqa: BLE001 - what the fuzzers count
+    except Exception as err:
         return "crash", f"{type(err).__name__}: {str(err)[:150]}"
     return "loaded", ""
 
@@ -205,20 +271,47 @@ CLI_CASES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("segment --words-file", ("segment", "--tokeniser", "{T}", "--words-file", "{X}"), ("corpus.txt",)),
     ("inspect", ("inspect", "--tokeniser", "{X}"), (*TOKENISER_KINDS, "vocab.json")),
     ("evaluate", ("evaluate", "--tokeniser", "{T}", "--reference", "{X}"), REFERENCE_KINDS),
-    ("evaluate --weights", ("evaluate", "--tokeniser", "{T}", "--reference", "{R}", "--weights", "{X}"),
-     ("counts.tsv",)),
+    (
+        "evaluate --weights",
+        ("evaluate", "--tokeniser", "{T}", "--reference", "{R}", "--weights", "{X}"),
+        ("counts.tsv",),
+    ),
     ("graph --reference", ("graph", "--tokeniser", "{T}", "--type", "_bru", "--reference", "{X}"), REFERENCE_KINDS),
     ("graph --corpus", ("graph", "--tokeniser", "{T}", "--type", "_bru", "--corpus", "{X}"), ("corpus.txt",)),
     ("knockout", ("knockout", "--tokeniser", "{T}", "--reference", "{X}", "--out", "{O}"), REFERENCE_KINDS),
-    ("knockout --tokeniser", ("knockout", "--tokeniser", "{X}", "--reference", "{R}", "--out", "{O}"),
-     ("project.json", "tokenizer.json", "merges.txt")),
-    ("rebpe", ("rebpe", "--tokeniser", "{T}", "--reference", "{X}", "--out", "{O}", "--max-iterations", "2"),
-     REFERENCE_KINDS),
+    (
+        "knockout --tokeniser",
+        ("knockout", "--tokeniser", "{X}", "--reference", "{R}", "--out", "{O}"),
+        ("project.json", "tokenizer.json", "merges.txt"),
+    ),
+    (
+        "rebpe",
+        ("rebpe", "--tokeniser", "{T}", "--reference", "{X}", "--out", "{O}", "--max-iterations", "2"),
+        REFERENCE_KINDS,
+    ),
     ("blocked", ("blocked", "--tokeniser", "{X}", "--reference", "{R}"), ("project.json", "tokenizer.json")),
-    ("train --corpus", ("train", "--algorithm", "bpe", "--corpus", "{X}", "--vocab-size", "280", "--out", "{O}"),
-     ("corpus.txt",)),
-    ("train --counts", ("train", "--algorithm", "bpe", "--pretokeniser", "whitespace", "--counts", "{X}",
-                        "--vocab-size", "30", "--out", "{O}"), ("counts.tsv",)),
+    (
+        "train --corpus",
+        ("train", "--algorithm", "bpe", "--corpus", "{X}", "--vocab-size", "280", "--out", "{O}"),
+        ("corpus.txt",),
+    ),
+    (
+        "train --counts",
+        (
+            "train",
+            "--algorithm",
+            "bpe",
+            "--pretokeniser",
+            "whitespace",
+            "--counts",
+            "{X}",
+            "--vocab-size",
+            "30",
+            "--out",
+            "{O}",
+        ),
+        ("counts.tsv",),
+    ),
     ("train-bpe", ("train-bpe", "--counts", "{X}", "--vocab-size", "30", "--out", "{O}"), ("counts.tsv",)),
 )
 
@@ -231,8 +324,9 @@ def write_inputs(folder: Path, seeds: dict[str, bytes]) -> dict[str, str]:
     return {key: str(folder / kind) for key, kind in paths.items()}
 
 
-def cli_outcome(args: tuple[str, ...], kind: str, data: bytes, folder: Path, valid: dict[str, str],
-                seeds: dict[str, bytes]) -> tuple[str, str]:
+def cli_outcome(
+    args: tuple[str, ...], kind: str, data: bytes, folder: Path, valid: dict[str, str], seeds: dict[str, bytes]
+) -> tuple[str, str]:
     """(outcome, detail) of ``python -m core ARGS`` run in this process with ``data`` as the file
     {X} of ``kind``: "clean" is exit status 2 with an error naming that file, "loaded" is 0."""
     case = Path(tempfile.mkdtemp(dir=folder))
@@ -265,7 +359,7 @@ def run_cli(argv: list[str]) -> tuple[int, str | None]:
             code = main(argv)
     except SystemExit as exit_:  # argparse: "prog: error: ..."
         code = exit_.code if isinstance(exit_.code, int) else 1
-    except Exception as exc:  # noqa: BLE001 - what the fuzzers count
+    except Exception as exc:
         return -1, f"{type(exc).__name__}: {str(exc)[:150]}"
     errors = [line.split("error: ", 1)[1] for line in err.getvalue().splitlines() if "error: " in line]
     return code, errors[-1] if errors else None
@@ -273,13 +367,16 @@ def run_cli(argv: list[str]) -> tuple[int, str | None]:
 
 #: hand-made command lines: {M} a missing path, {D} a folder, {E} an empty file, {B} a binary file,
 #: {L} a file of one 1 MB line, {T}, {R}, {C}, {W}, {O} as in CLI_CASES
-FILE_OPTIONS = (("segment", "--tokeniser", "{F}", "w"), ("segment", "--tokeniser", "{T}", "--words-file", "{F}"),
-                ("evaluate", "--tokeniser", "{T}", "--reference", "{F}"),
-                ("evaluate", "--tokeniser", "{T}", "--reference", "{R}", "--weights", "{F}"),
-                ("graph", "--tokeniser", "{T}", "--type", "_bru", "--corpus", "{F}"),
-                ("knockout", "--tokeniser", "{T}", "--reference", "{F}", "--out", "{O}"),
-                ("train", "--algorithm", "bpe", "--corpus", "{F}", "--vocab-size", "280", "--out", "{O}"),
-                ("train-bpe", "--counts", "{F}", "--vocab-size", "30", "--out", "{O}"))
+FILE_OPTIONS = (
+    ("segment", "--tokeniser", "{F}", "w"),
+    ("segment", "--tokeniser", "{T}", "--words-file", "{F}"),
+    ("evaluate", "--tokeniser", "{T}", "--reference", "{F}"),
+    ("evaluate", "--tokeniser", "{T}", "--reference", "{R}", "--weights", "{F}"),
+    ("graph", "--tokeniser", "{T}", "--type", "_bru", "--corpus", "{F}"),
+    ("knockout", "--tokeniser", "{T}", "--reference", "{F}", "--out", "{O}"),
+    ("train", "--algorithm", "bpe", "--corpus", "{F}", "--vocab-size", "280", "--out", "{O}"),
+    ("train-bpe", "--counts", "{F}", "--vocab-size", "30", "--out", "{O}"),
+)
 _HUGE = "9" * 5000
 CLI_EDGE_CASES: tuple[tuple[str, ...], ...] = (
     *(tuple(a.replace("{F}", f) for a in args) for args in FILE_OPTIONS for f in ("{M}", "{D}", "{E}", "{B}", "{L}")),
@@ -298,12 +395,33 @@ CLI_EDGE_CASES: tuple[tuple[str, ...], ...] = (
     ("train", "--algorithm", "nope", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}"),
     ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option", "x"),
     ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option", "=1"),
-    ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option",
-     "threshold=" + "[" * 1000),
-    ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option",
-     "threshold=" + _HUGE),
-    ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option",
-     "nonsense=1"),
+    (
+        "train",
+        "--algorithm",
+        "bpe",
+        "--corpus",
+        "{C}",
+        "--vocab-size",
+        "280",
+        "--out",
+        "{O}",
+        "--option",
+        "threshold=" + "[" * 1000,
+    ),
+    (
+        "train",
+        "--algorithm",
+        "bpe",
+        "--corpus",
+        "{C}",
+        "--vocab-size",
+        "280",
+        "--out",
+        "{O}",
+        "--option",
+        "threshold=" + _HUGE,
+    ),
+    ("train", "--algorithm", "bpe", "--corpus", "{C}", "--vocab-size", "280", "--out", "{O}", "--option", "nonsense=1"),
     ("train-bpe", "--counts", "{W}", "--vocab-size", "0", "--out", "{O}"),
     ("train-bpe", "--counts", "{W}", "--vocab-size", "30", "--min-frequency", "-1", "--out", "{O}"),
     ("graph", "--tokeniser", "{T}", "--type", "_bru", "--depth", "-1"),
@@ -336,8 +454,15 @@ def edge_case_outcome(args: tuple[str, ...], folder: Path, valid: dict[str, str]
     (case / "empty").write_bytes(b"")
     (case / "binary").write_bytes(bytes(range(256)) * 4)
     (case / "long").write_bytes(b"a" * 1_000_000 + b"\n")
-    paths = {"M": case / "missing", "D": case / "folder", "E": case / "empty", "B": case / "binary",
-             "L": case / "long", "O": case / "out" / "o.json", **valid}
+    paths = {
+        "M": case / "missing",
+        "D": case / "folder",
+        "E": case / "empty",
+        "B": case / "binary",
+        "L": case / "long",
+        "O": case / "out" / "o.json",
+        **valid,
+    }
     code, error = run_cli([a.format(**paths) for a in args])
     if code == 0:
         return "loaded", ""

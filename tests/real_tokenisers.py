@@ -9,6 +9,7 @@
 * ``WORDS``: about 2,000 words, drawn with a fixed seed from wordfreq's English, Dutch and German
   lists, plus odd words; computed on first use (``from tests.real_tokenisers import WORDS``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -94,7 +95,7 @@ RUNNING_TEXTS: list[str] = [
     "dates 2024-01-31 and times 12:34:56, version 3.11.7",
     "punctuation!!! ?? ... --- (round) [square] {curly} <angle> \"double\" 'single'",
     "contractions: it's, we've, they're, I'm, you'll, he'd, can't, won't, IT'S, We'VE",
-    "Café naïve résumé façade coöperatie Zürich straße",                # NFC
+    "Café naïve résumé façade coöperatie Zürich straße",  # NFC
     "Cafe\u0301 nai\u0308ve re\u0301sume\u0301 fac\u0327ade coo\u0308peratie Zu\u0308rich",  # NFD
     "emoji 😀 👍 🎉 and ❤️ with a variation selector",
     "skin tones 👍🏻 👍🏽 👍🏿, ZWJ sequences 👨‍👩‍👧‍👦 👩‍💻 🏳️‍🌈",
@@ -124,12 +125,59 @@ RUNNING_TEXTS: list[str] = [
 ]
 
 _ODD_WORDS = [
-    "café", "cafe\u0301", "naïve", "Zürich", "straße", "ĳs", "coöperatie", "İstanbul", "ǅemal", "ﬁne", "ＡＢＣ",
-    "😀", "👍🏽", "👨‍👩‍👧", "🇳🇱", "❤️", "2024", "3.14159", "1,000,000", "12345678901234567890", "COVID-19",
-    "e-mail", "don't", "o'clock", "x²", "Ⅻ", "東京", "ありがとう", "한국어", "नमस्ते", "مرحبا", "שלום", "สวัสดี",
-    "Москва", "Ελλάδα", "<unk>", "<s>", "</s>", "<|endoftext|>", "▁", "Ġ", "</w>", "##ing", "camelCase",
-    "snake_case", "ALLCAPS", "antidisestablishmentarianism", "Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz",
-    "a" * 60, "zero\u200bwidth", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "𓀀", "\ue000",
+    "café",
+    "cafe\u0301",
+    "naïve",
+    "Zürich",
+    "straße",
+    "ĳs",
+    "coöperatie",
+    "İstanbul",
+    "ǅemal",
+    "ﬁne",
+    "ＡＢＣ",
+    "😀",
+    "👍🏽",
+    "👨‍👩‍👧",
+    "🇳🇱",
+    "❤️",
+    "2024",
+    "3.14159",
+    "1,000,000",
+    "12345678901234567890",
+    "COVID-19",
+    "e-mail",
+    "don't",
+    "o'clock",
+    "x²",
+    "Ⅻ",
+    "東京",
+    "ありがとう",
+    "한국어",
+    "नमस्ते",
+    "مرحبا",
+    "שלום",
+    "สวัสดี",
+    "Москва",
+    "Ελλάδα",
+    "<unk>",
+    "<s>",
+    "</s>",
+    "<|endoftext|>",
+    "▁",
+    "Ġ",
+    "</w>",
+    "##ing",
+    "camelCase",
+    "snake_case",
+    "ALLCAPS",
+    "antidisestablishmentarianism",
+    "Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz",
+    "a" * 60,
+    "zero\u200bwidth",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "𓀀",
+    "\ue000",
 ]
 _WORDS_PER_LANGUAGE = 650
 _SEED = 11

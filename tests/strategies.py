@@ -1,4 +1,5 @@
 """Shared test helpers: random merge lists and the HF BPE model built from them."""
+
 from __future__ import annotations
 
 from hypothesis import strategies as st

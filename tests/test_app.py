@@ -3,6 +3,7 @@
 Each page has its own AppTest module (tests/test_page_*.py). AppTest runs no JavaScript; the browser
 side (deep links, URL updates, rendering, offline) is in tests/e2e/.
 """
+
 from __future__ import annotations
 
 import re
@@ -64,6 +65,7 @@ def md_unescape(text: str) -> str:
 
 # --- the navigation ----------------------------------------------------------------------------
 
+
 def test_every_url_path_is_its_file_stem():
     """On a fresh server Streamlit runs ``pages/<stem>.py`` alone for ``/<stem>`` and shows "Page not
     found" for other paths, until st.navigation has run once: the paths must be the stems."""
@@ -73,8 +75,15 @@ def test_every_url_path_is_its_file_stem():
     assert [url_path(file) for file, *_ in PAGES] == [Path(file).stem for file, *_ in PAGES]
     assert PAGES[0][0] == "pages/workspace.py"
     assert "pages/segment.py" not in [file for file, *_ in PAGES]
-    assert {Path(file).stem for file, *_ in PAGES} >= {"workspace", "word_debugger", "merge_graph", "stepper",
-                                                        "blocked_merges", "distributions", "compare"}
+    assert {Path(file).stem for file, *_ in PAGES} >= {
+        "workspace",
+        "word_debugger",
+        "merge_graph",
+        "stepper",
+        "blocked_merges",
+        "distributions",
+        "compare",
+    }
     assert all(icon.startswith(":material/") for *_, icon in PAGES)  # text icons, no emoji
 
 
@@ -120,6 +129,7 @@ def test_a_broken_sample_tokeniser_is_an_error_message_not_a_traceback(tmp_path,
 
 
 # --- viz helpers -------------------------------------------------------------------------------
+
 
 def test_visible_shows_whitespace_and_controls():
     assert visible("a b\n\t\r") == "a␣b↵⇥␍"
@@ -193,17 +203,24 @@ def test_short_names_are_unique_and_url_friendly():
 
 
 def test_vocab_size_help_says_what_v_counts(dutch40k):
-    assert vocab_size_help(dutch40k) == ("|V| counts special tokens as HF does: 39,995 types in the merge graph "
-                                         "+ 5 special tokens = 40,000.")
+    assert vocab_size_help(dutch40k) == (
+        "|V| counts special tokens as HF does: 39,995 types in the merge graph + 5 special tokens = 40,000."
+    )
     plain = load_tokeniser(scenario_paths()["a3_moving_merges"])  # no special tokens
     assert plain.vocab_size == len(plain.types)
-    assert vocab_size_help(plain) == (f"|V| counts special tokens as HF does: {len(plain.types):,} types in the "
-                                      "merge graph, no special tokens.")
+    assert vocab_size_help(plain) == (
+        f"|V| counts special tokens as HF does: {len(plain.types):,} types in the merge graph, no special tokens."
+    )
 
 
 def test_facts_notes_and_legend(dutch40k):
-    assert tokeniser_facts(dutch40k) == [("|V|", "40,000"), ("Types", "39,995"), ("Merges", "39,739"),
-                                         ("Tuple merges", "0"), ("Alphabet", "256")]
+    assert tokeniser_facts(dutch40k) == [
+        ("|V|", "40,000"),
+        ("Types", "39,995"),
+        ("Merges", "39,739"),
+        ("Tuple merges", "0"),
+        ("Alphabet", "256"),
+    ]
     assert markers(dutch40k.pretokeniser) == ("Ġ",)
     assert "`Ġ` = the space byte" in marker_legend(dutch40k.pretokeniser)
     assert tokeniser_note("nl-40k", dutch40k.metadata) == ("info", NOTES["nl-40k"])
@@ -233,8 +250,10 @@ def test_merge_rows_of_a_scenario_word():
 def test_merge_rows_show_tuple_merges_and_fractional_ranks():
     """Scenario 2a after knockout: ``_bru+id+s`` is a tuple merge; ranks may be fractional."""
     tokeniser = load_tokeniser(scenario_paths()["a1_scenario2a"])
-    after = [Merge(0.5 if rank == 0 else float(rank), tuple(parts))
-             for rank, parts in tokeniser.metadata["after_knockout_merges"]]
+    after = [
+        Merge(0.5 if rank == 0 else float(rank), tuple(parts))
+        for rank, parts in tokeniser.metadata["after_knockout_merges"]
+    ]
     rows = merge_rows([tokeniser.with_merges(after).trace_pretoken("_bruids")])
     assert [r["rank"] for r in rows] == ["before #1", "#2", "#3", "#4", "#5"]  # integer ranks (viz.ranks)
     assert (rows[-1]["merge"], rows[-1]["tuple merge"], rows[-1]["tokens after"]) == ("_bru + id + s", "yes", "_bruids")
@@ -259,6 +278,7 @@ def test_scenario_rows_agree_with_the_paper():
 
 # --- viz helpers of the workspace and word-debugger pages ----------------------------------------
 
+
 def test_boundary_strip_marks_every_boundary(dutch40k):
     from core.explain import explain_word
 
@@ -268,7 +288,7 @@ def test_boundary_strip_marks_every_boundary(dutch40k):
     assert len(verdicts) == len("Ġbruidsjurk") - 1
     assert verdicts.count("missed split") == 1 and verdicts.count("correct split") == 1
     assert "#1234" in out and "removed by id + s (rank #1234" in out
-    assert out.count("<td style=\"width:32px") == len("Ġbruidsjurk")
+    assert out.count('<td style="width:32px') == len("Ġbruidsjurk")
     plain = boundary_strip_html(["Ġgids"], explain_word(dutch40k, "gids").boundaries)
     assert set(re.findall(r'data-verdict="([^"]*)"', plain)) == {""}
 
@@ -284,8 +304,13 @@ def test_boundary_strip_escapes_characters():
 
 
 def test_comparison_rows():
-    out = comparison_html([("BPE", ["a", "<b>"], "2 of 2", {"a", "<b>"}), ("ReBPE", None, "not available: x"),
-                           ("TrimmedBPE", ["a", "q"], "", {"a"})])
+    out = comparison_html(
+        [
+            ("BPE", ["a", "<b>"], "2 of 2", {"a", "<b>"}),
+            ("ReBPE", None, "not available: x"),
+            ("TrimmedBPE", ["a", "q"], "", {"a"}),
+        ]
+    )
     assert out.count('class="comparison-row"') == 3
     assert "&lt;b&gt;" in out and "<b>" not in out
     assert "not available: x" in out
@@ -300,12 +325,16 @@ def test_rejection_and_reference_rows():
     refs = parse_references("bruidsjurk\tbruid s jurk\tbruids jurk\ngids\tgids\nkat\tka t x\n", "refs.tsv")
     assert reference_rows(refs.entries) == [
         {"word": "bruidsjurk", "morphs": "bruid s jurk", "compound parts": "bruids jurk"},
-        {"word": "gids", "morphs": "gids", "compound parts": "(unknown)"}]
+        {"word": "gids", "morphs": "gids", "compound parts": "(unknown)"},
+    ]
     (row,) = rejection_rows(refs.rejected)
     assert row["line"] == 3 and row["text"].startswith("kat") and "concatenate" in row["reason"]
 
 
 def test_choice_labels_and_ranks():
     assert choice_label("nl-40k") == "nl-40k · Dutch byte-level BPE, |V| 40,000 (BPE-knockout paper)"
-    assert choice_label("a1_scenario1", {"title": "Scenario 1: child knockout"}) == "a1_scenario1 · Scenario 1: child knockout"
+    assert (
+        choice_label("a1_scenario1", {"title": "Scenario 1: child knockout"})
+        == "a1_scenario1 · Scenario 1: child knockout"
+    )
     assert choice_label("upload: x.json") == "upload: x.json"

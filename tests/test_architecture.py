@@ -1,4 +1,5 @@
 """The engine stays UI-free: nothing under core/ imports streamlit, plotly or pyvis."""
+
 from __future__ import annotations
 
 import ast
@@ -24,10 +25,16 @@ def test_core_sources_never_import_ui_libraries():
 
 
 def test_importing_the_whole_engine_loads_no_ui_library():
-    modules = sorted("core." + ".".join(p.relative_to(CORE).with_suffix("").parts)
-                     for p in CORE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
-    code = ("import sys\n" + "".join(f"import {m}\n" for m in modules)
-            + f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(UI)!r}))")
+    modules = sorted(
+        "core." + ".".join(p.relative_to(CORE).with_suffix("").parts)
+        for p in CORE.rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    )
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(UI)!r}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=CORE.parent, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -70,8 +77,9 @@ def test_text_is_escaped_only_in_viz_escaping():
     for path in ROOT.rglob("*.py"):
         parts = path.relative_to(ROOT).parts
         if path != ESCAPING and not {"tests", ".git", "test-artifacts"} & set(parts):
-            offenders += _hand_escapes(path.read_text(encoding="utf-8"), "/".join(parts),
-                                       parts[0] in ("viz", "pages", "ui", "app.py"))
+            offenders += _hand_escapes(
+                path.read_text(encoding="utf-8"), "/".join(parts), parts[0] in ("viz", "pages", "ui", "app.py")
+            )
     assert offenders == []
 
 

@@ -1,4 +1,5 @@
-"""Blocked merges and unreachable types (rebpe.txt §3.1, App. A.1 scenarios 2b/3a, App. A.3)."""
+"""Blocked merges and unreachable types ([rebpe §3.1, App. A.1] scenarios 2b/3a, App. A.3)."""
+
 from __future__ import annotations
 
 import json
@@ -29,12 +30,15 @@ def only(report: BlockedReport):
 
 
 # --- App. A.1 ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name, limited, scenario, blocking", [
-    ("a1_scenario2b_i_first", ("_bruid", "s"), "2b(i)", ("_bru", "id")),
-    ("a1_scenario2b_i_second", ("_br", "uid", "s"), "2b(i)", ("u", "id")),
-    # u+id is the first limited merge to cross a part boundary; uid+s then recruits the s
-    ("a1_scenario2b_ii", ("_br", "uids"), "2b(ii)", ("u", "id")),
-])
+@pytest.mark.parametrize(
+    "name, limited, scenario, blocking",
+    [
+        ("a1_scenario2b_i_first", ("_bruid", "s"), "2b(i)", ("_bru", "id")),
+        ("a1_scenario2b_i_second", ("_br", "uid", "s"), "2b(i)", ("u", "id")),
+        # u+id is the first limited merge to cross a part boundary; uid+s then recruits the s
+        ("a1_scenario2b_ii", ("_br", "uids"), "2b(ii)", ("u", "id")),
+    ],
+)
 def test_scenario_2b_triplet_is_blocked(name, limited, scenario, blocking):
     tok = knocked(name)
     triplet = tok.merge_of("_bruids")
@@ -118,11 +122,14 @@ def test_report_json_round_trips():
 
 
 # --- App. A.3 ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("variant, merge, limited, scenario, blocking", [
-    ("delayed", "abc d", ("a", "b", "c", "d"), "other", None),
-    ("expedited", "b cd", ("bc", "d"), "2b(ii)", "b c"),
-    ("expedited_twice", "abc d", ("a", "b", "cd"), "2b(ii)", "c d"),
-])
+@pytest.mark.parametrize(
+    "variant, merge, limited, scenario, blocking",
+    [
+        ("delayed", "abc d", ("a", "b", "c", "d"), "other", None),
+        ("expedited", "b cd", ("bc", "d"), "2b(ii)", "b c"),
+        ("expedited_twice", "abc d", ("a", "b", "cd"), "2b(ii)", "c d"),
+    ],
+)
 def test_moving_merges_block_merges(variant, merge, limited, scenario, blocking):
     base = load_tokeniser(SCENARIOS["a3_moving_merges"])
     spec = base.metadata["variants"][variant]
@@ -193,8 +200,10 @@ NEWLY_BLOCKED = [(0, ("a", "b")), (1, ("a", "b", "c")), (2, ("c", "d")), (3, ("a
 
 
 def test_part_formed_again_but_not_in_this_string_and_its_cascade():
-    assert causes_after_repair(tok_of("abcx", PART_REPAIRED)) == {"cascade": ["xabc x"],
-                                                                  "part formed, not here": ["x abc"]}
+    assert causes_after_repair(tok_of("abcx", PART_REPAIRED)) == {
+        "cascade": ["xabc x"],
+        "part formed, not here": ["x abc"],
+    }
 
 
 def test_a_repair_can_block_a_binary_merge():
@@ -206,8 +215,9 @@ def test_a_repair_can_block_a_binary_merge():
 def test_undo_mode_repairs_with_out_of_date_parts_or_leaves_tuples_as_they_are():
     """Mode undo takes a tuple merge's parts from the tokeniser before reparation: ab + c + d gets [ab, cd]
     (ab + cd) and ab + cd + e keeps its parts, though the repaired ab + c now takes the c first."""
-    tok = tok_of("abcde", [(0, ("a", "b")), (1, ("a", "b", "c")), (2, ("c", "d")), (4, ("ab", "c", "d")),
-                           (5, ("ab", "cd", "e"))])
+    tok = tok_of(
+        "abcde", [(0, ("a", "b")), (1, ("a", "b", "c")), (2, ("c", "d")), (4, ("ab", "c", "d")), (5, ("ab", "cd", "e"))]
+    )
     assert causes_after_repair(tok, "undo") == {"repaired, out of date": ["ab cd"], "tuple, left as is": ["ab cd e"]}
     assert causes_after_repair(tok, "limited") == {}  # LIMITEDBPE sees the earlier repair
 
@@ -224,8 +234,9 @@ def test_dutch_40k_what_stays_blocked_after_reparation(dutch40k):
     from core.samples import reference_paths
 
     entries = load_references(reference_paths()["nl_morph"]).entries
-    knocked_out = run_rebpe(dutch40k, entries, ReBPEConfig(knockout=KnockoutConfig(), reify=False,
-                                                           max_iterations=1)).tokeniser
+    knocked_out = run_rebpe(
+        dutch40k, entries, ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)
+    ).tokeniser
     counts = {cause: len(merges) for cause, merges in causes_after_repair(knocked_out).items()}
     assert counts == {"cascade": 187, "new": 10, "part formed, not here": 493, "binary": 229}
 
@@ -258,8 +269,9 @@ def merge_lists(draw, ordered: bool):
         if ordered:
             parts = tuple(draw(st.sampled_from(pool)) for _ in range(n))
         else:
-            parts = tuple(draw(st.one_of(st.sampled_from(pool), st.text(ALPHABET, min_size=1, max_size=3)))
-                          for _ in range(n))
+            parts = tuple(
+                draw(st.one_of(st.sampled_from(pool), st.text(ALPHABET, min_size=1, max_size=3))) for _ in range(n)
+            )
         result = "".join(parts)
         if parts in parts_seen or (ordered and result in results) or len(result) > 8:
             continue

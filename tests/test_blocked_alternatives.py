@@ -1,9 +1,10 @@
 """Blocked merges when a type has several merges: alternatives, ``ignore_merges``, real files.
 
-rebpe.txt App. A.2: only one merge ever forms a type; converted tiktoken / SentencePiece files list
+[rebpe App. A.2]: only one merge ever forms a type; converted tiktoken / SentencePiece files list
 every split, so the others never fire. They are *alternatives* (a summary with examples), not
 blocked merges; the App. A.1 scenario classes stay for the latter (tests/test_blocked.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ from tests.real_tokenisers import real_file
 
 
 def tok(merges, *, ignore_merges=False, alphabet="abc") -> BTETokeniser:
-    return BTETokeniser(alphabet, [Merge(r, tuple(p)) for r, p in merges], WhitespaceSplit(),
-                        ignore_merges=ignore_merges)
+    return BTETokeniser(
+        alphabet, [Merge(r, tuple(p)) for r, p in merges], WhitespaceSplit(), ignore_merges=ignore_merges
+    )
 
 
 # tiktoken style: abc has every split whose parts are types, at abc's rank
@@ -40,8 +42,9 @@ def test_shared_rank_alternative_is_not_blocked():
     assert summary_lines(report) == [  # ... but it is counted as an alternative, not as a blocked merge
         "0 blocked merges; 0 unreachable types",
         "1 alternative merge of 1 type never fire on the type's own string: another merge forms the type "
-        "(rebpe.txt App. A.2), so they are not blocked merges; for 1 type the lowest-ranked merge is such an "
-        "alternative"]
+        "([rebpe App. A.2]), so they are not blocked merges; for 1 type the lowest-ranked merge is such an "
+        "alternative",
+    ]
 
 
 def test_one_merge_per_type_has_no_alternatives():
@@ -63,8 +66,10 @@ def test_ignore_merges_type_emitted_whole_is_reachable():
     assert report.unreachable_types == () and report.whole_only_types == ("abc",)
     assert [str(b.merge) for b in report.blocked] == ["a bc"]  # its merge still never fires
     assert summary_lines(report)[0] == "1 blocked merge (0 tuple merges); 0 unreachable types"
-    assert "1 type no merge forms is emitted whole for its own pretoken (ignore_merges), so reachable: 'abc'" \
+    assert (
+        "1 type no merge forms is emitted whole for its own pretoken (ignore_merges), so reachable: 'abc'"
         in summary_lines(report)
+    )
 
 
 def test_cli_text_and_json_name_what_they_count(tmp_path, capsys):
@@ -94,8 +99,12 @@ def ranked_vocabularies(draw):
     types), every split into two types a merge at the result's rank."""
     ranked = list(dict.fromkeys(draw(st.lists(st.text("abc", min_size=2, max_size=6), min_size=1, max_size=14))))
     types = set("abc") | set(ranked)
-    merges = [Merge(rank, (s[:k], s[k:])) for rank, s in enumerate(ranked) for k in range(1, len(s))
-              if s[:k] in types and s[k:] in types]
+    merges = [
+        Merge(rank, (s[:k], s[k:]))
+        for rank, s in enumerate(ranked)
+        for k in range(1, len(s))
+        if s[:k] in types and s[k:] in types
+    ]
     if not merges:
         merges = [Merge(0, ("a", "b"))]
     return BTETokeniser("abc", merges, WhitespaceSplit(), ignore_merges=draw(st.booleans()))

@@ -1,7 +1,8 @@
 """BoundlessBPE (core/variants/boundless*.py): TEST_VECTORS V8 (the authors' code on
-corpora/boundless_ofthe.jsonl) and V8b (the released paper model), boundless-bpe.txt Listing 1,
+corpora/boundless_ofthe.jsonl) and V8b (the released paper model), [boundless] Listing 1,
 and property tests against literal, from-scratch readings of App. B (training) and §3.2
 (inference) written below."""
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,8 @@ from hypothesis import strategies as st
 from core.errors import InputError
 from core.pretokenisers import ByteLevel, RegexSplit
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, text_to_byte_chars
-from core.variants import registry
 from core.tokeniser import from_saved_json
+from core.variants import registry
 from core.variants.base import TrainingCorpus
 from core.variants.boundless import BoundlessBPE, boundless_pretokeniser, shortfall, train
 from core.variants.boundless_train import MERGE_PATTERNS
@@ -71,6 +72,7 @@ def v8():
 
 # -- V8: the authors' code ---------------------------------------------------------------------
 
+
 def test_v8_operation_list_is_the_authors(v8):
     assert [int(row[0]) for row in _rows(V8_OPERATIONS)] == list(range(46))
     assert list(v8.tokeniser.operations) == _ops(V8_OPERATIONS)
@@ -82,7 +84,7 @@ def test_v8_transcription_matches_the_reference_file():
     if not path.exists():
         pytest.skip(f"{path} not available")
     lines = path.read_text(encoding="utf-8").splitlines()
-    ops = lines[lines.index(next(x for x in lines if x.startswith("OPS"))) + 1:]
+    ops = lines[lines.index(next(x for x in lines if x.startswith("OPS"))) + 1 :]
     kinds = {"merge": "merge", "delete": "deletion", "SUPERMERGE": "supermerge"}
     listed = [(kinds[f[1]], *f[2:]) for f in (x.split() for x in itertools.takewhile(lambda x: x[:1].isdigit(), ops))]
     assert listed == _ops(V8_OPERATIONS)
@@ -111,8 +113,17 @@ def test_v8_traces_match_the_reference_file(v8):
 
 def test_v8_counts_match_the_training_log(v8):
     chosen = [e for e in v8.events if e.kind != "deletion"]
-    got = [["w" if e.kind == "merge" else "s", e.detail["left"], e.detail["right"], str(e.count),
-            str(e.detail["left_count"]), str(e.detail["right_count"])] for e in chosen]
+    got = [
+        [
+            "w" if e.kind == "merge" else "s",
+            e.detail["left"],
+            e.detail["right"],
+            str(e.count),
+            str(e.detail["left_count"]),
+            str(e.detail["right_count"]),
+        ]
+        for e in chosen
+    ]
     assert got == _rows(V8_LOG)
 
 
@@ -127,8 +138,10 @@ def test_v8_vocabulary_accounting(v8):
 
 def test_v8_shortfall_is_explained_with_its_numbers(v8):
     note = shortfall(v8, 290)
-    assert note.startswith("|V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + "
-                           "6 supermerges) belong to tokens deleted during training (12 deletions).")
+    assert note.startswith(
+        "|V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + "
+        "6 supermerges) belong to tokens deleted during training (12 deletions)."
+    )
     assert "keeps its slot" in note and "deleted_slots=freed" in note and "stopped" not in note
     corpus = TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser())
     freed = train(corpus, 290, deleted_slots="freed")
@@ -139,13 +152,16 @@ def test_v8_shortfall_is_explained_with_its_numbers(v8):
     assert bpe.tokeniser.vocab_size < 2000 and shortfall(bpe, 2000) is None  # another family's run
 
 
-@pytest.mark.parametrize("text, tokens, applied", [
-    ("Tip of the hat", ["T", "ip", "ĠofĠtheĠhat"], [0, 1, 2, 4, 5, 7, 8, 11, 13, 14, 16]),
-    (" King of the hill", ["ĠKingĠofĠtheĠhill"], [0, 1, 2, 4, 5, 7, 8, 9, 17, 18, 20, 28, 31, 33, 35, 45]),
-    ("King of the hill.", ["King", "ĠofĠtheĠhill", "."], [0, 1, 2, 4, 5, 7, 8, 9, 17, 18, 28, 31, 33, 35]),
-    ("Out of the hat", ["Out", "ĠofĠtheĠhat"], [0, 1, 2, 4, 5, 7, 8, 13, 14, 16, 41, 42]),
-    (" ho", ["Ġ", "h", "o"], [8, 29, 37]),
-])
+@pytest.mark.parametrize(
+    "text, tokens, applied",
+    [
+        ("Tip of the hat", ["T", "ip", "ĠofĠtheĠhat"], [0, 1, 2, 4, 5, 7, 8, 11, 13, 14, 16]),
+        (" King of the hill", ["ĠKingĠofĠtheĠhill"], [0, 1, 2, 4, 5, 7, 8, 9, 17, 18, 20, 28, 31, 33, 35, 45]),
+        ("King of the hill.", ["King", "ĠofĠtheĠhill", "."], [0, 1, 2, 4, 5, 7, 8, 9, 17, 18, 28, 31, 33, 35]),
+        ("Out of the hat", ["Out", "ĠofĠtheĠhat"], [0, 1, 2, 4, 5, 7, 8, 13, 14, 16, 41, 42]),
+        (" ho", ["Ġ", "h", "o"], [8, 29, 37]),
+    ],
+)
 def test_v8_inference_traces(v8, text, tokens, applied):
     tokeniser = v8.tokeniser
     assert tokeniser.tokenise(text) == tokens
@@ -182,12 +198,26 @@ def test_v8_through_the_registry_and_a_file_round_trip(v8, tmp_path):
 
 # -- V8b and Listing 1: the released paper model ---------------------------------------------
 
-V8B = {0: ("merge", "Ġ", "t"), 3: ("merge", "i", "n"), 4: ("merge", "h", "e"), 7: ("merge", "Ġt", "he"),
-       9: ("merge", "a", "t"), 12: ("merge", "Ġ", "o"), 27: ("merge", "in", "g"), 29: ("merge", "Ġo", "f"),
-       44: ("merge", "Ġ", "h"), 54: ("merge", "i", "l"), 102: ("supermerge", "Ġof", "Ġthe"),
-       167: ("merge", "il", "l"), 282: ("merge", "i", "p"), 374: ("merge", "Ġ", "K"),
-       4968: ("merge", "ĠK", "ing"), 12327: ("merge", "Ġh", "at"), 18853: ("merge", "Ġh", "ill"),
-       31479: ("merge", "T", "ip")}
+V8B = {
+    0: ("merge", "Ġ", "t"),
+    3: ("merge", "i", "n"),
+    4: ("merge", "h", "e"),
+    7: ("merge", "Ġt", "he"),
+    9: ("merge", "a", "t"),
+    12: ("merge", "Ġ", "o"),
+    27: ("merge", "in", "g"),
+    29: ("merge", "Ġo", "f"),
+    44: ("merge", "Ġ", "h"),
+    54: ("merge", "i", "l"),
+    102: ("supermerge", "Ġof", "Ġthe"),
+    167: ("merge", "il", "l"),
+    282: ("merge", "i", "p"),
+    374: ("merge", "Ġ", "K"),
+    4968: ("merge", "ĠK", "ing"),
+    12327: ("merge", "Ġh", "at"),
+    18853: ("merge", "Ġh", "ill"),
+    31479: ("merge", "T", "ip"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +238,7 @@ def test_v8b_paper_model_traces(paper_model):
 
 
 def test_listing_1(paper_model):
-    """boundless-bpe.txt Listing 1, lines 2-12, by the paper model's operations (V8b), with four
+    """[boundless] Listing 1, lines 2-12, by the paper model's operations (V8b), with four
     stray spaces of the printed listing removed: line 3 prints ' he' for 'he', line 5 ' at' for
     'at', line 10 ' ip' for 'ip' and line 12 ' Tip' for 'Tip' (lines 6-9 and 11 print 'at' and
     'ip' without the space, and no merge forms ' he', ' at', ' ip' from these parts)."""
@@ -228,12 +258,14 @@ def test_listing_1(paper_model):
     trace = paper_model.trace_text("Tip of the hat")
     assert trace.initial == tuple("TipĠofĠtheĠhat")
     assert [e.tokens for e in trace.events] == [
-        tuple(text_to_byte_chars(t) for chunk in line for t in chunk) for line in listing]
+        tuple(text_to_byte_chars(t) for chunk in line for t in chunk) for line in listing
+    ]
     assert [e.kind for e in trace.events].count("supermerge") == 1 and trace.events[7].index == 102
     assert trace.extra["chunks"] == [["Tip"], ["ĠofĠthe"], ["Ġhat"]]
 
 
 # -- literal readings of App. B and §3.2 (slow, obviously correct), for the property tests ----
+
 
 def _stats(seq, countable=None) -> Counter:
     out, previous = Counter(), None
@@ -249,7 +281,7 @@ def _stats(seq, countable=None) -> Counter:
 def _merged(seq, pair):
     out, i = [], 0
     while i < len(seq):
-        if tuple(seq[i:i + 2]) == pair:
+        if tuple(seq[i : i + 2]) == pair:
             out.append(pair[0] + pair[1])
             i += 2
         else:
@@ -271,8 +303,16 @@ def _first_byte_order(counts: Counter, taken) -> tuple | None:
     return min(pairs, key=lambda p: (-counts[p], _bytes(p[0]), _bytes(p[1])), default=None)
 
 
-def literal_train(texts, vocab_size, threshold=0.9, ios_rule=">=", blowup=True, merge_pattern="improved",
-                  deleted_slots="kept", tie="supermerge"):
+def literal_train(
+    texts,
+    vocab_size,
+    threshold=0.9,
+    ios_rule=">=",
+    blowup=True,
+    merge_pattern="improved",
+    deleted_slots="kept",
+    tie="supermerge",
+):
     """App. B recomputing every count from scratch at every step."""
     pretokeniser = boundless_pretokeniser()
     documents = [d for d in (pretokeniser.pretokenise(t) for t in texts) if d]
@@ -350,11 +390,14 @@ def literal_tokenise(tokeniser: BoundlessBPE, text: str) -> list[str]:
         for index, (kind, *parts) in enumerate(ops):
             if index <= previous:
                 continue
-            if kind == "merge" and any(tuple(c[i:i + 2]) == tuple(parts) for c in chunks for i in range(len(c))):
-                candidates.append(index)
-            elif kind == "deletion" and any(parts[0] in c for c in chunks):
-                candidates.append(index)
-            elif kind == "supermerge" and any(a == [parts[0]] and b == [parts[1]] for a, b in zip(chunks, chunks[1:])):
+            if (
+                (kind == "merge" and any(tuple(c[i : i + 2]) == tuple(parts) for c in chunks for i in range(len(c))))
+                or (kind == "deletion" and any(parts[0] in c for c in chunks))
+                or (
+                    kind == "supermerge"
+                    and any(a == [parts[0]] and b == [parts[1]] for a, b in zip(chunks, chunks[1:]))
+                )
+            ):
                 candidates.append(index)
             if candidates:
                 break
@@ -371,19 +414,30 @@ def literal_tokenise(tokeniser: BoundlessBPE, text: str) -> list[str]:
             i = 0
             while i < len(chunks) - 1:
                 if chunks[i] == [parts[0]] and chunks[i + 1] == [parts[1]]:
-                    chunks[i:i + 2] = [[parts[0] + parts[1]]]
+                    chunks[i : i + 2] = [[parts[0] + parts[1]]]
                 i += 1
 
 
 # -- property tests ------------------------------------------------------------------------
 
 WORDS = ["a", "b", "ab", "ba", "aa", "aab", "abab", "the", "of", "ha", "A", "Ab", "é", "a'b", "1"]
-LINES = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=9).map(" ".join)
-                 .map(lambda s: s + "." if len(s) % 3 == 0 else s), min_size=1, max_size=5)
-OPTIONS = st.fixed_dictionaries({
-    "threshold": st.sampled_from([0.3, 0.6, 0.9, 1.0]), "ios_rule": st.sampled_from([">=", ">"]),
-    "blowup": st.booleans(), "merge_pattern": st.sampled_from(list(MERGE_PATTERNS)),
-    "deleted_slots": st.sampled_from(["kept", "freed"]), "tie": st.sampled_from(["supermerge", "merge"])})
+LINES = st.lists(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=9)
+    .map(" ".join)
+    .map(lambda s: s + "." if len(s) % 3 == 0 else s),
+    min_size=1,
+    max_size=5,
+)
+OPTIONS = st.fixed_dictionaries(
+    {
+        "threshold": st.sampled_from([0.3, 0.6, 0.9, 1.0]),
+        "ios_rule": st.sampled_from([">=", ">"]),
+        "blowup": st.booleans(),
+        "merge_pattern": st.sampled_from(list(MERGE_PATTERNS)),
+        "deleted_slots": st.sampled_from(["kept", "freed"]),
+        "tie": st.sampled_from(["supermerge", "merge"]),
+    }
+)
 
 
 @settings(max_examples=250, deadline=None)
@@ -449,8 +503,7 @@ def operation_lists(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(ops=operation_lists(), blowup=st.booleans(),
-       text=st.text(alphabet="ab ", max_size=30))
+@given(ops=operation_lists(), blowup=st.booleans(), text=st.text(alphabet="ab ", max_size=30))
 def test_any_operation_list_tokenises_like_the_literal_reading(ops, blowup, text):
     tokeniser = BoundlessBPE(ops, ByteLevel(), blowup=blowup)
     tokens = tokeniser.tokenise(text)
@@ -463,8 +516,11 @@ def test_any_operation_list_tokenises_like_the_literal_reading(ops, blowup, text
 
 def test_progress_and_events(v8):
     seen = []
-    run = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290,
-                progress=lambda done, total: seen.append((done, total)))
+    run = train(
+        TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()),
+        290,
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert seen[-1] == (34, 34)
     assert [e.count for e in run.events if e.kind == "supermerge"] == [15, 4, 3, 3, 3, 2]
     deletion = next(e for e in run.events if e.kind == "deletion")
@@ -474,6 +530,7 @@ def test_progress_and_events(v8):
 
 # -- bad input -----------------------------------------------------------------------------
 
+
 def test_training_needs_documents_and_bytes():
     counts = TrainingCorpus.from_word_counts({"of": 3, "the": 2}, boundless_pretokeniser())
     with pytest.raises(InputError, match="needs running text"):
@@ -481,30 +538,40 @@ def test_training_needs_documents_and_bytes():
     with pytest.raises(InputError, match="byte-level"):
         train(TrainingCorpus.from_texts(OFTHE, RegexSplit("boundless")), 300)
     corpus = TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser())
-    for options in ({"vocab_size": 255}, {"threshold": 0}, {"ios_rule": "=="}, {"blowup": "yes"},
-                    {"merge_pattern": "ascii"}, {"deleted_slots": "gone"}, {"tie": "coin"}):
+    for options in (
+        {"vocab_size": 255},
+        {"threshold": 0},
+        {"ios_rule": "=="},
+        {"blowup": "yes"},
+        {"merge_pattern": "ascii"},
+        {"deleted_slots": "gone"},
+        {"tie": "coin"},
+    ):
         with pytest.raises(InputError):
             train(corpus, **{"vocab_size": 300, **options})
     with pytest.raises(InputError, match="pattern must be one of"):
         boundless_pretokeniser("gpt2")
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda o: o.update(format="variant:picky"), "expected \"format\""),
-    (lambda o: o.update(version=2), "unsupported version"),
-    (lambda o: o.update(name=3), "'name'"),
-    (lambda o: o.update(blowup="no"), "'blowup'"),
-    (lambda o: o.update(operations={}), "'operations'"),
-    (lambda o: o.update(pretokeniser={"kind": "nope"}), "'pretokeniser'"),
-    (lambda o: o.update(pretokeniser=RegexSplit("boundless").to_spec()), "byte-level"),
-    (lambda o: o["operations"].append(["split", "a", "b"]), "operation 46"),
-    (lambda o: o["operations"].append(["merge", "a b", "c"]), "GPT-2 byte alphabet"),
-    (lambda o: o["operations"].append(["merge", "a"]), "operation 46"),
-    (lambda o: o["operations"].append(["merge", "xyz", "a"]), "no earlier operation forms"),
-    (lambda o: o["operations"].append(["deletion", "a"]), "deletion of 'a'"),
-    (lambda o: o["operations"].append(["deletion", "Ġo"]), "deletion of 'Ġo'"),  # already deleted
-    (lambda o: o["operations"].append(["deletion", "ĠofĠthe"]), "deletion of"),  # a superword
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda o: o.update(format="variant:picky"), 'expected "format"'),
+        (lambda o: o.update(version=2), "unsupported version"),
+        (lambda o: o.update(name=3), "'name'"),
+        (lambda o: o.update(blowup="no"), "'blowup'"),
+        (lambda o: o.update(operations={}), "'operations'"),
+        (lambda o: o.update(pretokeniser={"kind": "nope"}), "'pretokeniser'"),
+        (lambda o: o.update(pretokeniser=RegexSplit("boundless").to_spec()), "byte-level"),
+        (lambda o: o["operations"].append(["split", "a", "b"]), "operation 46"),
+        (lambda o: o["operations"].append(["merge", "a b", "c"]), "GPT-2 byte alphabet"),
+        (lambda o: o["operations"].append(["merge", "a"]), "operation 46"),
+        (lambda o: o["operations"].append(["merge", "xyz", "a"]), "no earlier operation forms"),
+        (lambda o: o["operations"].append(["deletion", "a"]), "deletion of 'a'"),
+        (lambda o: o["operations"].append(["deletion", "Ġo"]), "deletion of 'Ġo'"),  # already deleted
+        (lambda o: o["operations"].append(["deletion", "ĠofĠthe"]), "deletion of"),  # a superword
+    ],
+)
 def test_bad_json_names_the_file_and_the_field(v8, change, message):
     obj = json.loads(json.dumps(v8.tokeniser.to_json()))
     change(obj)

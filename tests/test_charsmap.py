@@ -1,6 +1,7 @@
 """SentencePiece's precompiled charsmap (core.pretokenisers.charsmap) and normaliser
 (core.pretokenisers.sentencepiece_normaliser) against the ``sentencepiece`` library, and the
 charsmap against HF ``tokenizers.normalizers.Precompiled`` where HF means to agree."""
+
 from __future__ import annotations
 
 import itertools
@@ -19,13 +20,41 @@ from tests.real_tokenisers import file_bytes
 spm = pytest.importorskip("sentencepiece")
 
 RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf")
-TRICKY = [" ", "  ", "\u3000", "\t", "\n", "a", "B", "▁", "ﬁ", "①", "ｶ", "\uff9e", "\u200b", "é", "e\u0301",
-          "\u00a0", "\u2002", "1", ".", "😀", "\u200d", "क", "ि", "Å", "ⅶ", "\u0308", "ｱ", "Ａ"]
+TRICKY = [
+    " ",
+    "  ",
+    "\u3000",
+    "\t",
+    "\n",
+    "a",
+    "B",
+    "▁",
+    "ﬁ",
+    "①",
+    "ｶ",
+    "\uff9e",
+    "\u200b",
+    "é",
+    "e\u0301",
+    "\u00a0",
+    "\u2002",
+    "1",
+    ".",
+    "😀",
+    "\u200d",
+    "क",
+    "ि",
+    "Å",
+    "ⅶ",
+    "\u0308",
+    "ｱ",
+    "Ａ",
+]
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
 TRICKY_TEXT = st.lists(st.sampled_from(TRICKY), max_size=14).map("".join)
 
 
-def sp_normaliser(rule="identity", **options) -> "spm.SentencePieceNormalizer":
+def sp_normaliser(rule="identity", **options) -> spm.SentencePieceNormalizer:
     defaults = dict(add_dummy_prefix=False, escape_whitespaces=False, remove_extra_whitespaces=False)
     return spm.SentencePieceNormalizer(rule_name=rule, **(defaults | options))
 
@@ -98,8 +127,9 @@ OPTIONS = list(itertools.product((True, False), repeat=3))
 @pytest.mark.parametrize("dummy,remove,escape", OPTIONS)
 def test_normaliser_options_equal_sentencepiece(rule, dummy, remove, escape):
     ref = sp_normaliser(rule, add_dummy_prefix=dummy, remove_extra_whitespaces=remove, escape_whitespaces=escape)
-    ours = SentencePieceNormaliser(blob_of(ref) or None, rule, add_dummy_prefix=dummy,
-                                   remove_extra_whitespaces=remove, escape_whitespaces=escape)
+    ours = SentencePieceNormaliser(
+        blob_of(ref) or None, rule, add_dummy_prefix=dummy, remove_extra_whitespaces=remove, escape_whitespaces=escape
+    )
     assert SentencePieceNormaliser.from_spec(ours.to_spec()) == ours
 
     @settings(max_examples=60, deadline=None)

@@ -1,5 +1,6 @@
 """``python -m core`` end to end: segment (= HF encode), train-bpe (= HF BpeTrainer), train (what it says about
 the result), evaluate, graph."""
+
 from __future__ import annotations
 
 import json
@@ -28,20 +29,35 @@ def test_segment_json_equals_hf(tmp_path):
     words = ["bruidsjurk", "gids", "één", "Brussel", "café-eigenaar", "standaardtarief"]
     words_file = tmp_path / "words.txt"
     words_file.write_text("\n".join(words[3:]) + "\n", encoding="utf-8")
-    out = json.loads(run("segment", "--tokeniser", str(DUTCH_40K), "--json", "--words-file", str(words_file),
-                         *words[:3]).stdout)
+    out = json.loads(
+        run("segment", "--tokeniser", str(DUTCH_40K), "--json", "--words-file", str(words_file), *words[:3]).stdout
+    )
     hf = Tokenizer.from_file(str(DUTCH_40K))
     assert [item["word"] for item in out] == words[:3] + words[3:]
     assert all(item["tokens"] == hf.encode(" " + item["word"]).tokens for item in out)
 
 
 def test_segment_trace_of_scenario():
-    out = json.loads(run("segment", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json"),
-                         "--json", "--trace", "bruids").stdout)
+    out = json.loads(
+        run(
+            "segment",
+            "--tokeniser",
+            str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json"),
+            "--json",
+            "--trace",
+            "bruids",
+        ).stdout
+    )
     trace = out[0]["trace"]
     assert out[0]["tokens"] == ["_bruids"] == trace["tokens"]
     assert [e["label"].split(" (")[0] for e in trace["events"]] == [
-        "i + d", "id + s", "_ + b", "_b + r", "_br + u", "_bru + ids"]
+        "i + d",
+        "id + s",
+        "_ + b",
+        "_b + r",
+        "_br + u",
+        "_bru + ids",
+    ]
     assert trace["events"][1]["tokens"] == ["_", "b", "r", "u", "ids"]
     pretoken = trace["detail"]["pretokens"][0]
     assert [s["merge"] for s in pretoken["steps"]] == ["i d", "id s", "_ b", "_b r", "_br u", "_bru ids"]
@@ -56,8 +72,9 @@ def test_train_bpe_matches_hf_trainer(tmp_path):
     run("train-bpe", "--counts", str(counts_file), "--vocab-size", "22", "--marker", "▁", "--out", str(out), "--hf")
     hf = Tokenizer.from_file(str(out))  # what we wrote is a valid HF tokenizer.json
     assert [tuple(m) for m in json.loads(out.read_text())["model"]["merges"]] == [
-        tuple(m.split()) for m in
-        ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]]
+        tuple(m.split())
+        for m in ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]
+    ]
     assert hf.encode(" widest").tokens == ["▁", "w", "idest"] == load_tokeniser(out).tokenise_word("widest")
 
 
@@ -82,8 +99,14 @@ def test_train_bpe_on_wordfreq_counts_equals_hf_trainer(tmp_path):
 
 
 def test_evaluate_json_keys_and_weights():
-    args = ["evaluate", "--tokeniser", str(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
-            "--reference", str(SAMPLE_DIR / "references" / "nl_morph.tsv"), "--json"]
+    args = [
+        "evaluate",
+        "--tokeniser",
+        str(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
+        "--reference",
+        str(SAMPLE_DIR / "references" / "nl_morph.tsv"),
+        "--json",
+    ]
     plain = json.loads(run(*args).stdout)
     assert set(plain) == {"precision", "recall", "f1", "tp", "fp", "fn", "words", "excluded"}
     assert plain["words"] >= 800 and 0 < plain["f1"] < 1
@@ -98,11 +121,14 @@ def test_graph_json():
     assert roles["Ġbruids"] == "center" and roles["ids"] == "ancestor" and roles["Ġgids"] == "half-sibling"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["segment", "--tokeniser", "nope.json", "x"], "nope.json: no such file"),
-    (["graph", "--tokeniser", str(DUTCH_40K), "--type", "bruids"], "did you mean 'Ġbruids'"),
-    (["evaluate", "--tokeniser", str(DUTCH_40K), "--reference", str(DUTCH_40K)], "tokenizer.json"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["segment", "--tokeniser", "nope.json", "x"], "nope.json: no such file"),
+        (["graph", "--tokeniser", str(DUTCH_40K), "--type", "bruids"], "did you mean 'Ġbruids'"),
+        (["evaluate", "--tokeniser", str(DUTCH_40K), "--reference", str(DUTCH_40K)], "tokenizer.json"),
+    ],
+)
 def test_errors_name_the_file_and_exit_2(args, message):
     proc = run(*args, check=False)
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr
@@ -125,37 +151,57 @@ def test_knockout_and_rebpe_commands_write_reports_and_tokenisers(tmp_path):
     data = json.loads(report.read_text())
     assert data["knocked_out"] == [{"merge": "id s", "blame": 1, "applications": 1}]
     assert (data["vocab_size_before"], data["vocab_size_after"]) == (13, 12)
-    assert set(data["before"]) == set(data["after"]) == {"precision", "recall", "f1", "tp", "fp", "fn", "words", "excluded"}
+    assert (
+        set(data["before"])
+        == set(data["after"])
+        == {"precision", "recall", "f1", "tp", "fp", "fn", "words", "excluded"}
+    )
     assert data["seconds"] >= 0
     assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == ["_bruids"]
 
     out, report = tmp_path / "re.json", tmp_path / "re_report.json"
     run("rebpe", "--tokeniser", scenario, "--reference", str(refs), "--out", str(out), "--report", str(report))
     data = json.loads(report.read_text())
-    assert data["after"]["f1"] == 1.0 and [s["phase"] for s in data["steps"]][:3] == ["knockout", "reparation", "reification"]
+    assert data["after"]["f1"] == 1.0 and [s["phase"] for s in data["steps"]][:3] == [
+        "knockout",
+        "reparation",
+        "reification",
+    ]
     assert all("metrics" in s for s in data["steps"])
-    assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == ["_bruid", "s"]
+    assert json.loads(run("segment", "--tokeniser", str(out), "--json", "bruids").stdout)[0]["tokens"] == [
+        "_bruid",
+        "s",
+    ]
     evaluation = json.loads(run("evaluate", "--tokeniser", str(out), "--reference", str(refs), "--json").stdout)
     assert evaluation["f1"] == 1.0
 
 
 def test_blocked_command_json():
-    out = json.loads(run("blocked", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2b_ii.json"), "--json").stdout)
+    out = json.loads(
+        run("blocked", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2b_ii.json"), "--json").stdout
+    )
     assert [b["scenario"] for b in out["blocked"]] == ["2b(ii)"] and out["unreachable_types"] == ["uids"]
 
 
-@pytest.mark.parametrize("options, note", [
-    ((), "note: |V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + 6 supermerges) "
-         "belong to tokens deleted during training (12 deletions). As in the authors' code, a deleted token keeps "
-         "its slot; boundless-bpe.txt §3.1 speaks of deletions freeing up space, which the option "
-         "deleted_slots=freed trains."),
-    (("--option", "deleted_slots=freed"), None),
-])
+@pytest.mark.parametrize(
+    "options, note",
+    [
+        (
+            (),
+            "note: |V| 278 for a target of 290: 12 of the 290 vocabulary slots (256 bytes + 28 merges + 6 supermerges) "
+            "belong to tokens deleted during training (12 deletions). As in the authors' code, a deleted token keeps "
+            "its slot; [boundless §3.1] speaks of deletions freeing up space, which the option "
+            "deleted_slots=freed trains.",
+        ),
+        (("--option", "deleted_slots=freed"), None),
+    ],
+)
 def test_train_says_why_boundless_ends_under_its_target(tmp_path, options, note):
     corpus, out = tmp_path / "of_the.txt", tmp_path / "boundless.json"
     corpus.write_text("\n".join(OFTHE) + "\n", encoding="utf-8")
-    stderr = run("train", "--algorithm", "boundless", "--corpus", str(corpus), "--vocab-size", "290",
-                 "--out", str(out), *options).stderr.splitlines()
+    stderr = run(
+        "train", "--algorithm", "boundless", "--corpus", str(corpus), "--vocab-size", "290", "--out", str(out), *options
+    ).stderr.splitlines()
     size = 278 if note else 290
     assert f"boundless: |V| = {size} in" in stderr[0] and load_tokeniser(out).vocab_size == size
     assert [line for line in stderr if line.startswith("note:")] == ([note] if note else [])

@@ -3,6 +3,7 @@ never a traceback. Every command that reads a file runs in this process (``core.
 seeded mutations of each kind of file it reads (tests/fuzz_inputs.py), and on hand-made command
 lines (missing, empty, binary and folder paths, a 1 MB line, outputs that cannot be written,
 arguments out of range)."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz_inputs import (CLI_CASES, CLI_EDGE_CASES, cli_outcome, edge_case_outcome, mutate, run_cli,
-                               seed_files, write_inputs)
+from tests.fuzz_inputs import (
+    CLI_CASES,
+    CLI_EDGE_CASES,
+    cli_outcome,
+    edge_case_outcome,
+    mutate,
+    run_cli,
+    seed_files,
+    write_inputs,
+)
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +62,21 @@ def test_hand_made_command_lines_end_cleanly(args, valid, tmp_path):
 
 
 def test_an_output_folder_that_does_not_exist_stops_the_command_before_the_work(valid, tmp_path):
-    code, error = run_cli(["train", "--algorithm", "bpe", "--corpus", valid["C"], "--vocab-size", "280",
-                           "--out", str(tmp_path / "o.json"), "--json-report", str(tmp_path / "nodir" / "r.json")])
+    code, error = run_cli(
+        [
+            "train",
+            "--algorithm",
+            "bpe",
+            "--corpus",
+            valid["C"],
+            "--vocab-size",
+            "280",
+            "--out",
+            str(tmp_path / "o.json"),
+            "--json-report",
+            str(tmp_path / "nodir" / "r.json"),
+        ]
+    )
     assert code == 2 and error == f"{tmp_path / 'nodir' / 'r.json'}: folder {str(tmp_path / 'nodir')!r} does not exist"
     assert not (tmp_path / "o.json").exists()  # refused before training, not after
     code, error = run_cli(["knockout", "--tokeniser", valid["T"], "--reference", valid["R"], "--out", str(tmp_path)])
@@ -64,8 +86,19 @@ def test_an_output_folder_that_does_not_exist_stops_the_command_before_the_work(
 def test_an_empty_corpus_names_its_file(tmp_path):
     corpus = tmp_path / "blank.txt"
     corpus.write_text("\n\n", encoding="utf-8")
-    code, error = run_cli(["train", "--algorithm", "bpe", "--corpus", str(corpus), "--vocab-size", "280",
-                           "--out", str(tmp_path / "o.json")])
+    code, error = run_cli(
+        [
+            "train",
+            "--algorithm",
+            "bpe",
+            "--corpus",
+            str(corpus),
+            "--vocab-size",
+            "280",
+            "--out",
+            str(tmp_path / "o.json"),
+        ]
+    )
     assert code == 2 and error == f"{corpus}: empty corpus: no pretokens to train on"
 
 
@@ -79,18 +112,45 @@ def test_a_long_line_in_a_reference_file_is_quoted_short(valid, tmp_path):
 def test_option_values_that_are_not_json_are_text(valid, tmp_path):
     out = tmp_path / "o.json"
     for value in ("[" * 1000, "9" * 5000):  # JSON too deep for Python, a number it refuses
-        code, error = run_cli(["train", "--algorithm", "bpe", "--corpus", valid["C"], "--vocab-size", "280",
-                               "--out", str(out), "--option", "min_frequency=" + value])
+        code, error = run_cli(
+            [
+                "train",
+                "--algorithm",
+                "bpe",
+                "--corpus",
+                valid["C"],
+                "--vocab-size",
+                "280",
+                "--out",
+                str(out),
+                "--option",
+                "min_frequency=" + value,
+            ]
+        )
         assert code == 2 and error.startswith(f"min_frequency must be an integer >= 0, got '{value[:10]}"), error
-    assert run_cli(["train", "--algorithm", "bpe", "--corpus", valid["C"], "--vocab-size", "280", "--out", str(out),
-                    "--option", "min_frequency=2"]) == (0, None)
+    assert run_cli(
+        [
+            "train",
+            "--algorithm",
+            "bpe",
+            "--corpus",
+            valid["C"],
+            "--vocab-size",
+            "280",
+            "--out",
+            str(out),
+            "--option",
+            "min_frequency=2",
+        ]
+    ) == (0, None)
     assert json.loads(Path(out).read_text(encoding="utf-8"))["format"]
 
 
 def test_a_broken_merge_graph_is_described_short(valid, tmp_path):
     merges = tmp_path / "merges.txt"
     merges.write_text("Ġ t\n" + "9" * 5000 + " Ġt\n", encoding="utf-8")
-    code, error = run_cli(["knockout", "--tokeniser", str(merges), "--reference", valid["R"],
-                           "--out", str(tmp_path / "o.json")])
+    code, error = run_cli(
+        ["knockout", "--tokeniser", str(merges), "--reference", valid["R"], "--out", str(tmp_path / "o.json")]
+    )
     assert code == 2 and error.startswith(f"{merges}: the tokeniser breaks the merge-graph invariants: merge '999")
     assert len(error) < 1000

@@ -1,9 +1,11 @@
 """Comparing two tokenisers word by word (core/compare.py): hand-computed cases, shipped tokenisers,
 and properties (a tokeniser against itself, symmetry, exactly the differing words listed)."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.compare import Segmentations, compare_tokenisers, token_frequency_differences, word_counts
 from core.errors import InputError
@@ -30,8 +32,8 @@ def test_the_tokenisers_segment_as_intended():
 def test_hand_computed_comparison_with_counts():
     result = compare_tokenisers(A, B, COUNTS)
     assert [(d.word, d.count, d.only_a, d.only_b, d.change, d.token_difference) for d in result.differences] == [
-        ("abc", 5, (), (1,), 1, 1),         # B splits a|bc, A does not; the most frequent first
-        ("abcbc", 1, (), (1,), 1, 1),       # both split abc|bc; only B also a|bcbc
+        ("abc", 5, (), (1,), 1, 1),  # B splits a|bc, A does not; the most frequent first
+        ("abcbc", 1, (), (1,), 1, 1),  # both split abc|bc; only B also a|bcbc
     ]
     assert result.differences[0].tokens_a == (MARK + "abc",)
     assert result.differences[0].tokens_b == (MARK + "a", "bc")
@@ -98,7 +100,7 @@ def test_byte_pieces_of_one_character_are_a_difference_without_a_change():
 
 
 def test_scenario_before_and_after_knockout():
-    """rebpe.txt App. A.1 scenario 1: knockout of _bruids + ... splits bruid|s."""
+    """[rebpe App. A.1] scenario 1: knockout of _bruids + ... splits bruid|s."""
     before = load_tokeniser(scenario_paths()["a1_scenario1"])
     after = before.with_merges([Merge(r, tuple(p)) for r, p in before.metadata["after_knockout_merges"]])
     result = compare_tokenisers(before, after, ["bruids", "bruid"])
@@ -118,7 +120,9 @@ def test_a_non_tokeniser_is_an_input_error():
 
 def test_progress_is_reported_to_the_end():
     calls = []
-    compare_tokenisers(A, B, [f"a{'b' * i}" for i in range(5)], progress=lambda done, total: calls.append((done, total)))
+    compare_tokenisers(
+        A, B, [f"a{'b' * i}" for i in range(5)], progress=lambda done, total: calls.append((done, total))
+    )
     assert calls == [(5, 5)]
 
 
@@ -163,9 +167,11 @@ def test_the_change_is_symmetric(a, b, counts):
 def test_exactly_the_words_that_segment_differently_are_listed(a, b, counts):
     """Checked against the tokenisers themselves: split positions as morphological evaluation reads
     them (core.evaluation.predicted_splits) and token counts from tokenise_word."""
+
     def differs(word):
-        return (predicted_splits(a, word) != predicted_splits(b, word)
-                or len(a.tokenise_word(word)) != len(b.tokenise_word(word)))
+        return predicted_splits(a, word) != predicted_splits(b, word) or len(a.tokenise_word(word)) != len(
+            b.tokenise_word(word)
+        )
 
     result = compare_tokenisers(a, b, counts)
     assert {d.word for d in result.differences} == {w for w, c in counts.items() if c and differs(w)}

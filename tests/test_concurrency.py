@@ -2,6 +2,7 @@
 runs (``st.cache_resource``, the LRU stores of ``ui.rebpe_runs``): knockout, ReBPE, the stepper's
 run and the blame page's reads, started together in six threads on ONE tokeniser and ONE frozen
 reference, give exactly what they give one at a time; what is shared cannot be edited."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,8 @@ from core.unigram.model import UnigramTokeniser
 from ui.rebpe_runs import LRUStore, compute_run
 
 THREADS = 6
-REBPE = ReBPEConfig(max_iterations=2)                         # reparation "limited": a private engine
-STEPPER = ReBPEConfig(max_iterations=2, reparation="undo")    # "undo" reads the shared tokeniser's engine
+REBPE = ReBPEConfig(max_iterations=2)  # reparation "limited": a private engine
+STEPPER = ReBPEConfig(max_iterations=2, reparation="undo")  # "undo" reads the shared tokeniser's engine
 THRESHOLDS = (0.4, 0.5, 0.6)
 
 
@@ -38,8 +39,11 @@ def references():
 
 def run_facts(steps, final) -> tuple:
     """Everything a run reports but its timings: every step, the final merges and ids."""
-    return (tuple({k: v for k, v in step.to_json().items() if k != "seconds"} for step in steps),
-            final.merges, dict(final.type_ids))
+    return (
+        tuple({k: v for k, v in step.to_json().items() if k != "seconds"} for step in steps),
+        final.merges,
+        dict(final.type_ids),
+    )
 
 
 def knockout_facts(tokeniser, references) -> tuple:
@@ -58,8 +62,12 @@ def stepper_facts(computed) -> tuple:
 
 def distribution_facts(reference) -> tuple:
     """What the blame page reads from its cached, frozen reference."""
-    return ({once: dict(reference.blame_totals(once)) for once in (False, True)},
-            compute_blame(reference), threshold_sweep(reference, THRESHOLDS), reference.scores())
+    return (
+        {once: dict(reference.blame_totals(once)) for once in (False, True)},
+        compute_blame(reference),
+        threshold_sweep(reference, THRESHOLDS),
+        reference.scores(),
+    )
 
 
 def test_sessions_at_once_match_one_at_a_time(references):
@@ -116,8 +124,9 @@ def test_simultaneous_requests_compute_once():
         return object()
 
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(store.get_or_compute, "key", compute, lambda seconds: other_waits.set())
-                   for _ in range(2)]
+        futures = [
+            pool.submit(store.get_or_compute, "key", compute, lambda seconds: other_waits.set()) for _ in range(2)
+        ]
         first, second = (f.result(timeout=120) for f in futures)
     assert first is second and len(calls) == 1
     assert store.get_or_compute("key", compute) is first and len(calls) == 1
@@ -134,8 +143,9 @@ def test_a_failed_computation_lets_a_waiting_session_try_itself():
         return "second"
 
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(store.get_or_compute, "key", compute, lambda seconds: other_waits.set())
-                   for _ in range(2)]
+        futures = [
+            pool.submit(store.get_or_compute, "key", compute, lambda seconds: other_waits.set()) for _ in range(2)
+        ]
         outcomes = []
         for future in futures:
             try:
@@ -147,8 +157,7 @@ def test_a_failed_computation_lets_a_waiting_session_try_itself():
 
 def test_shared_objects_refuse_edits(dutch40k, references):
     scenario = load_tokeniser(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json")  # metadata, no ids
-    unigram = UnigramTokeniser({"a": -1.0, "b": -2.0}, WhitespaceSplit(), type_ids={"a": 0, "b": 1},
-                               metadata={"x": 1})
+    unigram = UnigramTokeniser({"a": -1.0, "b": -2.0}, WhitespaceSplit(), type_ids={"a": 0, "b": 1}, metadata={"x": 1})
     for tokeniser in (dutch40k, scenario, unigram):
         with pytest.raises(TypeError):
             tokeniser.metadata["source"] = "elsewhere"

@@ -1,4 +1,5 @@
 """Corpus and word-count loaders: exact parses, bad input, round trips."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -33,6 +34,7 @@ def assert_input_error(excinfo, source: str, line: int | None):
 # --------------------------------------------------------------------------------------------
 # Running text
 # --------------------------------------------------------------------------------------------
+
 
 def test_iter_text_lines(tmp_path):
     path = tmp_path / "corpus.txt"
@@ -102,6 +104,7 @@ def test_real_corpus_streams():
 # Counting
 # --------------------------------------------------------------------------------------------
 
+
 def test_word_counts_from_text():
     lines = ["de kat  zit", "", "de\tmat\n"]
     assert word_counts_from_text(lines) == Counter({"de": 2, "kat": 1, "zit": 1, "mat": 1})
@@ -111,14 +114,13 @@ def test_word_counts_from_text():
         return ["▁" + word for word in line.split(" ")]
 
     assert word_counts_from_text(["a  b"], pretokenise=by_letters) == Counter({"▁a": 1, "▁": 1, "▁b": 1})
-    assert word_counts_from_text(["a,b"], pretokenise=lambda line: ["", *line.split(",")]) == Counter(
-        {"a": 1, "b": 1}
-    )
+    assert word_counts_from_text(["a,b"], pretokenise=lambda line: ["", *line.split(",")]) == Counter({"a": 1, "b": 1})
 
 
 # --------------------------------------------------------------------------------------------
 # Word-count files
 # --------------------------------------------------------------------------------------------
+
 
 def test_parse_word_counts_exact():
     text = "\ufeffword\tcount\r\nde\t120\n\nKat\t7\r\n#\t3\ngids 12\n€\t 9 \n"
@@ -183,7 +185,7 @@ def test_empty_count_files():
 
 
 def test_word_count_bytes():
-    assert parse_word_count_bytes("kat\t3\n".encode(), "up.tsv") == {"kat": 3}
+    assert parse_word_count_bytes(b"kat\t3\n", "up.tsv") == {"kat": 3}
     with pytest.raises(InputError) as excinfo:
         parse_word_count_bytes(b"de\t5\nkat\t2\nm\xe4t\t3\n", "latin1.tsv")
     assert_input_error(excinfo, "latin1.tsv", 3)
@@ -245,9 +247,9 @@ def test_save_refuses_what_cannot_be_loaded(tmp_path, counts):
     assert list(tmp_path.iterdir()) == []
 
 
-words = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12
-).filter(lambda w: not any(c.isspace() or ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or c == "\ufeff" for c in w))
+words = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda w: not any(c.isspace() or ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or c == "\ufeff" for c in w)
+)
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,8 +1,9 @@
 """Corpus metrics (core/corpus_metrics.py): hand-computed counts, entropies, efficiency, Zipf.
 
-References: boundless-bpe.txt §4 Figs. 4-7 and App. E (Rényi efficiency of Zouhar et al. 2023,
-α = 2.5), scaffold-bpe.txt §5.3 Eqs. 4-5 (entropy, redundancy), bpe-knockout.txt §2 (Zipf).
+References: [boundless §4] Figs. 4-7 and App. E (Rényi efficiency of Zouhar et al. 2023,
+α = 2.5), [scaffold §5.3] Eqs. 4-5 (entropy, redundancy), [knockout §2] (Zipf).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -10,12 +11,24 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.corpus_metrics import (CorpusStats, bytes_per_token, characters_per_token, redundancy,
-                                 renyi_efficiency, renyi_entropy, shannon_entropy, summary,
-                                 token_counts, token_frequency_curve, vocabulary_used, zipf_curve,
-                                 zipf_fit)
+from core.corpus_metrics import (
+    CorpusStats,
+    bytes_per_token,
+    characters_per_token,
+    redundancy,
+    renyi_efficiency,
+    renyi_entropy,
+    shannon_entropy,
+    summary,
+    token_counts,
+    token_frequency_curve,
+    vocabulary_used,
+    zipf_curve,
+    zipf_fit,
+)
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import Metaspace, WhitespaceSplit
@@ -138,7 +151,7 @@ def test_renyi_entropy_by_hand(stats):
     assert renyi_entropy(stats, 2) == pytest.approx(math.log2(36 / 14), rel=1e-12)
     assert renyi_entropy(stats, 2) == pytest.approx(1.3625700794, abs=1e-9)
     # α = 2.5: 1/(1-2.5) log2 Σ p^2.5 = -(2/3) log2(2^-2.5 + 3^-2.5 + 6^-2.5)
-    expected = -(2 / 3) * math.log2(2 ** -2.5 + 3 ** -2.5 + 6 ** -2.5)
+    expected = -(2 / 3) * math.log2(2**-2.5 + 3**-2.5 + 6**-2.5)
     assert renyi_entropy(stats, 2.5) == pytest.approx(expected, rel=1e-12)
     assert renyi_entropy(stats, 2.5) == pytest.approx(1.3246512368, abs=1e-9)
     assert renyi_entropy(stats, math.inf) == pytest.approx(1.0)  # -log2 max p = -log2 1/2
@@ -157,7 +170,7 @@ def test_renyi_tends_to_shannon(stats):
 
 def test_renyi_efficiency_and_redundancy_by_hand(stats):
     # |V| = 4: log2 |V| = 2
-    expected = -(2 / 3) * math.log2(2 ** -2.5 + 3 ** -2.5 + 6 ** -2.5) / 2
+    expected = -(2 / 3) * math.log2(2**-2.5 + 3**-2.5 + 6**-2.5) / 2
     assert renyi_efficiency(stats) == pytest.approx(expected, rel=1e-12)
     assert renyi_efficiency(stats, alpha=2) == pytest.approx(math.log2(36 / 14) / 2, rel=1e-12)
     # scaffold-bpe Eq. 5: R = 1 - H / log2 |V|
@@ -207,8 +220,15 @@ def test_empty_corpus_raises_input_error():
     assert empty.tokens == 0 and empty.characters == 0
     assert token_frequency_curve(empty) == [(1, 0.0), (2, 0.0)]
     assert vocabulary_used(empty) == 0.0
-    for metric in (shannon_entropy, redundancy, renyi_efficiency, bytes_per_token, characters_per_token,
-                   summary, lambda s: renyi_entropy(s, 2)):
+    for metric in (
+        shannon_entropy,
+        redundancy,
+        renyi_efficiency,
+        bytes_per_token,
+        characters_per_token,
+        summary,
+        lambda s: renyi_entropy(s, 2),
+    ):
         with pytest.raises(InputError, match="empty corpus"):
             metric(empty)
     with pytest.raises(InputError):

@@ -1,10 +1,18 @@
 """Diagnostics: metrics per phase, origins, p_eff,ret (App. A.6), token-count change (A.4),
 knocked-out ranks (Fig. 6) and the threshold sweep (App. A.3)."""
+
 from __future__ import annotations
 
 from core.blame import compute_blame
-from core.diagnostics import (changes_by_origin, effective_dropout, knocked_out_ranks, metrics_table,
-                              threshold_sweep, tokens_per_word_change, vocab_size_per_iteration)
+from core.diagnostics import (
+    changes_by_origin,
+    effective_dropout,
+    knocked_out_ranks,
+    metrics_table,
+    threshold_sweep,
+    tokens_per_word_change,
+    vocab_size_per_iteration,
+)
 from core.evaluation import evaluate_morphology
 from core.formats.references import parse_references
 from core.formats.tokeniser_files import load_tokeniser

@@ -1,11 +1,13 @@
-"""BPE-dropout (bpe-knockout.txt §4.1 "Dropout"): TEST_VECTORS.md V12 for both variants."""
+"""BPE-dropout ([knockout §4.1] "Dropout"): TEST_VECTORS.md V12 for both variants."""
+
 from __future__ import annotations
 
 import math
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.dropout import dropout_samples, dropout_segment, dropout_tokenise, dropout_tokenise_word
 from core.errors import InputError
@@ -24,8 +26,6 @@ def bte(merges, alphabet="abcd", pretokeniser=None):
 
 def sennrich():
     return bte(SENNRICH_MERGES, alphabet="delnorstwi▁", pretokeniser=Metaspace())
-
-
 
 
 # --- p = 0: plain BPE -----------------------------------------------------------------------------

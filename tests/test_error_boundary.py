@@ -1,6 +1,7 @@
 """The one error boundary (ui/error_boundary.py): a bug is a message with an error id and a logged
 traceback, an InputError is its own message, Streamlit's control flow passes, and what the user
 loaded stays loaded (page runs, fragment reruns and widget callbacks)."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """viz/escaping.py: every hostile string comes out of each output context as the literal text it was."""
+
 from __future__ import annotations
 
 import html
@@ -73,8 +74,10 @@ def test_html_text_and_attributes_stay_literal(payload):
 def test_svg_text_and_attributes_stay_literal(payload):
     """An SVG document is XML: the escaped text parses back to the payload, inside the one element."""
     escaped = html_escape(payload)
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg"><g data-token="{escaped}"><title>{escaped}</title>'
-           f"<text>{escaped}</text></g></svg>")
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg"><g data-token="{escaped}"><title>{escaped}</title>'
+        f"<text>{escaped}</text></g></svg>"
+    )
     root = ET.fromstring(svg)
     elements = [element.tag.split("}")[1] for element in root.iter()]
     assert elements == ["svg", "g", "title", "text"]
@@ -107,7 +110,7 @@ def test_code_span_shows_the_text_literally(payload):
     span = code_span(payload)
     fence = re.match(r"`+", span).group()
     assert span.endswith(fence) and len(span) >= 2 * len(fence)
-    inner = span[len(fence):len(span) - len(fence)]
+    inner = span[len(fence) : len(span) - len(fence)]
     assert "\n" not in span and "\r" not in span  # a blank line cannot end the span
     assert fence not in inner and not inner.startswith("`") and not inner.endswith("`")
     # CommonMark strips one space on each side when both are there, and shows line ends as spaces

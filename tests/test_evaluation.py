@@ -1,8 +1,10 @@
-"""Morphological Pr/Re/F1 (bpe-knockout.txt §4.1) and the boundary alignment behind it."""
+"""Morphological Pr/Re/F1 ([knockout §4.1]) and the boundary alignment behind it."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.alignment import align_word
 from core.evaluation import evaluate_morphology, morph_scores, predicted_splits
@@ -75,8 +77,10 @@ def test_free_morph_evaluation_uses_whole_word_boundaries():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["ab", "b", "ba", "abc", "c"]), min_size=1, max_size=5),
-       st.text(alphabet="abc", min_size=1, max_size=12))
+@given(
+    st.lists(st.sampled_from(["ab", "b", "ba", "abc", "c"]), min_size=1, max_size=5),
+    st.text(alphabet="abc", min_size=1, max_size=12),
+)
 def test_metaspace_splits_are_token_starts(merges_text, word):
     merges, types = [], set("abc▁")
     for i, m in enumerate(dict.fromkeys(merges_text)):
@@ -98,7 +102,17 @@ def test_shipped_references_evaluate_without_rejections():
         refs = load_references(path)
         assert refs.rejected == [] and len(refs.entries) >= 800, name
         assert all(isinstance(e, ReferenceEntry) and e.free_morphs is not None for e in refs.entries)
-    required = {"bruidsjurk", "beleidsmaker", "gids", "bruids", "standaardtarief", "twintiger", "subtropisch",
-                "masterthesis", "bibliotheken", "reanimatietechniek"}
+    required = {
+        "bruidsjurk",
+        "beleidsmaker",
+        "gids",
+        "bruids",
+        "standaardtarief",
+        "twintiger",
+        "subtropisch",
+        "masterthesis",
+        "bibliotheken",
+        "reanimatietechniek",
+    }
     assert required <= set(load_references(reference_paths()["nl_morph"]).words())
     assert "horseshoe" in load_references(reference_paths()["en_morph"]).words()

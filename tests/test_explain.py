@@ -1,4 +1,5 @@
-"""core.explain: traced words, boundary verdicts, trapped tokens (bpe-knockout.txt App. A.4)."""
+"""core.explain: traced words, boundary verdicts, trapped tokens ([knockout App. A.4])."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,6 +35,7 @@ def plain(token: str) -> str:
 
 
 # --- traced words ---------------------------------------------------------------------------------
+
 
 def test_trace_word_numbers_steps_and_replays_them(dutch40k):
     traced = trace_word(dutch40k, "masterthesis")
@@ -75,6 +77,7 @@ def test_forest_at_dissolves_later_merges():
 
 # --- boundaries -----------------------------------------------------------------------------------
 
+
 def test_boundaries_of_bruidsjurk(dutch40k):
     traced = trace_word(dutch40k, "bruidsjurk")
     boundaries = word_boundaries(traced, reference_splits(("bruid", "s", "jurk")))
@@ -104,7 +107,8 @@ def test_reference_splits_and_agreement(dutch40k):
     assert predicted_positions(traced, ["nonsense"]) is None
 
 
-# --- traps (bpe-knockout.txt App. A.4) -----------------------------------------------------------------
+# --- traps ([knockout App. A.4]) -----------------------------------------------------------------
+
 
 def test_masterthesis_trap_in_the_dutch_40k(dutch40k):
     """The paper's example: er + t fires before the merge that needs er, trapping it."""
@@ -121,8 +125,9 @@ def test_masterthesis_trap_in_the_dutch_40k(dutch40k):
     # knocking out ert frees Ġmaster (bpe-knockout App. A.4)
     assert master.without[0] == "Ġmaster"
     sentences = explained.sentences(plain)
-    assert sentences[0].startswith("The first merge that crossed a reference boundary is [er] + [t] → [ert] "
-                                   "(rank 640, step 7)")
+    assert sentences[0].startswith(
+        "The first merge that crossed a reference boundary is [er] + [t] → [ert] (rank 640, step 7)"
+    )
     assert "[master|thesis]" in sentences[0]
     assert any(s.startswith("Trapped token [Ġmaster]") and "took the [er]" in s for s in sentences)
     assert any("3 splits the reference does not have" in s for s in sentences)
@@ -138,11 +143,14 @@ def test_bruidsjurk_trap_is_figure_one(dutch40k):
     assert explained.first_crossing.merge == trap.trapping
 
 
-@pytest.mark.parametrize("name, trapped, blocked, trapping", [
-    ("a1_scenario2b_i_first", "_bruid", ("_bru", "id"), ("id", "s")),
-    ("a1_scenario2b_ii", "_bruid", ("u", "id"), ("id", "s")),
-    ("a1_scenario3a", "id", ("i", "d"), ("d", "s")),
-])
+@pytest.mark.parametrize(
+    "name, trapped, blocked, trapping",
+    [
+        ("a1_scenario2b_i_first", "_bruid", ("_bru", "id"), ("id", "s")),
+        ("a1_scenario2b_ii", "_bruid", ("u", "id"), ("id", "s")),
+        ("a1_scenario3a", "id", ("i", "d"), ("d", "s")),
+    ],
+)
 def test_traps_in_the_scenario_tokenisers(name, trapped, blocked, trapping):
     explained = explain_word(scenario(name), "bruids", ("bruid", "s"))
     (trap,) = explained.traps
@@ -157,11 +165,12 @@ def test_no_trap_where_every_standalone_token_forms():
     assert explained.first_crossing.merge == Merge(1, ("id", "s"))
     assert explained.sentences(plain) == [
         "The first merge that crossed a reference boundary is [id] + [s] → [ids] (rank 1, step 2): it glued "
-        "[bruid|s] together, so that split is lost."]
+        "[bruid|s] together, so that split is lost."
+    ]
 
 
 def test_moving_merges_trap_from_app_a3():
-    """rebpe.txt App. A.3, "expedited": b + c steals the c of c + d, so bcd becomes bc d."""
+    """[rebpe App. A.3], "expedited": b + c steals the c of c + d, so bcd becomes bc d."""
     base = scenario("a3_moving_merges")
     merges = base.metadata["variants"]["expedited"]["merges"]
     tokeniser = base.with_merges([Merge(i, tuple(parts)) for i, parts in enumerate(merges)])

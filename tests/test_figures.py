@@ -1,6 +1,7 @@
 """Figures for papers and slides (issue 14, "Figures"): standalone SVG of trees, graphs and lattices,
 LaTeX forest of trees, integer ranks in all of them, a tree legend that matches the drawing, and
 the download buttons."""
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ NEUTRAL = {"#1c1917", "#ffffff"}  # ink and white: every box has them
 
 def chain_tokeniser(word: str) -> BTETokeniser:
     """A tokeniser whose only merges build ``word`` left to right (every prefix is a type)."""
-    merges = [Merge(i, (word[:i + 1], word[i + 1])) for i in range(len(word) - 1)]
+    merges = [Merge(i, (word[: i + 1], word[i + 1])) for i in range(len(word) - 1)]
     return BTETokeniser(sorted(set(word)), merges, WhitespaceSplit())
 
 
@@ -66,7 +67,7 @@ def after2a(scenario2a):
 
 @pytest.fixture(scope="module")
 def reified():
-    """A merge placed by reification just before the merge it serves (rebpe.txt §3.3)."""
+    """A merge placed by reification just before the merge it serves ([rebpe §3.3])."""
     return BTETokeniser(["a", "b", "c"], [Merge(8358.999, ("b", "c")), Merge(8359, ("a", "bc"))], WhitespaceSplit())
 
 
@@ -100,8 +101,11 @@ def test_graph_svg_is_standalone_and_keeps_the_interactive_positions(dutch40k, s
             assert [t.text for t in group.iter(f"{SVG}tspan")] == node["label"].split("\n")
         legend = [t.text for g in root.iter(f"{SVG}g") if g.get("class") == "legend" for t in g.iter(f"{SVG}text")]
         assert "the selected type" in legend
-    compared = standalone(graph_svg(scenario2a, neighbourhood(scenario2a, "_bruids", 2, 30, 4), MERGES_VIEW,
-                                    other=after2a, other_label="after"))
+    compared = standalone(
+        graph_svg(
+            scenario2a, neighbourhood(scenario2a, "_bruids", 2, 30, 4), MERGES_VIEW, other=after2a, other_label="after"
+        )
+    )
     labels = {"".join(t.text for t in g.iter(f"{SVG}tspan")) for g in compared.iter(f"{SVG}g")}
     assert "out: ids" in labels
 
@@ -133,8 +137,14 @@ def test_lattice_svg_is_standalone_and_readable():
 
 
 # --- LaTeX forest -----------------------------------------------------------------------------------
-_UNESCAPE = [(r"\textbackslash{}", "\\"), (r"\textasciicircum{}", "^"), (r"\textasciitilde{}", "~"),
-             (r"\lbrack{}", "["), (r"\rbrack{}", "]"), *((f"\\{c}", c) for c in "{}%#_$&")]
+_UNESCAPE = [
+    (r"\textbackslash{}", "\\"),
+    (r"\textasciicircum{}", "^"),
+    (r"\textasciitilde{}", "~"),
+    (r"\lbrack{}", "["),
+    (r"\rbrack{}", "]"),
+    *((f"\\{c}", c) for c in "{}%#_$&"),
+]
 
 
 def tex_tokens(text: str):
@@ -143,7 +153,7 @@ def tex_tokens(text: str):
     while i < len(text):
         if text[i] == "\\":
             j = i + 2
-            if text[i + 1:i + 2].isalpha():
+            if text[i + 1 : i + 2].isalpha():
                 while j < len(text) and text[j].isalpha():
                     j += 1
             yield text[i:j]
@@ -208,8 +218,10 @@ def test_forest_escapes_every_special_and_keeps_utf8():
     assert [token for token, _ in nodes] == expected  # every token written, and read back, exactly
     assert nodes[0] == (HOSTILE_WORD, f"#{len(HOSTILE_WORD) - 2}")
     assert "é" in tex
-    assert tex.splitlines()[:2] == ["% a % caption \\end{document}", "% Drawn with the forest package, as the "
-                                    "BPE-knockout and ReBPE papers draw merge trees."]  # the caption stays a comment
+    assert tex.splitlines()[:2] == [
+        "% a % caption \\end{document}",
+        "% Drawn with the forest package, as the BPE-knockout and ReBPE papers draw merge trees.",
+    ]  # the caption stays a comment
     assert tex.count("\n\\begin{document}\n") == tex.count("\n\\end{document}\n") == 1
     assert "LuaLaTeX" in tex.split("\\documentclass")[0]
 
@@ -217,8 +229,11 @@ def test_forest_escapes_every_special_and_keeps_utf8():
 def test_forest_draws_the_svg_states(dutch40k, after2a):
     """A tuple merge that is a token: filled and with its tuple band; ghosts dashed; last and blame."""
     tex = merge_tree_forest(pretokens_of(after2a, "bruids"))
-    assert re.search(r"\[\{\\_bruids\\\\\{\\scriptsize\\color\{treetuple\}\\#5 tuple\}\}, tier=h4, "
-                     r"fill=treetoken0, [^\n]*tuple", tex)
+    assert re.search(
+        r"\[\{\\_bruids\\\\\{\\scriptsize\\color\{treetuple\}\\#5 tuple\}\}, tier=h4, "
+        r"fill=treetoken0, [^\n]*tuple",
+        tex,
+    )
     trace = dutch40k.trace_pretoken("Ġmasterthesis")
     step = merge_tree_forest([(trace.pretoken, trace.trees)], done=[6], last_step=(0, 5), reference={(0, 3)})
     assert step.count("not fired") - 1 == 3  # three merges not fired (the style's definition is one more)
@@ -230,8 +245,13 @@ def test_forest_draws_the_svg_states(dutch40k, after2a):
 def test_forest_compiles_with_lualatex(tmp_path, after2a):
     pretokens = pretokens_of(chain_tokeniser(HOSTILE_WORD), HOSTILE_WORD) + pretokens_of(after2a, "bruids")
     (tmp_path / "tree.tex").write_text(merge_tree_forest(pretokens, reference={(1, 4)}), encoding="utf-8")
-    run = subprocess.run(["lualatex", "-interaction=nonstopmode", "-halt-on-error", "tree.tex"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        ["lualatex", "-interaction=nonstopmode", "-halt-on-error", "tree.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if "File `standalone.cls' not found" in run.stdout or "File `forest.sty' not found" in run.stdout:
         pytest.skip("the standalone class or the forest package is not installed")
     assert run.returncode == 0, run.stdout[-2000:]
@@ -250,8 +270,9 @@ def test_a_reified_merge_reads_before_its_tuple_merge_everywhere(reified):
     rows = merge_rows(trace_word(reified, "abc").traces)
     assert [row["rank"] for row in rows] == ["before #8359", "#8359"]
     traced = trace_word(reified, "abc")
-    strip = boundary_strip_html([t.pretoken for t in traced.traces], explain_word(reified, "abc", traced=traced)
-                                .boundaries)
+    strip = boundary_strip_html(
+        [t.pretoken for t in traced.traces], explain_word(reified, "abc", traced=traced).boundaries
+    )
     assert ">before #8359</span>" in strip and "8358" not in strip
     hood = neighbourhood(reified, "bc", 2, 20, 4)
     assert "before #8359" in graph_svg(reified, hood, MERGES_VIEW) and "8358.999" not in graph_svg(reified, hood)
@@ -303,11 +324,12 @@ def test_every_legend_colour_occurs_where_the_legend_says(dutch40k, after2a):
 
 
 def test_the_legend_lists_what_the_page_asks_for():
-    assert TREE_LEGEND == tree_legend_html()
+    assert tree_legend_html() == TREE_LEGEND
     for key in ("token", "tuple", "last", "ghost", "blame", "reference"):
         assert LEGEND[key][1] in TREE_LEGEND
-    final = tree_legend_html(step=False, reference=False, highlight="a token the other tokeniser lacks",
-                             characters=True)
+    final = tree_legend_html(
+        step=False, reference=False, highlight="a token the other tokeniser lacks", characters=True
+    )
     assert "not fired yet" not in final and "reference split" not in final
     assert "a token the other tokeniser lacks" in final and LEGEND["character"][1] in final
 
@@ -323,8 +345,9 @@ def test_file_stems_are_safe_file_names():
 def _downloads_app():
     from ui.downloads import figure_downloads
 
-    figure_downloads("Ġbruids/tree", "<svg xmlns='http://www.w3.org/2000/svg'/>", "\\documentclass{standalone}",
-                     key="tree")
+    figure_downloads(
+        "Ġbruids/tree", "<svg xmlns='http://www.w3.org/2000/svg'/>", "\\documentclass{standalone}", key="tree"
+    )
     figure_downloads("lattice", "<svg xmlns='http://www.w3.org/2000/svg'/>", key="lattice")
 
 

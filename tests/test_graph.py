@@ -1,11 +1,21 @@
-"""The merge graph of bpe-knockout.txt §3.1 (Fig. 11 and Fig. 1 views) and type neighbourhoods."""
+"""The merge graph of [knockout §3.1] (Fig. 11 and Fig. 1 views) and type neighbourhoods."""
+
 from __future__ import annotations
 
-from core.graph import (ANCESTOR, CENTER, DESCENDANT, HALF_SIBLING, merge_graph, merge_node, neighbourhood,
-                        type_graph, type_node)
+from core.formats.tokeniser_files import load_tokeniser
+from core.graph import (
+    ANCESTOR,
+    CENTER,
+    DESCENDANT,
+    HALF_SIBLING,
+    merge_graph,
+    merge_node,
+    neighbourhood,
+    type_graph,
+    type_node,
+)
 from core.model import Merge
 from tests.test_scenarios import SCENARIOS, after_knockout
-from core.formats.tokeniser_files import load_tokeniser
 
 
 def test_alternating_graph_of_scenario_2a_after_knockout():
@@ -21,8 +31,12 @@ def test_alternating_graph_of_scenario_2a_after_knockout():
     for type_ in tok.types:
         node = type_node(type_)
         if node in graph:
-            assert {graph.nodes[m]["rank"] for m in graph.successors(node)} == {m.rank for m in tok.used_by.get(type_, ())}
-            assert {graph.nodes[m]["rank"] for m in graph.predecessors(node)} == {m.rank for m in tok.produced_by.get(type_, ())}
+            assert {graph.nodes[m]["rank"] for m in graph.successors(node)} == {
+                m.rank for m in tok.used_by.get(type_, ())
+            }
+            assert {graph.nodes[m]["rank"] for m in graph.predecessors(node)} == {
+                m.rank for m in tok.produced_by.get(type_, ())
+            }
 
 
 def test_repeated_part_keeps_positions():

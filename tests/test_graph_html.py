@@ -3,6 +3,7 @@
 The node/edge data is read back out of the generated HTML (the JSON handed to vis-network), so
 these tests check what the browser receives. The browser side is in tests/e2e/test_graph_page.py.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,8 +39,8 @@ from viz.graph_html import (
     mio_rows,
     node_width,
     resolve_type,
-    standalone_html,
     similar_types,
+    standalone_html,
     type_labels,
 )
 
@@ -105,8 +106,14 @@ def test_scenario_2a_types_view_before_knockout(scenario2a):
     assert labels(nodes) == {"_bruids", "_bru", "ids", "_br", "u", "id", "s"}
     roles = {node["focus"]: node["role"] for node in nodes}
     assert roles["_bruids"] == CENTER and roles["ids"] == ANCESTOR and roles["s"] == ANCESTOR
-    assert edge_pairs(edges) == {("t:_bru", "t:_bruids"), ("t:ids", "t:_bruids"), ("t:id", "t:ids"),
-                                 ("t:s", "t:ids"), ("t:_br", "t:_bru"), ("t:u", "t:_bru")}
+    assert edge_pairs(edges) == {
+        ("t:_bru", "t:_bruids"),
+        ("t:ids", "t:_bruids"),
+        ("t:id", "t:ids"),
+        ("t:s", "t:ids"),
+        ("t:_br", "t:_bru"),
+        ("t:u", "t:_bru"),
+    }
     assert all(edge["color"] != TUPLE_EDGE and not edge["dashes"] for edge in edges)
     assert not any("status" in node for node in nodes)
     # parts are drawn above the types they form
@@ -139,8 +146,7 @@ def test_scenario_2a_after_knockout_has_the_tuple_merge(knocked2a):
 
 
 def test_before_view_marks_what_the_knockout_removes(scenario2a, knocked2a):
-    nodes, edges = graph_elements(scenario2a, hood_of(scenario2a), MERGES_VIEW, other=knocked2a,
-                                  other_label="knockout")
+    nodes, edges = graph_elements(scenario2a, hood_of(scenario2a), MERGES_VIEW, other=knocked2a, other_label="knockout")
     nodes = by_id(nodes)
     assert nodes["t:ids"]["status"] == GONE and nodes["t:ids"]["label"] == "out: ids"
     assert nodes["t:_bruids"]["status"] == REFORMED and nodes["t:_bruids"]["label"] == "re-formed: _bruids"
@@ -148,14 +154,21 @@ def test_before_view_marks_what_the_knockout_removes(scenario2a, knocked2a):
     assert nodes["m:1"]["status"] == GONE and nodes["m:1"]["label"].startswith("out: #1")
     assert "status" not in nodes["m:4"] and "status" not in nodes["t:_bru"]
     dashed = {(e["from"], e["to"]) for e in edges if e["dashes"]}
-    assert dashed == {("t:id", "m:1"), ("t:s", "m:1"), ("m:1", "t:ids"),
-                      ("t:_bru", "m:5"), ("t:ids", "m:5"), ("m:5", "t:_bruids")}
+    assert dashed == {
+        ("t:id", "m:1"),
+        ("t:s", "m:1"),
+        ("m:1", "t:ids"),
+        ("t:_bru", "m:5"),
+        ("t:ids", "m:5"),
+        ("m:5", "t:_bruids"),
+    }
     assert all(e["color"] == ABSENT_COLOUR for e in edges if e["dashes"])
 
 
 def test_after_view_marks_what_is_new(scenario2a, knocked2a):
-    nodes, _ = graph_elements(knocked2a, hood_of(knocked2a), MERGES_VIEW, other=scenario2a,
-                              other_label="before", other_is_before=True)
+    nodes, _ = graph_elements(
+        knocked2a, hood_of(knocked2a), MERGES_VIEW, other=scenario2a, other_label="before", other_is_before=True
+    )
     nodes = by_id(nodes)
     assert nodes["m:5"]["status"] == NEW and nodes["m:5"]["label"].startswith("new: #5 tuple")
     assert nodes["t:_bruids"]["status"] == REFORMED
@@ -163,9 +176,13 @@ def test_after_view_marks_what_is_new(scenario2a, knocked2a):
 
 
 def test_a_merge_placed_by_reification_shows_an_integer_rank():
-    # reification ranks a submerge just below the tuple merge it serves (rebpe.txt §3.3): #2 - ε
-    tokeniser = BTETokeniser(["a", "b", "c"], [Merge(1, ("a", "b")), Merge(1.999, ("b", "c")),
-                                               Merge(2, ("a", "b", "c"))], WhitespaceSplit(), name="reified")
+    # reification ranks a submerge just below the tuple merge it serves ([rebpe §3.3]): #2 - ε
+    tokeniser = BTETokeniser(
+        ["a", "b", "c"],
+        [Merge(1, ("a", "b")), Merge(1.999, ("b", "c")), Merge(2, ("a", "b", "c"))],
+        WhitespaceSplit(),
+        name="reified",
+    )
     nodes, _ = graph_elements(tokeniser, neighbourhood(tokeniser, "bc", 2, 20, 4), MERGES_VIEW)
     (submerge,) = [n for n in nodes if n["id"].startswith("m:") and n["focus"] == "bc"]
     assert submerge["label"] == "before #2\nb + c" and "just before merge #2" in submerge["title"]
@@ -176,15 +193,30 @@ def test_a_merge_placed_by_reification_shows_an_integer_rank():
 def test_mio_rows_with_a_comparison(scenario2a, knocked2a):
     assert mio_rows(scenario2a, "ids") == [
         {"set": "M_i: forms it", "rank": "#1", "merge": "id + s", "result": "ids", "parts": 2, "tuple merge": ""},
-        {"set": "M_o: uses it", "rank": "#5", "merge": "_bru + ids", "result": "_bruids", "parts": 2,
-         "tuple merge": ""},
+        {
+            "set": "M_o: uses it",
+            "rank": "#5",
+            "merge": "_bru + ids",
+            "result": "_bruids",
+            "parts": 2,
+            "tuple merge": "",
+        },
     ]
     rows = mio_rows(scenario2a, "_bruids", other=knocked2a, other_label="after")
     assert rows[0]["after"] == "replaced by _bru + id + s (#5)"
     assert mio_rows(scenario2a, "ids", other=knocked2a, other_label="after")[0]["after"] == "knocked out"
     rows = mio_rows(knocked2a, "_bruids", other=scenario2a, other_label="before", other_is_before=True)
-    assert rows == [{"set": "M_i: forms it", "rank": "#5", "merge": "_bru + id + s", "result": "_bruids",
-                     "parts": 3, "tuple merge": "yes", "before": "new (absent before)"}]
+    assert rows == [
+        {
+            "set": "M_i: forms it",
+            "rank": "#5",
+            "merge": "_bru + id + s",
+            "result": "_bruids",
+            "parts": 3,
+            "tuple merge": "yes",
+            "before": "new (absent before)",
+        }
+    ]
 
 
 def test_other_parts_can_be_left_out(dutch40k):
@@ -201,8 +233,10 @@ def test_other_parts_can_be_left_out(dutch40k):
 # --- offline and escaped --------------------------------------------------------------------------
 @pytest.mark.parametrize("view", [TYPES_VIEW, MERGES_VIEW])
 def test_no_web_address_in_the_embedded_html(scenario2a, knocked2a, view):
-    for document in (graph_html(scenario2a, hood_of(scenario2a), view),
-                     graph_html(scenario2a, hood_of(scenario2a), view, other=knocked2a, other_label="k", note="n")):
+    for document in (
+        graph_html(scenario2a, hood_of(scenario2a), view),
+        graph_html(scenario2a, hood_of(scenario2a), view, other=knocked2a, other_label="k", note="n"),
+    ):
         assert LINK.findall(document) == []
         sources = [attrs.get("src") or attrs.get("href") for tag, attrs in tags(document) if tag in ("script", "link")]
         assert sources == ["/app/static/vis-network.css", "/app/static/vis-network.min.js", None]
@@ -233,7 +267,7 @@ def hostile_tokeniser() -> BTETokeniser:
 def test_hostile_token_strings_are_escaped(center, view):
     tokeniser = hostile_tokeniser()
     hood = neighbourhood(tokeniser, center, depth=3, max_nodes=200, siblings_per_parent=50)
-    document = graph_html(tokeniser, hood, view, note="<b>not bold</b> & \"quoted\"")
+    document = graph_html(tokeniser, hood, view, note='<b>not bold</b> & "quoted"')
     # nothing a token contains can open or close a tag or leave the script
     assert "<script>alert" not in document and "</script><b>" not in document and "<b>" not in document
     script = document.split("new vis.DataSet(", 1)[1]

@@ -5,6 +5,7 @@ how often each merge fires (core.merge_usage), on a small hand-made tokeniser wh
 ranks (as tiktoken conversions do), on Llama 3's real tokenizer.json, and the reduction to the
 paper's graph on a one-merge-per-type tokeniser (the Dutch 40k).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,14 +32,30 @@ def hand_made(ignore_merges: bool = False) -> BTETokeniser:
     """``a`` runs as in tiktoken conversions: every split of a type whose parts are types, one rank
     per type. ``aaa``'s own string is formed by ``aa + a`` (rank 1, listed second), ``aaaa`` by
     ``aa + aa``; ``b + aaa`` builds on ``aaa``."""
-    merges = [Merge(0, ("a", "a")), Merge(1, ("a", "aa")), Merge(1, ("aa", "a")),
-              Merge(2, ("a", "aaa")), Merge(2, ("aa", "aa")), Merge(2, ("aaa", "a")), Merge(3, ("b", "aaa"))]
+    merges = [
+        Merge(0, ("a", "a")),
+        Merge(1, ("a", "aa")),
+        Merge(1, ("aa", "a")),
+        Merge(2, ("a", "aaa")),
+        Merge(2, ("aa", "aa")),
+        Merge(2, ("aaa", "a")),
+        Merge(3, ("b", "aaa")),
+    ]
     return BTETokeniser(["a", "b"], merges, WhitespaceSplit(), ignore_merges=ignore_merges)
 
 
-M = {name: Merge(rank, tuple(parts.split("+"))) for name, rank, parts in (
-    ("a+a", 0, "a+a"), ("a+aa", 1, "a+aa"), ("aa+a", 1, "aa+a"), ("a+aaa", 2, "a+aaa"), ("aa+aa", 2, "aa+aa"),
-    ("aaa+a", 2, "aaa+a"), ("b+aaa", 3, "b+aaa"))}
+M = {
+    name: Merge(rank, tuple(parts.split("+")))
+    for name, rank, parts in (
+        ("a+a", 0, "a+a"),
+        ("a+aa", 1, "a+aa"),
+        ("aa+a", 1, "aa+a"),
+        ("a+aaa", 2, "a+aaa"),
+        ("aa+aa", 2, "aa+aa"),
+        ("aaa+a", 2, "aaa+a"),
+        ("b+aaa", 3, "b+aaa"),
+    )
+}
 
 
 # --- the model and the neighbourhood -----------------------------------------------------------------------
@@ -54,8 +71,7 @@ def test_neighbourhood_follows_primary_merges_by_default():
     hood = neighbourhood(tok, "aaa")
     assert hood.follow == PRIMARY
     # aaaa's primary merge is aa + aa: not built on aaa, but a half-sibling through the parent aa
-    assert hood.roles == {"aaa": "center", "aa": ANCESTOR, "a": ANCESTOR, "baaa": DESCENDANT,
-                          "aaaa": HALF_SIBLING}
+    assert hood.roles == {"aaa": "center", "aa": ANCESTOR, "a": ANCESTOR, "baaa": DESCENDANT, "aaaa": HALF_SIBLING}
     # every merge of the centre is drawn; the alternative is marked
     assert {M["aa+a"], M["a+aa"]} <= set(hood.merges)
     assert hood.alternatives == {M["a+aa"]}
@@ -84,7 +100,9 @@ def test_json_lists_each_types_merges_with_a_primary_flag_and_counts():
     (center,) = [t for t in out["types"] if t["type"] == "aaa"]
     assert center["alternatives"] == 1
     assert [(m["parts"], m["primary"], m["fires"]["reference"]) for m in center["merges"]] == [
-        (["aa", "a"], True, 3), (["a", "aa"], False, 0)]
+        (["aa", "a"], True, 3),
+        (["a", "aa"], False, 0),
+    ]
     drawn = {tuple(m["parts"]): m["primary"] for m in out["merges"]}
     assert drawn[("a", "aa")] is False and drawn[("aa", "a")] is True
 
@@ -94,8 +112,15 @@ def test_fire_counts_by_hand():
     tok = hand_made()
     counter = FireCounter.from_words(tok, ["aaa", "aaaa", "aaa", "baaa"])
     # aaa: a+a, aa+a; aaaa: a+a twice, aa+aa; baaa: a+a, aa+a, b+aaa
-    assert counter.counts(M.values()) == {M["a+a"]: 5, M["a+aa"]: 0, M["aa+a"]: 3, M["a+aaa"]: 0,
-                                          M["aa+aa"]: 1, M["aaa+a"]: 0, M["b+aaa"]: 1}
+    assert counter.counts(M.values()) == {
+        M["a+a"]: 5,
+        M["a+aa"]: 0,
+        M["aa+a"]: 3,
+        M["a+aaa"]: 0,
+        M["aa+aa"]: 1,
+        M["aaa+a"]: 0,
+        M["b+aaa"]: 1,
+    }
     assert counter.count(M["aa+a"]) == 3 and counter.occurrences == 4
 
 
@@ -120,9 +145,18 @@ def test_lazy_counts_equal_counting_every_trace(dutch40k):
 
 
 # --- one merge per type: the paper's figures stay as they are -------------------------------------------
-@pytest.mark.parametrize("center, depth, nodes, siblings", [
-    ("Ġbruids", 2, 1000, None), ("Ġbruids", 2, 7, 6), ("Ġbruids", 2, 100, 2), ("ids", 3, 10, None),
-    ("ids", 1, 500, None), ("Ġgids", 2, 40, 4), ("e", 2, 40, 4)])
+@pytest.mark.parametrize(
+    "center, depth, nodes, siblings",
+    [
+        ("Ġbruids", 2, 1000, None),
+        ("Ġbruids", 2, 7, 6),
+        ("Ġbruids", 2, 100, 2),
+        ("ids", 3, 10, None),
+        ("ids", 1, 500, None),
+        ("Ġgids", 2, 40, 4),
+        ("e", 2, 40, 4),
+    ],
+)
 def test_dutch_40k_neighbourhood_is_the_same_with_both_options(dutch40k, center, depth, nodes, siblings):
     primary = neighbourhood(dutch40k, center, depth, nodes, siblings, follow=PRIMARY)
     everything = neighbourhood(dutch40k, center, depth, nodes, siblings, follow=ALL)
@@ -163,9 +197,13 @@ def test_graph_elements_mark_alternatives_and_carry_counts():
     assert dashed == {("t:a", "t:aaaa"), ("t:aaa", "t:aaaa")}  # aa + aa is the primary merge
     rows = type_merge_rows(tok, "aaa", fire_counts=counts)
     assert [(r["merge"], r["kind"], r["fires on the reference"]) for r in rows] == [
-        ("aa + a", "primary (forms it from its own string)", 2), ("a + aa", "alternative", 0)]
+        ("aa + a", "primary (forms it from its own string)", 2),
+        ("a + aa", "alternative", 0),
+    ]
     assert {r["forms the result from its own string"] for r in mio_rows(tok, "aaa")} == {
-        "yes (primary)", "no (alternative)"}
+        "yes (primary)",
+        "no (alternative)",
+    }
 
 
 def test_token_merges_of_a_word():
@@ -213,13 +251,28 @@ def test_cli_graph_on_llama3(tmp_path):
     corpus.write_text("Understanding is understandings' underpinning.\n    four spaces\n", encoding="utf-8")
     reference = tmp_path / "ref.tsv"
     reference.write_text("understandings\tunder stand ing s\nmisunderstanding\tmis under stand ing\n", encoding="utf-8")
-    out = json.loads(run_cli("graph", "--tokeniser", path, "--type", "Ġunderstanding", "--depth", "1", "--json",
-                             "--reference", str(reference), "--corpus", str(corpus)).stdout)
+    out = json.loads(
+        run_cli(
+            "graph",
+            "--tokeniser",
+            path,
+            "--type",
+            "Ġunderstanding",
+            "--depth",
+            "1",
+            "--json",
+            "--reference",
+            str(reference),
+            "--corpus",
+            str(corpus),
+        ).stdout
+    )
     assert out["follow"] == "primary"
     (center,) = [t for t in out["types"] if t["type"] == "Ġunderstanding"]
     assert center["merges"][0]["parts"] == ["Ġunderstand", "ing"] and center["merges"][0]["primary"] is True
     assert {"parts": ["Ġunder", "standing"], "primary": False} in [
-        {"parts": m["parts"], "primary": m["primary"]} for m in center["merges"]]
+        {"parts": m["parts"], "primary": m["primary"]} for m in center["merges"]
+    ]
     assert center["alternatives"] == len(center["merges"]) - 1 >= 1
     assert set(center["merges"][0]["fires"]) == {"reference", "corpus"}
     assert center["emitted_whole"] == {"reference": 0, "corpus": 0}  # "Understanding": no leading space
@@ -234,13 +287,18 @@ def test_cli_graph_on_a_hand_made_tokeniser(tmp_path):
     path.write_text(json.dumps(hand_made().to_json()), encoding="utf-8")
     corpus = tmp_path / "c.txt"
     corpus.write_text("aaa aaa baaa\naaaa\n", encoding="utf-8")
-    out = json.loads(run_cli("graph", "--tokeniser", str(path), "--type", "aaa", "--json", "--corpus", str(corpus)).stdout)
+    out = json.loads(
+        run_cli("graph", "--tokeniser", str(path), "--type", "aaa", "--json", "--corpus", str(corpus)).stdout
+    )
     (center,) = [t for t in out["types"] if t["type"] == "aaa"]
     assert [(m["parts"], m["primary"], m["fires"]) for m in center["merges"]] == [
-        (["aa", "a"], True, {"corpus": 3}), (["a", "aa"], False, {"corpus": 0})]
+        (["aa", "a"], True, {"corpus": 3}),
+        (["a", "aa"], False, {"corpus": 0}),
+    ]
     assert {t["type"]: t["role"] for t in out["types"]}["aaaa"] == "half-sibling"
-    everything = json.loads(run_cli("graph", "--tokeniser", str(path), "--type", "aaa", "--json",
-                                    "--follow", "all").stdout)
+    everything = json.loads(
+        run_cli("graph", "--tokeniser", str(path), "--type", "aaa", "--json", "--follow", "all").stdout
+    )
     assert {t["type"]: t["role"] for t in everything["types"]}["aaaa"] == "descendant"
     assert everything["follow"] == "all"
     text = run_cli("graph", "--tokeniser", str(path), "--type", "aaa").stdout

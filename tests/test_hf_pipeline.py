@@ -1,5 +1,6 @@
 """HFPipeline (HF tokenizer.json normalizer + added tokens + pre-tokenizer + decoder) against
 ``tokenizers`` itself: real tokenizer.json files, exact cases and random pipelines."""
+
 from __future__ import annotations
 
 import json
@@ -40,27 +41,50 @@ def load_real(name: str) -> tuple[HFPipeline, Tokenizer]:
         if path is None:
             pytest.skip(f"{name}: tokenizer.json not found (set REAL_TOKENISERS_DIR or fetch to /tmp/realtok)")
         data = json.loads(path.read_text(encoding="utf-8"))
-        pipeline = HFPipeline.from_json(data["normalizer"], data["pre_tokenizer"], data["added_tokens"],
-                                        data["decoder"])
+        pipeline = HFPipeline.from_json(
+            data["normalizer"], data["pre_tokenizer"], data["added_tokens"], data["decoder"]
+        )
         _LOADED[name] = (pipeline, Tokenizer.from_file(str(path)))
     return _LOADED[name]
 
 
 SAMPLES = [
-    "Hello world", "  leading and trailing spaces  ", "runs   of    spaces", "tabs\tand\ttabs",
-    "new\nlines\n\n\nand \r\n crlf", "digits 1234567890123 and 3.14159, 1,000,000", "x",
+    "Hello world",
+    "  leading and trailing spaces  ",
+    "runs   of    spaces",
+    "tabs\tand\ttabs",
+    "new\nlines\n\n\nand \r\n crlf",
+    "digits 1234567890123 and 3.14159, 1,000,000",
+    "x",
     "Punctuation!?... (yes) [no] {maybe} — “quotes” «guillemets» a/b c:d",
-    "café (NFC) vs cafe\u0301 (NFD), naïve, Ångström, Å", "I'm you're he'll WE'VE it's DON'T",
-    "👩‍👩‍👧‍👦 family 👍🏽 thumbs 🏳️‍🌈 flag 🇳🇱", "中文字符测试，日本語のテキスト、カタカナー", "देवनागरी लिपि हिन्दी",
-    "العربية نص عربي", "ΣΑΣ σας ﬁ ① Ⅻ ½ ²", "\u00a0nbsp\u3000ideographic\u2009thin", " ", "",
-    "ends with space ", "   ", "snake_case camelCase URLs http://example.com/a?b=c",
-    "code:\n    def f(x):\n        return x ** 2\n", "İstanbul ǅ ß ẞ",
+    "café (NFC) vs cafe\u0301 (NFD), naïve, Ångström, Å",
+    "I'm you're he'll WE'VE it's DON'T",
+    "👩‍👩‍👧‍👦 family 👍🏽 thumbs 🏳️‍🌈 flag 🇳🇱",
+    "中文字符测试，日本語のテキスト、カタカナー",
+    "देवनागरी लिपि हिन्दी",
+    "العربية نص عربي",
+    "ΣΑΣ σας ﬁ ① Ⅻ ½ ²",
+    "\u00a0nbsp\u3000ideographic\u2009thin",
+    " ",
+    "",
+    "ends with space ",
+    "   ",
+    "snake_case camelCase URLs http://example.com/a?b=c",
+    "code:\n    def f(x):\n        return x ** 2\n",
+    "İstanbul ǅ ß ẞ",
 ]
 SPECIAL_SAMPLES = [
-    "<|endoftext|>", "hi<|endoftext|>there", "<s>Hello</s> <s> x", "<|im_start|>user\nhi<|im_end|>\n",
-    "text <|begin_of_text|> more<|eot_id|>", "<start_of_turn>user\n  hello<end_of_turn>\n",
-    "<｜begin▁of▁sentence｜>hello<｜User｜>x", "<EOT><META> body", "\n\n\n\t\t  ▁▁ spaces",
-    "<|endoftext|><|endoftext|>", "  <|endoftext|>  ",
+    "<|endoftext|>",
+    "hi<|endoftext|>there",
+    "<s>Hello</s> <s> x",
+    "<|im_start|>user\nhi<|im_end|>\n",
+    "text <|begin_of_text|> more<|eot_id|>",
+    "<start_of_turn>user\n  hello<end_of_turn>\n",
+    "<｜begin▁of▁sentence｜>hello<｜User｜>x",
+    "<EOT><META> body",
+    "\n\n\n\t\t  ▁▁ spaces",
+    "<|endoftext|><|endoftext|>",
+    "  <|endoftext|>  ",
 ]
 
 
@@ -107,6 +131,7 @@ def check_sources(pipeline: HFPipeline, text: str) -> None:
 
 
 # ----------------------------------------------------------------------------- real files
+
 
 @pytest.mark.parametrize("name", REAL_NAMES)
 def test_real_pretokens_match_hf_pre_tokenizer(name):
@@ -166,7 +191,7 @@ def test_real_added_token_positions_gemma3():
     assert added == hf_added
     for p in pretokens:
         if p.added:
-            assert text[p.sources[0]:p.sources[-1] + 1] == p.text
+            assert text[p.sources[0] : p.sources[-1] + 1] == p.text
 
 
 def test_byte_level_display_and_marker():
@@ -179,6 +204,7 @@ def test_byte_level_display_and_marker():
 
 # ----------------------------------------------------------------------------- exact cases
 
+
 def test_split_string_pattern_is_literal():
     p = HFPipeline(None, {"type": "Split", "pattern": {"String": "."}, "behavior": "Isolated", "invert": False})
     assert p.pretokenise("a.b") == ["a", ".", "b"]
@@ -189,12 +215,12 @@ def test_split_string_pattern_is_literal():
 
 def test_regex_semantics_agree_with_hf():
     from tokenizers import Regex, pre_tokenizers
+
     for pattern in [r"\s*", r"b*?", r"(?i:'s|'t)|\p{L}+", r"[^\s\p{L}]+|\s+(?!\S)|\s+", r"\w+", r"$", r"^a"]:
         for behaviour in ("isolated", "merged_with_next", "removed"):
             hf = pre_tokenizers.Split(Regex(pattern), behaviour)
             name = {"isolated": "Isolated", "merged_with_next": "MergedWithNext", "removed": "Removed"}[behaviour]
-            ours = HFPipeline(None, {"type": "Split", "pattern": {"Regex": pattern}, "behavior": name,
-                                     "invert": False})
+            ours = HFPipeline(None, {"type": "Split", "pattern": {"Regex": pattern}, "behavior": name, "invert": False})
             # (Oniguruma's \w also takes six No characters such as ¼, and not ZWJ/ZWNJ)
             for text in ("ab  c d", "It's a test's end  ", "abbc", "½- café_x1", "a\nb"):
                 if pattern == r"\w+" and "½" in text:
@@ -204,13 +230,24 @@ def test_regex_semantics_agree_with_hf():
 
 def test_metaspace_first_only_at_text_start():
     pre = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}
-    added = [{"id": 0, "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True}]
+    added = [
+        {
+            "id": 0,
+            "content": "<s>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    ]
     p = HFPipeline(None, pre, added)
     assert p.pretokenise("<s>hello world") == ["<s>", "hello", "▁world"]
     assert p.pretokenise("hello <s>world") == ["▁hello", "▁", "<s>", "world"]
-    seq = {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False}, pre]}
+    seq = {
+        "type": "Sequence",
+        "pretokenizers": [{"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False}, pre],
+    }
     assert HFPipeline(None, seq).pretokenise("hello world") == ["▁hello", "▁", "world"]
 
 
@@ -232,28 +269,53 @@ def test_unicode_forms_sources():
 
 
 def test_prepend_and_replace_sources():
-    n = normalizer_from_json({"type": "Sequence", "normalizers": [
-        {"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]})
+    n = normalizer_from_json(
+        {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "Prepend", "prepend": "▁"},
+                {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            ],
+        }
+    )
     assert n.normalise_with_sources("a b") == ("▁a▁b", [-1, 0, 1, 2])
 
 
 def test_added_token_flags():
     def tokens(**flags):
-        base = {"id": 100, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False,
-                "normalized": False, "special": True}
+        base = {
+            "id": 100,
+            "content": "<x>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
         return [{**base, **flags}]
+
     p = HFPipeline(None, {"type": "WhitespaceSplit"}, tokens(lstrip=True, rstrip=True))
-    assert [(q.text, q.added) for q in p.pretokenise_with_sources("ab  <x>  c")] == \
-        [("ab", False), ("<x>", True), ("c", False)]
+    assert [(q.text, q.added) for q in p.pretokenise_with_sources("ab  <x>  c")] == [
+        ("ab", False),
+        ("<x>", True),
+        ("c", False),
+    ]
     p = HFPipeline(None, None, tokens(single_word=True))
     assert p.pretokenise("a<x> <x>") == ["a<x> ", "<x>"]
 
 
 def test_errors_name_the_field():
     with pytest.raises(InputError, match=r"pre_tokenizer\.pretokenizers\[1\]\.behavior: 'Foo' is not one of Removed"):
-        HFPipeline(None, {"type": "Sequence", "pretokenizers": [
-            {"type": "Whitespace"},
-            {"type": "Split", "pattern": {"String": "x"}, "behavior": "Foo", "invert": False}]})
+        HFPipeline(
+            None,
+            {
+                "type": "Sequence",
+                "pretokenizers": [
+                    {"type": "Whitespace"},
+                    {"type": "Split", "pattern": {"String": "x"}, "behavior": "Foo", "invert": False},
+                ],
+            },
+        )
     with pytest.raises(InputError, match=r"normalizer\.normalizers\[0\]\.type"):
         HFPipeline({"type": "Sequence", "normalizers": [{"type": "Nope"}]}, None)
     with pytest.raises(InputError, match=r"decoder\.type"):
@@ -265,8 +327,12 @@ def test_errors_name_the_field():
 
 
 def test_registry_style_spec_round_trip():
-    p = HFPipeline({"type": "NFKC"}, {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
-                                      "use_regex": True}, [], {"type": "ByteLevel"})
+    p = HFPipeline(
+        {"type": "NFKC"},
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        [],
+        {"type": "ByteLevel"},
+    )
     spec = p.to_spec()
     assert spec["kind"] == "hf"
     assert HFPipeline.from_spec(spec) == p
@@ -277,12 +343,48 @@ def test_registry_style_spec_round_trip():
 # ----------------------------------------------------------------------------- random pipelines
 
 ALPHABET = list("aAbBz  \t\n1234٣½,.!?'-_<>|") + [
-    "é", "e\u0301", "Σ", "ς", "İ", "ß", "ﬁ", "①", "中", "ア", "ー", "👍", "🏽", "\u200d", "▁", "\u00a0",
-    "\u3000", "ǅ", "Å", "\u0301", "\u0323", "ह", "ि", "ا", "\u1100", "\u1161"]
+    "é",
+    "e\u0301",
+    "Σ",
+    "ς",
+    "İ",
+    "ß",
+    "ﬁ",
+    "①",
+    "中",
+    "ア",
+    "ー",
+    "👍",
+    "🏽",
+    "\u200d",
+    "▁",
+    "\u00a0",
+    "\u3000",
+    "ǅ",
+    "Å",
+    "\u0301",
+    "\u0323",
+    "ह",
+    "ि",
+    "ا",
+    "\u1100",
+    "\u1161",
+]
 _OLD_CHARS = set("".join(ALPHABET))
 #: blocks whose characters predate the Unicode tables compiled into HF (Python's are newer)
-_OLD_BLOCKS = [(0x20, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x5D0, 0x5EA), (0x620, 0x64A), (0x900, 0x94D),
-               (0x2000, 0x2064), (0x3040, 0x30FF), (0x4E00, 0x9FA5), (0xAC00, 0xD7A3), (0x1F600, 0x1F64F)]
+_OLD_BLOCKS = [
+    (0x20, 0x24F),
+    (0x370, 0x3FF),
+    (0x400, 0x4FF),
+    (0x5D0, 0x5EA),
+    (0x620, 0x64A),
+    (0x900, 0x94D),
+    (0x2000, 0x2064),
+    (0x3040, 0x30FF),
+    (0x4E00, 0x9FA5),
+    (0xAC00, 0xD7A3),
+    (0x1F600, 0x1F64F),
+]
 
 
 def scripts_known(pre_tokenizer, text: str) -> bool:
@@ -293,41 +395,93 @@ def scripts_known(pre_tokenizer, text: str) -> bool:
 
 TEXTS = st.one_of(
     st.lists(st.sampled_from(ALPHABET), max_size=14).map("".join),
-    st.text(st.one_of([st.characters(min_codepoint=a, max_codepoint=b, categories=["L", "N", "P", "Z", "M", "S"])
-                       for a, b in _OLD_BLOCKS]), max_size=10))
+    st.text(
+        st.one_of(
+            [
+                st.characters(min_codepoint=a, max_codepoint=b, categories=["L", "N", "P", "Z", "M", "S"])
+                for a, b in _OLD_BLOCKS
+            ]
+        ),
+        max_size=10,
+    ),
+)
 
 _BEHAVIOURS = st.sampled_from(["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"])
-_PATTERNS = st.sampled_from([
-    {"String": " "}, {"String": "ab"}, {"String": "▁"}, {"Regex": r"\s+"}, {"Regex": r"\p{N}"},
-    {"Regex": r"\s*"}, {"Regex": r"[^\s]+"}, {"Regex": r" ?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"}])
+_PATTERNS = st.sampled_from(
+    [
+        {"String": " "},
+        {"String": "ab"},
+        {"String": "▁"},
+        {"Regex": r"\s+"},
+        {"Regex": r"\p{N}"},
+        {"Regex": r"\s*"},
+        {"Regex": r"[^\s]+"},
+        {"Regex": r" ?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"},
+    ]
+)
 _LEAF_NORMALIZERS = st.one_of(
     st.sampled_from([{"type": t} for t in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Nmt")]),
     st.builds(lambda l, r: {"type": "Strip", "strip_left": l, "strip_right": r}, st.booleans(), st.booleans()),
-    st.sampled_from([{"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
-                     {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
-                     {"type": "Replace", "pattern": {"String": "a"}, "content": "xy"},
-                     {"type": "Replace", "pattern": {"Regex": "b*"}, "content": "-"},
-                     {"type": "Prepend", "prepend": "▁"}]),
-    st.builds(lambda c, h, s, lo: {"type": "BertNormalizer", "clean_text": c, "handle_chinese_chars": h,
-                                   "strip_accents": s, "lowercase": lo},
-              st.booleans(), st.booleans(), st.sampled_from([None, True, False]), st.booleans()))
-NORMALIZERS = st.one_of(st.none(), _LEAF_NORMALIZERS,
-                        st.lists(_LEAF_NORMALIZERS, max_size=3).map(lambda ns: {"type": "Sequence", "normalizers": ns}))
+    st.sampled_from(
+        [
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
+            {"type": "Replace", "pattern": {"String": "a"}, "content": "xy"},
+            {"type": "Replace", "pattern": {"Regex": "b*"}, "content": "-"},
+            {"type": "Prepend", "prepend": "▁"},
+        ]
+    ),
+    st.builds(
+        lambda c, h, s, lo: {
+            "type": "BertNormalizer",
+            "clean_text": c,
+            "handle_chinese_chars": h,
+            "strip_accents": s,
+            "lowercase": lo,
+        },
+        st.booleans(),
+        st.booleans(),
+        st.sampled_from([None, True, False]),
+        st.booleans(),
+    ),
+)
+NORMALIZERS = st.one_of(
+    st.none(),
+    _LEAF_NORMALIZERS,
+    st.lists(_LEAF_NORMALIZERS, max_size=3).map(lambda ns: {"type": "Sequence", "normalizers": ns}),
+)
 _LEAF_PRE = st.one_of(
-    st.builds(lambda p, b, i: {"type": "Split", "pattern": p, "behavior": b, "invert": i}, _PATTERNS, _BEHAVIOURS,
-              st.booleans()),
-    st.builds(lambda a, r: {"type": "ByteLevel", "add_prefix_space": a, "trim_offsets": True, "use_regex": r},
-              st.booleans(), st.booleans()),
-    st.builds(lambda r, s, sp: {"type": "Metaspace", "replacement": r, "prepend_scheme": s, "split": sp},
-              st.sampled_from(["▁", "_"]), st.sampled_from(["always", "first", "never"]), st.booleans()),
+    st.builds(
+        lambda p, b, i: {"type": "Split", "pattern": p, "behavior": b, "invert": i},
+        _PATTERNS,
+        _BEHAVIOURS,
+        st.booleans(),
+    ),
+    st.builds(
+        lambda a, r: {"type": "ByteLevel", "add_prefix_space": a, "trim_offsets": True, "use_regex": r},
+        st.booleans(),
+        st.booleans(),
+    ),
+    st.builds(
+        lambda r, s, sp: {"type": "Metaspace", "replacement": r, "prepend_scheme": s, "split": sp},
+        st.sampled_from(["▁", "_"]),
+        st.sampled_from(["always", "first", "never"]),
+        st.booleans(),
+    ),
     st.builds(lambda d: {"type": "Digits", "individual_digits": d}, st.booleans()),
     st.builds(lambda b: {"type": "Punctuation", "behavior": b}, _BEHAVIOURS),
     st.builds(lambda c: {"type": "CharDelimiterSplit", "delimiter": c}, st.sampled_from(list("a ,▁"))),
     st.builds(lambda n: {"type": "FixedLength", "length": n}, st.integers(1, 4)),
-    st.sampled_from([{"type": t} for t in ("Whitespace", "WhitespaceSplit", "UnicodeScripts", "BertPreTokenizer")]))
-PRE_TOKENIZERS = st.one_of(st.none(), st.recursive(
-    _LEAF_PRE, lambda inner: st.lists(inner, max_size=3).map(lambda ps: {"type": "Sequence", "pretokenizers": ps}),
-    max_leaves=5))
+    st.sampled_from([{"type": t} for t in ("Whitespace", "WhitespaceSplit", "UnicodeScripts", "BertPreTokenizer")]),
+)
+PRE_TOKENIZERS = st.one_of(
+    st.none(),
+    st.recursive(
+        _LEAF_PRE,
+        lambda inner: st.lists(inner, max_size=3).map(lambda ps: {"type": "Sequence", "pretokenizers": ps}),
+        max_leaves=5,
+    ),
+)
 
 
 def char_tokenizer(normalizer, pre_tokenizer, added_tokens, text: str) -> Tokenizer:
@@ -340,11 +494,28 @@ def char_tokenizer(normalizer, pre_tokenizer, added_tokens, text: str) -> Tokeni
     vocab = {"<unk>": 0}
     for c in sorted(chars):
         vocab.setdefault(c, len(vocab))
-    data = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added_tokens,
-            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": None,
-            "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
-                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                      "ignore_merges": False, "vocab": vocab, "merges": []}}
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": None,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "<unk>",
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [],
+        },
+    }
     return Tokenizer.from_str(json.dumps(data))
 
 
@@ -400,8 +571,13 @@ def test_random_pipelines_match_pre_tokenize_str(normalizer, pre_tokenizer, text
     tok = char_tokenizer(normalizer, pre_tokenizer, [], text)
     try:
         normalised = tok.normalizer.normalize_str(text) if tok.normalizer else text
-        expected = ([s for s, _ in tok.pre_tokenizer.pre_tokenize_str(normalised) if s] if tok.pre_tokenizer
-                    else [normalised] if normalised else [])
+        expected = (
+            [s for s, _ in tok.pre_tokenizer.pre_tokenize_str(normalised) if s]
+            if tok.pre_tokenizer
+            else [normalised]
+            if normalised
+            else []
+        )
     except BaseException as err:  # HF panics on some empty-match Replace cases
         if type(err).__name__ != "PanicException":
             raise
@@ -417,21 +593,39 @@ ADDED_CONTENTS = ["<x>", "<xy>", "ab", "a b", " z", "ΣΑ", "é!", "<x", "\n\n",
 @st.composite
 def added_token_lists(draw):
     contents = draw(st.lists(st.sampled_from(ADDED_CONTENTS), min_size=1, max_size=4, unique=True))
-    return [{"id": 1000 + i, "content": c, "single_word": draw(st.booleans()), "lstrip": draw(st.booleans()),
-             "rstrip": draw(st.booleans()), "normalized": draw(st.booleans()), "special": draw(st.booleans())}
-            for i, c in enumerate(contents)]
+    return [
+        {
+            "id": 1000 + i,
+            "content": c,
+            "single_word": draw(st.booleans()),
+            "lstrip": draw(st.booleans()),
+            "rstrip": draw(st.booleans()),
+            "normalized": draw(st.booleans()),
+            "special": draw(st.booleans()),
+        }
+        for i, c in enumerate(contents)
+    ]
 
 
 ADDED_TEXTS = st.lists(st.sampled_from(ADDED_CONTENTS + list("aAbz  \n!Σé") + ["  ", "\t"]), max_size=10).map("".join)
-_ADDED_NORMALIZERS = st.sampled_from([None, {"type": "Lowercase"}, {"type": "NFKC"},
-                                      {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
-                                      {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
-                                                                           {"type": "Lowercase"}]}])
-_ADDED_PRE = st.sampled_from([None, {"type": "WhitespaceSplit"},
-                              {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
-                              {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-                              {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithNext",
-                               "invert": False}])
+_ADDED_NORMALIZERS = st.sampled_from(
+    [
+        None,
+        {"type": "Lowercase"},
+        {"type": "NFKC"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, {"type": "Lowercase"}]},
+    ]
+)
+_ADDED_PRE = st.sampled_from(
+    [
+        None,
+        {"type": "WhitespaceSplit"},
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True},
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithNext", "invert": False},
+    ]
+)
 
 
 @_SETTINGS
@@ -440,8 +634,9 @@ def test_random_added_tokens_match_hf(added, normalizer, pre_tokenizer, text):
     pipeline = HFPipeline(normalizer, pre_tokenizer, added)
     tok = char_tokenizer(normalizer, pre_tokenizer, added, text + "".join(a["content"] for a in added))
     # tokens normalising to the same string: HF picks one in hash-map order
-    patterns = [tok.normalizer.normalize_str(a["content"]) if tok.normalizer else a["content"]
-                for a in added if a["normalized"]]
+    patterns = [
+        tok.normalizer.normalize_str(a["content"]) if tok.normalizer else a["content"] for a in added if a["normalized"]
+    ]
     assume(len(set(patterns)) == len(patterns))
     expected = encode_words(tok, text, {i: t.content for i, t in tok.get_added_tokens_decoder().items()})
     assume(expected is not None)
@@ -453,21 +648,59 @@ def test_random_added_tokens_match_hf(added, normalizer, pre_tokenizer, text):
 
 # ----------------------------------------------------------------------------- decoders
 
-_DECODERS = st.sampled_from([
-    {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-    {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
-    {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True},
-    {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-    {"type": "ByteFallback"}, {"type": "Fuse"},
-    {"type": "Strip", "content": " ", "start": 1, "stop": 1},
-    {"type": "BPEDecoder", "suffix": "</w>"}, {"type": "WordPiece", "prefix": "##", "cleanup": True},
-    {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
-    {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-                                      {"type": "ByteFallback"}, {"type": "Fuse"},
-                                      {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}])
-_DECODER_TOKENS = st.lists(st.sampled_from(
-    ["▁a", "b", "▁", "ĠHello", "Ċ", "Ã©", "<0x41>", "<0xC3>", "<0xA9>", "<0xFF>", "é", "##ing", "</w>",
-     "x</w>", "<pad>", "|", " .", "a", "a", "don", "'t", "  "]), min_size=1, max_size=8)
+_DECODERS = st.sampled_from(
+    [
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True},
+        {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 1},
+        {"type": "BPEDecoder", "suffix": "</w>"},
+        {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
+        {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+                {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+            ],
+        },
+    ]
+)
+_DECODER_TOKENS = st.lists(
+    st.sampled_from(
+        [
+            "▁a",
+            "b",
+            "▁",
+            "ĠHello",
+            "Ċ",
+            "Ã©",
+            "<0x41>",
+            "<0xC3>",
+            "<0xA9>",
+            "<0xFF>",
+            "é",
+            "##ing",
+            "</w>",
+            "x</w>",
+            "<pad>",
+            "|",
+            " .",
+            "a",
+            "a",
+            "don",
+            "'t",
+            "  ",
+        ]
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 @_SETTINGS

@@ -1,11 +1,13 @@
-"""Blame (bpe-knockout.txt §3.4) and knockout (Alg. 1): hand-checked counts, the paper's story,
+"""Blame ([knockout §3.4]) and knockout (Alg. 1): hand-checked counts, the paper's story,
 order independence (footnote 5) and the merge-graph invariants after knockout."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.blame import compute_blame, holdout_split, select_for_knockout
 from core.formats.references import parse_references
@@ -17,9 +19,28 @@ from core.rebpe import KnockoutConfig, run_knockout
 from core.reference_state import TokenisedReference, trie_pattern
 from core.samples import scenario_paths
 
-# A toy in the spirit of bpe-knockout.txt App. A.5: bruidsjurk, beleidsmaker and gids all apply id+s.
-TOY_MERGES = ["i d", "id s", "_ b", "_b r", "_br u", "_bru ids", "j u", "ju r", "jur k", "_b e", "_be l",
-              "_bel e", "_bele ids", "m a", "ma k", "e r", "mak er", "_ g", "_g ids"]
+# A toy in the spirit of [knockout App. A.5]: bruidsjurk, beleidsmaker and gids all apply id+s.
+TOY_MERGES = [
+    "i d",
+    "id s",
+    "_ b",
+    "_b r",
+    "_br u",
+    "_bru ids",
+    "j u",
+    "ju r",
+    "jur k",
+    "_b e",
+    "_be l",
+    "_bel e",
+    "_bele ids",
+    "m a",
+    "ma k",
+    "e r",
+    "mak er",
+    "_ g",
+    "_g ids",
+]
 TOY_REFS = "bruidsjurk\tbruid s jurk\nbeleidsmaker\tbe leid s mak er\ngids\tgids\n"
 
 
@@ -38,16 +59,16 @@ def test_toy_segmentations():
 def test_hand_checked_blame_counts():
     refs = parse_references(TOY_REFS, "toy.tsv").entries
     blames = {str(m): b for m, b in compute_blame(TokenisedReference(toy(), refs)).items()}
-    assert (blames["id s"].blame, blames["id s"].applications) == (2, 3)      # App. A.5: R = 2/3
+    assert (blames["id s"].blame, blames["id s"].applications) == (2, 3)  # App. A.5: R = 2/3
     assert (blames["_bru ids"].blame, blames["_bru ids"].applications) == (0, 1)
     assert (blames["_bele ids"].blame, blames["_bele ids"].applications) == (0, 1)  # joins e|i, inside leid
     assert (blames["mak er"].blame, blames["mak er"].applications) == (1, 1)
-    assert (blames["_b e"].blame, blames["_b e"].applications) == (0, 1)       # the _|b boundary is no word split
-    assert (blames["_be l"].blame, blames["_be l"].applications) == (1, 1)     # be|leid
+    assert (blames["_b e"].blame, blames["_b e"].applications) == (0, 1)  # the _|b boundary is no word split
+    assert (blames["_be l"].blame, blames["_be l"].applications) == (1, 1)  # be|leid
     assert (blames["i d"].blame, blames["i d"].applications) == (0, 3)
     weighted = TokenisedReference(toy(), refs, weights={"bruidsjurk": 10, "beleidsmaker": 10, "gids": 30})
     idS = next(b for m, b in compute_blame(weighted).items() if str(m) == "id s")
-    assert (idS.blame, idS.applications) == (20, 50) and idS.ratio < 0.5       # App. A.5's weighted example
+    assert (idS.blame, idS.applications) == (20, 50) and idS.ratio < 0.5  # App. A.5's weighted example
 
 
 def test_knockout_removes_blamed_merges_and_rewires_children():
@@ -55,14 +76,17 @@ def test_knockout_removes_blamed_merges_and_rewires_children():
     run = run_knockout(toy(), refs)
     step = run.steps[0]
     assert {str(m) for m in step.removed} == {"id s", "_be l", "mak er"}
-    assert {d["merge"]: (d["blame"], d["applications"]) for d in step.details} == \
-        {"id s": (2, 3), "_be l": (1, 1), "mak er": (1, 1)}
+    assert {d["merge"]: (d["blame"], d["applications"]) for d in step.details} == {
+        "id s": (2, 3),
+        "_be l": (1, 1),
+        "mak er": (1, 1),
+    }
     tok = run.tokeniser
     assert tok.merge_of("_bruids") == Merge(5, ("_bru", "id", "s"))
     assert tok.merge_of("_gids") == Merge(18, ("_g", "id", "s"))
     assert "ids" not in tok.types and tok.check_invariants() == []
-    assert tok.tokenise_word("gids") == ["_gids"]                   # the triplet _g+id+s still applies
-    assert tok.tokenise_word("bruidsjurk") == ["_bruids", "jurk"]   # ... and so does _bru+id+s (scenario 2a)
+    assert tok.tokenise_word("gids") == ["_gids"]  # the triplet _g+id+s still applies
+    assert tok.tokenise_word("bruidsjurk") == ["_bruids", "jurk"]  # ... and so does _bru+id+s (scenario 2a)
 
 
 def test_threshold_and_min_vocab_size():
@@ -114,7 +138,7 @@ def test_knockout_is_order_independent_and_keeps_invariants(case, rng):
     shuffled = list(chosen)
     rng.shuffle(shuffled)
     second, _ = knock_out(tok, shuffled)
-    assert first.merges == second.merges                         # footnote 5
+    assert first.merges == second.merges  # footnote 5
     assert first.check_invariants() == []
     assert set(first.types) == set(tok.types) - set(chosen)
     assert {m.rank for m in first.merges} == {m.rank for m in tok.merges if m.result not in chosen}
@@ -143,8 +167,9 @@ def test_both_substring_searches_find_the_same_words(case, strings):
     tok, words = case
     refs = parse_references("".join(f"{w}\t{w}\n" for w in words), "r.tsv").entries
     reference = TokenisedReference(tok, refs)
-    expected = {i for i, s in enumerate(reference.words) if any(x in p.text for p in s.aligned.pretokens
-                                                                  for x in strings)}
+    expected = {
+        i for i, s in enumerate(reference.words) if any(x in p.text for p in s.aligned.pretokens for x in strings)
+    }
     known = set(range(0, len(words), 3))
     for many in (10**9, 0):  # a search per string; one trie-shaped pattern over all pretokens
         with pytest.MonkeyPatch.context() as patch:
@@ -158,8 +183,10 @@ def test_both_substring_searches_find_the_same_words(case, strings):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sets(st.text(alphabet="ab.*", min_size=1, max_size=5), min_size=1, max_size=10),
-       st.text(alphabet="ab.*", max_size=12))
+@given(
+    st.sets(st.text(alphabet="ab.*", min_size=1, max_size=5), min_size=1, max_size=10),
+    st.text(alphabet="ab.*", max_size=12),
+)
 def test_trie_pattern_matches_exactly_the_strings(strings, text):
     pattern = trie_pattern(strings)
     assert pattern.fullmatch(text) is not None or text not in strings

@@ -10,6 +10,7 @@
 - ReBPE on multi-merge and shared-rank tokenisers: invariants after every phase;
 - ids carried through every edit; ``--hf-out`` round trip with ``tokenizers``; the CLI options.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.evaluation import evaluate_morphology
@@ -95,10 +97,22 @@ def test_type_selection_is_merge_selection_with_one_merge_per_type():
 def multi():
     """'abc' is formed by (ab, c) (fires on its own string) and by (a, bc) (an alternative);
     'abcd' uses it; 'xabc' is formed by (x, abc) and (xa, bc)."""
-    merges = [Merge(0, ("a", "b")), Merge(1, ("b", "c")), Merge(2, ("ab", "c")), Merge(3, ("a", "bc")),
-              Merge(4, ("abc", "d")), Merge(5, ("x", "a")), Merge(6, ("x", "abc")), Merge(7, ("xa", "bc"))]
-    return BTETokeniser("abcdx", merges, ReBPEPipeline(), type_ids={t: i for i, t in enumerate(
-        ["a", "b", "c", "d", "x", "ab", "bc", "abc", "abcd", "xa", "xabc"])})
+    merges = [
+        Merge(0, ("a", "b")),
+        Merge(1, ("b", "c")),
+        Merge(2, ("ab", "c")),
+        Merge(3, ("a", "bc")),
+        Merge(4, ("abc", "d")),
+        Merge(5, ("x", "a")),
+        Merge(6, ("x", "abc")),
+        Merge(7, ("xa", "bc")),
+    ]
+    return BTETokeniser(
+        "abcdx",
+        merges,
+        ReBPEPipeline(),
+        type_ids={t: i for i, t in enumerate(["a", "b", "c", "d", "x", "ab", "bc", "abc", "abcd", "xa", "xabc"])},
+    )
 
 
 def test_primary_parts_replace_a_knocked_out_type():
@@ -123,8 +137,11 @@ def test_merge_unit_keeps_the_type_while_another_merge_forms_it():
 
 def test_rewired_merges_that_become_alike_collapse_into_the_lower_ranked():
     # 'abc' via (ab, c) and (a, bc); knocking out ab and bc makes both (a, b, c)
-    tok = BTETokeniser("abc", [Merge(0, ("a", "b")), Merge(1, ("b", "c")), Merge(2, ("ab", "c")),
-                               Merge(3, ("a", "bc"))], ReBPEPipeline())
+    tok = BTETokeniser(
+        "abc",
+        [Merge(0, ("a", "b")), Merge(1, ("b", "c")), Merge(2, ("ab", "c")), Merge(3, ("a", "bc"))],
+        ReBPEPipeline(),
+    )
     new, edit = knock_out(tok, ["ab", "bc"])
     assert new.merges == (Merge(2, ("a", "b", "c")),) and edit.collapsed == (Merge(3, ("a", "bc")),)
     assert new.check_invariants() == []
@@ -133,9 +150,13 @@ def test_rewired_merges_that_become_alike_collapse_into_the_lower_ranked():
 def test_type_unit_sums_blame_over_a_types_merges():
     tok = multi()
     ab_c, a_bc = Merge(2, ("ab", "c")), Merge(3, ("a", "bc"))
-    blames = {ab_c: MergeBlame(ab_c, 1, 1), a_bc: MergeBlame(a_bc, 0, 3), Merge(0, ("a", "b")): MergeBlame(Merge(0, ("a", "b")), 0, 4)}
+    blames = {
+        ab_c: MergeBlame(ab_c, 1, 1),
+        a_bc: MergeBlame(a_bc, 0, 3),
+        Merge(0, ("a", "b")): MergeBlame(Merge(0, ("a", "b")), 0, 4),
+    }
     assert [str(b.merge) for b in select_for_knockout(blames, 0.5)] == ["ab c"]
-    assert select_types_for_knockout(blames, tok, 0.5) == []             # (1 + 0) / (1 + 3) < 0.5
+    assert select_types_for_knockout(blames, tok, 0.5) == []  # (1 + 0) / (1 + 3) < 0.5
     chosen = select_types_for_knockout(blames, tok, 0.25)
     assert [(b.type, b.blame, b.applications) for b in chosen] == [("abc", 1, 4)]
     assert chosen[0].merge == ab_c and chosen[0].to_json()["type"] == "abc"
@@ -154,13 +175,18 @@ def test_whole_words_blame_their_own_tree_by_default():
     assert [str(m) for m in tree.steps[0].removed] == ["id s"]
     assert tree.steps[0].details[0]["blame"] == tree.steps[0].details[0]["applications"] == 2
     applied = run_knockout(tok, refs, KnockoutConfig(blame="applied"))
-    assert applied.steps[0].removed == ()                             # the whole words escape blame
+    assert applied.steps[0].removed == ()  # the whole words escape blame
     run = run_rebpe(tok, refs)
-    assert [run.tokeniser.tokenise_word(w) for w in ("gids", "bruids", "bruid")] == [["_gid", "s"], ["_bruid", "s"], ["_bruid"]]
+    assert [run.tokeniser.tokenise_word(w) for w in ("gids", "bruids", "bruid")] == [
+        ["_gid", "s"],
+        ["_bruid", "s"],
+        ["_bruid"],
+    ]
     assert all(s.tokeniser.check_invariants() == [] for s in run.steps)
     # without ignore_merges the two modes are the same
-    assert [str(m) for m in run_knockout(base, refs, KnockoutConfig(blame="applied")).steps[0].removed] == \
-        [str(m) for m in run_knockout(base, refs).steps[0].removed]
+    assert [str(m) for m in run_knockout(base, refs, KnockoutConfig(blame="applied")).steps[0].removed] == [
+        str(m) for m in run_knockout(base, refs).steps[0].removed
+    ]
 
 
 def test_a_word_is_retraced_when_its_whole_type_leaves_v():
@@ -187,8 +213,11 @@ def multi_merge_tokeniser_and_refs(draw):
             continue
         rank = len(types)
         types.append(result)
-        splits = [(result[:k], result[k:]) for k in range(1, len(result))
-                  if result[:k] in types and result[k:] in types] if draw(st.booleans()) else [(left, right)]
+        splits = (
+            [(result[:k], result[k:]) for k in range(1, len(result)) if result[:k] in types and result[k:] in types]
+            if draw(st.booleans())
+            else [(left, right)]
+        )
         for j, split in enumerate(dict.fromkeys(splits)):
             merges.append(Merge(rank if shared else rank + j / 100, split))
     words = draw(st.lists(st.text(alphabet="abcd", min_size=2, max_size=9), min_size=1, max_size=8, unique=True))
@@ -196,9 +225,16 @@ def multi_merge_tokeniser_and_refs(draw):
     for w in words:
         cut = draw(st.integers(1, len(w) - 1))
         lines.append(f"{w}\t{w[:cut]} {w[cut:]}")
-    return (BTETokeniser(alphabet, merges, ReBPEPipeline(), ignore_merges=draw(st.booleans()),
-                         type_ids={t: i for i, t in enumerate(types)}),
-            parse_references("\n".join(lines) + "\n", "r.tsv").entries)
+    return (
+        BTETokeniser(
+            alphabet,
+            merges,
+            ReBPEPipeline(),
+            ignore_merges=draw(st.booleans()),
+            type_ids={t: i for i, t in enumerate(types)},
+        ),
+        parse_references("\n".join(lines) + "\n", "r.tsv").entries,
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -223,8 +259,15 @@ def test_rebpe_keeps_the_invariants_and_ids_on_multi_merge_tokenisers(case, knoc
 
 def test_reparation_respects_shared_ranks():
     # tiktoken style: abc at rank 3 by (ab, c) and (a, bc); knocking out ab leaves (a, b, c) at rank 3
-    merges = [Merge(0, ("b", "c")), Merge(1, ("a", "b")), Merge(3, ("ab", "c")), Merge(3, ("a", "bc")),
-              Merge(4, ("abc", "d")), Merge(4, ("ab", "cd")), Merge(2, ("c", "d"))]
+    merges = [
+        Merge(0, ("b", "c")),
+        Merge(1, ("a", "b")),
+        Merge(3, ("ab", "c")),
+        Merge(3, ("a", "bc")),
+        Merge(4, ("abc", "d")),
+        Merge(4, ("ab", "cd")),
+        Merge(2, ("c", "d")),
+    ]
     tok = BTETokeniser("abcd", merges, ReBPEPipeline())
     refs = parse_references("abcd\tab cd\nabc\ta bc\n", "r.tsv").entries
     run = run_rebpe(tok, refs)
@@ -249,10 +292,11 @@ def test_llama3_tree_blame_knocks_out_what_applied_blame_misses(llama3, en_entri
     tree = run_knockout(llama3, en_entries)
     applied = run_knockout(llama3, en_entries, KnockoutConfig(blame="applied"))
     per_merge = run_knockout(llama3, en_entries, KnockoutConfig(unit="merge"))
-    counts = {name: len(r.steps[0].types_removed) for name, r in
-              (("tree", tree), ("applied", applied), ("merge", per_merge))}
+    counts = {
+        name: len(r.steps[0].types_removed) for name, r in (("tree", tree), ("applied", applied), ("merge", per_merge))
+    }
     f1 = {name: r.steps[0].metrics.f1 for name, r in (("tree", tree), ("applied", applied), ("merge", per_merge))}
-    assert counts["tree"] >= 700 and counts["applied"] <= 60, counts      # issue 12: 770 vs 49
+    assert counts["tree"] >= 700 and counts["applied"] <= 60, counts  # issue 12: 770 vs 49
     assert f1["tree"] > 0.7 > 0.3 > f1["applied"] > before, f1
     assert counts["merge"] < counts["tree"] and f1["merge"] > before
     assert evaluate_morphology(tree.tokeniser, en_entries).f1 == pytest.approx(f1["tree"])
@@ -279,8 +323,11 @@ def test_llama3_hf_round_trip_after_knockout(llama3, en_entries):
 
 
 def test_shared_ranks_and_pipelines_without_hf_equivalent_are_named():
-    shared = BTETokeniser("abc", [Merge(0, ("a", "b")), Merge(1, ("b", "c")), Merge(2, ("ab", "c")),
-                                  Merge(2, ("a", "bc"))], ReBPEPipeline())
+    shared = BTETokeniser(
+        "abc",
+        [Merge(0, ("a", "b")), Merge(1, ("b", "c")), Merge(2, ("ab", "c")), Merge(2, ("a", "bc"))],
+        ReBPEPipeline(),
+    )
     assert hf_json_problem(shared).startswith("2 merges share a rank with another merge (1 ranks")
     with pytest.raises(Exception, match="2 merges share a rank"):
         tokeniser_to_hf_json(shared)
@@ -297,8 +344,23 @@ def test_cli_options_report_and_hf_out(tmp_path):
     refs = tmp_path / "refs.tsv"
     refs.write_text("bruids\tbruid s\nbruid\tbruid\n", encoding="utf-8")
     out, report, hf = tmp_path / "ko.json", tmp_path / "ko_report.json", tmp_path / "hf.json"
-    done = cli("knockout", "--tokeniser", scenario, "--reference", str(refs), "--out", str(out), "--report",
-               str(report), "--knockout-unit", "merge", "--blame", "applied", "--hf-out", str(hf))
+    done = cli(
+        "knockout",
+        "--tokeniser",
+        scenario,
+        "--reference",
+        str(refs),
+        "--out",
+        str(out),
+        "--report",
+        str(report),
+        "--knockout-unit",
+        "merge",
+        "--blame",
+        "applied",
+        "--hf-out",
+        str(hf),
+    )
     assert done.returncode == 2 and out.is_file() and not hf.exists()
     assert "1 tuple merge remain" in done.stderr and "was written" in done.stderr
     data = json.loads(report.read_text())

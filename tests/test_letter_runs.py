@@ -1,9 +1,11 @@
 """The BoundlessBPE patterns cut long letter runs: exactly the matches of the whole text."""
+
 from __future__ import annotations
 
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.pretokenisers import letter_runs
 from core.pretokenisers.letter_runs import LetterRunCut, cuts
@@ -40,7 +42,7 @@ def test_the_boundless_patterns_are_cut_and_others_not():
 
 def test_cuts_fall_between_lower_and_upper_case_in_long_runs_only(short_runs):
     assert cuts("abcdEfghIjkl") == [4, 8]
-    assert cuts("abcdEfgh'") == []          # an apostrophe follows: the contraction branch may match
-    assert cuts("_abcdEfgh") == []          # Listing 3's snake case takes the whole run
+    assert cuts("abcdEfgh'") == []  # an apostrophe follows: the contraction branch may match
+    assert cuts("_abcdEfgh") == []  # Listing 3's snake case takes the whole run
     assert cuts("abcdefgh ABCDEFGH") == []  # no lower-to-upper change
-    assert cuts("abc\u0301dEf") == [5]      # after the mark of the lower-case letter
+    assert cuts("abc\u0301dEf") == [5]  # after the mark of the lower-case letter

@@ -6,13 +6,15 @@ the loaders read (tokenisers of every format, vocab.json, references of every fo
 counts, corpora), random JSON in the places a tokenizer.json, project file or Tekken file expects
 structure, hand-made hostile files, and the big ones (a 1 MB line, a 1M-line merges file).
 """
+
 from __future__ import annotations
 
 import json
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core import merges as merges_module
 from core.errors import EXCERPT_CHARS, InputError, excerpt
@@ -59,9 +61,11 @@ def load_or_refuse(data: bytes, name: str) -> None:
         pass
 
 
-JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
-                                                                                      max_size=3), max_leaves=8)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -71,15 +75,45 @@ def test_any_json_in_a_tokenizer_json_field(field, value):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["type", "vocab", "merges", "unk_token", "dropout", "end_of_word_suffix", "byte_fallback",
-                        "continuing_subword_prefix", "ignore_merges"]), JSON_VALUES)
+@given(
+    st.sampled_from(
+        [
+            "type",
+            "vocab",
+            "merges",
+            "unk_token",
+            "dropout",
+            "end_of_word_suffix",
+            "byte_fallback",
+            "continuing_subword_prefix",
+            "ignore_merges",
+        ]
+    ),
+    JSON_VALUES,
+)
 def test_any_json_in_a_tokenizer_json_model_field(field, value):
     load_or_refuse(json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], field: value}}).encode(), "tokenizer.json")
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["alphabet", "merges", "specials", "pretokeniser", "type_ids", "unknown", "atoms",
-                        "metadata", "dropout", "end_of_word_suffix", "version"]), JSON_VALUES)
+@given(
+    st.sampled_from(
+        [
+            "alphabet",
+            "merges",
+            "specials",
+            "pretokeniser",
+            "type_ids",
+            "unknown",
+            "atoms",
+            "metadata",
+            "dropout",
+            "end_of_word_suffix",
+            "version",
+        ]
+    ),
+    JSON_VALUES,
+)
 def test_any_json_in_a_project_field(field, value):
     load_or_refuse(json.dumps({**SCENARIO, field: value}).encode(), "project.json")
 
@@ -104,36 +138,73 @@ def nested(depth: int) -> str:
     return '{"model":' + '{"a":' * (depth - 1) + "1" + "}" * depth
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"[" * 1000 + b"]" * 1000, f"nesting deeper than {MAX_JSON_DEPTH} levels"),
-    (nested(1000).encode(), f"nesting deeper than {MAX_JSON_DEPTH} levels"),
-    (nested(MAX_JSON_DEPTH + 1).encode(), f"nesting deeper than {MAX_JSON_DEPTH} levels"),  # json.loads copes
-    (nested(MAX_JSON_DEPTH).encode(), "model.vocab"),  # within the limit: refused for its shape
-    (('{"format": "bte-tokeniser", "version": ' + "9" * 5000 + "}").encode(), "4300 digits"),
-    (json.dumps({**SCENARIO, "merges": 5}).encode(), "'merges' must be a list"),
-    (json.dumps({**HF_SMALL, "added_tokens": 5}).encode(), "added_tokens must be a list, found int"),
-    (json.dumps({**HF_SMALL, "added_tokens": [{"content": "<s>"}, {"id": 3}]}).encode(), "added_tokens[1]"),
-    (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "merges": 5}}).encode(), "model.merges must be a list"),
-    (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "merges": [["a", "b"], [["a"], "b"]]}}).encode(),
-     "model.merges[1]"),
-    (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "vocab": {"a": 0, "b": "1"}}}).encode(),
-     "model.vocab['b']: expected an integer id, found '1'"),
-    (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "vocab": {"\ud800": 0}}}).encode(), "lone surrogate"),
-    (json.dumps({**HF_SMALL, "decoder": {"type": "Replace", "pattern": {"String": "\udc00"}, "content": ""}}).encode(),
-     "$.decoder.pattern.String"),
-    (json.dumps({**HF_SMALL, "decoder": {"type": "Metaspace", "x" * 100_000: 1}}).encode(), "unknown field"),
-    (json.dumps({**TEKKEN, "config": {**TEKKEN["config"], "default_vocab_size": 1, "default_num_special_tokens": 0},
-                 "vocab": [{"rank": 0, "token_bytes": "YWFh" * 400}]}).encode(),
-     f"more than {MAX_TOKEN_BYTES:,}, the limit"),
-    ("#version: 0.2\nĠ t\n".encode() + b"a " * 600_000 + b"\n", f"line longer than {MAX_LINE_CHARS:,} characters"),
-    ("Ġ t\n".encode() + b"x" * 1_000_000, f"line longer than {MAX_LINE_CHARS:,} characters (1,000,000): 'xxx"),
-    (b"YQ== 0\nYg== 1\n" + b"Yw== " + b"9" * 5000 + b"\n", "a rank of at most 18 digits"),
-    (b"YQ== 0\nYg== 1\n" + b"YWFh" * 400 + b" 2\n", f"more than {MAX_TOKEN_BYTES:,}, the limit"),
-    (b"YQ== 0\nYg== 1\n" + b"YWFh" * 3000 + b" 2\n", f"line longer than {MAX_LINE_CHARS:,} characters"),
-], ids=["deep list", "deep object", "just too deep", "deep but allowed", "huge number", "project merges 5",
-        "added_tokens 5", "added_tokens entry", "model.merges 5", "merge of a list", "vocab id", "surrogate key",
-        "surrogate value", "long field name", "tekken long token", "1 MB merges line", "1 MB token",
-        "huge rank", "long rank token", "1 MB rank line"])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"[" * 1000 + b"]" * 1000, f"nesting deeper than {MAX_JSON_DEPTH} levels"),
+        (nested(1000).encode(), f"nesting deeper than {MAX_JSON_DEPTH} levels"),
+        (nested(MAX_JSON_DEPTH + 1).encode(), f"nesting deeper than {MAX_JSON_DEPTH} levels"),  # json.loads copes
+        (nested(MAX_JSON_DEPTH).encode(), "model.vocab"),  # within the limit: refused for its shape
+        (('{"format": "bte-tokeniser", "version": ' + "9" * 5000 + "}").encode(), "4300 digits"),
+        (json.dumps({**SCENARIO, "merges": 5}).encode(), "'merges' must be a list"),
+        (json.dumps({**HF_SMALL, "added_tokens": 5}).encode(), "added_tokens must be a list, found int"),
+        (json.dumps({**HF_SMALL, "added_tokens": [{"content": "<s>"}, {"id": 3}]}).encode(), "added_tokens[1]"),
+        (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "merges": 5}}).encode(), "model.merges must be a list"),
+        (
+            json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "merges": [["a", "b"], [["a"], "b"]]}}).encode(),
+            "model.merges[1]",
+        ),
+        (
+            json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "vocab": {"a": 0, "b": "1"}}}).encode(),
+            "model.vocab['b']: expected an integer id, found '1'",
+        ),
+        (json.dumps({**HF_SMALL, "model": {**HF_SMALL["model"], "vocab": {"\ud800": 0}}}).encode(), "lone surrogate"),
+        (
+            json.dumps(
+                {**HF_SMALL, "decoder": {"type": "Replace", "pattern": {"String": "\udc00"}, "content": ""}}
+            ).encode(),
+            "$.decoder.pattern.String",
+        ),
+        (json.dumps({**HF_SMALL, "decoder": {"type": "Metaspace", "x" * 100_000: 1}}).encode(), "unknown field"),
+        (
+            json.dumps(
+                {
+                    **TEKKEN,
+                    "config": {**TEKKEN["config"], "default_vocab_size": 1, "default_num_special_tokens": 0},
+                    "vocab": [{"rank": 0, "token_bytes": "YWFh" * 400}],
+                }
+            ).encode(),
+            f"more than {MAX_TOKEN_BYTES:,}, the limit",
+        ),
+        ("#version: 0.2\nĠ t\n".encode() + b"a " * 600_000 + b"\n", f"line longer than {MAX_LINE_CHARS:,} characters"),
+        ("Ġ t\n".encode() + b"x" * 1_000_000, f"line longer than {MAX_LINE_CHARS:,} characters (1,000,000): 'xxx"),
+        (b"YQ== 0\nYg== 1\n" + b"Yw== " + b"9" * 5000 + b"\n", "a rank of at most 18 digits"),
+        (b"YQ== 0\nYg== 1\n" + b"YWFh" * 400 + b" 2\n", f"more than {MAX_TOKEN_BYTES:,}, the limit"),
+        (b"YQ== 0\nYg== 1\n" + b"YWFh" * 3000 + b" 2\n", f"line longer than {MAX_LINE_CHARS:,} characters"),
+    ],
+    ids=[
+        "deep list",
+        "deep object",
+        "just too deep",
+        "deep but allowed",
+        "huge number",
+        "project merges 5",
+        "added_tokens 5",
+        "added_tokens entry",
+        "model.merges 5",
+        "merge of a list",
+        "vocab id",
+        "surrogate key",
+        "surrogate value",
+        "long field name",
+        "tekken long token",
+        "1 MB merges line",
+        "1 MB token",
+        "huge rank",
+        "long rank token",
+        "1 MB rank line",
+    ],
+)
 def test_hand_made_hostile_files(data, words):
     name = "hostile.json" if data[:1] in b"[{" else "hostile.txt"
     with pytest.raises(InputError) as err:
@@ -147,7 +218,7 @@ def test_errors_quote_a_short_excerpt_of_a_long_line():
         parse_tokeniser_bytes(f"Ġ t\n{'é' * 5000}\n".encode(), "merges.txt")
     assert str(err.value).startswith("merges.txt:2:") and f"'{'é' * EXCERPT_CHARS}'…" in str(err.value)
     assert excerpt("x" * 81) == repr("x" * 80) + "…" and excerpt("short") == "'short'"
-    assert excerpt([list(range(100))] * 50).endswith("…") and len(excerpt({"a": list(range(10 ** 5))})) <= 81
+    assert excerpt([list(range(100))] * 50).endswith("…") and len(excerpt({"a": list(range(10**5))})) <= 81
 
 
 def test_more_merges_than_the_limit_are_refused_before_they_cost_memory(monkeypatch):
@@ -158,20 +229,29 @@ def test_more_merges_than_the_limit_are_refused_before_they_cost_memory(monkeypa
     assert str(err.value).startswith("merges.txt: more than 3 merges, the limit")
     assert len(parse_tokeniser_bytes(b"#version: 0.2\na b\n\nab c\n  \nabc d", "merges.txt").merges) == 3
     with pytest.raises(InputError, match=r"^tokenizer\.json: more than 3 merges"):
-        model = {**HF_SMALL["model"], "vocab": {t: i for i, t in enumerate("a b ab c abc d abcd".split())},
-                 "merges": ["a b", "ab c", "abc d", "abcd e"]}
+        model = {
+            **HF_SMALL["model"],
+            "vocab": {t: i for i, t in enumerate(["a", "b", "ab", "c", "abc", "d", "abcd"])},
+            "merges": ["a b", "ab c", "abc d", "abcd e"],
+        }
         parse_tokeniser_bytes(json.dumps({**HF_SMALL, "model": model}).encode(), "tokenizer.json")
     with pytest.raises(InputError, match=r"^ranks\.tiktoken: more than 3 merges"):
-        parse_tokeniser_bytes(b"".join(b"%s %d\n" % (t, i) for i, t in enumerate(
-            [b"YQ==", b"Yg==", b"YWI=", b"YWJi", b"YWJiYg==", b"YWJiYmI="])), "ranks.tiktoken")
+        parse_tokeniser_bytes(
+            b"".join(
+                b"%s %d\n" % (t, i)
+                for i, t in enumerate([b"YQ==", b"Yg==", b"YWI=", b"YWJi", b"YWJiYg==", b"YWJiYmI="])
+            ),
+            "ranks.tiktoken",
+        )
 
 
 def test_a_merges_file_shares_one_string_per_token():
     """Memory: the merges' parts and results are the vocabulary's own strings, and a merge has no
     ``__dict__`` (bench/bench_loader_memory.py measures what a merge costs)."""
     vocab = {"Ġ": 0, "t": 1, "h": 2, "e": 3, "Ġt": 4, "he": 5, "Ġthe": 6}
-    tokeniser = parse_merges_vocab_bytes("Ġ t\nh e\nĠt he\n".encode(), "merges.txt",
-                                         json.dumps(vocab, ensure_ascii=False).encode())
+    tokeniser = parse_merges_vocab_bytes(
+        "Ġ t\nh e\nĠt he\n".encode(), "merges.txt", json.dumps(vocab, ensure_ascii=False).encode()
+    )
     keys = {t: t for t in tokeniser.type_ids}
     assert all(m.result is keys[m.result] and all(p is keys[p] for p in m.parts) for m in tokeniser.merges)
     first, second, third = tokeniser.merges

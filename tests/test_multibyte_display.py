@@ -4,6 +4,7 @@ and CJK in the word debugger's blame strip, the tree's character row and the lat
 The strip is an HTML table with a fixed layout, so every column's x position follows from the
 widths it sets; the tests read them back and check that no two labels share a place.
 """
+
 from __future__ import annotations
 
 import ast
@@ -30,8 +31,8 @@ from viz.tokens import (
 from viz.trees import merge_tree_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
-FAMILY = "\U0001F469\u200d\U0001F469\u200d\U0001F467"  # woman ZWJ woman ZWJ girl: one grapheme, 5 code points
-WORDS = {"é": "café", "emoji": "feest\U0001F389", "ZWJ family": FAMILY, "CJK": "猫咪"}
+FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # woman ZWJ woman ZWJ girl: one grapheme, 5 code points
+WORDS = {"é": "café", "emoji": "feest\U0001f389", "ZWJ family": FAMILY, "CJK": "猫咪"}
 
 
 def graphemes(text: str) -> list[str]:
@@ -53,9 +54,14 @@ class Strip(HTMLParser):
             self.rows.append([])
         elif tag == "td" and self.rows:
             width = re.search(r"width:(\d+)px", attrs.get("style") or "")
-            self.cell = {"class": attrs.get("class", ""), "width": int(width.group(1)) if width else None,
-                         "colspan": int(attrs.get("colspan", 1)), "text": "", "symbols": attrs.get("data-symbols"),
-                         "ticks": []}
+            self.cell = {
+                "class": attrs.get("class", ""),
+                "width": int(width.group(1)) if width else None,
+                "colspan": int(attrs.get("colspan", 1)),
+                "text": "",
+                "symbols": attrs.get("data-symbols"),
+                "ticks": [],
+            }
             self.rows[-1].append(self.cell)
         elif tag == "span" and self.cell is not None and attrs.get("class") in ("inner-split", "inner-joined"):
             self.cell["ticks"].append(attrs["class"])
@@ -73,8 +79,9 @@ def strip_of(tokeniser, word: str) -> Strip:
     traced = trace_word(tokeniser, word)
     explained = explain_word(tokeniser, word, traced=traced)
     parser = Strip()
-    parser.feed(boundary_strip_html([t.pretoken for t in traced.traces], explained.boundaries,
-                                    tokeniser.pretokeniser.display))
+    parser.feed(
+        boundary_strip_html([t.pretoken for t in traced.traces], explained.boundaries, tokeniser.pretokeniser.display)
+    )
     return parser
 
 
@@ -149,8 +156,7 @@ def test_a_combining_accent_stays_with_its_letter_unless_the_pretokeniser_splits
     word = "cafe\u0301"  # e + COMBINING ACUTE ACCENT: one grapheme, two code points
     tokeniser = BTETokeniser(sorted(set(word)), [Merge(0, ("c", "a"))], WhitespaceSplit())
     boxes = [c for c in strip_of(tokeniser, word).rows[0] if c["class"] == "char"]
-    assert [(b["text"], b["symbols"]) for b in boxes] == [("c", "1"), ("a", "1"), ("f", "1"),
-                                                          ("e\u0301", "2")]
+    assert [(b["text"], b["symbols"]) for b in boxes] == [("c", "1"), ("a", "1"), ("f", "1"), ("e\u0301", "2")]
     # GPT-2's pattern puts the accent in a pretoken of its own: shown on a dotted circle, not on the gap
     boxes = [c for c in strip_of(dutch40k, word).rows[0] if c["class"] == "char"]
     assert [b["text"] for b in boxes] == ["Ġ", "c", "a", "f", "e", "\u25cc\u0301"]
@@ -172,8 +178,11 @@ def test_characters_follow_the_display_and_grapheme_clusters(dutch40k):
 def test_tree_draws_a_character_under_its_bytes(dutch40k):
     trace = dutch40k.trace_pretoken(dutch40k.pretokeniser.pretokenise(" café猫")[0])
     root = ET.fromstring(merge_tree_svg([(trace.pretoken, trace.trees)], dutch40k.pretokeniser.display))
-    found = {g.find(f"{SVG}text").text: int(g.get("data-symbols")) for g in root.iter(f"{SVG}g")
-             if g.get("class") == "character"}
+    found = {
+        g.find(f"{SVG}text").text: int(g.get("data-symbols"))
+        for g in root.iter(f"{SVG}g")
+        if g.get("class") == "character"
+    }
     assert found == {"é": 2, "猫": 3}
     plain = dutch40k.trace_pretoken("Ġcafe")
     assert 'class="character"' not in merge_tree_svg([(plain.pretoken, plain.trees)])  # nothing to spell out
@@ -181,8 +190,7 @@ def test_tree_draws_a_character_under_its_bytes(dutch40k):
 
 def test_comparison_rows_wrap_instead_of_clipping(dutch40k):
     tokens = dutch40k.tokenise_word(FAMILY)
-    out = comparison_html([("BPE", tokens, "", set(tokens)), ("other", [FAMILY], "")],
-                          dutch40k.pretokeniser.display)
+    out = comparison_html([("BPE", tokens, "", set(tokens)), ("other", [FAMILY], "")], dutch40k.pretokeniser.display)
     cells = re.findall(r'<td class="tok-chips" style="([^"]*)"', out)
     assert len(cells) == 2 and all("white-space:normal" in style for style in cells)
     assert "nowrap" not in out.split('class="tok-chips"')[1].split("</td>")[0].split(">")[0]
@@ -197,16 +205,24 @@ PICTOGRAPHS = regex.compile(r"[\p{Emoji_Presentation}\u2600-\u27BF\u2B00-\u2BFF\
 def drawn_strings(path: Path) -> list[tuple[int, str]]:
     """The string constants of a module that can reach the page: all but docstrings."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
-    return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "viz").glob("*.py")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).resolve().parent.parent / "viz").glob("*.py")), ids=lambda p: p.name
+)
 def test_viz_modules_draw_no_emoji(path):
     found = [(line, text) for line, text in drawn_strings(path) if PICTOGRAPHS.search(text)]
     assert not found, f"{path.name} draws pictographs: {found}"

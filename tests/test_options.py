@@ -1,5 +1,6 @@
 """Checked settings: every options/config dataclass of core/ rejects a bad value when it is built,
 with an InputError naming the option, the value and the choices (core.options)."""
+
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,8 @@ import typing
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
@@ -42,8 +44,11 @@ def test_every_options_dataclass_of_core_is_listed():
     found = set()
     for path in CORE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.name.endswith(("Config", "Options")) and any(
-                    "dataclass" in ast.unparse(d) for d in node.decorator_list):
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.name.endswith(("Config", "Options"))
+                and any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+            ):
                 module = "core." + ".".join(path.relative_to(CORE).with_suffix("").parts)
                 found.add(f"{module}.{node.name}")
     assert found == {f"{cls.__module__}.{cls.__name__}" for cls in OPTION_CLASSES}
@@ -69,10 +74,10 @@ def misspellings(draw):
     valid = draw(st.sampled_from(choices))
     i = draw(st.integers(0, len(valid) - 1))
     if draw(st.booleans()):
-        wrong = valid[:i] + valid[i + 1:]                                  # a letter dropped
+        wrong = valid[:i] + valid[i + 1 :]  # a letter dropped
     else:
         letter = draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz_ ").filter(lambda c: c != valid[i]))
-        wrong = valid[:i] + letter + valid[i + 1:]                         # a letter changed
+        wrong = valid[:i] + letter + valid[i + 1 :]  # a letter changed
     assume(wrong not in choices)
     return cls, name, choices, wrong
 
@@ -100,41 +105,51 @@ def test_the_issue_example():
     assert str(err.value) == "AnnealConfig.when must be one of 'none', 'before', 'after', 'both'; got 'befor'"
 
 
-@pytest.mark.parametrize("cls, options, name", [
-    (KnockoutConfig, {"threshold": -0.1}, "threshold"),
-    (KnockoutConfig, {"threshold": float("nan")}, "threshold"),
-    (KnockoutConfig, {"threshold": "0.5"}, "threshold"),
-    (KnockoutConfig, {"min_vocab_size": -1}, "min_vocab_size"),
-    (KnockoutConfig, {"min_vocab_size": 2.0}, "min_vocab_size"),
-    (KnockoutConfig, {"tuples_once": 1}, "tuples_once"),
-    (KnockoutConfig, {"cascade": "no"}, "cascade"),
-    (AnnealConfig, {"min_applications": -1}, "min_applications"),
-    (AnnealConfig, {"min_ratio": float("nan")}, "min_ratio"),
-    (AnnealConfig, {"min_ratio": -0.5}, "min_ratio"),
-    (AnnealConfig, {"max_vocab_size": True}, "max_vocab_size"),
-    (ReBPEConfig, {"knockout": {"threshold": 0.5}}, "knockout"),
-    (ReBPEConfig, {"anneal": "before"}, "anneal"),
-    (ReBPEConfig, {"reify": None}, "reify"),
-    (ReBPEConfig, {"fix": 0}, "fix"),
-    (ReBPEConfig, {"link": "yes"}, "link"),
-    (ReBPEConfig, {"expand": 1}, "expand"),
-    (ReBPEConfig, {"max_iterations": 0}, "max_iterations"),
-    (ReBPEConfig, {"epsilon": 0.0}, "epsilon"),
-    (ReBPEConfig, {"epsilon": 0.5}, "epsilon"),
-    (UnigramOptions, {"alpha_prune": 1.0}, "alpha_prune"),
-    (UnigramOptions, {"seed_size": 0}, "seed_size"),
-])
+@pytest.mark.parametrize(
+    "cls, options, name",
+    [
+        (KnockoutConfig, {"threshold": -0.1}, "threshold"),
+        (KnockoutConfig, {"threshold": float("nan")}, "threshold"),
+        (KnockoutConfig, {"threshold": "0.5"}, "threshold"),
+        (KnockoutConfig, {"min_vocab_size": -1}, "min_vocab_size"),
+        (KnockoutConfig, {"min_vocab_size": 2.0}, "min_vocab_size"),
+        (KnockoutConfig, {"tuples_once": 1}, "tuples_once"),
+        (KnockoutConfig, {"cascade": "no"}, "cascade"),
+        (AnnealConfig, {"min_applications": -1}, "min_applications"),
+        (AnnealConfig, {"min_ratio": float("nan")}, "min_ratio"),
+        (AnnealConfig, {"min_ratio": -0.5}, "min_ratio"),
+        (AnnealConfig, {"max_vocab_size": True}, "max_vocab_size"),
+        (ReBPEConfig, {"knockout": {"threshold": 0.5}}, "knockout"),
+        (ReBPEConfig, {"anneal": "before"}, "anneal"),
+        (ReBPEConfig, {"reify": None}, "reify"),
+        (ReBPEConfig, {"fix": 0}, "fix"),
+        (ReBPEConfig, {"link": "yes"}, "link"),
+        (ReBPEConfig, {"expand": 1}, "expand"),
+        (ReBPEConfig, {"max_iterations": 0}, "max_iterations"),
+        (ReBPEConfig, {"epsilon": 0.0}, "epsilon"),
+        (ReBPEConfig, {"epsilon": 0.5}, "epsilon"),
+        (UnigramOptions, {"alpha_prune": 1.0}, "alpha_prune"),
+        (UnigramOptions, {"seed_size": 0}, "seed_size"),
+    ],
+)
 def test_numbers_and_flags_are_range_checked(cls, options, name):
     with pytest.raises(InputError, match=rf"{cls.__name__}\.{name}"):
         cls(**options)
 
 
-@pytest.mark.parametrize("cls, options", [
-    (KnockoutConfig, {"threshold": 0}), (KnockoutConfig, {"min_vocab_size": 0}),
-    (KnockoutConfig, {"threshold": 1.01}),  # above 1: knocks out nothing (core.diagnostics sweeps use it)
-    (AnnealConfig, {"min_ratio": 0.0}), (AnnealConfig, {"min_ratio": 1.5}), (AnnealConfig, {"min_applications": 0}),
-    (ReBPEConfig, {"max_iterations": 1}), (ReBPEConfig, {"epsilon": 0.25}),
-])
+@pytest.mark.parametrize(
+    "cls, options",
+    [
+        (KnockoutConfig, {"threshold": 0}),
+        (KnockoutConfig, {"min_vocab_size": 0}),
+        (KnockoutConfig, {"threshold": 1.01}),  # above 1: knocks out nothing (core.diagnostics sweeps use it)
+        (AnnealConfig, {"min_ratio": 0.0}),
+        (AnnealConfig, {"min_ratio": 1.5}),
+        (AnnealConfig, {"min_applications": 0}),
+        (ReBPEConfig, {"max_iterations": 1}),
+        (ReBPEConfig, {"epsilon": 0.25}),
+    ],
+)
 def test_the_ends_of_the_ranges_are_accepted(cls, options):
     cls(**options)
 

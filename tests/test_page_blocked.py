@@ -1,4 +1,5 @@
 """The Blocked merges page through AppTest (no JavaScript; the browser side is in tests/e2e/)."""
+
 from __future__ import annotations
 
 import re
@@ -6,7 +7,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, click_in_fragment, run_page as run_at
+from tests.apptest_support import assert_clean, click_in_fragment
+from tests.apptest_support import run_page as run_at
 
 PAGE = "pages/blocked_merges.py"
 TIMEOUT = 120  # knockout and the blocked-merge scan of the Dutch 40k take seconds
@@ -34,8 +36,15 @@ def test_defaults_show_the_dutch_40k_after_knockout():
     assert found["Blocked merges"] == "6,905" and found["Unreachable types"] == "6,905"
     assert found["scenario 2b(i)"] == "2,868" and found["scenario 3 (cascade)"] == "3,803"
     table = at.dataframe[0].value
-    assert list(table.columns) == ["rank", "blocked merge", "type", "scenario", "found at its turn",
-                                   "blocking merge", "example word"]
+    assert list(table.columns) == [
+        "rank",
+        "blocked merge",
+        "type",
+        "scenario",
+        "found at its turn",
+        "blocking merge",
+        "example word",
+    ]
     assert table.iloc[0]["blocked merge"] == "j + e + s" and table.iloc[0]["example word"] == "bruidsmeisjes"
     # the first blocked merge in detail: its LIMITEDBPE trace as a table and a tree
     trace = next(df.value for df in at.dataframe if "tokens after" in df.value.columns)
@@ -57,9 +66,14 @@ def test_rebpe_without_reparation_leaves_blocked_merges():
     assert not at.success
 
 
-@pytest.mark.parametrize("label, name, scenario", [("2b(i) first", "a1_scenario2b_i_first", "2b(i)"),
-                                                    ("2b(ii)", "a1_scenario2b_ii", "2b(ii)"),
-                                                    ("3a", "a1_scenario3a", "3 (cascade)")])
+@pytest.mark.parametrize(
+    "label, name, scenario",
+    [
+        ("2b(i) first", "a1_scenario2b_i_first", "2b(i)"),
+        ("2b(ii)", "a1_scenario2b_ii", "2b(ii)"),
+        ("3a", "a1_scenario3a", "3 (cascade)"),
+    ],
+)
 def test_scenario_buttons(label, name, scenario):
     at = open_page(variant="before")
     next(b for b in at.button if b.label == label).click().run()
@@ -74,7 +88,11 @@ def test_scenario_2b_ii_explains_the_recruiting_merge():
     at = open_page(tokeniser="a1_scenario2b_ii")
     row = at.dataframe[0].value.iloc[0]
     assert (row["blocked merge"], row["scenario"], row["found at its turn"], row["blocking merge"]) == (
-        "_bru + id + s", "2b(ii)", "_br uids", "u + id")
+        "_bru + id + s",
+        "2b(ii)",
+        "_br uids",
+        "u + id",
+    )
     text = " ".join(m.value for m in at.markdown)
     assert "uid s" in text.replace("\\", "")  # the recruiting merge is named in the explanation
     left, _ = trees(at)
@@ -87,8 +105,11 @@ def test_reparation_button_shows_the_result():
     at.button(key="blocked_apply").click().run()
     assert_clean(at)
     found = metrics(at)
-    assert (found["Merges repaired"], found["Words now segmented differently"], found["Still blocked after reparation"]
-            ) == ("1", "1", "0")
+    assert (
+        found["Merges repaired"],
+        found["Words now segmented differently"],
+        found["Still blocked after reparation"],
+    ) == ("1", "1", "0")
     repaired = next(df.value for df in at.dataframe if "parts after" in df.value.columns)
     assert list(repaired["parts after"]) == ["_bruid + s"]
     at.radio(key="blocked_mode").set_value("undo").run()  # another mode is another result: ask again
@@ -132,12 +153,15 @@ def test_ranks_are_integers_with_the_explanation_in_the_column_help():
     assert "before #N" in table.proto.columns  # the rank column's help travels in its column config
 
 
-# --- rebpe.txt App. A.3: moving merges can block merges ---------------------------------------------------
-@pytest.mark.parametrize("variant, blocked, words", [
-    ("moved:delayed", "abc + d", "`abcd` → `a` `bcd`"),
-    ("moved:expedited", "b + cd", "`bcd` → `bc` `d`"),
-    ("moved:expedited_twice", "abc + d", "`abcd` → `a` `bcd`"),
-])
+# --- [rebpe App. A.3]: moving merges can block merges ---------------------------------------------------
+@pytest.mark.parametrize(
+    "variant, blocked, words",
+    [
+        ("moved:delayed", "abc + d", "`abcd` → `a` `bcd`"),
+        ("moved:expedited", "b + cd", "`bcd` → `bc` `d`"),
+        ("moved:expedited_twice", "abc + d", "`abcd` → `a` `bcd`"),
+    ],
+)
 def test_app_a3_listings_each_block_a_merge(variant, blocked, words):
     at = open_page(tokeniser="a3_moving_merges", variant=variant)
     assert metrics(at)["Blocked merges"] == "1" and not at.success
@@ -146,7 +170,7 @@ def test_app_a3_listings_each_block_a_merge(variant, blocked, words):
     assert list(listing[listing["blocked"] == "blocked"]["merge"]) == [blocked]
     assert "a + b + c" in " ".join(listing["after knockout"])  # the triplet knockout made, now binary
     text = " ".join(m.value for m in at.markdown)
-    assert "rebpe.txt App. A.3" in text and words in text
+    assert "[rebpe App. A.3]" in text and words in text
     assert at.dataframe[1].value.iloc[0]["blocked merge"] == blocked
 
 
@@ -183,8 +207,11 @@ def test_dutch_40k_reparation_explains_the_919_merges_still_blocked():
     assert metrics(at)["Still blocked after reparation"] == "919"
     (why,) = [m.value for m in at.markdown if m.value.startswith("**Why 919 merges stay blocked:**")]
     assert re.findall(r"- \*\*([^:]+): ([\d,]+)\.\*\*", why) == [
-        ("part still never formed", "187"), ("blocked by the reparation", "10"),
-        ("part formed again, but not in this string", "493"), ("binary merge, blocked since knockout", "229")]
+        ("part still never formed", "187"),
+        ("blocked by the reparation", "10"),
+        ("part formed again, but not in this string", "493"),
+        ("binary merge, blocked since knockout", "229"),
+    ]
     still = next(df.value for df in at.dataframe if "cause" in df.value.columns)
     assert len(still) == 919
 
@@ -245,5 +272,9 @@ def test_real_tiktoken_file_shows_alternatives_not_blocked_merges():
 def test_both_trees_offer_svg_and_latex_downloads():
     at = open_page(tokeniser="a1_scenario2b_ii")
     keys = {b.key for b in at.get("download_button")}
-    assert {"blocked_tree_limited::svg", "blocked_tree_limited::tex", "blocked_tree_full::svg",
-            "blocked_tree_full::tex"} <= keys
+    assert {
+        "blocked_tree_limited::svg",
+        "blocked_tree_limited::tex",
+        "blocked_tree_full::svg",
+        "blocked_tree_full::tex",
+    } <= keys

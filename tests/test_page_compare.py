@@ -3,6 +3,7 @@ as core.compare compares them, a scenario against itself after knockout, the wor
 segmentations and trees, the view in the URL, and hostile links.
 
 The comparison itself is tested in test_compare; here we check the wiring."""
+
 from __future__ import annotations
 
 import re
@@ -15,7 +16,8 @@ from core.formats.references import load_references
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import Merge
 from core.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
-from tests.apptest_support import assert_clean, fact_cards, run_page as run_at, word_chips
+from tests.apptest_support import assert_clean, fact_cards, word_chips
+from tests.apptest_support import run_page as run_at
 from viz.trees import svg_from_html
 
 PAGE = "pages/compare.py"
@@ -57,8 +59,9 @@ def test_first_view_is_the_choosers_alone():
 def test_two_shipped_tokenisers_over_the_reference_words(reference_words):
     at = run_page(a=SMALL, b="nl-40k")
     assert_clean(at)
-    expected = compare_tokenisers(load_tokeniser(SAMPLE_DIR / "tokenisers" / f"{SMALL}.json"),
-                                  load_tokeniser(DUTCH_40K), reference_words)
+    expected = compare_tokenisers(
+        load_tokeniser(SAMPLE_DIR / "tokenisers" / f"{SMALL}.json"), load_tokeniser(DUTCH_40K), reference_words
+    )
     facts = fact_cards(at)
     assert facts["words compared"] == f"{expected.words:,}"
     assert facts["segmented differently"] == f"{expected.differing:,} ({expected.share:.1%})"
@@ -75,14 +78,14 @@ def test_two_shipped_tokenisers_over_the_reference_words(reference_words):
     assert word_chips(at) == [list(first.tokens_a), list(first.tokens_b)]
     assert len(trees(at)) == 2
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels.count("SVG") == 2 and labels.count("LaTeX (forest)") == 2   # one pair per tree
+    assert labels.count("SVG") == 2 and labels.count("LaTeX (forest)") == 2  # one pair per tree
     assert at.query_params["a"] == SMALL and at.query_params["b"] == "nl-40k"
     assert at.query_params["word"] == first.word
 
 
 def test_a_word_from_the_link_even_one_both_segment_alike():
     a, b = load_tokeniser(SAMPLE_DIR / "tokenisers" / f"{SMALL}.json"), load_tokeniser(DUTCH_40K)
-    for word in ("bruidsjurk", "de"):   # "de" is no reference word, and both keep it whole
+    for word in ("bruidsjurk", "de"):  # "de" is no reference word, and both keep it whole
         at = run_page(a=SMALL, b="nl-40k", word=word)
         assert_clean(at)
         assert at.selectbox(key="compare_word").value == word
@@ -92,7 +95,7 @@ def test_a_word_from_the_link_even_one_both_segment_alike():
 
 
 def test_a_scenario_against_itself_after_knockout():
-    """rebpe.txt App. A.1 scenario 1: knockout (on the scenario's own words) splits _bruid|s in
+    """[rebpe App. A.1] scenario 1: knockout (on the scenario's own words) splits _bruid|s in
     every reference word that starts with bruids."""
     at = run_page(tokeniser="a1_scenario1", a="a1_scenario1", b="a1_scenario1 after knockout")
     assert_clean(at)
@@ -102,8 +105,8 @@ def test_a_scenario_against_itself_after_knockout():
     assert (table["only A splits"] == "").all() and (table["change"] == 1).all()
     at.selectbox(key="compare_word").set_value("bruids").run()
     assert_clean(at)
-    assert word_chips(at) == [["_bruids"], ["_bruid", "s"]]   # the paper's before and after
-    left, right = trees(at)   # a blue border on the tokens the other tokeniser does not make
+    assert word_chips(at) == [["_bruids"], ["_bruid", "s"]]  # the paper's before and after
+    left, right = trees(at)  # a blue border on the tokens the other tokeniser does not make
     assert highlighted(left) == ["_bruids"] and sorted(highlighted(right)) == ["_bruid", "s"]
 
 
@@ -129,9 +132,15 @@ def test_a_tokeniser_against_itself_differs_nowhere():
     assert not at.dataframe
 
 
-@pytest.mark.parametrize("query", [{"a": "../../etc/passwd", "b": "nl-40k"}, {"a": "nl-40k", "b": "<b>x</b>"},
-                                   {"a": "nl-40k", "b": SMALL, "source": "nope"},
-                                   {"a": "nl-40k", "b": SMALL, "word": "two words"}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"a": "../../etc/passwd", "b": "nl-40k"},
+        {"a": "nl-40k", "b": "<b>x</b>"},
+        {"a": "nl-40k", "b": SMALL, "source": "nope"},
+        {"a": "nl-40k", "b": SMALL, "word": "two words"},
+    ],
+)
 def test_hostile_links_are_left_out_with_a_warning(query):
     at = run_page(**query)
     assert_clean(at)
@@ -153,4 +162,3 @@ def test_a_link_naming_an_upload_in_the_servers_store():
     assert at.query_params["a"] == f"upload:{upload_id} after knockout"
     assert at.dataframe  # the upload after knockout segments reference words differently from the sample
     assert not at.warning
-

@@ -9,6 +9,7 @@ the figures in test_plots; here we check the wiring: the page shows the engine's
 loaded data. Caches are cleared once for this module (not per test): the first runs knock out,
 sweep 19 thresholds and run ReBPE on the Dutch 40k, which takes a while.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-
-from tests.apptest_support import assert_clean, run_page as run_at
 
 from core import corpus_metrics as cm
 from core.blame import compute_blame
@@ -29,6 +28,8 @@ from core.formats.tokeniser_files import load_tokeniser
 from core.rebpe import run_knockout
 from core.reference_state import TokenisedReference
 from core.samples import DUTCH_40K, count_paths, reference_paths, running_text
+from tests.apptest_support import assert_clean
+from tests.apptest_support import run_page as run_at
 from viz.escaping import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,13 +118,14 @@ def test_the_sweep_view_and_its_caption_say_what_the_figure_shows(dutch_blame):
     removed = next(t for t in sweep["data"] if t["name"] == "merges knocked out")
     assert removed["x"] == pytest.approx(THRESHOLDS)
     knocked = sum(1 for b in dutch_blame.values() if b.blame > 0 and b.ratio >= 0.5)
-    assert removed["y"][9] == knocked                 # threshold 0.5
+    assert removed["y"][9] == knocked  # threshold 0.5
     assert removed["y"] == sorted(removed["y"], reverse=True)
     assert {"precision", "recall", "F1"} <= set(trace_names(sweep))
     # the caption is read off the same numbers, computed here by core
     tokeniser = load_tokeniser(DUTCH_40K)
-    rows = threshold_sweep(TokenisedReference(tokeniser, load_references(reference_paths()["nl_morph"]).entries),
-                           THRESHOLDS)
+    rows = threshold_sweep(
+        TokenisedReference(tokeniser, load_references(reference_paths()["nl_morph"]).entries), THRESHOLDS
+    )
     precision = next(t for t in sweep["data"] if t["name"] == "precision")["y"]
     assert precision == pytest.approx([r["precision"] for r in rows])
     best = max(rows, key=lambda r: r["precision"])
@@ -145,11 +147,13 @@ def test_the_sweep_and_the_corpus_statistics_are_kept_on_disk():
 
     tokeniser = load_tokeniser(DUTCH_40K)
     entries = load_references(reference_paths()["nl_morph"]).entries
-    sweep = PRECOMPUTED_DIR / file_name(content_key("sweep", tokeniser_digest(tokeniser), references_digest(entries),
-                                                  repr(tuple(THRESHOLDS))))
+    sweep = PRECOMPUTED_DIR / file_name(
+        content_key("sweep", tokeniser_digest(tokeniser), references_digest(entries), repr(tuple(THRESHOLDS)))
+    )
     counts = load_word_counts(count_paths()["nl_wordfreq"])
-    stats = results_dir() / file_name(content_key("corpus-stats", tokeniser_digest(tokeniser),
-                                                  words_digest(f"{w}\t{c}" for w, c in counts.items())))
+    stats = results_dir() / file_name(
+        content_key("corpus-stats", tokeniser_digest(tokeniser), words_digest(f"{w}\t{c}" for w, c in counts.items()))
+    )
     first = chart(run_page(view=SWEEP), "Knockout at every threshold")
     run_page(view=CORPUS)
     assert sweep.is_file() and stats.is_file()
@@ -176,28 +180,37 @@ def test_bad_threshold_in_the_url_falls_back(bad):
     assert at.select_slider(key="threshold").value == 0.5
 
 
-@pytest.mark.parametrize("query", [
-    {"view": "no such tab"}, {"view": CORPUS, "text": RUNNING_TEXT, "lines": "-5"},
-    {"view": CORPUS, "text": RUNNING_TEXT, "lines": "<script>"}, {"view": CORPUS, "text": "<b>x</b>"},
-    {"view": CORPUS, "text": RUNNING_TEXT, "alpha": "99"}, {"view": CORPUS, "text": RUNNING_TEXT, "alpha": "nan"},
-    {"view": CORPUS, "text": RUNNING_TEXT, "compare": "../../etc/passwd"}, {"tokeniser": "<b>nope</b>"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"view": "no such tab"},
+        {"view": CORPUS, "text": RUNNING_TEXT, "lines": "-5"},
+        {"view": CORPUS, "text": RUNNING_TEXT, "lines": "<script>"},
+        {"view": CORPUS, "text": "<b>x</b>"},
+        {"view": CORPUS, "text": RUNNING_TEXT, "alpha": "99"},
+        {"view": CORPUS, "text": RUNNING_TEXT, "alpha": "nan"},
+        {"view": CORPUS, "text": RUNNING_TEXT, "compare": "../../etc/passwd"},
+        {"tokeniser": "<b>nope</b>"},
+    ],
+)
 def test_hostile_links_fall_back_to_defaults(query):
     at = run_page(**query)
     assert_clean(at)
     assert at.get("plotly_chart")
     if query.get("view") == CORPUS:
         assert at.slider(key="alpha").value == 2.5
-        expected = "Summary over 3,000 lines" if query.get("text") == RUNNING_TEXT else \
-            "Summary over the 40,000 words of nl_wordfreq"
+        expected = (
+            "Summary over 3,000 lines"
+            if query.get("text") == RUNNING_TEXT
+            else "Summary over the 40,000 words of nl_wordfreq"
+        )
         assert any(m.value == expected for m in at.subheader)
         assert at.multiselect(key="compare").value == []
     else:
         assert at.segmented_control(key="view").value == BLAME
 
 
-@pytest.mark.parametrize("query", [{"token_a": "../../etc/passwd"}, {"token_b": "<b>x</b>"},
-                                   {"token_words": "nope"}])
+@pytest.mark.parametrize("query", [{"token_a": "../../etc/passwd"}, {"token_b": "<b>x</b>"}, {"token_words": "nope"}])
 def test_hostile_token_view_links_fall_back_with_a_warning(query):
     at = run_page(**{"view": TOKENS, "token_words": "reference", **query})
     assert_clean(at)
@@ -293,8 +306,9 @@ def test_corpus_size_and_extra_tokenisers():
     at.multiselect(key="compare").set_value(["en-bpe-4k-wordfreq"]).run()
     assert_clean(at)
     assert trace_names(chart(at, "Zipf plot"))[-1] == "en-bpe-4k-wordfreq"
-    stats = cm.token_counts(load_tokeniser(ROOT / "sample_data/tokenisers/en-bpe-4k-wordfreq.json"),
-                            list(running_text())[:500])
+    stats = cm.token_counts(
+        load_tokeniser(ROOT / "sample_data/tokenisers/en-bpe-4k-wordfreq.json"), list(running_text())[:500]
+    )
     assert summary_row(at, "tokens")["en-bpe-4k-wordfreq"] == f"{stats.tokens:,}"
 
 

@@ -4,6 +4,7 @@ AppTest runs no JavaScript: the graph is checked in the HTML the page hands to i
 (the iframe's ``srcdoc``). Clicking a node, the canvas and offline loading are in
 tests/e2e/test_graph_page.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.downloads
-from tests.apptest_support import assert_clean, run_page as run_at
+from tests.apptest_support import assert_clean
+from tests.apptest_support import run_page as run_at
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/merge_graph.py"
@@ -74,8 +76,16 @@ def test_default_renders_the_dutch_40k_around_bruids():
     # the paper's Figure 1: Ġbru + ids, id + s, and the half-sibling Ġgids sharing ids
     assert {"Ġbruids", "Ġbru", "ids", "id", "s", "Ġb", "ru", "Ġgids"} <= type_labels(at)
     assert re.findall(r"https?://", srcdoc(at)) == []
-    assert table_rows(at) == [{"set": "M_i: forms it", "rank": "#15545", "merge": "Ġbru + ids", "result": "Ġbruids",
-                               "parts": 2, "tuple merge": ""}]
+    assert table_rows(at) == [
+        {
+            "set": "M_i: forms it",
+            "rank": "#15545",
+            "merge": "Ġbru + ids",
+            "result": "Ġbruids",
+            "parts": 2,
+            "tuple merge": "",
+        }
+    ]
     assert any("15 merges" in c.value or "merges around" in c.value for c in at.caption)
 
 
@@ -88,8 +98,7 @@ def test_the_page_is_wired_into_the_app_navigation():
     assert at.title[0].value == "Merge graph" and centre(at) == "Ġbruids"
 
 
-@pytest.mark.parametrize("asked, expected", [("gids", "gids"), ("Ġgids", "Ġgids"), ("ĠGids", "ĠGids"),
-                                             ("é", "Ã©")])
+@pytest.mark.parametrize("asked, expected", [("gids", "gids"), ("Ġgids", "Ġgids"), ("ĠGids", "ĠGids"), ("é", "Ã©")])
 def test_the_type_comes_from_the_url(asked, expected):
     at = run_page(tokeniser="nl-40k", type=asked)
     assert_clean(at)
@@ -194,11 +203,11 @@ def test_the_shown_neighbourhood_downloads_as_svg_with_integer_ranks():
     assert stem == "merge-graph-_bruids-types and merges" and svg.startswith("<svg")
     drawn = graph_nodes(at)  # the SVG draws the nodes the interactive graph shows, labels and all
     assert svg.count('<g class="node"') == len(drawn)
-    assert {"out: #1", "id + s", "re-formed: _bruids"} <= set(re.findall(r'<tspan[^>]*>([^<]*)</tspan>', svg))
+    assert {"out: #1", "id + s", "re-formed: _bruids"} <= set(re.findall(r"<tspan[^>]*>([^<]*)</tspan>", svg))
 
 
 def test_a_merge_reification_placed_shows_as_before_its_tuple_merge():
-    # ReBPE on scenario 2a reifies _bru + id at rank 5 - ε (rebpe.txt §3.3): "before #5", never "#4.999"
+    # ReBPE on scenario 2a reifies _bru + id at rank 5 - ε ([rebpe §3.3]): "before #5", never "#4.999"
     with recorded_figures() as figures:
         at = run_page(tokeniser="a1_scenario2a", type="_bru", view="types and merges", compare="ReBPE", draw="after")
     assert_clean(at)

@@ -1,5 +1,6 @@
 """The Pre-tokenisers page through AppTest: every pre-tokeniser's pretokens of the text, the papers'
 examples one click each, the text in the URL."""
+
 from __future__ import annotations
 
 import re
@@ -17,9 +18,15 @@ def rows(at: AppTest) -> dict[str, list[str]]:
     """Pre-tokeniser name -> the (displayed, whitespace-visible) chip texts of its row."""
     body = next(h.value for h in at.html if 'class="pretok-row"' in h.value)
     out = {}
-    for name, chunk in re.findall(r'<div class="pretok-row" data-name="([^"]+)"(.*?)(?=<div class="pretok-row"|$)', body, re.S):
-        out[name] = [re.sub(r"<[^>]+>", "", chip) for chip in
-                     re.findall(r'<span class="tok-chip"[^>]*>(.*?)</span>(?=<span class="tok-chip"|</div>|$)', chunk, re.S)]
+    for name, chunk in re.findall(
+        r'<div class="pretok-row" data-name="([^"]+)"(.*?)(?=<div class="pretok-row"|$)', body, re.S
+    ):
+        out[name] = [
+            re.sub(r"<[^>]+>", "", chip)
+            for chip in re.findall(
+                r'<span class="tok-chip"[^>]*>(.*?)</span>(?=<span class="tok-chip"|</div>|$)', chunk, re.S
+            )
+        ]
     return out
 
 
@@ -39,7 +46,7 @@ def test_whitespace_example_button_shows_the_paper_outputs():
     assert_clean(at)
     assert at.text_area(key="text").value == EXAMPLES["Runs of whitespace"][0]
     shown = rows(at)
-    # boundless-bpe.txt App. A.4: GPT-4 backtracks one space, BOUNDLESS_PATTERN keeps runs together
+    # [boundless App. A.4]: GPT-4 backtracks one space, BOUNDLESS_PATTERN keeps runs together
     assert shown["GPT-4"] == ["Hello", "␣␣␣", "␣world", "␣↵↵␣↵", "␣"]
     assert shown["BOUNDLESS_PATTERN"] == ["Hello", "␣␣␣␣", "world", "␣↵↵", "␣↵", "␣"]
 

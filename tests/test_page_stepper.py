@@ -1,4 +1,5 @@
 """The Knockout & ReBPE stepper page through AppTest (no JavaScript; the browser side is in tests/e2e/)."""
+
 from __future__ import annotations
 
 import re
@@ -6,7 +7,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, click_in_fragment, run_page as run_at
+from tests.apptest_support import assert_clean, click_in_fragment
+from tests.apptest_support import run_page as run_at
 
 PAGE = "pages/stepper.py"
 TIMEOUT = 120  # the first ReBPE run on the Dutch 40k takes seconds; a cold shared machine more
@@ -101,16 +103,19 @@ def test_invalid_url_step_falls_back_to_step_0(bad):
     assert any("this run has steps 0–9" in w.value for w in at.warning)
 
 
-@pytest.mark.parametrize("label, name, total", [("1", "a1_scenario1", 6), ("2b(ii)", "a1_scenario2b_ii", 12),
-                                                 ("3a", "a1_scenario3a", 12)])
+@pytest.mark.parametrize(
+    "label, name, total", [("1", "a1_scenario1", 6), ("2b(ii)", "a1_scenario2b_ii", 12), ("3a", "a1_scenario3a", 12)]
+)
 def test_scenario_buttons_load_the_scenario_and_its_reference(label, name, total):
     at = open_page(tokeniser="a1_scenario2a", step="3")
     next(b for b in at.button if b.label == label).click().run()
     assert_clean(at)
     assert at.session_state["ws_tokeniser"] == name
     assert title(at) == f"Step 0 of {total} · the tokeniser as loaded"
-    assert any(m.value.startswith("**Reference for this scenario:** `bruids` → `bruid s`, `bruid` → `bruid`")
-               for m in at.markdown)
+    assert any(
+        m.value.startswith("**Reference for this scenario:** `bruids` → `bruid s`, `bruid` → `bruid`")
+        for m in at.markdown
+    )
     from core.formats.tokeniser_files import load_tokeniser
     from core.samples import scenario_paths
 
@@ -225,8 +230,9 @@ def test_scenario_2a_knockout_counts_its_one_changed_word_once():
     assert "0 of them now have other tokens, 1 keep their tokens" in words_metric.proto.help
     assert at.selectbox(key="stepper_word").label.startswith("Word (1 changed by this step")
     tab = next(df.value for df in at.dataframe if "change" in df.value.columns and "word" in df.value.columns)
-    assert tab.to_dict("records") == [{"word": "bruids", "tokens before": "_bruids", "tokens after": "_bruids",
-                                       "change": "tree only"}]
+    assert tab.to_dict("records") == [
+        {"word": "bruids", "tokens before": "_bruids", "tokens after": "_bruids", "change": "tree only"}
+    ]
 
 
 def test_ranks_are_integers_and_reified_merges_come_before_their_tuple():
@@ -301,7 +307,11 @@ def test_presentation_keeps_the_workspace_reference_choice():
 def test_trees_offer_svg_and_latex_downloads_except_when_presenting():
     at = open_page(tokeniser="a1_scenario2a", step="1")
     keys = {b.key for b in at.get("download_button")}
-    assert {"stepper_tree_before::svg", "stepper_tree_before::tex", "stepper_tree_after::svg",
-            "stepper_tree_after::tex"} <= keys
+    assert {
+        "stepper_tree_before::svg",
+        "stepper_tree_before::tex",
+        "stepper_tree_after::svg",
+        "stepper_tree_after::tex",
+    } <= keys
     at = open_page(tokeniser="a1_scenario2a", step="1", present="1")
     assert not at.get("download_button")

@@ -1,4 +1,5 @@
 """The Train & compare and Training dynamics pages through AppTest."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,7 @@ def test_every_family_is_trained_and_compared_on_the_same_corpus():
 
 
 def test_one_family_from_the_url_and_its_trace():
-    at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, algorithms="bpe", size="300", lines="200",
-                  text="lowest")
+    at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, algorithms="bpe", size="300", lines="200", text="lowest")
     assert_clean(at)
     assert list(variant_rows(at)) == ["bpe"]
     trace = at.dataframe[-1].value
@@ -77,9 +77,13 @@ def test_dynamics_of_boundless_shows_supermerges_and_why_it_ends_under_its_targe
     kept = 256 + metrics["merge"] + metrics["supermerge"] - final  # slots held by deleted tokens
     assert final < 400 and kept > 0
     [note] = [i.value for i in at.info if "for a target" in i.value]
-    assert note.startswith(md_escape(f"|V| {final} for a target of 400: {kept} of the 400 vocabulary slots (256 bytes + "
-                                     f"{metrics['merge']} merges + {metrics['supermerge']} supermerges) belong to tokens "
-                                     f"deleted during training ({metrics['deletion']} deletions).")), note
+    assert note.startswith(
+        md_escape(
+            f"|V| {final} for a target of 400: {kept} of the 400 vocabulary slots (256 bytes + "
+            f"{metrics['merge']} merges + {metrics['supermerge']} supermerges) belong to tokens "
+            f"deleted during training ({metrics['deletion']} deletions)."
+        )
+    ), note
     sizes = json.loads(at.get("plotly_chart")[1].proto.spec)["data"]
     assert [t["name"] for t in sizes] == ["|V|", "slots filled (deleted tokens keep theirs)"]
     assert sizes[0]["y"][-1] == final and sizes[1]["y"][-1] == 400
@@ -91,8 +95,12 @@ def test_compare_explains_the_boundless_shortfall_and_nothing_else():
     sizes = dict(zip(at.dataframe[0].value["tokeniser"], at.dataframe[0].value["|V|"]))
     assert sizes["bpe"] == 300 and sizes["boundless"] < 300
     notes = [i.value for i in at.info if "for a target" in i.value]
-    assert len(notes) == 1 and notes[0].startswith("**boundless**: " + md_escape(
-        f"|V| {sizes['boundless']} for a target of 300: {300 - sizes['boundless']} of the 300 vocabulary slots")), notes
+    assert len(notes) == 1 and notes[0].startswith(
+        "**boundless**: "
+        + md_escape(
+            f"|V| {sizes['boundless']} for a target of 300: {300 - sizes['boundless']} of the 300 vocabulary slots"
+        )
+    ), notes
 
 
 def test_a_bad_step_in_the_url_is_named():
@@ -141,9 +149,10 @@ def test_unigram_samples_spell_the_word():
     assert samples["probability"].between(0, 1).all()
 
 
-@pytest.mark.parametrize("algorithm, kinds", [("scaffold", {"merge", "scaffold", "readmit"}),
-                                              ("picky", {"merge", "split"}),
-                                              ("unigram", {"round", "prune"})])
+@pytest.mark.parametrize(
+    "algorithm, kinds",
+    [("scaffold", {"merge", "scaffold", "readmit"}), ("picky", {"merge", "split"}), ("unigram", {"round", "prune"})],
+)
 def test_dynamics_names_each_familys_events(algorithm, kinds):
     at = run_page(DYNAMICS, timeout=TIMEOUT, via_app=True, algorithm=algorithm, size="400", lines="500")
     assert_clean(at)

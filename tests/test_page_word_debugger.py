@@ -4,6 +4,7 @@ running text and presentation mode.
 The comparison view (opened with its toggle, ``?variants=true``) runs knockout and ReBPE on the loaded
 reference once per tokeniser (cached for the rest of the process); hence the long timeout.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,11 +15,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.rebpe_runs
-from core.rebpe import KnockoutConfig, ReBPEConfig
-from tests.apptest_support import assert_clean, fact_cards, run_page as run_at, running_chips, word_chips
-
 from core.formats.tokeniser_files import load_tokeniser
+from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.samples import DUTCH_40K, scenario_paths
+from tests.apptest_support import assert_clean, fact_cards, running_chips, word_chips
+from tests.apptest_support import run_page as run_at
 from viz.trees import svg_from_html
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -28,6 +29,8 @@ TIMEOUT = 90
 
 def run_page(**query) -> AppTest:
     return run_at(PAGE, timeout=TIMEOUT, via_app=True, **query)
+
+
 HOSTILE = "<b>&\"'"
 
 
@@ -56,6 +59,7 @@ def explanation(at: AppTest) -> str:
 
 
 # --- defaults and words -------------------------------------------------------------------------
+
 
 def test_renders_with_defaults():
     at = run_page()
@@ -157,6 +161,7 @@ def test_hostile_words_are_escaped():
 
 # --- the step slider and the tree ----------------------------------------------------------------
 
+
 def test_step_slider_steps_the_tree_and_tokens():
     at = run_page(word="masterthesis")
     assert step_chips(at) == ["Ġmast", "ert", "hes", "is"]
@@ -194,10 +199,18 @@ def test_query_params_initialise_the_widgets():
     assert at2.header[0].value == "“bruid”" and at2.slider(key="step::bruid").value == 1
 
 
-@pytest.mark.parametrize("query", [
-    {"step": "99"}, {"step": "-1"}, {"step": "abc"}, {"step": "2.5"}, {"focus": "nowhere"},
-    {"tokeniser": "no-such-tokeniser"}, {"tokeniser": "../../etc/passwd", "step": "1e9"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"step": "99"},
+        {"step": "-1"},
+        {"step": "abc"},
+        {"step": "2.5"},
+        {"focus": "nowhere"},
+        {"tokeniser": "no-such-tokeniser"},
+        {"tokeniser": "../../etc/passwd", "step": "1e9"},
+    ],
+)
 def test_invalid_query_values_fall_back(query):
     at = run_page(word="bruids bruid", **query)
     assert not at.exception
@@ -209,6 +222,7 @@ def test_invalid_query_values_fall_back(query):
 
 
 # --- switching tokenisers -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(scenario_paths()))
 def test_every_scenario_tokeniser(name):
@@ -228,8 +242,9 @@ def test_tokeniser_switch_keeps_the_words():
     assert "Trapped token `_bruid`" in explanation(at)
     at.selectbox(key="ws_tokeniser").set_value("en-bpe-4k-wordfreq").run()
     assert_clean(at)
-    assert word_chips(at) == [load_tokeniser(Path(DUTCH_40K).parents[1] / "en-bpe-4k-wordfreq.json")
-                              .tokenise_word("bruids")]
+    assert word_chips(at) == [
+        load_tokeniser(Path(DUTCH_40K).parents[1] / "en-bpe-4k-wordfreq.json").tokenise_word("bruids")
+    ]
 
 
 def test_trimmed_bpe_and_dropout_controls():
@@ -257,6 +272,7 @@ def test_bad_upload_on_the_workspace_keeps_the_debugger_on_the_old_tokeniser():
 
 
 # --- the comparison view: computed only when opened -------------------------------------------------
+
 
 def test_comparison_runs_only_when_opened(monkeypatch):
     calls = []
@@ -369,6 +385,7 @@ def test_empty_running_text_asks_for_text():
 
 
 # --- presentation mode ----------------------------------------------------------------------------
+
 
 def test_presentation_mode_steps_with_the_arrow_keys_and_hides_secondary_views():
     at = run_page(word="masterthesis", present="1")

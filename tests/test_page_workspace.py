@@ -1,4 +1,5 @@
 """The Workspace page (the landing page) through AppTest: choices, facts, uploads, URL state."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,9 @@ from core.errors import InputError
 from core.formats.corpora import iter_text_lines
 from core.formats.tokeniser_files import load_tokeniser
 from core.samples import scenario_paths
-from tests.apptest_support import assert_clean, fact_cards as metrics, run_page as run_at
+from tests.apptest_support import assert_clean
+from tests.apptest_support import fact_cards as metrics
+from tests.apptest_support import run_page as run_at
 from ui import upload_store
 from ui.upload_store import digest
 
@@ -108,13 +111,26 @@ def test_bad_tokeniser_upload_keeps_the_old_one():
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"
 
 
-@pytest.mark.parametrize("name, data, expected", [
-    ("tokenizer.json", b"\xff\xfe{}", "not UTF-8"),
-    ("merges.txt", b"a\n", "expected a merge"),
-    ("project.json", json.dumps({"format": "bte-tokeniser", "version": 1, "alphabet": ["a"],
-                                 "merges": [[0, ["a"]]], "pretokeniser": {"kind": "whitespace_split"}}).encode(),
-     "two or more"),
-])
+@pytest.mark.parametrize(
+    "name, data, expected",
+    [
+        ("tokenizer.json", b"\xff\xfe{}", "not UTF-8"),
+        ("merges.txt", b"a\n", "expected a merge"),
+        (
+            "project.json",
+            json.dumps(
+                {
+                    "format": "bte-tokeniser",
+                    "version": 1,
+                    "alphabet": ["a"],
+                    "merges": [[0, ["a"]]],
+                    "pretokeniser": {"kind": "whitespace_split"},
+                }
+            ).encode(),
+            "two or more",
+        ),
+    ],
+)
 def test_every_bad_tokeniser_file_is_an_error_message(name, data, expected):
     at = run_page()
     upload(at, "upload_tokeniser", name, data)
@@ -138,8 +154,9 @@ def test_project_json_upload_becomes_the_choice_and_a_later_bad_one_keeps_it():
 
 def test_merges_txt_with_vocab_json():
     at = run_page()
-    at.file_uploader(key="upload_vocab").set_value(("vocab.json", json.dumps(
-        {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "<unk>": 5}).encode(), "application/json"))
+    at.file_uploader(key="upload_vocab").set_value(
+        ("vocab.json", json.dumps({"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "<unk>": 5}).encode(), "application/json")
+    )
     at.run()
     assert_clean(at)
     assert at.selectbox(key="ws_tokeniser").value == "nl-40k"  # a vocab alone loads nothing
@@ -161,7 +178,7 @@ def test_bad_vocab_json_is_an_error():
 
 def test_reference_upload_shows_rejected_lines_with_reasons():
     at = run_page()
-    data = "bruidsjurk\tbruid s jurk\tbruids jurk\ngids\tgids\tgids\nkat\tka t x\n\tleeg\n".encode()
+    data = b"bruidsjurk\tbruid s jurk\tbruids jurk\ngids\tgids\tgids\nkat\tka t x\n\tleeg\n"
     upload(at, "upload_reference", "mine.tsv", data)
     assert_clean(at)
     assert at.selectbox(key="ws_reference").value == "upload: mine.tsv"
@@ -182,7 +199,7 @@ def test_bad_reference_upload_keeps_the_old_references():
 
 def test_corpus_upload_and_a_bad_one():
     at = run_page()
-    upload(at, "upload_corpus", "text.txt", "de bruid draagt een bruidsjurk\nde gids\n".encode())
+    upload(at, "upload_corpus", "text.txt", b"de bruid draagt een bruidsjurk\nde gids\n")
     assert_clean(at)
     assert at.selectbox(key="ws_corpus").value == "upload: text.txt"
     facts = metrics(at)
@@ -193,7 +210,7 @@ def test_corpus_upload_and_a_bad_one():
 
 
 def test_a_corpus_with_a_nul_byte_is_refused_as_the_cli_refuses_it(tmp_path):
-    data = "de bruid\nab\x00cd\n".encode()
+    data = b"de bruid\nab\x00cd\n"
     (tmp_path / "nul.txt").write_bytes(data)
     with pytest.raises(InputError, match=r"nul.txt:2: binary data"):
         list(iter_text_lines(tmp_path / "nul.txt"))  # what `python -m core ... --corpus nul.txt` reads
@@ -209,8 +226,9 @@ def test_a_rejected_file_is_labelled_with_what_stays_loaded():
     at = run_page(tokeniser="a1_scenario2a")
     upload(at, "upload_tokeniser", "broken.json", b'{"model": ')
     (message,) = errors(at)
-    assert message.startswith("**Rejected, not loaded:** `broken.json`. The tokeniser stays as it was: "
-                              "`a1_scenario2a`.")
+    assert message.startswith(
+        "**Rejected, not loaded:** `broken.json`. The tokeniser stays as it was: `a1_scenario2a`."
+    )
     at.file_uploader(key="upload_tokeniser").set_value(None).run()  # the file removed from the uploader
     assert_clean(at)
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"
@@ -227,10 +245,13 @@ def test_an_upload_goes_into_the_url_and_a_new_session_opens_the_link():
     at = run_page(tokeniser="a1_scenario1")
     upload(at, "upload_tokeniser", "mine.json", data)
     upload(at, "upload_reference", "r.tsv", b"bruids\tbruid s\n")
-    upload(at, "upload_corpus", "c.txt", "de bruid\n".encode())
+    upload(at, "upload_corpus", "c.txt", b"de bruid\n")
     assert_clean(at)
-    link = {"tokeniser": "upload:" + digest(data), "reference": "upload:" + digest(b"bruids\tbruid s\n"),
-            "corpus": "upload:" + digest("de bruid\n".encode())}
+    link = {
+        "tokeniser": "upload:" + digest(data),
+        "reference": "upload:" + digest(b"bruids\tbruid s\n"),
+        "corpus": "upload:" + digest(b"de bruid\n"),
+    }
     assert {kind: url(at, kind) for kind in link} == link
     at.switch_page("pages/word_debugger.py").run()  # every page writes the same
     assert {kind: url(at, kind) for kind in link} == link
@@ -283,8 +304,9 @@ def test_a_link_followed_within_the_session_changes_the_choice():
 
 def test_the_teach_card_links_every_scenario_to_the_stepper_in_presentation_mode():
     at = run_page()
-    links = {e.proto.query_string: e.proto for e in at.get("page_link")
-             if e.proto.page == "stepper" and e.proto.query_string}
+    links = {
+        e.proto.query_string: e.proto for e in at.get("page_link") if e.proto.page == "stepper" and e.proto.query_string
+    }
     assert len(links) == len(scenario_paths()) == 8
     for name, path in scenario_paths().items():
         link = links[f"tokeniser={name}&present=1"]
@@ -331,9 +353,11 @@ def test_an_hf_id_is_carried_and_followed_only_when_well_formed(tmp_path, monkey
 def test_an_upload_the_store_refuses_stays_loaded_and_the_page_says_the_link_cannot_carry_it(monkeypatch):
     monkeypatch.setenv(upload_store.BUDGET_ENV, "1")
     at = run_page()
-    upload(at, "upload_corpus", "big.txt", "de bruid draagt een bruidsjurk\n".encode() * 40_000)  # 1.2 MB
+    upload(at, "upload_corpus", "big.txt", b"de bruid draagt een bruidsjurk\n" * 40_000)  # 1.2 MB
     assert_clean(at)
     assert at.selectbox(key="ws_corpus").value == "upload: big.txt" and url(at, "corpus") is None
     (note,) = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption if "cannot carry" in c.value]
-    assert note == ("This view's link cannot carry the uploaded corpus: the server keeps at most 1 MB of uploads "
-                    f"({upload_store.BUDGET_ENV}) and this one has 1.2 MB.")
+    assert note == (
+        "This view's link cannot carry the uploaded corpus: the server keeps at most 1 MB of uploads "
+        f"({upload_store.BUDGET_ENV}) and this one has 1.2 MB."
+    )

@@ -5,6 +5,7 @@ exception or an error; where a family has no merge graph, the pages that need on
 line. Also: loading by path and by ``hf:`` id on this machine (a changed file reloads, a bad path
 keeps what was loaded).
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,16 +33,20 @@ pytestmark = pytest.mark.usefixtures("module_streamlit_caches")
 TIMEOUT = 120
 WORKSPACE = "pages/workspace.py"
 #: pages that need a merge graph, and the start of the one-line notice each shows without one
-NEEDS_GRAPH = {"pages/merge_graph.py": "The merge graph needs a merge graph",
-               "pages/stepper.py": "The knockout & ReBPE stepper needs a merge graph",
-               "pages/blocked_merges.py": "Blocked merges needs a merge graph",
-               "pages/distributions.py": "Merge blame needs a merge graph",
-               "pages/word_debugger.py": "Debugging a word step by step (tree, blame, comparison) needs a merge graph"}
+NEEDS_GRAPH = {
+    "pages/merge_graph.py": "The merge graph needs a merge graph",
+    "pages/stepper.py": "The knockout & ReBPE stepper needs a merge graph",
+    "pages/blocked_merges.py": "Blocked merges needs a merge graph",
+    "pages/distributions.py": "Merge blame needs a merge graph",
+    "pages/word_debugger.py": "Debugging a word step by step (tree, blame, comparison) needs a merge graph",
+}
 #: small, fast settings for the pages that train (their keys are also URL parameters)
-PAGE_QUERY = {"pages/train_compare.py": {"size": "280", "lines": "200", "algorithms": "bpe"},
-              "pages/training_dynamics.py": {"algorithm": "bpe", "size": "280", "lines": "50"},
-              "pages/unigram.py": {"size": "300", "lines": "200"},
-              "pages/word_debugger.py": {"word": "the tokenisation", "variants": "true"}}
+PAGE_QUERY = {
+    "pages/train_compare.py": {"size": "280", "lines": "200", "algorithms": "bpe"},
+    "pages/training_dynamics.py": {"algorithm": "bpe", "size": "280", "lines": "50"},
+    "pages/unigram.py": {"size": "300", "lines": "200"},
+    "pages/word_debugger.py": {"word": "the tokenisation", "variants": "true"},
+}
 OTHER_PAGES = [page for page, _, _ in PAGES if page != WORKSPACE]
 
 
@@ -63,8 +68,9 @@ def _project_json(algorithm: str) -> bytes:
 def _sentencepiece(model_type: str) -> bytes:
     spm = pytest.importorskip("sentencepiece")
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(_lines(2000)), model_writer=out, vocab_size=200,
-                                   model_type=model_type, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(_lines(2000)), model_writer=out, vocab_size=200, model_type=model_type, minloglevel=2
+    )
     return out.getvalue()
 
 
@@ -114,8 +120,9 @@ def upload_tokeniser(at: AppTest, name: str, data: bytes) -> AppTest:
 def facts(at: AppTest) -> dict[str, str]:
     found = {}
     for element in at.get("html"):
-        for label, value in re.findall(r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>',
-                                       element.proto.body):
+        for label, value in re.findall(
+            r'<div class="fact"[^>]*><div[^>]*>([^<]*)</div><div[^>]*>([^<]*)</div>', element.proto.body
+        ):
             found[label] = value
     return found
 
@@ -150,7 +157,7 @@ def test_every_page_works_on_every_family(family, family_files):
         choice = f"upload: {name}"
         try:
             expected = parse_tokeniser_bytes(data, name, name=name)
-        except Exception as err:  # noqa: BLE001 - a loader still being written elsewhere
+        except Exception as err:
             if family == "sentencepiece-bpe":
                 pytest.skip(f"the SentencePiece BPE loader does not load this model yet: {err}")
             raise
@@ -222,12 +229,13 @@ def test_a_loaded_unigram_model_offers_its_own_lattice(family_files):
 # --- merges.txt: inferred pre-tokeniser, the override -------------------------------------------------------
 def test_merges_txt_shows_what_was_inferred_and_the_override_rereads_it():
     at = workspace_app()
-    upload_tokeniser(at, "merges (1).txt", "#version: 0.2\nl o\nlo w\nlow e\nlowe r\n".encode())
+    upload_tokeniser(at, "merges (1).txt", b"#version: 0.2\nl o\nlo w\nlow e\nlowe r\n")
     assert_clean(at)
     assert at.selectbox(key="ws_tokeniser").value == "upload: merges (1).txt"
     detected = " ".join(unescaped(m.value) for m in at.markdown)
     assert "Detected while loading" in detected and "pre-tokeniser whitespace_split inferred" in detected.replace(
-        "whitespace split", "whitespace_split")
+        "whitespace split", "whitespace_split"
+    )
     at.selectbox(key="ws_pretokeniser_override").set_value("metaspace").run()
     assert_clean(at)
     assert "metaspace" in at.code[0].value.lower()
@@ -236,8 +244,9 @@ def test_merges_txt_shows_what_was_inferred_and_the_override_rereads_it():
 
 def test_a_markup_token_in_a_detected_note_is_plain_text():
     at = workspace_app()
-    at.file_uploader(key="upload_vocab").set_value(("vocab.json", json.dumps(
-        {"<b>": 0, "a": 1, "b": 2, "ab": 3}).encode(), "application/json"))
+    at.file_uploader(key="upload_vocab").set_value(
+        ("vocab.json", json.dumps({"<b>": 0, "a": 1, "b": 2, "ab": 3}).encode(), "application/json")
+    )
     at.run()
     upload_tokeniser(at, "merges", b"a b\n")
     assert_clean(at)
@@ -301,8 +310,11 @@ def test_load_by_hf_id_from_the_local_cache(tmp_path, monkeypatch, family_files)
     # a model that is not cached: an error naming where we looked; the choice stays
     at.text_input(key="ws_path").input("hf:someorg/absent")
     at.button(key="ws_path_load").click().run()
-    assert not at.exception and len(at.error) == 1 and "not in the local Hugging Face cache" in unescaped(
-        at.error[0].value)
+    assert (
+        not at.exception
+        and len(at.error) == 1
+        and "not in the local Hugging Face cache" in unescaped(at.error[0].value)
+    )
     assert at.selectbox(key="ws_tokeniser").value == "hf: someorg/tiny-bpe"
 
 

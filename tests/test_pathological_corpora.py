@@ -2,6 +2,7 @@
 whitespace): stopping through the progress callback (core/deadline.py), progress reported
 inside long phases, and results identical to the reference readings and to the trainers before
 their long-input rework (issue 13). Timings are in bench/bench_pathological.py."""
+
 from __future__ import annotations
 
 import hashlib
@@ -113,7 +114,9 @@ def test_an_expired_deadline_stops_a_trainer_at_its_first_report(algorithm):
 @pytest.mark.parametrize("algorithm", TRAINERS)
 def test_progress_is_reported_inside_the_first_phase_and_at_the_end(algorithm):
     seen = []
-    registry.train(algorithm, one_long_pretoken(algorithm), 300, progress=lambda done, total: seen.append((done, total)))
+    registry.train(
+        algorithm, one_long_pretoken(algorithm), 300, progress=lambda done, total: seen.append((done, total))
+    )
     assert seen[0][0] == 0  # from counting or seeding, before any step was done
     assert seen[-1][0] > 0  # the end (BoundlessBPE runs out of pairs on "aaaa...")
 
@@ -131,21 +134,41 @@ def test_one_merge_with_many_occurrences_reports_progress():
 # sha256 (first 16 hex digits) of every training event and the final vocabulary, 1,500 characters,
 # vocab_size 300, computed with the trainers of commit 9f64e98 (before this rework).
 BEFORE = {
-    "line/bpe": "68b8d2faf093aca6", "line/scaffold": "ed9d6d71818b3f8a", "line/picky": "cbb1d19f0137e023",
-    "line/boundless": "a23fc62448ab8cb5", "line/unigram": "375c78264b08ac73", "repeat/bpe": "5710071be3c8f59f",
-    "repeat/scaffold": "09787e1c570a1455", "repeat/picky": "6f511c447939c3bd", "repeat/boundless": "c240b3b0132e7eef",
-    "repeat/unigram": "84ee624535316b05", "word/bpe": "946803a431ac300c", "word/scaffold": "410b653b752b147b",
-    "word/picky": "4851060bfc6b1139", "word/boundless": "49554b028b3560b0", "word/unigram": "4cc2923e57312abd",
-    "nospace/bpe": "32266d5444bd204b", "nospace/scaffold": "3358350a1ce6289e", "nospace/picky": "7067408eca25973c",
-    "nospace/boundless": "211a6653702ab6c9", "nospace/unigram": "eeee607a14188c2d", "letters/bpe": "4832660646bce933",
-    "letters/scaffold": "322665c7b3317bf8", "letters/picky": "eb4c59d35ebc27a6", "letters/boundless": "790c33cd3294a494",
+    "line/bpe": "68b8d2faf093aca6",
+    "line/scaffold": "ed9d6d71818b3f8a",
+    "line/picky": "cbb1d19f0137e023",
+    "line/boundless": "a23fc62448ab8cb5",
+    "line/unigram": "375c78264b08ac73",
+    "repeat/bpe": "5710071be3c8f59f",
+    "repeat/scaffold": "09787e1c570a1455",
+    "repeat/picky": "6f511c447939c3bd",
+    "repeat/boundless": "c240b3b0132e7eef",
+    "repeat/unigram": "84ee624535316b05",
+    "word/bpe": "946803a431ac300c",
+    "word/scaffold": "410b653b752b147b",
+    "word/picky": "4851060bfc6b1139",
+    "word/boundless": "49554b028b3560b0",
+    "word/unigram": "4cc2923e57312abd",
+    "nospace/bpe": "32266d5444bd204b",
+    "nospace/scaffold": "3358350a1ce6289e",
+    "nospace/picky": "7067408eca25973c",
+    "nospace/boundless": "211a6653702ab6c9",
+    "nospace/unigram": "eeee607a14188c2d",
+    "letters/bpe": "4832660646bce933",
+    "letters/scaffold": "322665c7b3317bf8",
+    "letters/picky": "eb4c59d35ebc27a6",
+    "letters/boundless": "790c33cd3294a494",
     "letters/unigram": "628607889ecd19d2",
 }
 
 
 def digest(run) -> str:
-    blob = json.dumps({"events": [e.to_json() for e in run.events], "vocab": sorted(run.tokeniser.vocabulary)},
-                      sort_keys=True, ensure_ascii=False, default=str)
+    blob = json.dumps(
+        {"events": [e.to_json() for e in run.events], "vocab": sorted(run.tokeniser.vocabulary)},
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -160,9 +183,16 @@ def test_bpe_on_pathological_corpora_is_hf(kind):
     assert_same_as_hf(count_pretokens(pathological_text(kind, 20_000), ByteLevel()), 600)
 
 
-@pytest.mark.parametrize("text", [pathological_text("word", 600), pathological_text("repeat", 300),
-                                  pathological_text("letters", 400), "ab " * 150 + "ab" * 40,
-                                  "the cat " * 60 + "the " * 50])
+@pytest.mark.parametrize(
+    "text",
+    [
+        pathological_text("word", 600),
+        pathological_text("repeat", 300),
+        pathological_text("letters", 400),
+        "ab " * 150 + "ab" * 40,
+        "the cat " * 60 + "the " * 50,
+    ],
+)
 def test_boundless_on_pathological_corpora_is_the_literal_reading(text):
     run = registry.train("boundless", TrainingCorpus.from_texts([text], boundless_pretokeniser()), 330)
     assert list(run.tokeniser.operations) == literal_train([text], 330)
@@ -178,8 +208,10 @@ def test_unigram_cuts_long_pretokens_as_if_they_were_cut_before():
     by_hand = registry.train("unigram", TrainingCorpus(corpus.pretokeniser, counts, documents), 300)
     assert run.tokeniser.pieces == by_hand.tokeniser.pieces
     assert run.summary["rounds"] == by_hand.summary["rounds"] and run.summary["options"]["max_pretoken_length"] == 64
-    assert cut_long_pretokens(corpus.pretoken_counts, corpus.documents, 4192) == (corpus.pretoken_counts,
-                                                                                  corpus.documents)
+    assert cut_long_pretokens(corpus.pretoken_counts, corpus.documents, 4192) == (
+        corpus.pretoken_counts,
+        corpus.documents,
+    )
 
 
 def test_unigram_max_pretoken_length_is_checked():
@@ -193,6 +225,7 @@ def test_a_page_whose_training_runs_out_of_time_warns_and_stops(monkeypatch):
     monkeypatch.setattr("ui.variant_runs.EXPLORER_SECONDS", 0)
     at = run_page("pages/training_dynamics.py", timeout=120, via_app=True, algorithm="bpe", size="300", lines="200")
     assert not at.exception and not at.error
-    assert [w.value for w in at.warning] == ["bpe: stopped after 0 s: the corpus is too large for the explorer; "
-                                             "train it with the CLI (python -m core train)"]
+    assert [w.value for w in at.warning] == [
+        "bpe: stopped after 0 s: the corpus is too large for the explorer; train it with the CLI (python -m core train)"
+    ]
     assert not at.metric  # the page stopped: nothing was trained

@@ -5,6 +5,7 @@ shared/tools/run_knockout_peer.py) did with the shipped English 4k tokeniser and
 the merges knocked out per round, |V| and Pr/Re/F1 after, and the final segmentations. With the
 authors' reparation variant our engine reproduces all of it exactly.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,9 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "peer_en4k.json").read_t
 
 @pytest.fixture(scope="module")
 def inputs():
-    return load_tokeniser(tokeniser_paths()["en-bpe-4k-wordfreq"]), load_references(reference_paths()["en_morph"]).entries
+    return load_tokeniser(tokeniser_paths()["en-bpe-4k-wordfreq"]), load_references(
+        reference_paths()["en_morph"]
+    ).entries
 
 
 def rounds(run):
@@ -47,5 +50,6 @@ def test_rebpe_matches_the_authors(inputs):
     assert rounds(run) == GOLDEN["rebpe"]["rounds"]
     assert run.tokeniser.vocab_size == GOLDEN["rebpe"]["vocab_size_after"]
     assert close(run.steps[-1].metrics, GOLDEN["rebpe"]["metrics_after"])
-    assert {w: run.tokeniser.tokenise_word(w) for w in GOLDEN["rebpe"]["segmentations_after"]} == \
-        GOLDEN["rebpe"]["segmentations_after"]
+    assert {w: run.tokeniser.tokenise_word(w) for w in GOLDEN["rebpe"]["segmentations_after"]} == GOLDEN["rebpe"][
+        "segmentations_after"
+    ]

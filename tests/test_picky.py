@@ -1,6 +1,7 @@
-"""PickyBPE (rebpe.txt §2.1, App. A.4; the authors' pchizhov/picky_bpe): TEST_VECTORS.md V5, a
+"""PickyBPE ([rebpe §2.1, App. A.4]; the authors' pchizhov/picky_bpe): TEST_VECTORS.md V5, a
 literal recount implementation as a differential reference, τ > 1 = plain BPE, the options,
 encoding/trace/save properties, input checks, and the authors' package where installed."""
+
 from __future__ import annotations
 
 import json
@@ -9,12 +10,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.pretokenisers import Metaspace, WhitespaceSplit
-from core.train_bpe import train_bpe
 from core.tokeniser import Tokeniser
+from core.train_bpe import train_bpe
 from core.variants.base import TrainingCorpus
 from core.variants.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
 from tests.conftest import SHARED
@@ -25,37 +27,77 @@ M = "\u2581"  # ▁
 # τ 0.9, vocab_size 40 with its 4 special tokens counted). p1: abcd x10, ab x1.
 P1_COUNTS = {"abcd": 10, "ab": 1}
 P1_EVENTS = [
-    ("merge", "▁a", ("▁", "a")), ("merge", "▁ab", ("▁a", "b")), ("split", "▁a", ("▁", "a")),
-    ("merge", "cd", ("c", "d")), ("merge", "▁abcd", ("▁ab", "cd")), ("split", "▁ab", ("▁", "a", "b")),
-    ("split", "cd", ("c", "d")), ("merge", "▁a", ("▁", "a")), ("merge", "▁ab", ("▁a", "b")),
+    ("merge", "▁a", ("▁", "a")),
+    ("merge", "▁ab", ("▁a", "b")),
+    ("split", "▁a", ("▁", "a")),
+    ("merge", "cd", ("c", "d")),
+    ("merge", "▁abcd", ("▁ab", "cd")),
+    ("split", "▁ab", ("▁", "a", "b")),
+    ("split", "cd", ("c", "d")),
+    ("merge", "▁a", ("▁", "a")),
+    ("merge", "▁ab", ("▁a", "b")),
     ("split", "▁a", ("▁", "a")),
 ]
 P1_VOCAB = {"▁", "a", "b", "c", "d", "▁ab", "▁abcd"}
-P1_ENCODINGS = {"abcd": ["▁abcd"], "ab": ["▁ab"], "cd": ["▁", "c", "d"], "abab": ["▁ab", "a", "b"],
-                "abcdab": ["▁abcd", "a", "b"], "a": ["▁", "a"], "dcba": ["▁", "d", "c", "b", "a"]}
+P1_ENCODINGS = {
+    "abcd": ["▁abcd"],
+    "ab": ["▁ab"],
+    "cd": ["▁", "c", "d"],
+    "abab": ["▁ab", "a", "b"],
+    "abcdab": ["▁abcd", "a", "b"],
+    "a": ["▁", "a"],
+    "dcba": ["▁", "d", "c", "b", "a"],
+}
 # p2: the Sennrich corpus.
 P2_COUNTS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 P2_EVENTS = [
-    ("merge", "es", ("e", "s")), ("merge", "est", ("es", "t")), ("split", "es", ("e", "s")),
-    ("merge", "▁l", ("▁", "l")), ("merge", "ow", ("o", "w")), ("merge", "▁low", ("▁l", "ow")),
-    ("split", "▁l", ("▁", "l")), ("split", "ow", ("o", "w")), ("merge", "▁n", ("▁", "n")),
-    ("merge", "ew", ("e", "w")), ("merge", "▁new", ("▁n", "ew")), ("split", "▁n", ("▁", "n")),
-    ("split", "ew", ("e", "w")), ("merge", "▁newest", ("▁new", "est")), ("split", "▁new", ("▁", "n", "e", "w")),
-    ("merge", "▁w", ("▁", "w")), ("merge", "id", ("i", "d")), ("merge", "▁wid", ("▁w", "id")),
-    ("split", "▁w", ("▁", "w")), ("split", "id", ("i", "d")), ("merge", "▁widest", ("▁wid", "est")),
-    ("split", "▁wid", ("▁", "w", "i", "d")), ("split", "est", ("e", "s", "t")), ("merge", "er", ("e", "r")),
-    ("merge", "▁lower", ("▁low", "er")), ("split", "er", ("e", "r")),
+    ("merge", "es", ("e", "s")),
+    ("merge", "est", ("es", "t")),
+    ("split", "es", ("e", "s")),
+    ("merge", "▁l", ("▁", "l")),
+    ("merge", "ow", ("o", "w")),
+    ("merge", "▁low", ("▁l", "ow")),
+    ("split", "▁l", ("▁", "l")),
+    ("split", "ow", ("o", "w")),
+    ("merge", "▁n", ("▁", "n")),
+    ("merge", "ew", ("e", "w")),
+    ("merge", "▁new", ("▁n", "ew")),
+    ("split", "▁n", ("▁", "n")),
+    ("split", "ew", ("e", "w")),
+    ("merge", "▁newest", ("▁new", "est")),
+    ("split", "▁new", ("▁", "n", "e", "w")),
+    ("merge", "▁w", ("▁", "w")),
+    ("merge", "id", ("i", "d")),
+    ("merge", "▁wid", ("▁w", "id")),
+    ("split", "▁w", ("▁", "w")),
+    ("split", "id", ("i", "d")),
+    ("merge", "▁widest", ("▁wid", "est")),
+    ("split", "▁wid", ("▁", "w", "i", "d")),
+    ("split", "est", ("e", "s", "t")),
+    ("merge", "er", ("e", "r")),
+    ("merge", "▁lower", ("▁low", "er")),
+    ("split", "er", ("e", "r")),
 ]
 P2_VOCAB = set("▁lowernstid") | {"▁low", "▁newest", "▁widest", "▁lower"}
-P2_ENCODINGS = {"low": ["▁low"], "lower": ["▁lower"], "newest": ["▁newest"], "widest": ["▁widest"],
-                "lowest": ["▁low", "e", "s", "t"], "new": ["▁", "n", "e", "w"], "wid": ["▁", "w", "i", "d"],
-                "est": ["▁", "e", "s", "t"], "slow": ["▁", "s", "l", "o", "w"], "owe": ["▁", "o", "w", "e"]}
+P2_ENCODINGS = {
+    "low": ["▁low"],
+    "lower": ["▁lower"],
+    "newest": ["▁newest"],
+    "widest": ["▁widest"],
+    "lowest": ["▁low", "e", "s", "t"],
+    "new": ["▁", "n", "e", "w"],
+    "wid": ["▁", "w", "i", "d"],
+    "est": ["▁", "e", "s", "t"],
+    "slow": ["▁", "s", "l", "o", "w"],
+    "owe": ["▁", "o", "w", "e"],
+}
 
 
 def authors_run(counts, **options):
     """As the authors' script ran: every word with ▁, vocab_size 40 of which 4 are specials."""
-    return train(TrainingCorpus.from_word_counts(counts, Metaspace()), 40,
-                 reserved_specials=AUTHORS_SPECIALS, **options)
+    return train(
+        TrainingCorpus.from_word_counts(counts, Metaspace()), 40, reserved_specials=AUTHORS_SPECIALS, **options
+    )
 
 
 def event_tuples(tokeniser: PickyBPE) -> list[tuple]:
@@ -63,8 +105,10 @@ def event_tuples(tokeniser: PickyBPE) -> list[tuple]:
 
 
 # --- V5: the authors' code -------------------------------------------------------------------------
-@pytest.mark.parametrize("counts, events, vocab, encodings", [
-    (P1_COUNTS, P1_EVENTS, P1_VOCAB, P1_ENCODINGS), (P2_COUNTS, P2_EVENTS, P2_VOCAB, P2_ENCODINGS)])
+@pytest.mark.parametrize(
+    "counts, events, vocab, encodings",
+    [(P1_COUNTS, P1_EVENTS, P1_VOCAB, P1_ENCODINGS), (P2_COUNTS, P2_EVENTS, P2_VOCAB, P2_ENCODINGS)],
+)
 def test_v5_event_list_vocabulary_and_encodings(counts, events, vocab, encodings):
     run = authors_run(counts)
     tokeniser = run.tokeniser
@@ -79,7 +123,8 @@ def test_v5_training_log():
     present ▁ a b); the later ▁ + a and ▁a + b restore ▁a and ▁ab."""
     run = authors_run(P1_COUNTS)
     assert [(e.step, e.kind, e.label) for e in run.events] == [
-        (n, kind, PickyEvent(kind, token, parts).label) for n, (kind, token, parts) in enumerate(P1_EVENTS)]
+        (n, kind, PickyEvent(kind, token, parts).label) for n, (kind, token, parts) in enumerate(P1_EVENTS)
+    ]
     assert [e.vocab_size for e in run.events] == [6, 7, 6, 7, 8, 7, 6, 7, 8, 7]
     assert [e.count for e in run.events] == [11, 11, 0, 10, 10, 1, 0, 1, 1, 0]
     split_ab = run.events[5]
@@ -94,8 +139,10 @@ def test_v5_constants_match_the_reference_file():
     if not path.exists():
         pytest.skip(f"{path} not available")
     sections = path.read_text(encoding="utf-8").split("## ")[1:]
-    for section, events, vocab, encodings in ((sections[0], P1_EVENTS, P1_VOCAB, P1_ENCODINGS),
-                                              (sections[1], P2_EVENTS, P2_VOCAB, P2_ENCODINGS)):
+    for section, events, vocab, encodings in (
+        (sections[0], P1_EVENTS, P1_VOCAB, P1_ENCODINGS),
+        (sections[1], P2_EVENTS, P2_VOCAB, P2_ENCODINGS),
+    ):
         listed = []
         for line in section.splitlines():
             fields = line.split()
@@ -107,8 +154,11 @@ def test_v5_constants_match_the_reference_file():
         assert listed == events
         final = next(x for x in section.splitlines() if x.startswith("final vocab"))
         assert set(json.loads(final.split(": ", 1)[1].replace("'", '"'))) == vocab
-        shown = {x.split("'")[1]: json.loads(x.split(" -> ")[1].replace("'", '"'))
-                 for x in section.splitlines() if x.startswith("encode ")}
+        shown = {
+            x.split("'")[1]: json.loads(x.split(" -> ")[1].replace("'", '"'))
+            for x in section.splitlines()
+            if x.startswith("encode ")
+        }
         assert {w: shown[w] for w in encodings if w in shown} == {w: e for w, e in encodings.items() if w in shown}
 
 
@@ -117,15 +167,26 @@ def test_trace_of_v5():
     trace = tokeniser.trace_text("abcd abab")
     assert trace.problems() == []
     assert [(e.kind, e.index) for e in trace.events] == [
-        ("whole", None), ("merge", 0), ("merge", 1), ("split", 5), ("merge", 7), ("merge", 8)]
+        ("whole", None),
+        ("merge", 0),
+        ("merge", 1),
+        ("split", 5),
+        ("merge", 7),
+        ("merge", 8),
+    ]
     assert trace.events[3].tokens == ("▁abcd", "▁", "a", "b", "a", "b")
     assert trace.tokens == ("▁abcd", "▁ab", "a", "b") == tuple(tokeniser.tokenise("abcd abab"))
 
 
 # --- a literal reference: recount everything after every event -----------------------------------
-def literal_picky(counts: dict[str, int], target: int, threshold: float, inclusive: bool = False,
-                  forced: list[tuple[str, str]] | None = None) -> list[tuple]:
-    """rebpe.txt §2.1 / reference-implementations.md §3 read literally: pair counts (overlapping
+def literal_picky(
+    counts: dict[str, int],
+    target: int,
+    threshold: float,
+    inclusive: bool = False,
+    forced: list[tuple[str, str]] | None = None,
+) -> list[tuple]:
+    """[rebpe §2.1] / reference-implementations.md §3 read literally: pair counts (overlapping
     windows) and type frequencies recounted from the segmented words after every event. Ties by
     HF's (left_id, right_id); with ``forced``, that pair is taken at each merge, checked to be a
     maximum."""
@@ -193,8 +254,13 @@ FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCh
 @FAST
 @given(CORPORA, st.integers(4, 40), THRESHOLDS, st.booleans())
 def test_hf_ties_equal_the_literal_reference(counts, target, threshold, inclusive):
-    run = train(TrainingCorpus(WhitespaceSplit(), counts), target, threshold=threshold,
-                comparison=">=" if inclusive else ">", tie="hf")
+    run = train(
+        TrainingCorpus(WhitespaceSplit(), counts),
+        target,
+        threshold=threshold,
+        comparison=">=" if inclusive else ">",
+        tie="hf",
+    )
     assert event_tuples(run.tokeniser) == literal_picky(counts, target, threshold, inclusive)
 
 
@@ -244,7 +310,7 @@ def test_reserved_specials_take_vocabulary_slots():
 
 
 def test_the_shortcut_can_change_a_segmentation():
-    """"abc" is formed by ab + c in words where ce and cf protected c until b + c and a + b had
+    """ "abc" is formed by ab + c in words where ce and cf protected c until b + c and a + b had
     been applied and were then removed; from its own characters, b + c comes first."""
     counts = {"cex": 50, "cez": 50, "cfy": 50, "cfw": 50, "bc": 80, "ab": 60, "abce": 3, "abcf": 3}
     run = train(TrainingCorpus(WhitespaceSplit(), counts), 16)
@@ -270,14 +336,19 @@ WORDS = st.lists(st.text(alphabet="abcde", min_size=1, max_size=8), min_size=1, 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(CORPORA, st.integers(5, 40), THRESHOLDS, st.sampled_from(["insertion", "hf"]), WORDS, st.booleans())
 def test_encoding_trace_and_save_properties(counts, vocab_size, threshold, tie, words, whole_word):
-    run = train(TrainingCorpus.from_word_counts(counts, Metaspace()), vocab_size, threshold=threshold, tie=tie,
-                whole_word=whole_word)
+    run = train(
+        TrainingCorpus.from_word_counts(counts, Metaspace()),
+        vocab_size,
+        threshold=threshold,
+        tie=tie,
+        whole_word=whole_word,
+    )
     tokeniser = run.tokeniser
     assert isinstance(tokeniser, Tokeniser)
     assert tokeniser.vocab_size <= vocab_size and tokeniser.vocabulary >= set(tokeniser.alphabet)
     sizes = [e.vocab_size for e in run.events]
     steps = [0 if e.detail.get("additional") else 1 if e.kind == "merge" else -1 for e in run.events]
-    assert sizes == [len(tokeniser.alphabet) + sum(steps[:n + 1]) for n in range(len(steps))]
+    assert sizes == [len(tokeniser.alphabet) + sum(steps[: n + 1]) for n in range(len(steps))]
     assert (sizes[-1] if sizes else len(tokeniser.alphabet)) == tokeniser.vocab_size
     text = " ".join(words)
     tokens = tokeniser.tokenise(text)
@@ -298,22 +369,29 @@ def _saved() -> dict:
     return authors_run(P1_COUNTS).tokeniser.to_json()
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda o: o.update(format="variant:scaffold"), "expected \"format\": \"variant:picky\""),
-    (lambda o: o.update(version=2), "unsupported version 2"),
-    (lambda o: o.update(name=3), "field 'name'"),
-    (lambda o: o.update(whole_word="yes"), "field 'whole_word'"),
-    (lambda o: o.update(pretokeniser={"kind": "nope"}), "field 'pretokeniser': unknown pretokeniser kind"),
-    (lambda o: o.update(alphabet=["ab"]), "field 'alphabet'"),
-    (lambda o: o.update(events={}), "field 'events' must be a list"),
-    (lambda o: o["events"].append(["merge", "x"]), "field 'events' item 10"),
-    (lambda o: o["events"].append(["join", "ab", ["a", "b"]]), "event 10: kind must be"),
-    (lambda o: o["events"].append(["merge", "abc", ["a", "b"]]), "do not spell 'abc'"),
-    (lambda o: o["events"].append(["merge", "cd", ["c", "d"]]) or o["events"].append(["merge", "xcd", ["x", "cd"]]),
-     r"event 11 \(x \+ cd -> xcd\): parts \['x'\] are not present"),
-    (lambda o: o["events"].insert(0, ["split", "▁a", ["▁", "a"]]), "event 0: cannot split '▁a'"),
-    (lambda o: o["events"].append(["split", "a", ["a"]]), "a split needs at least two parts"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda o: o.update(format="variant:scaffold"), 'expected "format": "variant:picky"'),
+        (lambda o: o.update(version=2), "unsupported version 2"),
+        (lambda o: o.update(name=3), "field 'name'"),
+        (lambda o: o.update(whole_word="yes"), "field 'whole_word'"),
+        (lambda o: o.update(pretokeniser={"kind": "nope"}), "field 'pretokeniser': unknown pretokeniser kind"),
+        (lambda o: o.update(alphabet=["ab"]), "field 'alphabet'"),
+        (lambda o: o.update(events={}), "field 'events' must be a list"),
+        (lambda o: o["events"].append(["merge", "x"]), "field 'events' item 10"),
+        (lambda o: o["events"].append(["join", "ab", ["a", "b"]]), "event 10: kind must be"),
+        (lambda o: o["events"].append(["merge", "abc", ["a", "b"]]), "do not spell 'abc'"),
+        (
+            lambda o: (
+                o["events"].append(["merge", "cd", ["c", "d"]]) or o["events"].append(["merge", "xcd", ["x", "cd"]])
+            ),
+            r"event 11 \(x \+ cd -> xcd\): parts \['x'\] are not present",
+        ),
+        (lambda o: o["events"].insert(0, ["split", "▁a", ["▁", "a"]]), "event 0: cannot split '▁a'"),
+        (lambda o: o["events"].append(["split", "a", ["a"]]), "a split needs at least two parts"),
+    ],
+)
 def test_bad_json_is_an_input_error(change, message):
     obj = _saved()
     change(obj)
@@ -327,12 +405,18 @@ def test_not_an_object_is_an_input_error():
         PickyBPE.from_json([], "x.json")
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"threshold": -0.1}, "threshold must be a number >= 0"), ({"threshold": True}, "threshold"),
-    ({"threshold": float("nan")}, "threshold"), ({"comparison": ">>"}, "comparison must be one of"),
-    ({"tie": "random"}, "tie must be one of"), ({"reserved_specials": -1}, "reserved_specials"),
-    ({"whole_word": 1}, "whole_word"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"threshold": -0.1}, "threshold must be a number >= 0"),
+        ({"threshold": True}, "threshold"),
+        ({"threshold": float("nan")}, "threshold"),
+        ({"comparison": ">>"}, "comparison must be one of"),
+        ({"tie": "random"}, "tie must be one of"),
+        ({"reserved_specials": -1}, "reserved_specials"),
+        ({"whole_word": 1}, "whole_word"),
+    ],
+)
 def test_bad_options_are_input_errors(options, message):
     with pytest.raises(InputError, match=message):
         train(TrainingCorpus.from_word_counts(P1_COUNTS, Metaspace()), 20, **options)
@@ -362,15 +446,22 @@ def test_the_package_agrees_until_its_removal_bug():
     for counts, vocab_size in ((P2_COUNTS, 36), (_english(600), 400)):
         run = train(TrainingCorpus.from_word_counts(counts, Metaspace()), vocab_size)
         ours = steps([e.to_json() for e in run.tokeniser.events])
-        peer = run_peer(_package_python(), PACKAGE_DRIVER, counts, vocab_size, 0.9,
-                        forced=[list(merge[1]) for merge, _ in ours], words=list(counts))
+        peer = run_peer(
+            _package_python(),
+            PACKAGE_DRIVER,
+            counts,
+            vocab_size,
+            0.9,
+            forced=[list(merge[1]) for merge, _ in ours],
+            words=list(counts),
+        )
         theirs = steps(peer["events"])
         leftover = [e.detail["event"] for e in run.events if e.kind == "split" and e.count > 0]
         if not leftover:
             assert theirs == ours and peer["error"] is None and not peer["steering"]["refused"]
             assert peer["encodings"] == {w: run.tokeniser.tokenise_word(w) for w in counts}
         else:
-            merges_before = sum(e.kind == "merge" for e in run.tokeniser.events[:leftover[0]])
+            merges_before = sum(e.kind == "merge" for e in run.tokeniser.events[: leftover[0]])
             assert theirs[:merges_before] == ours[:merges_before]
 
 
@@ -380,8 +471,10 @@ def test_the_package_segments_our_event_lists_as_we_do():
     its model format: V5 and 1,200 English words (800 seen in training)."""
     from scripts.compare_picky import package_segmentations
 
-    cases = ((authors_run(P1_COUNTS).tokeniser, list(P1_ENCODINGS)),
-             (authors_run(P2_COUNTS).tokeniser, list(P2_ENCODINGS)))
+    cases = (
+        (authors_run(P1_COUNTS).tokeniser, list(P1_ENCODINGS)),
+        (authors_run(P2_COUNTS).tokeniser, list(P2_ENCODINGS)),
+    )
     english = list(_english(1200))
     cases += ((train(TrainingCorpus.from_word_counts(_english(800), Metaspace()), 500).tokeniser, english),)
     for tokeniser, words in cases:

@@ -1,4 +1,5 @@
 """viz/plots.py: the figures hold the data they are given, on the right axes, and export offline."""
+
 from __future__ import annotations
 
 import json
@@ -31,11 +32,17 @@ def all_text(fig: go.Figure) -> str:
 ID_S = Merge(1, ("i", "d"))
 IDS = Merge(2, ("id", "s"))
 BRU = Merge(3, ("_b", "ru"))
-LT = Merge(4, ("<", "b>"))                 # a token that looks like HTML
+LT = Merge(4, ("<", "b>"))  # a token that looks like HTML
 TUPLE = Merge(5, ("_bru", "id", "s"))
 
-BLAMES = [MergeBlame(IDS, 2, 3), MergeBlame(ID_S, 0, 4), MergeBlame(BRU, 1, 1), MergeBlame(LT, 0, 1),
-          MergeBlame(TUPLE, 1, 2), MergeBlame(Merge(6, ("x", "y")), 0, 0)]
+BLAMES = [
+    MergeBlame(IDS, 2, 3),
+    MergeBlame(ID_S, 0, 4),
+    MergeBlame(BRU, 1, 1),
+    MergeBlame(LT, 0, 1),
+    MergeBlame(TUPLE, 1, 2),
+    MergeBlame(Merge(6, ("x", "y")), 0, 0),
+]
 KNOCKED = {IDS, BRU, TUPLE}
 
 
@@ -43,8 +50,16 @@ def test_blame_rows_in_rank_order_without_unapplied_merges():
     rows = plots.blame_rows(BLAMES, KNOCKED)
     assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]  # rank 6 has N = 0
     by_rank = {r["rank"]: r for r in rows}
-    assert by_rank[2] == {"rank": 2, "merge": "id + s → ids", "result": "ids", "tuple": False, "blame": 2,
-                          "applications": 3, "ratio": pytest.approx(2 / 3), "knocked_out": True}
+    assert by_rank[2] == {
+        "rank": 2,
+        "merge": "id + s → ids",
+        "result": "ids",
+        "tuple": False,
+        "blame": 2,
+        "applications": 3,
+        "ratio": pytest.approx(2 / 3),
+        "knocked_out": True,
+    }
     assert by_rank[5]["tuple"] and by_rank[5]["merge"] == "_bru + id + s → _bruids"
     assert not by_rank[1]["knocked_out"]
 
@@ -103,17 +118,24 @@ def test_blame_scatter_caps_the_merge_list():
 
 
 def test_empty_blame_gives_a_message_not_an_error():
-    for fig in (plots.blame_ratio_histogram([], 0.5), plots.blame_scatter([], 0.5),
-                plots.knocked_rank_histogram([], 10), plots.tokens_change_figure({}),
-                plots.zipf_figure({}), plots.metric_bars([])):
+    for fig in (
+        plots.blame_ratio_histogram([], 0.5),
+        plots.blame_scatter([], 0.5),
+        plots.knocked_rank_histogram([], 10),
+        plots.tokens_change_figure({}),
+        plots.zipf_figure({}),
+        plots.metric_bars([]),
+    ):
         assert spec(fig)["data"] == []
         assert spec(fig)["layout"]["annotations"]
 
 
 def test_threshold_sweep_figure_has_both_panels():
-    rows = [{"threshold": 0.25, "removed": 30, "precision": 0.5, "recall": 0.8, "f1": 0.6},
-            {"threshold": 0.5, "removed": 20, "precision": 0.6, "recall": 0.7, "f1": 0.65},
-            {"threshold": 0.75, "removed": 10, "precision": 0.55, "recall": 0.6, "f1": 0.57}]
+    rows = [
+        {"threshold": 0.25, "removed": 30, "precision": 0.5, "recall": 0.8, "f1": 0.6},
+        {"threshold": 0.5, "removed": 20, "precision": 0.6, "recall": 0.7, "f1": 0.65},
+        {"threshold": 0.75, "removed": 10, "precision": 0.55, "recall": 0.6, "f1": 0.57},
+    ]
     fig = plots.threshold_sweep_figure(rows, 0.5)
     data = traces(fig)
     assert data["merges knocked out"]["y"] == [30, 20, 10]
@@ -137,9 +159,11 @@ def test_rank_bins_and_histogram():
     bars = spec(fig)["data"][0]
     assert bars["y"] == [1, 0, 2] and bars["x"] == [0.5, 1.5, 2.5]
     rows = plots.rank_rows([0, 2, 2], 3)
-    assert rows == [{"first_position": 0, "last_position": 0, "knocked_out": 1},
-                    {"first_position": 1, "last_position": 1, "knocked_out": 0},
-                    {"first_position": 2, "last_position": 2, "knocked_out": 2}]
+    assert rows == [
+        {"first_position": 0, "last_position": 0, "knocked_out": 1},
+        {"first_position": 1, "last_position": 1, "knocked_out": 0},
+        {"first_position": 2, "last_position": 2, "knocked_out": 2},
+    ]
 
 
 def test_tokens_change_figure_shows_counts_and_shares():
@@ -166,9 +190,18 @@ def test_summary_table_one_row_per_metric():
     summaries = {label: summary(s, 1.0) for label, s in STATS.items()}
     table = plots.summary_table(plots.summary_rows(summaries), alpha=1.0)
     assert [row["metric"] for row in table] == [
-        "|V|", "tokens", "types used", "vocabulary used", "bytes / token", "characters / token",
-        "Shannon entropy H (bits)", "redundancy R", "Rényi entropy H_α, α = 1 (bits)", "Rényi efficiency (α = 1)",
-        "Zipf slope"]
+        "|V|",
+        "tokens",
+        "types used",
+        "vocabulary used",
+        "bytes / token",
+        "characters / token",
+        "Shannon entropy H (bits)",
+        "redundancy R",
+        "Rényi entropy H_α, α = 1 (bits)",
+        "Rényi efficiency (α = 1)",
+        "Zipf slope",
+    ]
     assert table[0] == {"metric": "|V|", "A": "8", "B <x>": "6"}
     assert table[3]["A"] == "62.5%"
     # at α = 1 the Rényi efficiency is 1 - redundancy
@@ -177,7 +210,9 @@ def test_summary_table_one_row_per_metric():
 
 # --- corpus distributions --------------------------------------------------------------------------
 STATS = {
-    "A": CorpusStats.from_counts({"the": 8, "a": 4, "cat": 2, "sat": 1, "on": 1}, vocab_size=8, characters=40, bytes=40),
+    "A": CorpusStats.from_counts(
+        {"the": 8, "a": 4, "cat": 2, "sat": 1, "on": 1}, vocab_size=8, characters=40, bytes=40
+    ),
     "B <x>": CorpusStats.from_counts({"th": 5, "e": 5, "ca": 3, "t": 3}, vocab_size=6, characters=40, bytes=44),
 }
 
@@ -258,7 +293,9 @@ def test_colour_map_is_stable_and_distinct():
 
 def test_curve_rows():
     assert plots.curve_rows({"A": [(1, 3), (2, 1)]}, "rank", "count") == [
-        {"tokeniser": "A", "rank": 1, "count": 3}, {"tokeniser": "A", "rank": 2, "count": 1}]
+        {"tokeniser": "A", "rank": 1, "count": 3},
+        {"tokeniser": "A", "rank": 2, "count": 1},
+    ]
 
 
 # --- offline ---------------------------------------------------------------------------------------
@@ -287,22 +324,21 @@ def test_no_mathjax_in_labels(index):
 
 def strip_inline_plotlyjs(page: str) -> str:
     """The HTML around the inlined plotly.js bundle (the bundle itself names CDNs in unused defaults)."""
-    return re.sub(r"<script>/\*\*\s*\n\* plotly\.js v.*?</script>", "<script/>",
-                  page, count=1, flags=re.S)
+    return re.sub(r"<script>/\*\*\s*\n\* plotly\.js v.*?</script>", "<script/>", page, count=1, flags=re.S)
 
 
 def test_exported_html_is_self_contained():
     page = plots.figure_html(plots.zipf_figure({k: zipf_curve(s) for k, s in STATS.items()}))
     assert "plotly.js v" in page[:20_000] or "plotly.js" in page  # the library is inlined
     assert len(page) > 1_000_000
-    assert re.findall(r"<script[^>]*\bsrc=", page) == []         # no script is fetched
+    assert re.findall(r"<script[^>]*\bsrc=", page) == []  # no script is fetched
     assert re.findall(r"<link[^>]*\bhref=", page) == []
     outside = strip_inline_plotlyjs(page)
     assert len(outside) < 50_000, "the plotly.js bundle was not found and stripped"
     assert "cdn" not in outside.lower()
     assert "http://" not in outside and "https://" not in outside
-    assert re.search(r"mathjax[^'\"]*\.js", outside, re.I) is None   # MathJax is never loaded
-    assert '"zipf' not in outside and "Zipf plot" in outside       # the figure itself is there
+    assert re.search(r"mathjax[^'\"]*\.js", outside, re.I) is None  # MathJax is never loaded
+    assert '"zipf' not in outside and "Zipf plot" in outside  # the figure itself is there
 
 
 def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
@@ -313,8 +349,10 @@ def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
     run = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290)
     slots = slots_after_events(run)
     assert len(slots) == len(run.events) and slots[-1] == 290 and run.events[-1].vocab_size == 278
-    assert all(s - e.vocab_size == sum(x.kind == "deletion" for x in run.events[:i + 1])
-               for i, (s, e) in enumerate(zip(slots, run.events)))  # V8: no deleted token comes back
+    assert all(
+        s - e.vocab_size == sum(x.kind == "deletion" for x in run.events[: i + 1])
+        for i, (s, e) in enumerate(zip(slots, run.events))
+    )  # V8: no deleted token comes back
     drawn = traces(plots.vocab_size_figure(run.events, target=290, slots=slots))
     assert drawn["|V|"]["y"][-1] == 278 and drawn["slots filled (deleted tokens keep theirs)"]["y"] == slots
     assert list(traces(plots.vocab_size_figure(run.events, target=290))) == ["|V|"]

@@ -2,10 +2,10 @@
 equals a fresh computation, there is no other file, and with them the pages' runs, blocked-merge
 scans and reparations on the default workspace are read, not computed (about 30 s: it recomputes
 every result)."""
+
 from __future__ import annotations
 
 import json
-
 
 import pytest
 
@@ -18,7 +18,6 @@ from tests.apptest_support import assert_clean, run_page
 from ui import rebpe_runs, result_cache, sweeps
 from ui.rebpe_runs import KNOCKOUT_ONLY, blocked_report, cached_run, reparation
 from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS
-
 
 
 def without_timings(obj):
@@ -41,8 +40,17 @@ def test_every_precomputed_file_equals_a_fresh_computation(fresh):
         path = result_cache.PRECOMPUTED_DIR / result_cache.file_name(result.key)
         assert path.is_file(), f"{result.what}: missing, run scripts/precompute_samples.py"
         stored = read_archive(path, result.kind, result.key)
-        expected = json.loads(json.dumps({"format": stored["format"], "version": stored["version"], "kind": result.kind,
-                                          "key": result.key, **result.body}))
+        expected = json.loads(
+            json.dumps(
+                {
+                    "format": stored["format"],
+                    "version": stored["version"],
+                    "kind": result.kind,
+                    "key": result.key,
+                    **result.body,
+                }
+            )
+        )
         assert without_timings(stored) == without_timings(expected), f"{result.what}: run scripts/precompute_samples.py"
 
 
@@ -51,19 +59,23 @@ def test_there_is_no_stale_file(fresh):
     assert {p.name for p in result_cache.PRECOMPUTED_DIR.glob("*" + result_cache.SUFFIX)} == expected
 
 
-def test_the_default_workspace_reads_its_results_instead_of_computing(fresh, tmp_path, monkeypatch,
-                                                                      fresh_streamlit_caches):
+def test_the_default_workspace_reads_its_results_instead_of_computing(
+    fresh, tmp_path, monkeypatch, fresh_streamlit_caches
+):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))  # an empty disk cache: only the shipped files
 
     def refuse(*args, **kwargs):
         raise AssertionError("computed although precomputed")
+
     for name in ("compute_run", "run_rebpe", "find_blocked_merges", "repair"):
         monkeypatch.setattr(rebpe_runs, name, refuse)
     tokeniser = load_tokeniser(SAMPLE_TOKENISERS[DEFAULT_TOKENISER])
     references = load_references(SAMPLE_REFERENCES[DEFAULT_REFERENCE])
     words = tuple(e.word for e in references.entries)
-    runs = {config: cached_run(DEFAULT_TOKENISER, tokeniser, DEFAULT_REFERENCE, references, config)
-            for config in (ReBPEConfig(), KNOCKOUT_ONLY, ReBPEConfig(fix=False))}
+    runs = {
+        config: cached_run(DEFAULT_TOKENISER, tokeniser, DEFAULT_REFERENCE, references, config)
+        for config in (ReBPEConfig(), KNOCKOUT_ONLY, ReBPEConfig(fix=False))
+    }
     assert len(runs[ReBPEConfig()].steps) > 10 and len(runs[KNOCKOUT_ONLY].steps) == 1
     knocked = runs[KNOCKOUT_ONLY]
     report = blocked_report((knocked.key, DEFAULT_REFERENCE, len(words)), knocked.tokeniser, words)
@@ -82,6 +94,7 @@ def test_pages_open_on_the_default_workspace_without_computing(page, tmp_path, m
 
     def refuse(*args, **kwargs):
         raise AssertionError("computed although precomputed")
+
     for name in ("compute_run", "run_rebpe", "find_blocked_merges", "repair"):
         monkeypatch.setattr(rebpe_runs, name, refuse)
     at = run_page(page, timeout=60, via_app=True)
@@ -94,6 +107,7 @@ def test_the_threshold_sweep_view_reads_its_rows_instead_of_computing(tmp_path, 
 
     def refuse(*args, **kwargs):
         raise AssertionError("computed although precomputed")
+
     monkeypatch.setattr(sweeps, "compute_sweep", refuse)
     at = run_page("pages/distributions.py", timeout=60, via_app=True, view="Threshold sweep")
     assert_clean(at)

@@ -1,5 +1,6 @@
-"""Pre-tokenisers: paper regexes (boundless-bpe.txt App. A), byte alphabet, HF differential
+"""Pre-tokenisers: paper regexes ([boundless App. A]), byte alphabet, HF differential
 tests, HF JSON and spec round trips. The ReBPE pipeline is in test_pretokenisers_rebpe.py."""
+
 from __future__ import annotations
 
 import json
@@ -13,11 +14,26 @@ from tokenizers import Regex, Tokenizer
 from tokenizers import pre_tokenizers as hf_pre
 
 from core.errors import InputError
-from core.pretokenisers import (BOUNDLESS_PATTERN, BYTE_TO_CHAR, CHAR_TO_BYTE, GPT2_PATTERN,
-                                GPT4_PATTERN, PREPEND_SCHEMES, PUNCT_PATTERN, ByteLevel, Metaspace,
-                                ReBPEPipeline, RegexSplit, WhitespaceSplit, byte_chars_to_text,
-                                from_hf, pretokeniser_from_spec, pretokeniser_kinds,
-                                text_to_byte_chars, to_hf)
+from core.pretokenisers import (
+    BOUNDLESS_PATTERN,
+    BYTE_TO_CHAR,
+    CHAR_TO_BYTE,
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    PREPEND_SCHEMES,
+    PUNCT_PATTERN,
+    ByteLevel,
+    Metaspace,
+    ReBPEPipeline,
+    RegexSplit,
+    WhitespaceSplit,
+    byte_chars_to_text,
+    from_hf,
+    pretokeniser_from_spec,
+    pretokeniser_kinds,
+    text_to_byte_chars,
+    to_hf,
+)
 from core.pretokenisers.huggingface import simple_equivalent
 from core.pretokenisers.patterns import COVERING_PATTERNS, NAMED_PATTERNS
 
@@ -33,10 +49,51 @@ def _stable_category(c: str) -> bool:
 
 ASSIGNED_CHAR = st.characters(blacklist_categories=("Cs", "Cn")).filter(_stable_category)
 ODD_PIECES = [
-    " ", "  ", "    ", "\n", "\n\n", "\t", "\r\n", " \n ", "\u0301", "e\u0301", "\u200d", "\u200b",
-    "😀", "👩\u200d👩\u200d👧", "中文", "日本語", "\x00", "\x1c", "\x7f", "\x85", "\u00a0",
-    "\u2028", "\u3000", "'s", "'ll", "'VE", "n't", "’re", "▁", "Ġ", "_", "-", "--", "123456",
-    "ǅ", "İ", "ß", "ﬁ", "²", "Ⅻ", "١٢٣", "Hello", "world", "XMLHttpRequest", "snake_case",
+    " ",
+    "  ",
+    "    ",
+    "\n",
+    "\n\n",
+    "\t",
+    "\r\n",
+    " \n ",
+    "\u0301",
+    "e\u0301",
+    "\u200d",
+    "\u200b",
+    "😀",
+    "👩\u200d👩\u200d👧",
+    "中文",
+    "日本語",
+    "\x00",
+    "\x1c",
+    "\x7f",
+    "\x85",
+    "\u00a0",
+    "\u2028",
+    "\u3000",
+    "'s",
+    "'ll",
+    "'VE",
+    "n't",
+    "’re",
+    "▁",
+    "Ġ",
+    "_",
+    "-",
+    "--",
+    "123456",
+    "ǅ",
+    "İ",
+    "ß",
+    "ﬁ",
+    "²",
+    "Ⅻ",
+    "١٢٣",
+    "Hello",
+    "world",
+    "XMLHttpRequest",
+    "snake_case",
 ]
 TEXT = st.lists(st.one_of(ASSIGNED_CHAR, st.sampled_from(ODD_PIECES)), max_size=25).map("".join)
 SENTENCES = [
@@ -64,12 +121,19 @@ CODE = "XMLHttpRequest snake_case camelCase CONSTANT"
 
 def test_section_3_5_code_names_boundless():
     assert regex.findall(BOUNDLESS_PATTERN, CODE) == [
-        "XML", "Http", "Request", " snake", "_case", " camel", "Case", " CONSTANT"]
+        "XML",
+        "Http",
+        "Request",
+        " snake",
+        "_case",
+        " camel",
+        "Case",
+        " CONSTANT",
+    ]
 
 
 def test_section_3_5_code_names_gpt2():
-    assert regex.findall(GPT2_PATTERN, CODE) == [
-        "XMLHttpRequest", " snake", "_", "case", " camelCase", " CONSTANT"]
+    assert regex.findall(GPT2_PATTERN, CODE) == ["XMLHttpRequest", " snake", "_", "case", " camelCase", " CONSTANT"]
 
 
 def test_appendix_a4_whitespace_as_printed():
@@ -145,6 +209,7 @@ def test_regex_split_names_and_markers():
 
 # -- GPT-2 byte alphabet ------------------------------------------------------------------------
 
+
 def test_byte_table():
     assert len(BYTE_TO_CHAR) == 256 and len(set(BYTE_TO_CHAR.values())) == 256
     assert BYTE_TO_CHAR[ord(" ")] == "Ġ" and BYTE_TO_CHAR[ord("\n")] == "Ċ"
@@ -182,6 +247,7 @@ def test_byte_level_sources():
 
 # -- differential tests against HF tokenizers ---------------------------------------------------
 
+
 def hf_split(pre_tokenizer, text):
     return [piece for piece, _ in pre_tokenizer.pre_tokenize_str(text)]
 
@@ -190,12 +256,14 @@ def ours_and_hf():
     pairs = [(WhitespaceSplit(), hf_pre.WhitespaceSplit()), (RegexSplit("whitespace"), hf_pre.Whitespace())]
     for aps in (False, True):
         pairs.append((ByteLevel(add_prefix_space=aps), hf_pre.ByteLevel(add_prefix_space=aps)))
-        pairs.append((ByteLevel(add_prefix_space=aps, use_regex=False),
-                      hf_pre.ByteLevel(add_prefix_space=aps, use_regex=False)))
+        pairs.append(
+            (ByteLevel(add_prefix_space=aps, use_regex=False), hf_pre.ByteLevel(add_prefix_space=aps, use_regex=False))
+        )
     for scheme in PREPEND_SCHEMES:
         for split in (True, False):
-            pairs.append((Metaspace(prepend_scheme=scheme, split=split),
-                          hf_pre.Metaspace(prepend_scheme=scheme, split=split)))
+            pairs.append(
+                (Metaspace(prepend_scheme=scheme, split=split), hf_pre.Metaspace(prepend_scheme=scheme, split=split))
+            )
     pairs.append((Metaspace(replacement="Ġ"), hf_pre.Metaspace(replacement="Ġ")))
     for name, pattern in NAMED_PATTERNS.items():  # HF runs the same regexes with Oniguruma
         pairs.append((RegexSplit(name), hf_pre.Split(Regex(pattern), behavior="removed", invert=True)))
@@ -228,8 +296,9 @@ def test_sources_point_at_the_characters(text):
             assert len(p.sources) == len(p.text)
             assert all(-1 <= s < len(norm) for s in p.sources)
             if isinstance(ours, Metaspace):
-                assert all(c == (ours.replacement if norm[s] == " " else norm[s])
-                           for c, s in zip(p.text, p.sources) if s >= 0)
+                assert all(
+                    c == (ours.replacement if norm[s] == " " else norm[s]) for c, s in zip(p.text, p.sources) if s >= 0
+                )
 
 
 @settings(max_examples=100, deadline=None)
@@ -245,22 +314,42 @@ def test_decode_inverts_pretokenise(text):
 # -- HF tokenizer.json round trips ---------------------------------------------------------------
 
 SAMPLES = [
-    ByteLevel(), ByteLevel(add_prefix_space=True), ByteLevel(use_regex=False, trim_offsets=False),
+    ByteLevel(),
+    ByteLevel(add_prefix_space=True),
+    ByteLevel(use_regex=False, trim_offsets=False),
     ByteLevel(normaliser=("nfc",)),
-    Metaspace(), Metaspace(prepend_scheme="first"), Metaspace(prepend_scheme="never", split=False),
+    Metaspace(),
+    Metaspace(prepend_scheme="first"),
+    Metaspace(prepend_scheme="never", split=False),
     Metaspace(replacement="_", normaliser=("nfkc", "lowercase")),
-    WhitespaceSplit(), WhitespaceSplit(normaliser=("nfd",)),
-    RegexSplit("gpt2"), RegexSplit("gpt4", byte_level=True), RegexSplit("punct", unmatched="keep"),
-    RegexSplit("boundless", byte_level=True, normaliser=("nfkd",)), RegexSplit("whitespace"),
-    RegexSplit(r"\p{L}+|\p{N}", unmatched="keep"), RegexSplit(r"\p{L}+"),
+    WhitespaceSplit(),
+    WhitespaceSplit(normaliser=("nfd",)),
+    RegexSplit("gpt2"),
+    RegexSplit("gpt4", byte_level=True),
+    RegexSplit("punct", unmatched="keep"),
+    RegexSplit("boundless", byte_level=True, normaliser=("nfkd",)),
+    RegexSplit("whitespace"),
+    RegexSplit(r"\p{L}+|\p{N}", unmatched="keep"),
+    RegexSplit(r"\p{L}+"),
 ]
 
 
 def hf_tokenizer(normalizer, pre_tokenizer):
-    return Tokenizer.from_str(json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "post_processor": None,
-        "decoder": None, "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"}}))
+    return Tokenizer.from_str(
+        json.dumps(
+            {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [],
+                "normalizer": normalizer,
+                "pre_tokenizer": pre_tokenizer,
+                "post_processor": None,
+                "decoder": None,
+                "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+            }
+        )
+    )
 
 
 @pytest.mark.parametrize("p", SAMPLES, ids=lambda p: json.dumps(p.to_spec()))
@@ -278,39 +367,54 @@ def test_hf_json_round_trip_and_hf_agrees(p):
 def test_simple_equivalents_of_known_layouts():
     gpt2 = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     assert simple_equivalent(None, gpt2) == ByteLevel()
-    llama3 = {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"Regex": GPT4_PATTERN}, "behavior": "Isolated", "invert": False},
-        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+    llama3 = {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": GPT4_PATTERN}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ],
+    }
     assert simple_equivalent(None, llama3) == RegexSplit("gpt4", byte_level=True, unmatched="keep")
     old_metaspace = {"type": "Metaspace", "replacement": "▁", "str_rep": "▁", "add_prefix_space": True}
-    assert simple_equivalent({"type": "Sequence", "normalizers": [{"type": "NFKC"}]}, old_metaspace) == \
-        Metaspace(normaliser=("nfkc",))
-    assert simple_equivalent(None, {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False}) == \
-        Metaspace(prepend_scheme="never")
-    assert simple_equivalent(None, {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}]}) == WhitespaceSplit()
+    assert simple_equivalent({"type": "Sequence", "normalizers": [{"type": "NFKC"}]}, old_metaspace) == Metaspace(
+        normaliser=("nfkc",)
+    )
+    assert simple_equivalent(None, {"type": "Metaspace", "replacement": "▁", "add_prefix_space": False}) == Metaspace(
+        prepend_scheme="never"
+    )
+    assert (
+        simple_equivalent(None, {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}]})
+        == WhitespaceSplit()
+    )
     assert simple_equivalent(None, {"type": "Whitespace"}) == RegexSplit("whitespace")
 
 
-@pytest.mark.parametrize("normalizer, pre_tokenizer", [
-    (None, {"type": "BertPreTokenizer"}),
-    (None, None),
-    ({"type": "Replace", "pattern": {"String": " "}, "content": "▁"}, {"type": "WhitespaceSplit"}),
-    (None, {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "MergedWithNext", "invert": False}),
-    (None, {"type": "Split", "pattern": {"Regex": "^a|b"}, "behavior": "Isolated", "invert": False}),
-    (None, {"type": "Split", "pattern": {"Regex": "\\s*"}, "behavior": "Isolated", "invert": False}),
-    (None, {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {"type": "Metaspace"}]}),
-])
+@pytest.mark.parametrize(
+    "normalizer, pre_tokenizer",
+    [
+        (None, {"type": "BertPreTokenizer"}),
+        (None, None),
+        ({"type": "Replace", "pattern": {"String": " "}, "content": "▁"}, {"type": "WhitespaceSplit"}),
+        (None, {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "MergedWithNext", "invert": False}),
+        (None, {"type": "Split", "pattern": {"Regex": "^a|b"}, "behavior": "Isolated", "invert": False}),
+        (None, {"type": "Split", "pattern": {"Regex": "\\s*"}, "behavior": "Isolated", "invert": False}),
+        (None, {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {"type": "Metaspace"}]}),
+    ],
+)
 def test_other_layouts_have_no_simple_equivalent(normalizer, pre_tokenizer):
     assert simple_equivalent(normalizer, pre_tokenizer) is None
     assert from_hf(normalizer, pre_tokenizer).kind == "hf"
 
 
-@pytest.mark.parametrize("normalizer, pre_tokenizer, words", [
-    (None, "ByteLevel", ["pre_tokenizer"]),
-    (None, {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated", "invert": False}, ["regex"]),
-    (None, {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Foo", "invert": False}, ["behavior", "Foo"]),
-    ({"type": "Nope"}, None, ["normalizer", "Nope"]),
-])
+@pytest.mark.parametrize(
+    "normalizer, pre_tokenizer, words",
+    [
+        (None, "ByteLevel", ["pre_tokenizer"]),
+        (None, {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated", "invert": False}, ["regex"]),
+        (None, {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Foo", "invert": False}, ["behavior", "Foo"]),
+        ({"type": "Nope"}, None, ["normalizer", "Nope"]),
+    ],
+)
 def test_from_hf_rejects_invalid(normalizer, pre_tokenizer, words):
     with pytest.raises(InputError) as err:
         from_hf(normalizer, pre_tokenizer)
@@ -325,9 +429,18 @@ def test_to_hf_rejects_rebpe():
 
 # -- specs ----------------------------------------------------------------------------------------
 
-ALL_SAMPLES = SAMPLES + [ReBPEPipeline(), ReBPEPipeline(marker="▁", prefix="piece", punctuation_runs="single",
-                                                        apostrophe_to="shorter", digit_group_size=0,
-                                                        isolate_digits=False, lowercase=False)]
+ALL_SAMPLES = SAMPLES + [
+    ReBPEPipeline(),
+    ReBPEPipeline(
+        marker="▁",
+        prefix="piece",
+        punctuation_runs="single",
+        apostrophe_to="shorter",
+        digit_group_size=0,
+        isolate_digits=False,
+        lowercase=False,
+    ),
+]
 
 
 @pytest.mark.parametrize("p", ALL_SAMPLES, ids=lambda p: json.dumps(p.to_spec()))
@@ -340,25 +453,36 @@ def test_spec_round_trip(p):
 
 
 def test_kinds():
-    assert set(pretokeniser_kinds()) == {"bytelevel", "metaspace", "whitespace_split", "regex", "rebpe",
-                                         "sentencepiece", "special_tokens", "hf"}
+    assert set(pretokeniser_kinds()) == {
+        "bytelevel",
+        "metaspace",
+        "whitespace_split",
+        "regex",
+        "rebpe",
+        "sentencepiece",
+        "special_tokens",
+        "hf",
+    }
     assert ByteLevel() != Metaspace() and ByteLevel() != ByteLevel(add_prefix_space=True)
 
 
-@pytest.mark.parametrize("spec, words", [
-    ({"kind": "wordpiece"}, ["'wordpiece'", "bytelevel", "metaspace", "rebpe"]),
-    ({}, ["None", "known kinds"]),
-    ([], ["object"]),
-    ({"kind": "metaspace", "prepend_scheme": "sometimes"}, ["prepend_scheme", "'sometimes'", "'first'"]),
-    ({"kind": "metaspace", "replacment": "▁"}, ["'replacment'", "'replacement'"]),
-    ({"kind": "bytelevel", "add_prefix_space": 1}, ["add_prefix_space"]),
-    ({"kind": "regex", "pattern": "gpt5"}, ["gpt5"]),
-    ({"kind": "regex", "pattern": "gpt2", "unmatched": "ignore"}, ["unmatched"]),
-    ({"kind": "whitespace_split", "normaliser": ["nfkc", "upper"]}, ["'upper'", "nfkc"]),
-    ({"kind": "rebpe", "digit_group_size": -1}, ["digit_group_size"]),
-    ({"kind": "rebpe", "marker": "↑"}, ["differ"]),
-    ({"kind": "rebpe", "marker": ""}, ["marker"]),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ({"kind": "wordpiece"}, ["'wordpiece'", "bytelevel", "metaspace", "rebpe"]),
+        ({}, ["None", "known kinds"]),
+        ([], ["object"]),
+        ({"kind": "metaspace", "prepend_scheme": "sometimes"}, ["prepend_scheme", "'sometimes'", "'first'"]),
+        ({"kind": "metaspace", "replacment": "▁"}, ["'replacment'", "'replacement'"]),
+        ({"kind": "bytelevel", "add_prefix_space": 1}, ["add_prefix_space"]),
+        ({"kind": "regex", "pattern": "gpt5"}, ["gpt5"]),
+        ({"kind": "regex", "pattern": "gpt2", "unmatched": "ignore"}, ["unmatched"]),
+        ({"kind": "whitespace_split", "normaliser": ["nfkc", "upper"]}, ["'upper'", "nfkc"]),
+        ({"kind": "rebpe", "digit_group_size": -1}, ["digit_group_size"]),
+        ({"kind": "rebpe", "marker": "↑"}, ["differ"]),
+        ({"kind": "rebpe", "marker": ""}, ["marker"]),
+    ],
+)
 def test_bad_specs(spec, words):
     with pytest.raises(InputError) as err:
         pretokeniser_from_spec(spec)

@@ -5,6 +5,7 @@ merges.txt), `sentencepiece` for .model files, `tiktoken` for rank files.
 The files come from ``scripts/fetch_real_tokenisers.py`` (CI runs it first; elsewhere these tests
 skip with the command to run). Words are tokenised as in running text (``" " + word``).
 """
+
 from __future__ import annotations
 
 import base64
@@ -77,10 +78,14 @@ def test_gpt2_folder_agrees_with_tokenizers():
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
 
 
-SENTENCEPIECE = {"mistral-v1": "tokenizer.model.v1", "mistral-v3": "mistral_instruct_tokenizer_240323.model.v3",
-                 "mistral-v7": "mistral_instruct_tokenizer_241114.model.v7",
-                 "spm-botchan-bpe": "botchan_en_bpe_1000.model", "spm-botchan-unigram": "botchan_en_unigram_1000.model",
-                 "spm-kyoto-unigram": "kyoto_ja_unigram_8000.model"}
+SENTENCEPIECE = {
+    "mistral-v1": "tokenizer.model.v1",
+    "mistral-v3": "mistral_instruct_tokenizer_240323.model.v3",
+    "mistral-v7": "mistral_instruct_tokenizer_241114.model.v7",
+    "spm-botchan-bpe": "botchan_en_bpe_1000.model",
+    "spm-botchan-unigram": "botchan_en_unigram_1000.model",
+    "spm-kyoto-unigram": "kyoto_ja_unigram_8000.model",
+}
 
 
 @pytest.mark.parametrize("name", list(SENTENCEPIECE))
@@ -95,10 +100,15 @@ def test_sentencepiece_models_agree_with_sentencepiece(name):
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
 
 
-TIKTOKEN = {"tiktoken-r50k": "r50k_base.tiktoken", "tiktoken-p50k": "p50k_base.tiktoken",
-            "tiktoken-cl100k": "cl100k_base.tiktoken", "tiktoken-o200k": "o200k_base.tiktoken",
-            "whisper-gpt2": "gpt2.tiktoken", "whisper-multilingual": "multilingual.tiktoken",
-            "llama3-tiktoken": "tokenizer.model"}
+TIKTOKEN = {
+    "tiktoken-r50k": "r50k_base.tiktoken",
+    "tiktoken-p50k": "p50k_base.tiktoken",
+    "tiktoken-cl100k": "cl100k_base.tiktoken",
+    "tiktoken-o200k": "o200k_base.tiktoken",
+    "whisper-gpt2": "gpt2.tiktoken",
+    "whisper-multilingual": "multilingual.tiktoken",
+    "llama3-tiktoken": "tokenizer.model",
+}
 
 
 def token_bytes(tokeniser: BTETokeniser, text: str) -> list[bytes]:
@@ -113,13 +123,20 @@ def test_rank_files_agree_with_tiktoken(name):
     path = real_file(name, TIKTOKEN[name])
     pattern = "p50k_base" if name == "tiktoken-p50k" else None  # r50k and p50k share their size
     ours = load_tokeniser(path, pattern=pattern)
-    ranks = {base64.b64decode(token): int(rank) for token, rank in
-             (line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("="))}
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (
+            line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("=")
+        )
+    }
     pattern = real_entry(name).get("pat_str") or ENCODINGS[ours.metadata["encoding"]][0]
-    encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks,
-                                 special_tokens={t: ours.type_ids[t] for t in ours.specials})
-    reference = lambda text: [encoding.decode_single_token_bytes(i)  # noqa: E731
-                              for i in encoding.encode(text, allowed_special="all")]
+    encoding = tiktoken.Encoding(
+        name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={t: ours.type_ids[t] for t in ours.specials}
+    )
+    reference = lambda text: [
+        encoding.decode_single_token_bytes(i)  # noqa: E731
+        for i in encoding.encode(text, allowed_special="all")
+    ]
     assert agree(lambda text: token_bytes(ours, text), reference, RUNNING_TEXTS) == []
     assert agree(lambda text: token_bytes(ours, text), reference, [" " + w for w in words()]) == []
 

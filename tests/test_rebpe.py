@@ -1,18 +1,20 @@
-"""ReBPE (rebpe.txt Alg. 1-2): the _bruids story on the App. A scenarios, reparation and
+"""ReBPE ([rebpe Alg. 1-2]): the _bruids story on the App. A scenarios, reparation and
 reification details, annealing, ablations, invariants after every phase, convergence."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from core.blame import compute_blame
 from core.formats.references import parse_references
 from core.formats.tokeniser_files import load_tokeniser
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import ReBPEPipeline
-from core.blame import compute_blame
-from core.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, repair, reify, run_rebpe
+from core.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, reify, repair, run_rebpe
 from core.reference_state import TokenisedReference
 from core.samples import scenario_paths
 
@@ -26,8 +28,17 @@ def scenario(name, after=False):
     return tok
 
 
-@pytest.mark.parametrize("name", ["a1_scenario1", "a1_scenario2a", "a1_scenario2b_i_first", "a1_scenario2b_i_second",
-                                  "a1_scenario2b_ii", "a1_scenario3a"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a1_scenario1",
+        "a1_scenario2a",
+        "a1_scenario2b_i_first",
+        "a1_scenario2b_i_second",
+        "a1_scenario2b_ii",
+        "a1_scenario3a",
+    ],
+)
 def test_rebpe_ends_with_bruid_s(name):
     run = run_rebpe(scenario(name), REFS)
     assert run.tokeniser.tokenise_word("bruids") == ["_bruid", "s"]
@@ -43,8 +54,11 @@ def test_scenario_3b_keeps_the_triplet_that_gids_needs():
 
 def test_scenario_2a_story_step_by_step():
     run = run_rebpe(scenario("a1_scenario2a"), REFS)
-    phases = [(s.phase, [str(m) for m in s.removed], [str(m) for m in s.added],
-               [(str(a), str(b)) for a, b in s.rewired]) for s in run.steps if s.changed]
+    phases = [
+        (s.phase, [str(m) for m in s.removed], [str(m) for m in s.added], [(str(a), str(b)) for a, b in s.rewired])
+        for s in run.steps
+        if s.changed
+    ]
     assert phases == [
         ("knockout", ["id s"], [], [("_bru ids", "_bru id s")]),
         ("reification", [], ["_bru id"], [("_bru id s", "_bruid s")]),
@@ -57,8 +71,12 @@ def test_scenario_2a_story_step_by_step():
 
 
 def test_reparation_replaces_blocked_tuples_with_what_limitedbpe_finds():
-    for name, expected in [("a1_scenario2b_i_first", ("_bruid", "s")), ("a1_scenario2b_i_second", ("_br", "uid", "s")),
-                           ("a1_scenario2b_ii", ("_br", "uids")), ("a1_scenario3a", ("id", "s"))]:
+    for name, expected in [
+        ("a1_scenario2b_i_first", ("_bruid", "s")),
+        ("a1_scenario2b_i_second", ("_br", "uid", "s")),
+        ("a1_scenario2b_ii", ("_br", "uids")),
+        ("a1_scenario3a", ("id", "s")),
+    ]:
         tok = scenario(name, after=True)
         repaired, changes = repair(tok)
         assert changes[0][1].parts == expected, name
@@ -66,11 +84,20 @@ def test_reparation_replaces_blocked_tuples_with_what_limitedbpe_finds():
 
 
 def test_reification_links_existing_submerges_and_respects_blacklist_and_switches():
-    tok = BTETokeniser("abcd", [Merge(0, ("a", "b")), Merge(1, ("c", "d")), Merge(2, ("a", "b", "c", "d")),
-                                Merge(3, ("b", "c")), Merge(4, ("ab", "c"))], ReBPEPipeline())
+    tok = BTETokeniser(
+        "abcd",
+        [
+            Merge(0, ("a", "b")),
+            Merge(1, ("c", "d")),
+            Merge(2, ("a", "b", "c", "d")),
+            Merge(3, ("b", "c")),
+            Merge(4, ("ab", "c")),
+        ],
+        ReBPEPipeline(),
+    )
     new, created, rewired, reused = reify(tok, set())
     assert created == [] and reused == {"ab", "cd"}
-    assert new.merge_of("abcd") == Merge(2, ("ab", "cd"))       # (b, c) is ranked after the tuple: not linked
+    assert new.merge_of("abcd") == Merge(2, ("ab", "cd"))  # (b, c) is ranked after the tuple: not linked
     new, created, _, _ = reify(tok, {("a", "b"), ("c", "d")})
     assert new.merge_of("abcd").parts == ("a", "b", "c", "d")
     assert [m.parts for m in created] == [] or created[0].parts == ("b", "c")
@@ -79,8 +106,9 @@ def test_reification_links_existing_submerges_and_respects_blacklist_and_switche
 
 
 def test_reification_creates_merges_just_before_the_earliest_tuple():
-    tok = BTETokeniser("abcxy", [Merge(0, ("x", "y")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a", "b"))],
-                       ReBPEPipeline())
+    tok = BTETokeniser(
+        "abcxy", [Merge(0, ("x", "y")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a", "b"))], ReBPEPipeline()
+    )
     new, created, rewired, _ = reify(tok, set())
     assert [(m.parts, m.rank) for m in created][0] == (("a", "b"), pytest.approx(1 - 0.001))
     assert new.merge_of("abc").parts == ("ab", "c") and new.merge_of("xab").parts == ("x", "ab")
@@ -118,9 +146,13 @@ def rebpe_cases(draw):
         cuts = sorted(rng.sample(range(1, len(word)), k=rng.randint(0, len(word) - 1)))
         lines.append(word + "\t" + " ".join(word[i:j] for i, j in zip([0, *cuts], [*cuts, len(word)])))
     refs = parse_references("\n".join(lines) + "\n", "r.tsv").entries
-    config = ReBPEConfig(anneal=AnnealConfig(when=draw(st.sampled_from(["none", "before", "both"])), min_applications=1),
-                         expand=draw(st.booleans()), link=draw(st.booleans()), fix=draw(st.booleans()),
-                         max_iterations=30)
+    config = ReBPEConfig(
+        anneal=AnnealConfig(when=draw(st.sampled_from(["none", "before", "both"])), min_applications=1),
+        expand=draw(st.booleans()),
+        link=draw(st.booleans()),
+        fix=draw(st.booleans()),
+        max_iterations=30,
+    )
     return BTETokeniser(alphabet, merges, ReBPEPipeline()), refs, config
 
 
@@ -150,8 +182,7 @@ def test_every_phase_keeps_the_graph_sound_and_the_run_converges(case):
 def test_authors_reparation_undoes_later_merges_on_the_full_segmentation():
     # b+c (rank 0) takes the b before the triplet a+b+c (rank 1) can fire: both variants repair
     # the triplet into what precedes it, [a, bc].
-    tok = BTETokeniser("abcx", [Merge(0, ("b", "c")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a"))],
-                       ReBPEPipeline())
+    tok = BTETokeniser("abcx", [Merge(0, ("b", "c")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a"))], ReBPEPipeline())
     for mode in ("limited", "undo"):
         repaired, changes = repair(tok, mode)
         assert [(str(a), str(b)) for a, b in changes] == [("a b c", "a bc")], mode

@@ -1,4 +1,5 @@
 """Reference segmentation loaders: exact parses of every format, rejections, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -20,11 +21,9 @@ from core.formats.references import (
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
-# bpe-knockout.txt §4.1: the aligned CELEX tree of reanimatietechniek (the paper prints it with
+# [knockout §4.1]: the aligned CELEX tree of reanimatietechniek (the paper prints it with
 # spaces between the morph and its tag; real CELEX files have none).
-REANIMATIE_TREE = (
-    "((((re) [V|.V], (anim) [V]) [V], (atie) [N|V.]) [N], ((techn) [A], (iek) [N|A.]) [N]) [N]"
-)
+REANIMATIE_TREE = "((((re) [V|.V], (anim) [V]) [V], (atie) [N|V.]) [N], ((techn) [A], (iek) [N|A.]) [N]) [N]"
 CELEX_SAMPLE = (
     f"reanimatietechniek\t{REANIMATIE_TREE}\n"
     "keizerskroon\t((keizer)[N],(s)[N|N.N],(kroon)[N])[N]\n"
@@ -56,6 +55,7 @@ def assert_input_error(excinfo, source: str, line: int | None):
 # tsv
 # --------------------------------------------------------------------------------------------
 
+
 def test_tsv_exact():
     text = (
         "\ufeff# reference sample\n"
@@ -80,10 +80,8 @@ def test_tsv_exact():
 
 
 def test_boundaries_reanimatietechniek():
-    entry = ReferenceEntry(
-        "reanimatietechniek", ("re", "anim", "atie", "techn", "iek"), ("reanimatie", "techniek"), 1
-    )
-    # "4 positives and 13 negatives" (bpe-knockout.txt §4.1)
+    entry = ReferenceEntry("reanimatietechniek", ("re", "anim", "atie", "techn", "iek"), ("reanimatie", "techniek"), 1)
+    # "4 positives and 13 negatives" ([knockout §4.1])
     assert entry.boundaries() == frozenset({2, 6, 10, 15})
     assert len(entry.word) - 1 - len(entry.boundaries()) == 13
     assert entry.boundaries(free=True) == frozenset({10})
@@ -117,20 +115,20 @@ def test_entry_accepts_lists():
 
 def test_tsv_rejections_and_summary():
     text = (
-        "abc\ta bc\n"           # 1 ok
-        "abd\ta bc\n"           # 2 does not concatenate
-        "onlyword\n"            # 3 wrong columns
-        "x\ty\tz\tw\n"          # 4 wrong columns
-        "\ta\n"                 # 5 empty word
-        "abc\tab c\n"           # 6 duplicate of line 1
+        "abc\ta bc\n"  # 1 ok
+        "abd\ta bc\n"  # 2 does not concatenate
+        "onlyword\n"  # 3 wrong columns
+        "x\ty\tz\tw\n"  # 4 wrong columns
+        "\ta\n"  # 5 empty word
+        "abc\tab c\n"  # 6 duplicate of line 1
         "ab\u00a0c\tab\u00a0 c\n"  # 7 word with a no-break space
-        "xyz\tx\u00a0y z\n"     # 8 morph with whitespace
-        "abe\tab e\tabe x\n"    # 9 free morphs do not concatenate
-        "abf\tabf\tab f\n"      # 10 free boundary inside a morph
-        "qq\tq q\n"             # 11 ok
-        "pqr\tp q\n"            # 12 does not concatenate
-        "stu\ts t\n"            # 13 does not concatenate
-        "vwx\tv w\n"            # 14 does not concatenate
+        "xyz\tx\u00a0y z\n"  # 8 morph with whitespace
+        "abe\tab e\tabe x\n"  # 9 free morphs do not concatenate
+        "abf\tabf\tab f\n"  # 10 free boundary inside a morph
+        "qq\tq q\n"  # 11 ok
+        "pqr\tp q\n"  # 12 does not concatenate
+        "stu\ts t\n"  # 13 does not concatenate
+        "vwx\tv w\n"  # 14 does not concatenate
     )
     refs = parse_references(text, "mixed.tsv", format="tsv")
     assert refs.words() == ["abc", "qq"]
@@ -155,14 +153,11 @@ def test_tsv_rejections_and_summary():
     assert "found 1" in refs.rejected[1].reason and "found 4" in refs.rejected[2].reason
     summary = refs.summary(examples=2)
     assert summary.startswith(
-        "2 entries; 12 rejected (morphs do not concatenate to the word: 4, "
-        "e.g. line 2 'abd', line 12 'pqr' ...;"
+        "2 entries; 12 rejected (morphs do not concatenate to the word: 4, e.g. line 2 'abd', line 12 'pqr' ...;"
     )
     assert "wrong number of columns: 2, e.g. line 3 'onlyword', line 4 'x'" in summary
     assert "duplicate word: 1, e.g. line 6 'abc'" in summary
-    assert refs.summary(examples=0).startswith(
-        "2 entries; 12 rejected (morphs do not concatenate to the word: 4; "
-    )
+    assert refs.summary(examples=0).startswith("2 entries; 12 rejected (morphs do not concatenate to the word: 4; ")
     assert str(refs.rejected[0]).startswith("mixed.tsv:2: morphs do not concatenate")
 
 
@@ -188,6 +183,7 @@ def test_to_tsv_exact_and_hash_words():
 # --------------------------------------------------------------------------------------------
 # CELEX
 # --------------------------------------------------------------------------------------------
+
 
 def test_celex_exact():
     refs = parse_references(CELEX_SAMPLE, "celex.txt")
@@ -226,9 +222,7 @@ def test_celex_stacked_and_odd_attachments():
         "horseshoe\t((horse),(shoe))\n"
     )
     refs = parse_references(text, "odd.txt", format="celex")
-    assert entry_tuples(refs)[:1] == [
-        ("unrewritable", ("un", "re", "writ", "able"), ("unrewritable",), 1)
-    ]
+    assert entry_tuples(refs)[:1] == [("unrewritable", ("un", "re", "writ", "able"), ("unrewritable",), 1)]
     assert [r.line for r in refs.rejected] == [2]  # 'ab'+'cd'+'x' != 'abcd'
     assert entry_tuples(refs)[1] == ("horseshoe", ("horse", "shoe"), ("horse", "shoe"), 3)
     refs = parse_references("abcdx\t((ab)[N|N.],(cd)[N],(x)[V|.N])[N]\n", format="celex")
@@ -265,16 +259,16 @@ def test_celex_malformed_trees_are_rejected(tree, expected):
 MORPHYNET_SAMPLE = (
     "slow\tslowly\tJ\tR\tly\tsuffix\n"
     "happy\tunhappy\tJ\tJ\tun\tprefix\n"
-    "happy\thappiness\tJ\tN\tness\tsuffix\n"          # not concatenative: rejected
+    "happy\thappiness\tJ\tN\tness\tsuffix\n"  # not concatenative: rejected
     "Aachen\tAachener\tN\tN\ter\tsuffix\n"
-    "europe\tEuropean\tN\tJ\tan\tsuffix\n"            # case differs: cut from the target
-    "kind\tkindly\tJ\tR\tly\tinfix\n"                  # bad affix type
-    "slowish\tslowly\tJ\tR\tly\tsuffix\n"              # not concatenative (also a second 'slowly')
-    "slow\tslowly\tJ\tR\tly\tsuffix\n"                 # duplicate of line 1
+    "europe\tEuropean\tN\tJ\tan\tsuffix\n"  # case differs: cut from the target
+    "kind\tkindly\tJ\tR\tly\tinfix\n"  # bad affix type
+    "slowish\tslowly\tJ\tR\tly\tsuffix\n"  # not concatenative (also a second 'slowly')
+    "slow\tslowly\tJ\tR\tly\tsuffix\n"  # duplicate of line 1
     "microtome\tmicrotomes\tN|PL\tmicrotome|s\n"
     "microtome\tmicrotome\tN|SG\t-\n"
-    "go\twent\tV|PST\t-\n"                             # uninflected but form != lemma
-    "run\truns\tV|PRS;3;SG\trun|z\n"                   # parts do not concatenate
+    "go\twent\tV|PST\t-\n"  # uninflected but form != lemma
+    "run\truns\tV|PRS;3;SG\trun|z\n"  # parts do not concatenate
     "play\tplayers\tN|PL\tplay|er|s\n"
 )
 
@@ -308,8 +302,7 @@ def test_morphynet_wrong_columns():
     (rejection,) = refs.rejected
     assert rejection.line == 2
     assert rejection.reason == (
-        "wrong number of columns: expected 6 (derivational) or 4 (inflectional) "
-        "tab-separated columns, found 3"
+        "wrong number of columns: expected 6 (derivational) or 4 (inflectional) tab-separated columns, found 3"
     )
 
 
@@ -318,14 +311,14 @@ def test_morphynet_wrong_columns():
 # --------------------------------------------------------------------------------------------
 
 SIGMORPHON_SAMPLE = (
-    "inaccuracies\tin @@accurate @@cy @@s\t110\n"   # canonical morphemes: rejected
+    "inaccuracies\tin @@accurate @@cy @@s\t110\n"  # canonical morphemes: rejected
     "horseshoes\thorse @@shoe @@s\t101\n"
     "horseshoe\thorse @@shoe\t001\n"
     "unkindly\tun @@kind @@ly\t010\n"
     "cat\tcat\t000\n"
-    "dogs\tdog @@s\t1x0\n"                            # bad category
-    "walked\twalk @@ed\n"                             # no category column
-    "redness\tred @@ness\t010\textra\n"               # wrong columns
+    "dogs\tdog @@s\t1x0\n"  # bad category
+    "walked\twalk @@ed\n"  # no category column
+    "redness\tred @@ness\t010\textra\n"  # wrong columns
     "firetrucks\tfire @@truck @@s\t011\n"
 )
 
@@ -358,6 +351,7 @@ def test_sigmorphon_bad_morphs():
 # --------------------------------------------------------------------------------------------
 # Sniffing and bad input
 # --------------------------------------------------------------------------------------------
+
 
 def test_auto_sniffing_mixed_tsv_with_comment_lines():
     assert parse_references("# comment\nab\ta b\n").format == "tsv"
@@ -436,7 +430,7 @@ def test_binary_junk():
 
 
 def test_invalid_utf8_reports_line():
-    data = "ab\ta b\ncd\tc d\n".encode() + b"e\xe9f\te \xe9f\n"
+    data = b"ab\ta b\ncd\tc d\n" + b"e\xe9f\te \xe9f\n"
     with pytest.raises(InputError) as excinfo:
         parse_reference_bytes(data, "latin1.tsv")
     assert_input_error(excinfo, "latin1.tsv", 3)
@@ -585,6 +579,7 @@ def test_fuzz_bytes_only_input_errors(data, fmt):
 # --------------------------------------------------------------------------------------------
 # Real development files
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "name",

@@ -2,6 +2,7 @@ r"""Regexes from files and the command line: known patterns run as they are, any
 time limit per call (InputError naming the pattern, the limit and the text's length), and
 loading says which (issue 13, point 5). The tester's case: a Split pattern ``(?:\S|\S\S)+\d``
 that backtracks for half a minute on a 38-character word."""
+
 from __future__ import annotations
 
 import base64
@@ -40,8 +41,15 @@ def split_json(pattern: str, behavior: str = "Isolated") -> dict:
 @pytest.fixture
 def redos_file(tmp_path) -> Path:
     path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
-                                "pre_tokenizer": split_json(REDOS)}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+                "pre_tokenizer": split_json(REDOS),
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -52,8 +60,13 @@ def short_limit(monkeypatch):
 
 
 def run_cli(*args, env: dict | None = None):
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "core", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_the_testers_redos_file_loads_and_segmenting_the_word_is_refused(redos_file):
@@ -63,7 +76,6 @@ def test_the_testers_redos_file_loads_and_segmenting_the_word_is_refused(redos_f
     message = str(caught.value)
     assert f"'{REDOS}' took more than 1 s on a 38-character text" in message
     assert "not one of the known ones, so it runs with a time limit" in message
-
 
 
 def test_after_one_timeout_the_pattern_is_refused_without_running(short_limit):
@@ -80,8 +92,11 @@ def test_after_one_timeout_the_pattern_is_refused_without_running(short_limit):
 
 def test_the_hf_split_step_and_the_normalizer_replace_are_limited_too(short_limit):
     pipeline = HFPipeline.from_json(None, split_json(REDOS), [{"id": 3, "content": "<x>"}])
-    with pytest.raises(InputError, match=r"pre_tokenizer\.pattern\.Regex '.*' took more than 0\.05 s "
-                                         r"on a 38-character text"):
+    with pytest.raises(
+        InputError,
+        match=r"pre_tokenizer\.pattern\.Regex '.*' took more than 0\.05 s "
+        r"on a 38-character text",
+    ):
         pipeline.pretokenise_with_sources(WORD)  # the HF steps themselves, not the fast path
     replace = {"type": "Replace", "pattern": {"Regex": REDOS}, "content": "-"}
     pipeline = HFPipeline.from_json(replace, None)
@@ -148,10 +163,15 @@ def test_the_load_time_probe_is_limited(short_limit):
 @pytest.mark.parametrize("pattern", [r"x{4294967294}", r"(?:x{10000}){10000}", "a" * (MAX_EXPANDED_SIZE + 1)])
 def test_patterns_too_large_to_compile_are_refused_before_compiling(pattern, tmp_path):
     path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
-                                "pre_tokenizer": split_json(pattern)}), encoding="utf-8")
-    with pytest.raises(InputError, match=r"tokenizer\.json: pre_tokenizer\.pattern\.Regex '.*' is too large: "
-                                         r"about [\d,]+ elements"):
+    path.write_text(
+        json.dumps({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": split_json(pattern)}),
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        InputError,
+        match=r"tokenizer\.json: pre_tokenizer\.pattern\.Regex '.*' is too large: "
+        r"about [\d,]+ elements",
+    ):
         load_tokeniser(path)
 
 
@@ -167,8 +187,14 @@ def test_special_tokens_are_found_leftmost_longest_without_a_regex():
     specials = ["<a>", "<a><b>", "b>", "<"]
     split = SpecialTokenSplit(WhitespaceSplit(), specials)
     pieces = split.pretokenise_with_sources("x<a><b>y <a>b><")
-    assert [(p.text, p.added) for p in pieces] == [("x", False), ("<a><b>", True), ("y", False),
-                                                   ("<a>", True), ("b>", True), ("<", True)]
+    assert [(p.text, p.added) for p in pieces] == [
+        ("x", False),
+        ("<a><b>", True),
+        ("y", False),
+        ("<a>", True),
+        ("b>", True),
+        ("<", True),
+    ]
     assert [p.sources for p in pieces][:2] == [(0,), (1, 2, 3, 4, 5, 6)]
     assert split.may_hold_added_tokens("a<") and not split.may_hold_added_tokens("ax")
     many = SpecialTokenSplit(WhitespaceSplit(), [f"<t{i}>" for i in range(50_000)])
@@ -192,6 +218,7 @@ def test_cli_tiktoken_with_a_custom_pattern_and_a_limit_from_the_environment(tmp
     assert f"pattern '{REDOS}' took more than 0.25 s on a 39-character text" in proc.stderr
     proc = run_cli("segment", "--tokeniser", str(ranks), "--pattern", r"\S+|\s+", "ab", env=env)
     assert proc.returncode == 0 and proc.stdout.split("\t")[1].split() == ["Ġ", "a", "b"]
-    proc = run_cli("segment", "--tokeniser", str(ranks), "--pattern", r"\S+|\s+", "ab",
-                   env={limited_regex.LIMIT_VARIABLE: "soon"})
+    proc = run_cli(
+        "segment", "--tokeniser", str(ranks), "--pattern", r"\S+|\s+", "ab", env={limited_regex.LIMIT_VARIABLE: "soon"}
+    )
     assert proc.returncode == 2 and "TOKENISER_REGEX_TIME_LIMIT must be a positive number of seconds" in proc.stderr

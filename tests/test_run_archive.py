@@ -1,6 +1,7 @@
 """Run archives (core/run_archive.py) and the result cache on disk (ui/result_cache.py): a finished
 run, a blocked-merge scan and a reparation read back equal to what was computed; the cache is keyed
 by content; a damaged cache file is computed again, never a traceback."""
+
 from __future__ import annotations
 
 import gzip
@@ -31,8 +32,22 @@ from ui.rebpe_runs import (
 )
 from viz.step_views import scenario_reference_tsv
 
-STEP_FIELDS = ("phase", "iteration", "removed", "added", "rewired", "types_removed", "types_added", "changed_words",
-               "metrics", "vocab_size", "tuple_merges", "origins", "details", "seconds")
+STEP_FIELDS = (
+    "phase",
+    "iteration",
+    "removed",
+    "added",
+    "rewired",
+    "types_removed",
+    "types_added",
+    "changed_words",
+    "metrics",
+    "vocab_size",
+    "tuple_merges",
+    "origins",
+    "details",
+    "seconds",
+)
 #: annealing before and after, knockout, reparation, reification (fractional ranks): every kind of step
 FULL = ReBPEConfig(anneal=AnnealConfig(when="both"))
 
@@ -70,8 +85,12 @@ def assert_same_run(loaded: ComputedRun, original: ComputedRun) -> None:
         assert b.tokeniser.to_json() == a.tokeniser.to_json(), index
     assert loaded.tokeniser.to_json() == original.tokeniser.to_json()
     assert loaded.tokeniser is loaded.steps[-1].tokeniser
-    assert (loaded.initial, loaded.unaligned, loaded.words, loaded.seconds) == \
-           (original.initial, original.unaligned, original.words, original.seconds)
+    assert (loaded.initial, loaded.unaligned, loaded.words, loaded.seconds) == (
+        original.initial,
+        original.unaligned,
+        original.words,
+        original.seconds,
+    )
     ranks = [type(m.rank) for s in original.steps for m in s.tokeniser.merges]
     assert [type(m.rank) for s in loaded.steps for m in s.tokeniser.merges] == ranks
 
@@ -115,8 +134,11 @@ def test_blocked_report_and_reparation_read_back_equal(nl4k, nl_morph):
     body = json.loads(json.dumps(run_archive.reparation_to_json(knocked, result)))
     back = run_archive.reparation_from_json(body, knocked)
     assert back.tokeniser.to_json() == result.tokeniser.to_json()
-    assert (back.repaired, back.changed_words, back.blocked_after) == \
-           (result.repaired, result.changed_words, result.blocked_after)
+    assert (back.repaired, back.changed_words, back.blocked_after) == (
+        result.repaired,
+        result.changed_words,
+        result.blocked_after,
+    )
 
 
 def test_a_tokeniser_changing_more_than_its_merges_is_not_archivable(nl4k):
@@ -134,10 +156,18 @@ def test_the_key_follows_content_not_names_or_objects(nl4k, nl_morph):
     one_merge_less = nl4k.with_merges(nl4k.merges[:-1])
     first, *rest = nl_morph.entries
     other_refs = ReferenceSet([ReferenceEntry(first.word, (first.word,)), *rest])
-    assert len({base, run_content_key(one_merge_less, nl_morph, ReBPEConfig()),
+    assert (
+        len(
+            {
+                base,
+                run_content_key(one_merge_less, nl_morph, ReBPEConfig()),
                 run_content_key(nl4k, other_refs, ReBPEConfig()),
                 run_content_key(nl4k, nl_morph, ReBPEConfig(knockout=KnockoutConfig(threshold=0.6))),
-                run_content_key(nl4k, nl_morph, KNOCKOUT_ONLY)}) == 5
+                run_content_key(nl4k, nl_morph, KNOCKOUT_ONLY),
+            }
+        )
+        == 5
+    )
     assert blocked_content_key(nl4k, ["a", "b"]) != blocked_content_key(nl4k, ["a", "c"])
 
 
@@ -157,6 +187,7 @@ def counting(compute):
     def wrapped():
         calls.append(1)
         return compute()
+
     return wrapped, calls
 
 
@@ -184,8 +215,13 @@ def test_a_damaged_cache_file_is_computed_again(nl4k, nl_morph, full_run, cache_
     elif damage == "empty":
         path.write_bytes(b"")
     else:
-        obj.update({"other version": {"version": obj["version"] + 1}, "other key": {"key": "0" * 64},
-                    "bad body": {"steps": [{"phase": "knockout"}]}}[damage])
+        obj.update(
+            {
+                "other version": {"version": obj["version"] + 1},
+                "other key": {"key": "0" * 64},
+                "bad body": {"steps": [{"phase": "knockout"}]},
+            }[damage]
+        )
         path.write_bytes(gzip.compress(json.dumps(obj).encode()))
     again = stored_run(("k",), nl4k, nl_morph, FULL, compute)
     assert len(calls) == 2 and again is full_run
@@ -201,6 +237,7 @@ def test_blocked_scans_and_reparations_are_cached_on_disk(nl4k, nl_morph, cache_
 
     def refuse(*args, **kwargs):
         raise AssertionError("computed although cached on disk")
+
     monkeypatch.setattr(rebpe_runs, "find_blocked_merges", refuse)
     monkeypatch.setattr(rebpe_runs, "repair", refuse)
     assert stored_blocked_report(knocked, words) == report
@@ -211,6 +248,7 @@ def test_blocked_scans_and_reparations_are_cached_on_disk(nl4k, nl_morph, cache_
 def test_a_result_that_cannot_be_archived_is_returned_not_kept(cache_dir):
     def refuse(value):
         raise NotArchivable("no")
+
     assert result_cache.through("run", "a" * 64, lambda: "value", refuse, lambda obj: obj) == "value"
     assert not list(cache_dir.glob("*" + result_cache.SUFFIX))
 

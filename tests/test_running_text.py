@@ -1,4 +1,5 @@
 """viz/running_text.py: tokens of running text placed on the text, and their chips."""
+
 from __future__ import annotations
 
 import re
@@ -19,13 +20,23 @@ from viz.running_text import running_text_html, text_tokens, token_spans, word_a
 def byte_fallback_bpe() -> BTETokeniser:
     """SentencePiece-style BPE: ▁ marker, a, b, c and all 256 byte tokens."""
     alphabet = ["▁", "a", "b", "c", *(byte_token(b) for b in range(256))]
-    return BTETokeniser(alphabet, [Merge(0, ("a", "b")), Merge(1, ("▁", "ab"))], Metaspace(),
-                        unknown=UnknownPolicy(byte_fallback=True, unk_token="<unk>"), specials=["<unk>"])
+    return BTETokeniser(
+        alphabet,
+        [Merge(0, ("a", "b")), Merge(1, ("▁", "ab"))],
+        Metaspace(),
+        unknown=UnknownPolicy(byte_fallback=True, unk_token="<unk>"),
+        specials=["<unk>"],
+    )
 
 
 def unk_bpe() -> BTETokeniser:
-    return BTETokeniser(["▁", "a", "b", "c"], [Merge(0, ("a", "b")), Merge(1, ("▁", "ab"))], Metaspace(),
-                        unknown=UnknownPolicy(unk_token="<unk>", fuse_unk=True), specials=["<unk>"])
+    return BTETokeniser(
+        ["▁", "a", "b", "c"],
+        [Merge(0, ("a", "b")), Merge(1, ("▁", "ab"))],
+        Metaspace(),
+        unknown=UnknownPolicy(unk_token="<unk>", fuse_unk=True),
+        specials=["<unk>"],
+    )
 
 
 def pieces_of(tokeniser, text):
@@ -33,6 +44,7 @@ def pieces_of(tokeniser, text):
 
 
 # --- placing tokens on the text -------------------------------------------------------------------
+
 
 def test_byte_level_tokens_of_one_character_are_marked_partial(dutch40k):
     text = "De jurk 東 kost €5,\n\nok"
@@ -72,8 +84,14 @@ def test_a_lone_byte_fallback_token_is_bytes_without_being_partial():
 def test_an_unk_token_stands_for_the_run_it_replaces():
     tokeniser = unk_bpe()
     pieces = pieces_of(tokeniser, "ab cxyc ab")
-    assert [(p.token, p.surface) for p in pieces] == [("▁ab", "ab"), ("▁", " "), ("c", "c"), ("<unk>", "xy"),
-                                                      ("c", "c"), ("▁ab", " ab")]
+    assert [(p.token, p.surface) for p in pieces] == [
+        ("▁ab", "ab"),
+        ("▁", " "),
+        ("c", "c"),
+        ("<unk>", "xy"),
+        ("c", "c"),
+        ("▁ab", " ab"),
+    ]
     assert pieces[3].id == tokeniser.token_id("<unk>") == 0
     assert [(p.token, p.surface) for p in pieces_of(tokeniser, "ab cxy")][-1] == ("<unk>", "xy")
 
@@ -102,11 +120,17 @@ def test_every_character_is_covered_in_order(dutch40k, text):
 
 # --- the chips ------------------------------------------------------------------------------------
 
+
 def test_chips_carry_ids_links_and_classes(dutch40k):
     text = "jurk 東"
     pieces = pieces_of(dutch40k, text)
-    markup = running_text_html(pieces, dutch40k.pretokeniser.display, types=dutch40k.types,
-                               graph_link={"tokeniser": "nl-40k"}, tree_link={"tokeniser": "nl-40k", "input": "words"})
+    markup = running_text_html(
+        pieces,
+        dutch40k.pretokeniser.display,
+        types=dutch40k.types,
+        graph_link={"tokeniser": "nl-40k"},
+        tree_link={"tokeniser": "nl-40k", "input": "words"},
+    )
     chips = parse(markup)
     assert [c["token"] for c in chips] == [p.token for p in pieces]
     assert [c["id"] for c in chips] == [str(p.id) for p in pieces]

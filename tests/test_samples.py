@@ -1,4 +1,5 @@
 """The shipped sample data is complete and loads offline."""
+
 from __future__ import annotations
 
 from core.formats.corpora import load_word_counts

@@ -1,18 +1,20 @@
-"""Scaffold-BPE (scaffold-bpe.txt Alg. 1-2): TEST_VECTORS.md V6, the tie and priority options,
+"""Scaffold-BPE ([scaffold Alg. 1-2]): TEST_VECTORS.md V6, the tie and priority options,
 agreement with our plain BPE trainer, encoding/trace/save properties, input checks."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.formats.corpora import load_word_counts
 from core.pretokenisers import Metaspace, WhitespaceSplit
 from core.samples import SAMPLE_DIR
-from core.train_bpe import train_bpe
 from core.tokeniser import Tokeniser
+from core.train_bpe import train_bpe
 from core.variants.base import TrainingCorpus
 from core.variants.scaffold import ScaffoldBPE, train
 
@@ -21,16 +23,33 @@ ARIZONA = {"arizona": 10, "zona": 1, "arid": 2, "on": 3}
 V6_MERGES = [("o", "n"), ("a", "r"), ("ar", "i"), ("z", "on"), ("zon", "a"), ("ari", "zona"), ("ari", "d")]
 # shared/reference/out/scaffold_arizona_sim.txt: per merge step (pair count, f(left), f(right),
 # f(Q.head) after the update), and |V| after every step.
-V6_MERGE_FIGURES = {0: (14, 0, 0, 12), 1: (12, 11, 0, 12), 2: (12, 0, 0, 11), 3: (11, 0, 3, 11),
-                    4: (11, 0, 0, 10), 5: (10, 2, 1, 3), 8: (2, 0, 0, 1)}
+V6_MERGE_FIGURES = {
+    0: (14, 0, 0, 12),
+    1: (12, 11, 0, 12),
+    2: (12, 0, 0, 11),
+    3: (11, 0, 3, 11),
+    4: (11, 0, 0, 10),
+    5: (10, 2, 1, 3),
+    8: (2, 0, 0, 1),
+}
 V6_SIZES = [8, 9, 9, 9, 9, 8, 9, 10, 10, 11]
 V6_EVENTS = [
-    (0, "merge", "o + n -> on"), (1, "merge", "a + r -> ar"), (2, "merge", "ar + i -> ari"),
-    (2, "scaffold", "scaffold ar"), (3, "merge", "z + on -> zon"), (3, "scaffold", "scaffold on"),
-    (4, "merge", "zon + a -> zona"), (4, "scaffold", "scaffold zon"),
-    (5, "merge", "ari + zona -> arizona"), (5, "scaffold", "scaffold ari"), (5, "scaffold", "scaffold zona"),
-    (6, "readmit", "readmit on"), (7, "readmit", "readmit ari"), (8, "merge", "ari + d -> arid"),
-    (8, "scaffold", "scaffold ari"), (9, "readmit", "readmit zona"),
+    (0, "merge", "o + n -> on"),
+    (1, "merge", "a + r -> ar"),
+    (2, "merge", "ar + i -> ari"),
+    (2, "scaffold", "scaffold ar"),
+    (3, "merge", "z + on -> zon"),
+    (3, "scaffold", "scaffold on"),
+    (4, "merge", "zon + a -> zona"),
+    (4, "scaffold", "scaffold zon"),
+    (5, "merge", "ari + zona -> arizona"),
+    (5, "scaffold", "scaffold ari"),
+    (5, "scaffold", "scaffold zona"),
+    (6, "readmit", "readmit on"),
+    (7, "readmit", "readmit ari"),
+    (8, "merge", "ari + d -> arid"),
+    (8, "scaffold", "scaffold ari"),
+    (9, "readmit", "readmit zona"),
 ]
 
 
@@ -62,8 +81,14 @@ def test_v6_training_events():
 
 def test_v6_encoding():
     tokeniser = arizona().tokeniser
-    expected = {"zon": ["z", "on"], "ona": ["on", "a"], "arizona": ["arizona"], "zona": ["zona"],
-                "arid": ["arid"], "on": ["on"]}
+    expected = {
+        "zon": ["z", "on"],
+        "ona": ["on", "a"],
+        "arizona": ["arizona"],
+        "zona": ["zona"],
+        "arid": ["arid"],
+        "on": ["on"],
+    }
     for word, tokens in expected.items():
         assert tokeniser.tokenise(word) == tokens
         assert tokeniser.tokenise_word(word) == tokens
@@ -76,7 +101,9 @@ def test_v6_pair_first_differs():
     run = arizona(tie="pair-first")
     # step 7: the pair (ari, d) = 2 beats the scaffold token ari (2); ari is never re-added.
     assert [(e.step, e.kind, e.label) for e in run.events] == V6_EVENTS[:12] + [
-        (7, "merge", "ari + d -> arid"), (8, "readmit", "readmit zona")]
+        (7, "merge", "ari + d -> arid"),
+        (8, "readmit", "readmit zona"),
+    ]
     assert [e.vocab_size for e in run.events][-3:] == [9, 10, 11]
     # With a target of 10 the rules give different tokenisers.
     first, pair = arizona(vocab_size=10).tokeniser, arizona(vocab_size=10, tie="pair-first").tokeniser
@@ -96,7 +123,9 @@ def test_scaffold_priority_marked():
     assert current.scaffold_tokens == {"ar", "ari", "zon"}
     assert run.tokeniser.scaffold_tokens == {"ar", "zon"}
     assert [(e.kind, e.label, e.count) for e in run.events[-2:]] == [
-        ("readmit", "readmit ari", 2), ("readmit", "readmit zona", 1)]
+        ("readmit", "readmit ari", 2),
+        ("readmit", "readmit zona", 1),
+    ]
 
 
 def test_min_frequency_and_unprotected_atoms():
@@ -122,10 +151,15 @@ def test_trace_text():
 
 
 def test_demolition_takes_the_shortest_child_sequence():
-    saved = {"format": "variant:scaffold", "version": 1, "name": "abc",
-             "pretokeniser": WhitespaceSplit().to_spec(), "alphabet": ["a", "b", "c"],
-             "merges": [["a", "b"], ["b", "c"], ["ab", "c"], ["a", "bc"]],
-             "scaffold_tokens": ["ab", "abc"]}
+    saved = {
+        "format": "variant:scaffold",
+        "version": 1,
+        "name": "abc",
+        "pretokeniser": WhitespaceSplit().to_spec(),
+        "alphabet": ["a", "b", "c"],
+        "merges": [["a", "b"], ["b", "c"], ["ab", "c"], ["a", "bc"]],
+        "scaffold_tokens": ["ab", "abc"],
+    }
     tokeniser = ScaffoldBPE.from_json(saved, "abc.json")
     assert tokeniser.bte.segment_pretoken("abc") == ("abc",)
     assert tokeniser.demolish("abc") == ("a", "bc")  # not a b c via the scaffold ab
@@ -133,11 +167,14 @@ def test_demolition_takes_the_shortest_child_sequence():
 
 
 # --- agreement with plain BPE ---------------------------------------------------------------------
-CORPORA = st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=9), st.integers(1, 20),
-                          min_size=1, max_size=7)
-OPTIONS = st.fixed_dictionaries({"tie": st.sampled_from(["scaffold-first", "pair-first"]),
-                                 "protect_atoms": st.booleans(),
-                                 "scaffold_priority": st.sampled_from(["current", "marked"])})
+CORPORA = st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=9), st.integers(1, 20), min_size=1, max_size=7)
+OPTIONS = st.fixed_dictionaries(
+    {
+        "tie": st.sampled_from(["scaffold-first", "pair-first"]),
+        "protect_atoms": st.booleans(),
+        "scaffold_priority": st.sampled_from(["current", "marked"]),
+    }
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -149,7 +186,7 @@ def test_merges_are_plain_bpe_merges(words, extra, options):
     base = len({ch for w in words for ch in w})
     run = train(corpus, base + extra, **options)
     plain = train_bpe(words, base + extra).merges
-    assert merge_pairs(run.tokeniser)[:len(plain)] == list(plain)
+    assert merge_pairs(run.tokeniser)[: len(plain)] == list(plain)
     assert merge_pairs(train(corpus, 10**6, **options).tokeniser) == list(train_bpe(words, 10**6).merges)
 
 
@@ -224,7 +261,7 @@ def test_english_sample_slice():
     assert tokeniser.vocab_size == 600 and run.summary["stopped"] == "vocab_size reached"
     assert tokeniser.scaffold_tokens and run.summary["readmissions"]
     plain = train_bpe(corpus.pretoken_counts, 600).merges
-    assert merge_pairs(tokeniser)[:len(plain)] == list(plain) and len(tokeniser.bte.merges) > len(plain)
+    assert merge_pairs(tokeniser)[: len(plain)] == list(plain) and len(tokeniser.bte.merges) > len(plain)
     assert calls[-1] == (600 - len(tokeniser.bte.alphabet),) * 2
     for word in list(top)[:500]:
         tokens = tokeniser.tokenise_word(word)
@@ -232,14 +269,17 @@ def test_english_sample_slice():
 
 
 # --- input checks ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("options, message", [
-    ({"tie": "random"}, "tie must be one of"),
-    ({"scaffold_priority": "first"}, "scaffold_priority must be one of"),
-    ({"protect_atoms": "yes"}, "protect_atoms"),
-    ({"min_frequency": -1}, "min_frequency"),
-    ({"vocab_size": 3}, "smaller than the 7 alphabet characters"),
-    ({"vocab_size": True}, "vocab_size must be an integer"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"tie": "random"}, "tie must be one of"),
+        ({"scaffold_priority": "first"}, "scaffold_priority must be one of"),
+        ({"protect_atoms": "yes"}, "protect_atoms"),
+        ({"min_frequency": -1}, "min_frequency"),
+        ({"vocab_size": 3}, "smaller than the 7 alphabet characters"),
+        ({"vocab_size": True}, "vocab_size must be an integer"),
+    ],
+)
 def test_bad_options(options, message):
     with pytest.raises(InputError, match=message):
         arizona(**options)
@@ -258,19 +298,22 @@ def _saved(**changes):
     return saved
 
 
-@pytest.mark.parametrize("obj, message", [
-    ([], "expected a JSON object"),
-    (_saved(format="variant:picky"), 'expected "format": "variant:scaffold"'),
-    (_saved(version=2), "unsupported version"),
-    (_saved(name=3), "field 'name'"),
-    (_saved(pretokeniser={"kind": "nope"}), "field 'pretokeniser': unknown pretokeniser kind"),
-    (_saved(alphabet="adinorz"), "field 'alphabet'"),
-    (_saved(merges=[["o", "n"], ["o"]]), "field 'merges' item 1"),
-    (_saved(merges=[["o", "x"]]), "field 'merges' item 0"),
-    (_saved(merges=[["o", "n"], ["o", "n"]]), "appears twice"),
-    (_saved(scaffold_tokens=["arizonas"]), "not types of the merge list"),
-    (_saved(scaffold_tokens=[1]), "field 'scaffold_tokens'"),
-])
+@pytest.mark.parametrize(
+    "obj, message",
+    [
+        ([], "expected a JSON object"),
+        (_saved(format="variant:picky"), 'expected "format": "variant:scaffold"'),
+        (_saved(version=2), "unsupported version"),
+        (_saved(name=3), "field 'name'"),
+        (_saved(pretokeniser={"kind": "nope"}), "field 'pretokeniser': unknown pretokeniser kind"),
+        (_saved(alphabet="adinorz"), "field 'alphabet'"),
+        (_saved(merges=[["o", "n"], ["o"]]), "field 'merges' item 1"),
+        (_saved(merges=[["o", "x"]]), "field 'merges' item 0"),
+        (_saved(merges=[["o", "n"], ["o", "n"]]), "appears twice"),
+        (_saved(scaffold_tokens=["arizonas"]), "not types of the merge list"),
+        (_saved(scaffold_tokens=[1]), "field 'scaffold_tokens'"),
+    ],
+)
 def test_bad_json(obj, message):
     with pytest.raises(InputError, match=message) as info:
         ScaffoldBPE.from_json(obj, "bad.json")

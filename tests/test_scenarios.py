@@ -1,9 +1,10 @@
-"""The teaching tokenisers of rebpe.txt App. A.1 and A.3 reproduce the paper's segmentations.
+"""The teaching tokenisers of [rebpe App. A.1] and A.3 reproduce the paper's segmentations.
 
 Each sample file holds the paper's merge listing (before knockout), the listing after knocking
 out the marked merge (the knocked-out merge's type leaves V and its child merge becomes a tuple
-merge with the same rank, bpe-knockout.txt Alg. 1), and the segmentations the paper states.
+merge with the same rank, [knockout Alg. 1]), and the segmentations the paper states.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,14 @@ SCENARIOS = scenario_paths()
 
 def test_all_paper_scenarios_ship():
     assert set(SCENARIOS) == {
-        "a1_scenario1", "a1_scenario2a", "a1_scenario2b_i_first", "a1_scenario2b_i_second",
-        "a1_scenario2b_ii", "a1_scenario3a", "a1_scenario3b", "a3_moving_merges",
+        "a1_scenario1",
+        "a1_scenario2a",
+        "a1_scenario2b_i_first",
+        "a1_scenario2b_i_second",
+        "a1_scenario2b_ii",
+        "a1_scenario3a",
+        "a1_scenario3b",
+        "a3_moving_merges",
     }
 
 
@@ -45,8 +52,9 @@ def test_knocked_out_merge_becomes_tuple_with_its_old_rank():
     assert "ids" not in knocked.types and tokeniser.merge_of("ids") == Merge(1, ("id", "s"))
 
 
-@pytest.mark.parametrize("name", ["a1_scenario2b_i_first", "a1_scenario2b_i_second", "a1_scenario2b_ii",
-                                  "a1_scenario3a"])
+@pytest.mark.parametrize(
+    "name", ["a1_scenario2b_i_first", "a1_scenario2b_i_second", "a1_scenario2b_ii", "a1_scenario3a"]
+)
 def test_blocked_scenarios_never_form_bruids(name):
     """Scenarios 2b and 3a: after knockout the type _bruids is unreachable (its own string,
     segmented with the merges ranked below its merge, never presents all parts adjacent)."""

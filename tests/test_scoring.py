@@ -1,5 +1,6 @@
 """One scoring routine: every score (evaluate, knockout/ReBPE before, after and per step, the sweep)
 scores the same words, and words the tokeniser cannot align follow the explicit policy."""
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,20 @@ from core.pretokenisers import ReBPEPipeline
 from core.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
 from core.reference_state import TokenisedReference
 
-# The ReBPE pipeline normalises with NFKC (rebpe.txt App. B.1): the ligature "ﬁ" becomes "fi", so
+# The ReBPE pipeline normalises with NFKC ([rebpe App. B.1]): the ligature "ﬁ" becomes "fi", so
 # "ﬁne" changes length and cannot be aligned.
-MERGES = [("_", "b"), ("r", "u"), ("_b", "ru"), ("i", "d"), ("_bru", "id"), ("f", "i"), ("n", "e"),
-          ("_", "fi"), ("_fi", "ne"), ("_bruid", "s")]
+MERGES = [
+    ("_", "b"),
+    ("r", "u"),
+    ("_b", "ru"),
+    ("i", "d"),
+    ("_bru", "id"),
+    ("f", "i"),
+    ("n", "e"),
+    ("_", "fi"),
+    ("_fi", "ne"),
+    ("_bruid", "s"),
+]
 REFERENCE = "bruids\tbruid s\nﬁne\tﬁne\nfine\tfi ne\nbruid\tbruid\n"
 
 
@@ -50,8 +61,13 @@ def test_raise_policy_names_the_word_and_the_policy(tokeniser, entries):
         evaluate_morphology(tokeniser, entries, unaligned="skip")
 
 
-@pytest.mark.parametrize("run", [lambda t, e: run_knockout(t, e, KnockoutConfig(threshold=0.5)),
-                                 lambda t, e: run_rebpe(t, e, ReBPEConfig(max_iterations=3))])
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda t, e: run_knockout(t, e, KnockoutConfig(threshold=0.5)),
+        lambda t, e: run_rebpe(t, e, ReBPEConfig(max_iterations=3)),
+    ],
+)
 def test_before_and_every_step_score_the_same_words(tokeniser, entries, run):
     before = evaluate_morphology(tokeniser, entries)
     result = run(tokeniser, entries)
@@ -78,9 +94,12 @@ def test_unknown_characters_score_on_the_surface_segmentation(model):
     """Byte-fallback and unk tokens do not spell the word: both scoring paths place the tokens
     that do, and agree (a fuzzer once found an IndexError here)."""
     vocab = {"▁": 0, "a": 1, "b": 2, "ab": 3, "▁ab": 4, "<unk>": 5, "<0xC3>": 6, "<0xA9>": 7}
-    data = json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "▁ ab"], **model},
-                       "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
-                                         "split": True}}).encode()
+    data = json.dumps(
+        {
+            "model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "▁ ab"], **model},
+            "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+        }
+    ).encode()
     tokeniser = parse_tokeniser_bytes(data, "unknowns.json")
     entries = parse_references("abéab\tab é ab\néab\té ab\nab\tab\n", "r.tsv").entries
     scores = evaluate_morphology(tokeniser, entries)

@@ -1,10 +1,12 @@
 """BTE segmentation: exact cases, tuple merges, traces, LIMITEDBPE, and agreement with HF BPE."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.model import BTETokeniser, Merge
 from core.pretokenisers import WhitespaceSplit
@@ -56,8 +58,14 @@ def test_trace_records_steps_trees_and_boundaries():
     assert [str(m) for m in trace.merges_applied] == ["e s", "es t", "l o", "▁ lo", "▁lo w"]
     assert trace.steps[0].position == 4 and trace.steps[0].start == 4
     assert trace.steps[-1].tokens == ("▁low", "est")
-    assert [None if m is None else str(m) for m in trace.boundary_merges] == \
-        ["▁ lo", "l o", "▁lo w", None, "e s", "es t"]
+    assert [None if m is None else str(m) for m in trace.boundary_merges] == [
+        "▁ lo",
+        "l o",
+        "▁lo w",
+        None,
+        "e s",
+        "es t",
+    ]
     low, est = trace.trees
     assert (low.token, low.merge.parts, [c.token for c in low.children]) == ("▁low", ("▁lo", "w"), ["▁lo", "w"])
     assert est.children[0].children[0].token == "e" and est.start == 4
@@ -68,8 +76,14 @@ def test_trace_of_tuple_merge_removes_several_boundaries():
     trace = tok.trace_pretoken("▁lowest")
     top = trace.trees[0]
     assert [c.token for c in top.children] == ["▁lo", "w", "es", "t"]
-    assert [str(m) if m else None for m in trace.boundary_merges] == \
-        ["▁ l o", "▁ l o", "▁lo w es t", "▁lo w es t", "e s", "▁lo w es t"]
+    assert [str(m) if m else None for m in trace.boundary_merges] == [
+        "▁ l o",
+        "▁ l o",
+        "▁lo w es t",
+        "▁lo w es t",
+        "e s",
+        "▁lo w es t",
+    ]
 
 
 def test_limited_segmentation_uses_only_lower_ranks():
@@ -140,12 +154,16 @@ def naive_bte(merges, word):
     """Literal §3.2: apply the lowest-ranked merge whose parts stand adjacent, leftmost first."""
     symbols = list(word)
     while True:
-        found = [(m.rank, i, m) for m in merges for i in range(len(symbols))
-                 if tuple(symbols[i:i + len(m.parts)]) == m.parts]
+        found = [
+            (m.rank, i, m)
+            for m in merges
+            for i in range(len(symbols))
+            if tuple(symbols[i : i + len(m.parts)]) == m.parts
+        ]
         if not found:
             return tuple(symbols)
         _, i, m = min(found, key=lambda f: (f[0], f[1]))
-        symbols[i:i + len(m.parts)] = [m.result]
+        symbols[i : i + len(m.parts)] = [m.result]
 
 
 @st.composite
@@ -189,9 +207,11 @@ def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, mon
     for tokeniser in (dutch40k, shared):
         engine = tokeniser.engine
         for _ in range(100):
-            text = "".join(rng.choice(words) for _ in range(rng.randint(1, 80))) + rng.choice("ea") * rng.randint(0, 300)
+            text = "".join(rng.choice(words) for _ in range(rng.randint(1, 80))) + rng.choice("ea") * rng.randint(
+                0, 300
+            )
             by_list, by_heap = engine.atomise(text), engine.atomise(text)
-            monkeypatch.setattr(segmentation, "LONG_PRETOKEN", 10 ** 9)
+            monkeypatch.setattr(segmentation, "LONG_PRETOKEN", 10**9)
             engine._run_binary(by_list)
             monkeypatch.setattr(segmentation, "LONG_PRETOKEN", 0)
             engine._run_binary(by_heap)

@@ -2,6 +2,7 @@
 ``sentencepiece`` does: real files (the sentencepiece test model, Mistral's Llama-2-style models
 with byte fallback and user-defined pieces) and tiny models trained here; plus unigram models
 loaded through the same normaliser."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,10 +18,24 @@ from tests.real_tokenisers import file_bytes, real_bytes
 spm = pytest.importorskip("sentencepiece")
 
 LINES = list(running_text())
-EXTRA = ["  leading and  double  spaces ", "tabs\tand\nnewlines\n\nx", "1234567 3.14159 +-*/ 2024-01-01",
-         "café naïve résumé Ångström", "emoji 😀👍🏽 👩\u200d👩\u200d👧 family", "日本語のテキスト、中文文本",
-         "हिन्दी पाठ", "النص العربي", "<s> </s> [INST] [REF] <unk> [/REF]", "▁already▁escaped",
-         "ﬁ ① ｶﾞ ＡＢＣ", " " * 20 + "x" + " " * 17 + "y", "\u200b\u200d\ufeff", "a" * 50, "", "   "]
+EXTRA = [
+    "  leading and  double  spaces ",
+    "tabs\tand\nnewlines\n\nx",
+    "1234567 3.14159 +-*/ 2024-01-01",
+    "café naïve résumé Ångström",
+    "emoji 😀👍🏽 👩\u200d👩\u200d👧 family",
+    "日本語のテキスト、中文文本",
+    "हिन्दी पाठ",
+    "النص العربي",
+    "<s> </s> [INST] [REF] <unk> [/REF]",
+    "▁already▁escaped",
+    "ﬁ ① ｶﾞ ＡＢＣ",
+    " " * 20 + "x" + " " * 17 + "y",
+    "\u200b\u200d\ufeff",
+    "a" * 50,
+    "",
+    "   ",
+]
 SPACES = [" " * n + "a" for n in range(35)] + ["a" + " " * n + "b" for n in range(35)]
 
 
@@ -39,15 +54,17 @@ def check_agreement(tok: BTETokeniser, sp, texts) -> int:
     return agreed
 
 
-def load(data: bytes, name: str) -> tuple[BTETokeniser, "spm.SentencePieceProcessor"]:
+def load(data: bytes, name: str) -> tuple[BTETokeniser, spm.SentencePieceProcessor]:
     tok = parse_sentencepiece_bytes(data, name)
     assert isinstance(tok, BTETokeniser)
     return tok, spm.SentencePieceProcessor(model_proto=data)
 
 
 # --- real files ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("name,step", [("botchan_en_bpe_1000.model", 3), ("tokenizer.model.v1", 5),
-                                       ("mistral_instruct_tokenizer_241114.model.v7", 7)])
+@pytest.mark.parametrize(
+    "name,step",
+    [("botchan_en_bpe_1000.model", 3), ("tokenizer.model.v1", 5), ("mistral_instruct_tokenizer_241114.model.v7", 7)],
+)
 def test_real_models(name, step):
     tok, sp = load(file_bytes(name), name)
     words = sorted({w for line in LINES for w in line.split()})[::step]
@@ -79,8 +96,13 @@ CONFIGS = {
     "plain": dict(byte_fallback=False),
     "bytes": dict(byte_fallback=True),
     "user": dict(byte_fallback=False, user_defined_symbols=["<sep>", "##", "ab", "e"]),
-    "raw": dict(byte_fallback=True, remove_extra_whitespaces=False, normalization_rule_name="identity",
-                split_by_whitespace=False, vocab_size=900),
+    "raw": dict(
+        byte_fallback=True,
+        remove_extra_whitespaces=False,
+        normalization_rule_name="identity",
+        split_by_whitespace=False,
+        vocab_size=900,
+    ),
 }
 
 
@@ -91,8 +113,16 @@ def trained(tmp_path_factory):
     corpus.write_text("\n".join(TRAINING) + "\n", encoding="utf-8")
     models = {}
     for key, extra in CONFIGS.items():
-        options = dict(input=str(corpus), model_prefix=str(folder / key), model_type="bpe", vocab_size=500,
-                       character_coverage=0.98, num_threads=1, minloglevel=2, hard_vocab_limit=False)
+        options = dict(
+            input=str(corpus),
+            model_prefix=str(folder / key),
+            model_type="bpe",
+            vocab_size=500,
+            character_coverage=0.98,
+            num_threads=1,
+            minloglevel=2,
+            hard_vocab_limit=False,
+        )
         options.update(extra)
         spm.SentencePieceTrainer.train(**options)
         data = (folder / f"{key}.model").read_bytes()
@@ -100,8 +130,21 @@ def trained(tmp_path_factory):
     return models
 
 
-ALPHABET = sorted(set("".join(TRAINING[:200]))) + [" ", "  ", "\n", "\t", "😀", "ж", "ß", "<sep>", "##", "ab", "▁",
-                                                    "ﬁ", "\u3000"]
+ALPHABET = sorted(set("".join(TRAINING[:200]))) + [
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "😀",
+    "ж",
+    "ß",
+    "<sep>",
+    "##",
+    "ab",
+    "▁",
+    "ﬁ",
+    "\u3000",
+]
 TEXTS = st.lists(st.sampled_from(ALPHABET), max_size=30).map("".join)
 
 
@@ -125,8 +168,9 @@ def test_trained_model_details(trained):
     assert not any(p in ("<sep>", "##", "ab", "e") for m in tok.merges for p in m.parts)
     raw, _ = trained["raw"]
     inner = [t for t in raw.types if "▁" in t[1:]]  # split_by_whitespace=False: pieces may hold ▁ inside
-    assert raw.pretokeniser.split == ("each" if not inner else "runs" if all(
-        set(t[:t.rindex("▁")]) <= {"▁"} for t in inner) else "none")
+    assert raw.pretokeniser.split == (
+        "each" if not inner else "runs" if all(set(t[: t.rindex("▁")]) <= {"▁"} for t in inner) else "none"
+    )
 
 
 @pytest.mark.parametrize("key", ["user", "raw"])

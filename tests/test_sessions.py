@@ -3,6 +3,7 @@
 Two AppTest instances share this process's caches as two browsers share a server's, so an upload
 of one session must never show in the other when both use the same file names.
 """
+
 from __future__ import annotations
 
 import html
@@ -80,9 +81,11 @@ def trimmed_tokens(scenario: str, corpus: str, word: str = "bruids") -> list[str
 
 def trimmed_row(at: AppTest) -> list[list[str]]:
     """The tokens of the word debugger's TrimmedBPE rows (threshold 1)."""
-    rows = [row for e in at.get("html")
-            for row in re.findall(r'<tr class="comparison-row" data-label="TrimmedBPE \(T = 1\)">(.*?)</tr>',
-                                  e.proto.body)]
+    rows = [
+        row
+        for e in at.get("html")
+        for row in re.findall(r'<tr class="comparison-row" data-label="TrimmedBPE \(T = 1\)">(.*?)</tr>', e.proto.body)
+    ]
     return [[html.unescape(t) for t in re.findall(r'data-token="([^"]*)"', row)] for row in rows]
 
 
@@ -110,8 +113,9 @@ def check_word_debugger(at: AppTest, files: tuple[str, str, str]) -> None:
     tokeniser = load_tokeniser(scenario_paths()[scenario])
     assert word_chips(at)[:2] == [tokeniser.tokenise_word("bruids"), tokeniser.tokenise_word("bruid")]
     morphs = dict(line.split("\t") for line in references.splitlines())["bruids"].split()
-    assert any(m.value.startswith("**Reference (morphs):** " + " · ".join(f"`{p}`" for p in morphs))
-               for m in at.markdown)
+    assert any(
+        m.value.startswith("**Reference (morphs):** " + " · ".join(f"`{p}`" for p in morphs)) for m in at.markdown
+    )
     assert trimmed_row(at) == [trimmed_tokens(scenario, corpus)]
 
 

@@ -1,4 +1,5 @@
 """viz.step_views: the tables and figures of the stepper and blocked-merges pages (pure, no Streamlit)."""
+
 from __future__ import annotations
 
 import csv
@@ -40,7 +41,14 @@ def test_scenario_reference_of_app_a3_and_of_ordinary_tokenisers(dutch40k):
 
 def test_scenario_labels():
     assert [sv.scenario_label(n) for n in scenario_paths() if n.startswith("a1_")] == [
-        "1", "2a", "2b(i) first", "2b(i) second", "2b(ii)", "3a", "3b"]
+        "1",
+        "2a",
+        "2b(i) first",
+        "2b(i) second",
+        "2b(ii)",
+        "3a",
+        "3b",
+    ]
     assert sv.scenario_label("a3_moving_merges") == "A.3 moving merges"
     assert sv.scenario_label("nl-40k") == "nl-40k"
 
@@ -53,8 +61,14 @@ def test_step_labels_titles_and_counts():
     assert sv.step_title(run.steps, 0) == f"Step 0 of {len(run.steps)} · the tokeniser as loaded"
     assert sv.step_title(run.steps, 1) == f"Step 1 of {len(run.steps)} · iteration 1 · knockout"
     assert sv.step_title(run.steps, 2).endswith("reparation · nothing changed")
-    assert dict(sv.step_counts(run.steps[0], 1)) == {"Merges removed": 1, "Merges added": 0, "Merges rewired": 1,
-                                                      "Types removed": 1, "Types added": 0, "Words changed": 1}
+    assert dict(sv.step_counts(run.steps[0], 1)) == {
+        "Merges removed": 1,
+        "Merges added": 0,
+        "Merges rewired": 1,
+        "Types removed": 1,
+        "Types added": 0,
+        "Words changed": 1,
+    }
     assert sv.step_counts(None) == []
 
 
@@ -63,8 +77,7 @@ def test_scenario_2a_knockout_changes_one_word_by_one_definition():
     word list and the Words changed tab all count it (one changed word, none with new tokens)."""
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout = run.steps[0]
-    changed = sv.affected_words(tokeniser, knockout.tokeniser, ["bruids", "bruid"], knockout.changed_words,
-                                limit=None)
+    changed = sv.affected_words(tokeniser, knockout.tokeniser, ["bruids", "bruid"], knockout.changed_words, limit=None)
     assert changed == ["bruids"] and knockout.changed_words == ()
     assert dict(sv.step_counts(knockout, len(changed)))[sv.WORDS_CHANGED] == 1
     assert "0 of them now have other tokens, 1 keep their tokens" in sv.words_changed_help(1, 0)
@@ -76,14 +89,28 @@ def test_merge_change_rows_name_the_origin_before_and_after():
     _, run = scenario_run("a1_scenario2a")
     knockout = sv.merge_change_rows(run.steps[0])
     assert knockout == [
-        {"change": "removed", "rank": "#1", "merge before": "id + s", "merge after": "", "type": "ids",
-         "origin": PREEXISTING},
-        {"change": "rewired", "rank": "#5", "merge before": "_bru + ids", "merge after": "_bru + id + s",
-         "type": "_bruids", "origin": KNOCKOUT},
+        {
+            "change": "removed",
+            "rank": "#1",
+            "merge before": "id + s",
+            "merge after": "",
+            "type": "ids",
+            "origin": PREEXISTING,
+        },
+        {
+            "change": "rewired",
+            "rank": "#5",
+            "merge before": "_bru + ids",
+            "merge after": "_bru + id + s",
+            "type": "_bruids",
+            "origin": KNOCKOUT,
+        },
     ]
     reify = sv.merge_change_rows(run.steps[2], run.steps[1].origins)
     assert [(r["change"], r["merge after"], r["origin"]) for r in reify] == [
-        ("added", "_bru + id", "reified"), ("rewired", "_bruid + s", KNOCKOUT)]
+        ("added", "_bru + id", "reified"),
+        ("rewired", "_bruid + s", KNOCKOUT),
+    ]
     assert reify[0]["rank"] == "before #5"  # reified just below the tuple merge _bruid + s (rank 5)
     # knockout of a merge that reparation made: its origin is the one before the step
     _, run = scenario_run("a1_scenario2b_ii")
@@ -150,7 +177,11 @@ def test_knocked_out_by_origin_is_figure_4():
     _, run = scenario_run("a1_scenario2b_ii")
     rows = sv.knocked_out_by_origin(run.steps)
     assert [(r["iteration"], {k: v for k, v in r.items() if k != "iteration" and v}) for r in rows] == [
-        (1, {PREEXISTING: 1}), (2, {PREEXISTING: 1}), (3, {REPAIRED: 1}), (4, {})]
+        (1, {PREEXISTING: 1}),
+        (2, {PREEXISTING: 1}),
+        (3, {REPAIRED: 1}),
+        (4, {}),
+    ]
 
 
 def test_affected_words_include_trees_that_changed_without_new_tokens():
@@ -159,8 +190,9 @@ def test_affected_words_include_trees_that_changed_without_new_tokens():
     assert knockout.changed_words == ()  # _bruids stays one token ...
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"]) == ["bruids"]  # ... its tree not
     assert sv.affected_words(knockout.tokeniser, reparation.tokeniser, ["bruid", "bruids"]) == []
-    changed = sv.affected_words(reparation.tokeniser, reification.tokeniser, ["bruids", "bruid"],
-                                reification.changed_words)
+    changed = sv.affected_words(
+        reparation.tokeniser, reification.tokeniser, ["bruids", "bruid"], reification.changed_words
+    )
     assert changed == ["bruid", "bruids"]  # token changes first
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=0) == []
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=None) == ["bruids"]
@@ -179,8 +211,9 @@ def test_affected_words_with_touched_types_agree_with_the_full_scan(dutch40k):
     before = dutch40k
     for step in run.steps[:6]:
         full = sv.affected_words(before, step.tokeniser, words, step.changed_words, limit=10_000)
-        fast = sv.affected_words(before, step.tokeniser, words, step.changed_words, limit=10_000,
-                                 touched=sv.touched_types(step))
+        fast = sv.affected_words(
+            before, step.tokeniser, words, step.changed_words, limit=10_000, touched=sv.touched_types(step)
+        )
         assert fast == full
         before = step.tokeniser
 
@@ -191,8 +224,10 @@ def test_touched_types_and_neighbourhood():
     assert sv.touched_types(knockout) == ["ids", "_bruids"]
     assert sv.touched_types(None) == []
     before = sv.neighbourhood_rows(tokeniser, "ids")
-    assert [(r["relation"], r["merge"], r["rank"]) for r in before] == [("formed by", "id + s", "#1"),
-                                                                       ("used by", "_bru + ids", "#5")]
+    assert [(r["relation"], r["merge"], r["rank"]) for r in before] == [
+        ("formed by", "id + s", "#1"),
+        ("used by", "_bru + ids", "#5"),
+    ]
     after = sv.neighbourhood_rows(knockout.tokeniser, "ids")
     assert after[0]["relation"] == "not in V"
     assert [r["tuple merge"] for r in sv.neighbourhood_rows(knockout.tokeniser, "_bruids")] == ["yes"]
@@ -205,19 +240,31 @@ def test_blocked_and_repair_rows():
     tokeniser = scenario("a1_scenario2b_i_first")
     knocked = run_knockout(tokeniser, parse_references(BRUID, format="tsv").entries).tokeniser
     report = find_blocked_merges(knocked, ["bruids", "bruid"])
-    assert sv.blocked_rows(report.blocked) == [{
-        "rank": "#6", "blocked merge": "_bru + id + s", "type": "_bruids", "scenario": "2b(i)",
-        "found at its turn": "_bruid s", "blocking merge": "_bru + id", "example word": "bruids"}]
-    cascade = find_blocked_merges(run_knockout(scenario("a1_scenario3a"),
-                                               parse_references(BRUID, format="tsv").entries).tokeniser)
+    assert sv.blocked_rows(report.blocked) == [
+        {
+            "rank": "#6",
+            "blocked merge": "_bru + id + s",
+            "type": "_bruids",
+            "scenario": "2b(i)",
+            "found at its turn": "_bruid s",
+            "blocking merge": "_bru + id",
+            "example word": "bruids",
+        }
+    ]
+    cascade = find_blocked_merges(
+        run_knockout(scenario("a1_scenario3a"), parse_references(BRUID, format="tsv").entries).tokeniser
+    )
     assert [r["blocking merge"] for r in sv.blocked_rows(cascade.blocked)] == ["i + d", "i + d + s (blocked upstream)"]
     repaired_tokeniser, repaired = repair(knocked)
-    assert sv.repair_rows(repaired) == [{"rank": "#6", "type": "_bruids", "parts before": "_bru + id + s",
-                                         "parts after": "_bruid + s"}]
+    assert sv.repair_rows(repaired) == [
+        {"rank": "#6", "type": "_bruids", "parts before": "_bru + id + s", "parts after": "_bruid + s"}
+    ]
     assert sv.segmentation_changes(knocked, repaired_tokeniser, ["bruid", "bruids"]) == [
-        ("bruids", ("_bruid", "s"), ("_bruids",))]
+        ("bruids", ("_bruid", "s"), ("_bruids",))
+    ]
     assert sv.changed_word_rows([("a b", ("x",), ("y", "z"))]) == [
-        {"word": "a␣b", "tokens before": "x", "tokens after": "y z"}]
+        {"word": "a␣b", "tokens before": "x", "tokens after": "y z"}
+    ]
 
 
 def test_tokens_markdown_is_code_spans():
@@ -246,8 +293,16 @@ def test_moved_merge_variants_are_the_papers_listings_and_block_a_merge():
     assert sv.moved_merge_variants(scenario("a1_scenario2a")) == {}
 
 
-@pytest.mark.parametrize("variants", [[], {"x": "no"}, {"x": {"merges": [["a"]]}}, {"x": {"merges": [["a", 3]]}},
-                                      {"x": {"merges": [["a", "b"], ["a", "b"]]}}])
+@pytest.mark.parametrize(
+    "variants",
+    [
+        [],
+        {"x": "no"},
+        {"x": {"merges": [["a"]]}},
+        {"x": {"merges": [["a", 3]]}},
+        {"x": {"merges": [["a", "b"], ["a", "b"]]}},
+    ],
+)
 def test_malformed_moved_merge_variants_are_left_out(variants):
     from core.model import BTETokeniser
 

@@ -1,10 +1,12 @@
 """Tokeniser files: HF tokenizer.json, merges.txt + vocab.json, project JSON; agreement with HF."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from core.errors import InputError
@@ -63,8 +65,12 @@ def test_merges_and_vocab_round_trip(tmp_path, dutch40k):
 
 
 def tuple_tokeniser():
-    merges = [Merge(0, ("e", "s")), Merge(1.5, ("▁", "l", "o")), Merge(2.999999, ("▁lo", "w", "es", "t")),
-              Merge(1 / 3, ("w", "e"))]
+    merges = [
+        Merge(0, ("e", "s")),
+        Merge(1.5, ("▁", "l", "o")),
+        Merge(2.999999, ("▁lo", "w", "es", "t")),
+        Merge(1 / 3, ("w", "e")),
+    ]
     return BTETokeniser("▁lowest", merges, Metaspace(), name="tuples")
 
 
@@ -111,17 +117,22 @@ def test_project_json_keeps_fractional_ranks_exactly(tmp_path):
     assert again.tokenise_word("lowest") == tok.tokenise_word("lowest") == ["▁lowest"]
 
 
-@pytest.mark.parametrize("data, message", [
-    (b'{"model": {"type": "Unigram"}}', "only BPE"),
-    (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}, "pre_tokenizer": null}', "missing"),
-    (b'{"model": \n{"type": "BPE",, }', ":2: invalid JSON"),
-    (b"\xff\xfe", "not UTF-8"),
-    (b'{"format": "bte-tokeniser", "version": 1, "alphabet": ["a"], "merges": [[0, ["a"]]], "pretokeniser": {}}',
-     "merges[0]"),
-    (b'{"format": "bte-tokeniser", "version": 7}', "unsupported version"),
-    (b"#version: 0.2\na b\nab\n", ":3: expected a merge"),
-    (b"[1, 2]", "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'{"model": {"type": "Unigram"}}', "only BPE"),
+        (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}, "pre_tokenizer": null}', "missing"),
+        (b'{"model": \n{"type": "BPE",, }', ":2: invalid JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+        (
+            b'{"format": "bte-tokeniser", "version": 1, "alphabet": ["a"], "merges": [[0, ["a"]]], "pretokeniser": {}}',
+            "merges[0]",
+        ),
+        (b'{"format": "bte-tokeniser", "version": 7}', "unsupported version"),
+        (b"#version: 0.2\na b\nab\n", ":3: expected a merge"),
+        (b"[1, 2]", "expected a JSON object"),
+    ],
+)
 def test_malformed_files_are_reported(data, message):
     with pytest.raises(InputError) as err:
         parse_tokeniser_bytes(data, "upload.json")

@@ -1,5 +1,6 @@
 """One Tokeniser interface for every family, capabilities, and loading by content, folder and
 ``hf:`` id; the CLI asks for the capability it needs and says in one line what is missing."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from core.formats.corpora import load_word_counts
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, sniff
 from core.model import BTETokeniser
 from core.samples import DUTCH_40K, SAMPLE_DIR
-from core.trimmed import TrimmedBPE
 from core.tokeniser import CapabilityError, Tokeniser, from_saved_json, has, require
+from core.trimmed import TrimmedBPE
 from core.variants import registry
 from core.variants.base import TrainingCorpus
 
@@ -33,9 +34,10 @@ def families() -> dict:
         out[algorithm] = registry.train(algorithm, corpus, 350).tokeniser
     out["trimmed"] = TrimmedBPE.from_corpus(out["bpe"], dict(list(COUNTS.items())[:300]), 5)
     out["dropout"] = DropoutBPE(out["bpe"], 0.0, seed=3)
-    text = [" ".join(list(COUNTS)[i:i + 40]) for i in range(0, 800, 40)]
-    out["boundless"] = registry.train("boundless", TrainingCorpus.from_texts(
-        text, registry.default_pretokeniser("boundless")), 350).tokeniser
+    text = [" ".join(list(COUNTS)[i : i + 40]) for i in range(0, 800, 40)]
+    out["boundless"] = registry.train(
+        "boundless", TrainingCorpus.from_texts(text, registry.default_pretokeniser("boundless")), 350
+    ).tokeniser
     return out
 
 
@@ -49,8 +51,9 @@ def test_every_family_is_a_tokeniser_and_round_trips(families):
         ids = tokeniser.token_ids()
         assert set(tokeniser.vocabulary) <= set(ids) and len(set(ids.values())) == len(ids), kind
         again = from_saved_json(json.loads(json.dumps(tokeniser.to_json())), "x.json")
-        assert type(again) is type(tokeniser) and again.tokenise("the unhappiest 42") == \
-            tokeniser.tokenise("the unhappiest 42"), kind
+        assert type(again) is type(tokeniser) and again.tokenise("the unhappiest 42") == tokeniser.tokenise(
+            "the unhappiest 42"
+        ), kind
         trace = tokeniser.trace_text("the unhappiest 42")
         assert trace.problems() == [] and list(trace.tokens) == tokeniser.tokenise("the unhappiest 42"), kind
 
@@ -81,9 +84,12 @@ def test_capabilities(families):
 def test_cli_says_in_one_line_what_a_family_lacks(tmp_path, families, command):
     path = tmp_path / "uni.json"
     path.write_text(json.dumps(families["unigram"].to_json()), encoding="utf-8")
-    extra = {"graph": ["--type", "the"], "blocked": [],
-             "knockout": ["--reference", str(SAMPLE_DIR / "references" / "en_morph.tsv"), "--out", str(tmp_path / "o")],
-             "rebpe": ["--reference", str(SAMPLE_DIR / "references" / "en_morph.tsv"), "--out", str(tmp_path / "o")]}
+    extra = {
+        "graph": ["--type", "the"],
+        "blocked": [],
+        "knockout": ["--reference", str(SAMPLE_DIR / "references" / "en_morph.tsv"), "--out", str(tmp_path / "o")],
+        "rebpe": ["--reference", str(SAMPLE_DIR / "references" / "en_morph.tsv"), "--out", str(tmp_path / "o")],
+    }
     proc = run(command, "--tokeniser", str(path), *extra[command])
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(f"error: '{command}' needs a merge graph")
@@ -147,10 +153,20 @@ def test_folders_and_hf_ids(tmp_path, monkeypatch):
 def test_model_imports_nothing_above_it():
     import ast
 
-    allowed = {"core.errors", "core.merges", "core.pretokenisers.base", "core.pretokenisers.registry",
-               "core.segmentation", "core.trace", "core.unknowns"}
+    allowed = {
+        "core.errors",
+        "core.merges",
+        "core.pretokenisers.base",
+        "core.pretokenisers.registry",
+        "core.segmentation",
+        "core.trace",
+        "core.unknowns",
+    }
     for module in ("model", "segmentation", "merges", "trace", "unknowns"):
         tree = ast.parse((ROOT / "core" / f"{module}.py").read_text(encoding="utf-8"))
-        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                    and node.module and node.module.startswith("core")}
+        imported = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core")
+        }
         assert imported <= allowed, (module, imported - allowed)

@@ -1,4 +1,5 @@
 """The process-wide tokeniser store (ui/tokeniser_store.py): a byte budget, not a count."""
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,8 @@ def test_the_budget_bounds_the_total_and_evicts_the_least_recently_used():
 
     assert store.get("a", loader(first)) is first
     assert store.get("b", loader(second)) is second
-    assert store.get("a", loader(first)) is first          # a hit: "a" is now the most recently used
-    assert store.get("c", loader(third)) is third          # over budget: "b" goes
+    assert store.get("a", loader(first)) is first  # a hit: "a" is now the most recently used
+    assert store.get("c", loader(third)) is third  # over budget: "b" goes
     assert list(store.items) == ["a", "c"] and store.total == sizes[0] + sizes[2] <= store.budget
     assert store.size_of("b") is None and store.size_of("c") == sizes[2]
     assert loads == [first, second, third]
@@ -113,9 +114,11 @@ def test_the_budget_comes_from_the_environment(monkeypatch):
 @pytest.fixture
 def budget_mb(monkeypatch):
     """Set the server's budget (MB) for one test: the store is made anew with it."""
+
     def set_budget(megabytes: int) -> None:
         monkeypatch.setenv(BUDGET_ENV, str(megabytes))
         clear_streamlit_caches()
+
     yield set_budget
     monkeypatch.undo()
     clear_streamlit_caches()
@@ -128,8 +131,10 @@ def test_the_workspace_states_the_budget_and_what_the_tokeniser_takes(budget_mb)
     at.run()
     assert not at.exception and not at.error
     expected = footprint(load_tokeniser(tokeniser_paths()["en-bpe-4k-wordfreq"])) / MB
-    assert any(f"this tokeniser takes about {expected:,.1f} MB; the server keeps at most 2,048 MB" in c.value
-               for c in at.caption)
+    assert any(
+        f"this tokeniser takes about {expected:,.1f} MB; the server keeps at most 2,048 MB" in c.value
+        for c in at.caption
+    )
 
 
 def test_an_upload_over_the_budget_is_rejected_and_the_old_tokeniser_stays(budget_mb):

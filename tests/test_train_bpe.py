@@ -1,15 +1,16 @@
 """BPE trainer: TEST_VECTORS V1-V4, differential tests against HF ``BpeTrainer``, input checks."""
+
 from __future__ import annotations
 
 import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.train_bpe import (BPETrainingResult, count_pretokens, train_bpe,
-                            train_bpe_from_text)
+from core.train_bpe import BPETrainingResult, count_pretokens, train_bpe, train_bpe_from_text
 
 WS = "\u2581"  # ▁
 
@@ -59,8 +60,9 @@ SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 # --- TEST_VECTORS.md ------------------------------------------------------------------------------
 def test_v1_sennrich_with_marker():
     result = train_bpe({WS + w: c for w, c in SENNRICH.items()}, 22)
-    merges, counts = pairs("e s:9, es t:9, l o:7, ▁ lo:7, ▁lo w:7, e w:6, n ew:6, ▁ new:6, "
-                           "▁new est:6, d est:3, i dest:3")
+    merges, counts = pairs(
+        "e s:9, es t:9, l o:7, ▁ lo:7, ▁lo w:7, e w:6, n ew:6, ▁ new:6, ▁new est:6, d est:3, i dest:3"
+    )
     assert list(result.merges) == merges
     assert list(result.merge_counts) == counts
     assert result.alphabet == tuple("deilnorstw▁")
@@ -70,8 +72,7 @@ def test_v1_sennrich_with_marker():
 
 def test_v1_sennrich_without_marker():
     result = train_bpe(SENNRICH, 20)
-    merges, counts = pairs("e s:9, es t:9, l o:7, lo w:7, e w:6, n ew:6, new est:6, d est:3, "
-                           "i dest:3, w idest:3")
+    merges, counts = pairs("e s:9, es t:9, l o:7, lo w:7, e w:6, n ew:6, new est:6, d est:3, i dest:3, w idest:3")
     assert list(result.merges) == merges
     assert list(result.merge_counts) == counts
 
@@ -103,8 +104,9 @@ def test_vectors_agree_with_hf():
 
 
 # --- differential tests against HF ----------------------------------------------------------------
-corpora = st.dictionaries(st.text(alphabet="abc" + WS, min_size=1, max_size=7),
-                          st.integers(min_value=1, max_value=6), min_size=1, max_size=8)
+corpora = st.dictionaries(
+    st.text(alphabet="abc" + WS, min_size=1, max_size=7), st.integers(min_value=1, max_value=6), min_size=1, max_size=8
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -115,17 +117,26 @@ def test_random_corpora_match_hf(words, extra):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(words=corpora, extra=st.integers(min_value=0, max_value=25),
-       max_token_length=st.one_of(st.none(), st.integers(min_value=1, max_value=5)),
-       min_frequency=st.integers(min_value=0, max_value=6),
-       special_tokens=st.lists(st.sampled_from(["<s>", "a", "ab", "cab"]), unique=True, max_size=2),
-       initial_alphabet=st.lists(st.sampled_from("bxy"), unique=True, max_size=2))
-def test_random_corpora_with_options_match_hf(words, extra, max_token_length, min_frequency,
-                                              special_tokens, initial_alphabet):
+@given(
+    words=corpora,
+    extra=st.integers(min_value=0, max_value=25),
+    max_token_length=st.one_of(st.none(), st.integers(min_value=1, max_value=5)),
+    min_frequency=st.integers(min_value=0, max_value=6),
+    special_tokens=st.lists(st.sampled_from(["<s>", "a", "ab", "cab"]), unique=True, max_size=2),
+    initial_alphabet=st.lists(st.sampled_from("bxy"), unique=True, max_size=2),
+)
+def test_random_corpora_with_options_match_hf(
+    words, extra, max_token_length, min_frequency, special_tokens, initial_alphabet
+):
     base = {ch for w in words for ch in w} | set(initial_alphabet) | set(special_tokens)
-    assert_same_as_hf(words, len(base) + extra, max_token_length=max_token_length,
-                      min_frequency=min_frequency, special_tokens=special_tokens,
-                      initial_alphabet=initial_alphabet)
+    assert_same_as_hf(
+        words,
+        len(base) + extra,
+        max_token_length=max_token_length,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        initial_alphabet=initial_alphabet,
+    )
 
 
 def test_limit_alphabet_matches_hf():
@@ -163,8 +174,7 @@ class MarkWords:
         return [WS + w for w in text.split()]
 
 
-TEXTS = ["low low low low low lower lower", "newest newest newest newest newest newest",
-         "widest widest widest"]
+TEXTS = ["low low low low low lower lower", "newest newest newest newest newest newest", "widest widest widest"]
 
 
 def test_count_pretokens():
@@ -180,8 +190,9 @@ def test_train_from_text_matches_hf_train_from_iterator():
     ours = train_bpe_from_text(texts, SplitOnSpaces(), 35)
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-    tok.train_from_iterator(texts, trainer=tokenizers.trainers.BpeTrainer(
-        vocab_size=35, min_frequency=0, show_progress=False))
+    tok.train_from_iterator(
+        texts, trainer=tokenizers.trainers.BpeTrainer(vocab_size=35, min_frequency=0, show_progress=False)
+    )
     model = json.loads(tok.to_str())["model"]
     assert list(ours.merges) == [tuple(m) for m in model["merges"]]
     assert ours.vocab == model["vocab"]
@@ -217,26 +228,28 @@ def test_iterable_of_pairs_sums_repeats_and_stops_when_no_pairs_left():
 
 
 def test_min_frequency_stops_training():
-    assert train_bpe(SENNRICH, 30, min_frequency=7).merges == (("e", "s"), ("es", "t"), ("l", "o"),
-                                                                ("lo", "w"))
+    assert train_bpe(SENNRICH, 30, min_frequency=7).merges == (("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w"))
 
 
 # --- input validation -----------------------------------------------------------------------------
-@pytest.mark.parametrize("word_counts, message", [
-    ({}, "empty corpus"),
-    ([], "empty corpus"),
-    ({"ab": 0}, "positive integer"),
-    ({"ab": -3}, "positive integer"),
-    ({"ab": 1.5}, "positive integer"),
-    ({"ab": 2.0}, "positive integer"),
-    ({"ab": True}, "positive integer"),
-    ({"ab": "3"}, "positive integer"),
-    ({"": 3}, "non-empty string"),
-    ({None: 3}, "non-empty string"),
-    ([("ab", 1, 2)], "not a (word, count) pair"),
-    (["ab"], "not a (word, count) pair"),
-    ("ab 3", "not a single string"),
-])
+@pytest.mark.parametrize(
+    "word_counts, message",
+    [
+        ({}, "empty corpus"),
+        ([], "empty corpus"),
+        ({"ab": 0}, "positive integer"),
+        ({"ab": -3}, "positive integer"),
+        ({"ab": 1.5}, "positive integer"),
+        ({"ab": 2.0}, "positive integer"),
+        ({"ab": True}, "positive integer"),
+        ({"ab": "3"}, "positive integer"),
+        ({"": 3}, "non-empty string"),
+        ({None: 3}, "non-empty string"),
+        ([("ab", 1, 2)], "not a (word, count) pair"),
+        (["ab"], "not a (word, count) pair"),
+        ("ab 3", "not a single string"),
+    ],
+)
 def test_bad_word_counts(word_counts, message):
     with pytest.raises(InputError, match=re.escape(message)):
         train_bpe(word_counts, 10)

@@ -1,4 +1,5 @@
 """viz.trees: segmentation trees as SVG (pure builder, no Streamlit)."""
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,9 @@ def test_leaves_are_characters_and_merges_carry_their_rank():
 
 def test_tuple_merge_with_three_children():
     tokeniser = scenario("a1_scenario2a")
-    after = tokeniser.with_merges([Merge(rank, tuple(parts)) for rank, parts in tokeniser.metadata["after_knockout_merges"]])
+    after = tokeniser.with_merges(
+        [Merge(rank, tuple(parts)) for rank, parts in tokeniser.metadata["after_knockout_merges"]]
+    )
     trace = after.trace_pretoken("_bruids")
     (root,) = trace.trees
     assert len(root.children) == 3
@@ -112,8 +115,11 @@ def test_everything_is_escaped():
 
 def test_whitespace_and_bytes_are_visible(dutch40k):
     trace = dutch40k.trace_pretoken("ĠcafÃ©")
-    texts = [t for n in nodes(merge_tree_svg([(trace.pretoken, trace.trees)], dutch40k.pretokeniser.display))
-             for t in n["texts"]]
+    texts = [
+        t
+        for n in nodes(merge_tree_svg([(trace.pretoken, trace.trees)], dutch40k.pretokeniser.display))
+        for t in n["texts"]
+    ]
     assert "\\xc3" in texts and "\\xa9" in texts  # the two bytes of é as leaves
     assert "Ġcafé" in texts  # the whole token decoded
 
@@ -129,7 +135,9 @@ def test_svg_html_round_trip_and_is_offline():
 
 def test_tree_svg_for_the_stepper_page(dutch40k):
     """tree_svg takes the flat list of a word's trees (pretoken starts reset to 0) and highlights merges."""
-    trees = [tree for p in dutch40k.pretokeniser.pretokenise(" bruid-jurk") for tree in dutch40k.trace_pretoken(p).trees]
+    trees = [
+        tree for p in dutch40k.pretokeniser.pretokenise(" bruid-jurk") for tree in dutch40k.trace_pretoken(p).trees
+    ]
     svg = tree_svg(trees, dutch40k.pretokeniser.display, {dutch40k.merge_of("jurk")})
     assert "\n" not in svg  # one line: st.markdown keeps a raw HTML block only without blank lines
     found = nodes(svg)
@@ -139,8 +147,8 @@ def test_tree_svg_for_the_stepper_page(dutch40k):
 
 def test_tree_svg_highlights_tokens_by_string_and_escapes_them():
     """The stepper's simple entry point: highlight by merge or by token string; every text escaped."""
-    from core.pretokenisers import WhitespaceSplit
     from core.model import BTETokeniser
+    from core.pretokenisers import WhitespaceSplit
 
     hostile = "<b>&\"'"
     tokeniser = BTETokeniser(list(hostile), [Merge(0, ("<", "b")), Merge(1, ("<b", ">"))], WhitespaceSplit())
@@ -155,10 +163,14 @@ def test_tree_svg_highlights_tokens_by_string_and_escapes_them():
 
 def test_leaf_boxes_never_touch_even_for_byte_labels(dutch40k):
     """Leaves of a byte-level word are bytes (``\\xf0``): each box keeps a gap to the next."""
-    pretoken = dutch40k.pretokeniser.pretokenise(" \U0001F389")[0]
+    pretoken = dutch40k.pretokeniser.pretokenise(" \U0001f389")[0]
     trace = dutch40k.trace_pretoken(pretoken)
     root = parse(merge_tree_svg([(trace.pretoken, trace.trees)], dutch40k.pretokeniser.display))
-    leaves = sorted((float(r.get("x")), float(r.get("width"))) for g in root.iter(f"{SVG}g")
-                    if "leaf" in (g.get("class") or "").split() for r in g.iter(f"{SVG}rect"))
+    leaves = sorted(
+        (float(r.get("x")), float(r.get("width")))
+        for g in root.iter(f"{SVG}g")
+        if "leaf" in (g.get("class") or "").split()
+        for r in g.iter(f"{SVG}rect")
+    )
     assert len(leaves) == len(pretoken) == 5
     assert all(x + width + 4 <= next_x for (x, width), (next_x, _) in zip(leaves, leaves[1:]))

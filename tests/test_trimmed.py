@@ -1,10 +1,12 @@
-"""TrimmedBPE (rebpe.txt §2.1): TEST_VECTORS.md V7, thresholds, decomposition properties."""
+"""TrimmedBPE ([rebpe §2.1]): TEST_VECTORS.md V7, thresholds, decomposition properties."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
@@ -57,7 +59,9 @@ def test_tktkt_rule_is_off_by_one():
     assert TrimmedBPE(tok, freqs, 2, rule="tktkt").trimmed == TrimmedBPE(tok, freqs, 3).trimmed
     # T=0: subword-nmt keeps everything, TkTkT still trims the never-seen intermediate types.
     assert TrimmedBPE(tok, freqs, 0).trimmed == frozenset()
-    assert TrimmedBPE(tok, freqs, 0, rule="tktkt").trimmed == {t for t in tok.types if freqs[t] == 0} - set(tok.alphabet)
+    assert TrimmedBPE(tok, freqs, 0, rule="tktkt").trimmed == {t for t in tok.types if freqs[t] == 0} - set(
+        tok.alphabet
+    )
 
 
 def test_frequencies_of_pretokens():
@@ -101,10 +105,13 @@ def merge_lists(draw):
 
 
 @settings(max_examples=120, deadline=None)
-@given(merge_lists(),
-       st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=10), st.integers(1, 9), max_size=8),
-       st.integers(0, 12), st.sampled_from(["subword-nmt", "tktkt"]),
-       st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=5))
+@given(
+    merge_lists(),
+    st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=10), st.integers(1, 9), max_size=8),
+    st.integers(0, 12),
+    st.sampled_from(["subword-nmt", "tktkt"]),
+    st.lists(st.text(alphabet="abcd", min_size=1, max_size=14), min_size=1, max_size=5),
+)
 def test_decomposition_concatenates_to_untrimmed_or_atomic_tokens(merges, corpus, threshold, rule, words):
     tok = BTETokeniser("abcd", [Merge(i, m) for i, m in enumerate(merges)], WhitespaceSplit())
     trimmed = TrimmedBPE(tok, token_frequencies(tok, corpus, as_words=False), threshold, rule)

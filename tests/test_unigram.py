@@ -1,6 +1,7 @@
-"""Unigram (unigram.txt): lattices against brute force, the EM step and prune loss of
+"""Unigram ([unigram]): lattices against brute force, the EM step and prune loss of
 TEST_VECTORS.md V9, SentencePiece's finalisation and segmentations (V11), training, the saved
 format, sampling and bad input."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -86,8 +87,7 @@ def test_forward_backward_against_brute_force(case):
     assert lattice.backward()[0] == pytest.approx(math.log(z))
     # arc marginals = posterior probability that the arc is on the path
     for arc, marginal in zip(lattice.arcs, lattice.arc_marginals()):
-        inside = sum(math.exp(s) for seg, s in paths
-                     if arc.token in seg and _has_arc(seg, arc.start, arc.end))
+        inside = sum(math.exp(s) for seg, s in paths if arc.token in seg and _has_arc(seg, arc.start, arc.end))
         assert marginal == pytest.approx(inside / z, abs=1e-9)
     # boundary marginals: brute force, arcs ending there, expected number of tokens
     boundary = lattice.boundary_marginals()
@@ -160,8 +160,9 @@ def test_batch_lattices_equal_single_lattices(case, words):
         for arc, marginal in zip(lattice.arcs, lattice.arc_marginals()):
             brute[ids[arc.token]] += weight[k] * marginal
         tokens = list(pieces)
-        assert [tokens[p] for p in active.piece[path_arcs[owners == k]][::-1]] == \
-            [a.token for a in lattice.viterbi()[0]]
+        assert [tokens[p] for p in active.piece[path_arcs[owners == k]][::-1]] == [
+            a.token for a in lattice.viterbi()[0]
+        ]
     assert expected == pytest.approx(brute)
 
 
@@ -204,8 +205,14 @@ def test_v9_prune_loss():
 def test_digamma_values():
     x = np.array([0.01, 0.5, 1.0, 2.5, 7.0, 1e6])
     euler = 0.5772156649015329
-    expected = [-100.56088545786867, -euler - 2 * math.log(2), -euler, 0.7031566406452432,
-                1.8727843350984671, 13.815510057964275]
+    expected = [
+        -100.56088545786867,
+        -euler - 2 * math.log(2),
+        -euler,
+        0.7031566406452432,
+        1.8727843350984671,
+        13.815510057964275,
+    ]
     assert digamma(x) == pytest.approx(expected, rel=1e-12)
 
 
@@ -224,8 +231,15 @@ def read_spm_output(name):
     return pieces, rows, float(nll.group(1)), float(nll.group(2)), tokens
 
 
-@pytest.mark.parametrize("name", ["spm_unigram_sennrich_tsv.txt", "spm_unigram_hug_tsv.txt",
-                                  "spm_unigram_cats_text.txt", "spm_unigram_ab_degenerate.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "spm_unigram_sennrich_tsv.txt",
+        "spm_unigram_hug_tsv.txt",
+        "spm_unigram_cats_text.txt",
+        "spm_unigram_ab_degenerate.txt",
+    ],
+)
 def test_v11_segmentations_and_nll_of_sentencepiece_models(name):
     pieces, rows, nll_word, nll_char, tokens = read_spm_output(name)
     tokeniser = UnigramTokeniser(pieces, Metaspace())
@@ -247,8 +261,7 @@ def test_v11_degenerate_em_and_finalisation_as_sentencepiece():
     # min_score + k * 1e-4 in frequency order (a, b, ▁), so "ab" encodes as [▁ a b].
     scores = {"a": 10, "b": 10, "▁": 10, "▁ab": 30, "ab": 20}
     total = sum(scores.values())
-    trainer = Trainer({"▁ab": 10}, {p: math.log(s / total) for p, s in scores.items()},
-                      UnigramOptions(**SENTENCEPIECE))
+    trainer = Trainer({"▁ab": 10}, {p: math.log(s / total) for p, s in scores.items()}, UnigramOptions(**SENTENCEPIECE))
     sizes, objectives = [], []
     for _ in range(2):
         stats = trainer.e_step()
@@ -270,12 +283,25 @@ def test_v11_required_characters_are_never_dropped_by_default():
 
 
 # --- training -------------------------------------------------------------------------------------
-SENTENCES = ["the cat sat on the mat", "the dog sat on the log", "a cat and a dog sat together",
-             "the cats sat on the mats", "dogs and cats are not logs"] * 4
+SENTENCES = [
+    "the cat sat on the mat",
+    "the dog sat on the log",
+    "a cat and a dog sat together",
+    "the cats sat on the mats",
+    "dogs and cats are not logs",
+] * 4
 
 
-@pytest.mark.parametrize("options", [{}, {"pruning": "fsp"}, SENTENCEPIECE, {"seed_recovery": True},
-                                     {"size_basis": "additional", "digamma": False, "em_iterations": 1}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"pruning": "fsp"},
+        SENTENCEPIECE,
+        {"seed_recovery": True},
+        {"size_basis": "additional", "digamma": False, "em_iterations": 1},
+    ],
+)
 def test_training_run(options):
     corpus = TrainingCorpus.from_texts(SENTENCES, Metaspace())
     progress = []
@@ -350,18 +376,21 @@ def test_json_round_trip():
         assert again.tokenise(line) == tok.tokenise(line)
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"format": "variant:bpe"}, "format"),
-    ({"version": 2}, "version"),
-    ({"pieces": []}, "pieces"),
-    ({"pieces": [["a", "x"]]}, "pieces"),
-    ({"pieces": [["a", -1.0], ["a", -2.0]]}, "appears twice"),
-    ({"pieces": [["", -1.0]]}, "pieces"),
-    ({"pieces": [["a", float("nan")]]}, "pieces"),
-    ({"pretokeniser": {"kind": "nope"}}, "pretokeniser"),
-    ({"name": 3}, "name"),
-    ({"float32": "yes"}, "float32"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"format": "variant:bpe"}, "format"),
+        ({"version": 2}, "version"),
+        ({"pieces": []}, "pieces"),
+        ({"pieces": [["a", "x"]]}, "pieces"),
+        ({"pieces": [["a", -1.0], ["a", -2.0]]}, "appears twice"),
+        ({"pieces": [["", -1.0]]}, "pieces"),
+        ({"pieces": [["a", float("nan")]]}, "pieces"),
+        ({"pretokeniser": {"kind": "nope"}}, "pretokeniser"),
+        ({"name": 3}, "name"),
+        ({"float32": "yes"}, "float32"),
+    ],
+)
 def test_bad_saved_files(change, field):
     obj = UnigramTokeniser({"a": -1.0, "b": -1.0}, Metaspace(), "t").to_json()
     obj.update(change)
@@ -371,18 +400,21 @@ def test_bad_saved_files(change, field):
 
 
 # --- bad input ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("vocab_size, options, message", [
-    (2, {}, "smaller than"),
-    (0, {}, "vocab_size"),
-    ("10", {}, "vocab_size"),
-    (20, {"pruning": "random"}, "pruning"),
-    (20, {"seed": "bpe"}, "seed"),
-    (20, {"alpha_prune": 1.5}, "alpha_prune"),
-    (20, {"alpha_inter": 0.5}, "alpha_inter"),
-    (20, {"em_iterations": 0}, "em_iterations"),
-    (20, {"digamma": "yes"}, "digamma"),
-    (20, {"initial_alphabet": "ab"}, "initial_alphabet"),
-])
+@pytest.mark.parametrize(
+    "vocab_size, options, message",
+    [
+        (2, {}, "smaller than"),
+        (0, {}, "vocab_size"),
+        ("10", {}, "vocab_size"),
+        (20, {"pruning": "random"}, "pruning"),
+        (20, {"seed": "bpe"}, "seed"),
+        (20, {"alpha_prune": 1.5}, "alpha_prune"),
+        (20, {"alpha_inter": 0.5}, "alpha_inter"),
+        (20, {"em_iterations": 0}, "em_iterations"),
+        (20, {"digamma": "yes"}, "digamma"),
+        (20, {"initial_alphabet": "ab"}, "initial_alphabet"),
+    ],
+)
 def test_bad_training_input(vocab_size, options, message):
     corpus = TrainingCorpus.from_texts(SENTENCES, Metaspace())
     with pytest.raises(InputError, match=message):
@@ -390,11 +422,13 @@ def test_bad_training_input(vocab_size, options, message):
 
 
 def test_train_takes_exactly_the_options():
-    options = [p for p in inspect.signature(train).parameters.values()
-               if p.kind is p.KEYWORD_ONLY and p.name != "progress"]
+    options = [
+        p for p in inspect.signature(train).parameters.values() if p.kind is p.KEYWORD_ONLY and p.name != "progress"
+    ]
     # initial_alphabet=None: the corpus's pre-tokeniser decides (all 256 bytes when byte-level)
-    assert [(p.name, p.default) for p in options] == \
-        [(f.name, None if f.name == "initial_alphabet" else f.default) for f in dataclasses.fields(UnigramOptions)]
+    assert [(p.name, p.default) for p in options] == [
+        (f.name, None if f.name == "initial_alphabet" else f.default) for f in dataclasses.fields(UnigramOptions)
+    ]
     with pytest.raises(TypeError):
         train(TrainingCorpus.from_texts(SENTENCES, Metaspace()), 20, learning_rate=1)
 

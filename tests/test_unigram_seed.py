@@ -1,5 +1,6 @@
-"""Unigram seed vocabularies (unigram.txt §3.1, App. A Alg. 2-3): TEST_VECTORS.md V10 and both
+"""Unigram seed vocabularies ([unigram §3.1, App. A Alg. 2-3]): TEST_VECTORS.md V10 and both
 suffix-array seeds against brute-force enumerations of right-maximal repeats."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -67,8 +68,11 @@ def right_maximal(symbols):
     for i in range(n):
         for j in range(i + 1, n + 1):
             sites[tuple(symbols[i:j])].append(i)
-    return {s: pos for s, pos in sites.items() if len(pos) >= 2
-            and len({symbols[p + len(s)] if p + len(s) < n else None for p in pos}) >= 2}
+    return {
+        s: pos
+        for s, pos in sites.items()
+        if len(pos) >= 2 and len({symbols[p + len(s)] if p + len(s) < n else None for p in pos}) >= 2
+    }
 
 
 def brute_force(symbols, weights, limits, max_length, recovery):
@@ -105,8 +109,7 @@ PRETOKEN = st.text("ab▁", min_size=1, max_size=5)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(PRETOKEN, min_size=1, max_size=4), min_size=1, max_size=4),
-       st.integers(2, 5), st.booleans())
+@given(st.lists(st.lists(PRETOKEN, min_size=1, max_size=4), min_size=1, max_size=4), st.integers(2, 5), st.booleans())
 def test_full_text_seed_is_alg2(documents, max_length, recovery):
     counts = defaultdict(int)
     for doc in documents:
@@ -119,8 +122,7 @@ def test_full_text_seed_is_alg2(documents, max_length, recovery):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(PRETOKEN, st.integers(1, 4), min_size=1, max_size=6), st.integers(2, 5),
-       st.booleans())
+@given(st.dictionaries(PRETOKEN, st.integers(1, 4), min_size=1, max_size=6), st.integers(2, 5), st.booleans())
 def test_pretoken_seed_is_corpus_long(counts, max_length, recovery):
     symbols, weights, limits = layout([((w,), c) for w, c in counts.items()], unique_boundaries=True)
     expected = brute_force(symbols, weights, limits, max_length, recovery)

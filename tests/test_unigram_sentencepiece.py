@@ -1,5 +1,6 @@
 """SentencePiece ``.model`` files (core.unigram.sentencepiece_model): models trained here with the
 ``sentencepiece`` package segment exactly as SentencePiece does; other files are refused."""
+
 from __future__ import annotations
 
 import json
@@ -20,9 +21,18 @@ LINES = TEXT[:2500]  # training text; the comparisons use all of TEXT (unknown c
 def train_spm(tmp_path, model_type="unigram", **extra):
     corpus = tmp_path / "train.txt"
     corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
-    options = dict(input=str(corpus), model_prefix=str(tmp_path / model_type), model_type=model_type,
-                   vocab_size=400, character_coverage=1.0, normalization_rule_name="identity",
-                   byte_fallback=False, hard_vocab_limit=False, num_threads=1, minloglevel=2)
+    options = dict(
+        input=str(corpus),
+        model_prefix=str(tmp_path / model_type),
+        model_type=model_type,
+        vocab_size=400,
+        character_coverage=1.0,
+        normalization_rule_name="identity",
+        byte_fallback=False,
+        hard_vocab_limit=False,
+        num_threads=1,
+        minloglevel=2,
+    )
     options.update(extra)
     spm.SentencePieceTrainer.train(**options)
     path = tmp_path / f"{model_type}.model"
@@ -69,7 +79,7 @@ def test_bpe_and_malformed_models_are_refused(tmp_path):
         load_sentencepiece_model(path)
     good, _ = train_spm(tmp_path)
     data = good.read_bytes()
-    for bad in (b"", b"not a model at all", data[:len(data) // 2], b"\x0f\x01"):
+    for bad in (b"", b"not a model at all", data[: len(data) // 2], b"\x0f\x01"):
         with pytest.raises(InputError) as err:
             parse_sentencepiece_model(bad, "bad.model")
         assert "bad.model" in str(err.value)
@@ -145,10 +155,15 @@ def test_byte_fallback_and_unknown_runs(models):
     assert "ж😀ж" in plain.tokenise(line) and plain.token_id("ж😀ж") == plain.token_id("<unk>") == 0
 
 
-@pytest.mark.parametrize("change, field", [({"unknown": {"unk_token": 3}}, "unknown"),
-                                           ({"unknown": {"fuse_unk": "yes"}}, "unknown"),
-                                           ({"type_ids": {"a": "1"}}, "type_ids"),
-                                           ({"metadata": [1]}, "metadata")])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"unknown": {"unk_token": 3}}, "unknown"),
+        ({"unknown": {"fuse_unk": "yes"}}, "unknown"),
+        ({"type_ids": {"a": "1"}}, "type_ids"),
+        ({"metadata": [1]}, "metadata"),
+    ],
+)
 def test_bad_saved_unknown_fields(change, field):
     from core.pretokenisers import Metaspace
 
@@ -162,7 +177,8 @@ def test_bad_saved_unknown_fields(change, field):
 ALPHABET = ["a", "e", "s", "t", "h", " ", " ", "*", "=", "-", ".", "1", "ж", "😀", "é", "\u0301"]
 #: runs of one character (long runs of "*", "=", "-" are where exactly tied paths are common)
 RANDOM_TEXT = st.lists(st.tuples(st.sampled_from(ALPHABET), st.integers(1, 18)), max_size=12).map(
-    lambda runs: "".join(ch * n for ch, n in runs))
+    lambda runs: "".join(ch * n for ch, n in runs)
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1,5 +1,6 @@
 """The server's upload store (ui/upload_store.py): round trips, atomic writes, a size budget, and
 files that are bad on disk read as "not in the store", never as an exception."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,9 @@ def corpus(text: str, name: str = "c.txt") -> Upload:
 
 
 def merges_pair(pretokeniser: str | None = None) -> Upload:
-    return Upload("tokeniser", (("merges.txt", b"a b\nab c\n"), ("vocab.json", b'{"a": 0, "b": 1, "c": 2}')),
-                  pretokeniser)
+    return Upload(
+        "tokeniser", (("merges.txt", b"a b\nab c\n"), ("vocab.json", b'{"a": 0, "b": 1, "c": 2}')), pretokeniser
+    )
 
 
 def test_an_upload_comes_back_as_it_went_in(store_dir):
@@ -38,7 +40,10 @@ def test_an_upload_comes_back_as_it_went_in(store_dir):
     assert upload_id == digest(b"de bruid\n") and upload_store.has("corpus", upload_id)
     assert upload_store.get("corpus", upload_id, LIMIT) == upload
     assert json.loads((store_dir / f"{upload_id}.json").read_text()) == {
-        "kind": "corpus", "names": ["tekst.txt"], "pretokeniser": None}
+        "kind": "corpus",
+        "names": ["tekst.txt"],
+        "pretokeniser": None,
+    }
 
 
 def test_a_merges_pair_keeps_both_files_and_its_pretokeniser(store_dir):
@@ -68,6 +73,7 @@ def test_a_write_that_fails_leaves_no_entry_and_no_temporary_file(store_dir, mon
         if str(target).endswith(".json"):
             raise OSError(28, "No space left on device")
         replace(source, target)
+
     monkeypatch.setattr(os, "replace", fail_on_sidecar)
     with pytest.raises(OSError):
         upload_store.put(upload)
@@ -101,14 +107,20 @@ def test_an_upload_over_the_whole_budget_is_refused(monkeypatch):
         upload_store.put(corpus("x"))
 
 
-@pytest.mark.parametrize("sidecar", [
-    b"{not json", b"\xff\xfe\x00", b"[]", b"[" * 100_000 + b"]" * 100_000,
-    json.dumps({"kind": "model-weights", "names": ["c.txt"]}).encode(),
-    json.dumps({"kind": "corpus", "names": "c.txt"}).encode(),
-    json.dumps({"kind": "corpus", "names": ["a", "b", "c"]}).encode(),
-    json.dumps({"kind": "corpus", "names": [""]}).encode(),
-    json.dumps({"kind": "corpus", "names": ["c.txt"], "pretokeniser": 3}).encode(),
-])
+@pytest.mark.parametrize(
+    "sidecar",
+    [
+        b"{not json",
+        b"\xff\xfe\x00",
+        b"[]",
+        b"[" * 100_000 + b"]" * 100_000,
+        json.dumps({"kind": "model-weights", "names": ["c.txt"]}).encode(),
+        json.dumps({"kind": "corpus", "names": "c.txt"}).encode(),
+        json.dumps({"kind": "corpus", "names": ["a", "b", "c"]}).encode(),
+        json.dumps({"kind": "corpus", "names": [""]}).encode(),
+        json.dumps({"kind": "corpus", "names": ["c.txt"], "pretokeniser": 3}).encode(),
+    ],
+)
 def test_a_bad_sidecar_reads_as_absent_and_is_removed(store_dir, sidecar):
     upload_id = upload_store.put(corpus("de gids\n"))
     (store_dir / f"{upload_id}.json").write_bytes(sidecar)
@@ -122,7 +134,9 @@ def test_changed_missing_or_oversized_files_read_as_absent(store_dir):
         upload_store.put(upload)
     (store_dir / f"{changed.id}.0").write_bytes(b"tampered\n")
     (store_dir / f"{missing.id}.0").unlink()
-    assert upload_store.get("corpus", changed.id, LIMIT) is None and upload_store.get("corpus", missing.id, LIMIT) is None
+    assert (
+        upload_store.get("corpus", changed.id, LIMIT) is None and upload_store.get("corpus", missing.id, LIMIT) is None
+    )
     assert upload_store.get("corpus", large.id, max_bytes=100) is None
     assert not list(store_dir.glob(changed.id + ".*")) and not list(store_dir.glob(missing.id + ".*"))
 

@@ -1,6 +1,7 @@
 """Every tokeniser family through the one interface (core/variants/base.py): trained on the same
 small corpus, each must tokenise losslessly, trace what it does, respect its target size and
 round-trip through its saved form, and the CLI must train and apply it."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,16 +17,24 @@ from hypothesis import strategies as st
 from core.errors import InputError
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
 from core.samples import running_text
-from core.variants import registry
 from core.tokeniser import Tokeniser
 from core.trace import Trace
+from core.variants import registry
 from core.variants.base import TrainingCorpus
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = list(itertools.islice(running_text(), 400))
 TARGET = 300  # 256 bytes + 44 learned types for the byte-level families
-SAMPLES = ["The cat sat on the mat.", "  two  spaces", "naïve café – ünïcödé 漢字 🙂", "x", "", "a\nb\tc",
-           "XMLHttpRequest snake_case 1234567", "of the of the of the"]
+SAMPLES = [
+    "The cat sat on the mat.",
+    "  two  spaces",
+    "naïve café – ünïcödé 漢字 🙂",
+    "x",
+    "",
+    "a\nb\tc",
+    "XMLHttpRequest snake_case 1234567",
+    "of the of the of the",
+]
 
 
 @pytest.fixture(scope="module", params=list(registry.ALGORITHMS))
@@ -106,8 +115,22 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(LINES[:150]) + "\n", encoding="utf-8")
     out, report = tmp_path / "tok.json", tmp_path / "report.json"
-    command = [sys.executable, "-m", "core", "train", "--algorithm", algorithm, "--corpus", str(corpus),
-               "--vocab-size", "280", "--out", str(out), "--json-report", str(report)]
+    command = [
+        sys.executable,
+        "-m",
+        "core",
+        "train",
+        "--algorithm",
+        algorithm,
+        "--corpus",
+        str(corpus),
+        "--vocab-size",
+        "280",
+        "--out",
+        str(out),
+        "--json-report",
+        str(report),
+    ]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     summary = json.loads(report.read_text(encoding="utf-8"))
@@ -116,9 +139,23 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
     if algorithm.startswith("unigram"):  # issue 6: every round's size, objective and token count
         assert summary["rounds"] and all(set(r) == {"vocab_size", "objective", "tokens"} for r in summary["rounds"])
         assert summary["rounds"][-1]["vocab_size"] == summary["vocab_size"]
-    segmented = subprocess.run([sys.executable, "-m", "core", "segment", "--tokeniser", str(out), "--json",
-                                "--text", "The cat sat on the mat."], cwd=ROOT, capture_output=True, text=True,
-                               timeout=120)
+    segmented = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "segment",
+            "--tokeniser",
+            str(out),
+            "--json",
+            "--text",
+            "The cat sat on the mat.",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert segmented.returncode == 0, segmented.stderr
     item = json.loads(segmented.stdout)[0]
     assert item["tokens"] == load_tokeniser(out).tokenise("The cat sat on the mat.")
@@ -127,8 +164,9 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
 def test_vocabulary_overlap_by_hand():
     from core.variants.compare import vocabulary_overlap
 
-    rows = vocabulary_overlap({"x": frozenset({"a", "b", "ab", "abc"}), "y": frozenset({"a", "ab", "bc"}),
-                               "z": frozenset({"a"})})
+    rows = vocabulary_overlap(
+        {"x": frozenset({"a", "b", "ab", "abc"}), "y": frozenset({"a", "ab", "bc"}), "z": frozenset({"a"})}
+    )
     assert rows == [
         {"a": "x", "b": "y", "shared": 1, "only a": 1, "only b": 1, "jaccard": 1 / 3},
         {"a": "x", "b": "z", "shared": 0, "only a": 2, "only b": 0, "jaccard": 0.0},
@@ -145,7 +183,11 @@ def test_kind_fractions_by_hand():
     events = [TrainingEvent(i, k, "", 1, 0) for i, k in enumerate(kinds)]
     rows = kind_fractions(events, 2)
     assert [(r["start"], r["end"], r["kind"], r["fraction"]) for r in rows if r["count"]] == [
-        (0, 2, "merge", 1.0), (2, 4, "merge", 0.5), (2, 4, "supermerge", 0.5), (4, 5, "deletion", 1.0)]
+        (0, 2, "merge", 1.0),
+        (2, 4, "merge", 0.5),
+        (2, 4, "supermerge", 0.5),
+        (4, 5, "deletion", 1.0),
+    ]
     assert len(rows) == 3 * 3  # every kind in every block, zeros included
     assert kind_totals(events) == {"merge": 3, "supermerge": 1, "deletion": 1}
     with pytest.raises(InputError):

@@ -8,11 +8,12 @@ computed once per (A, B, words) with a progress bar, kept in a small process-wid
 every session (immutable results; each tokeniser's per-word segmentations are kept beside them,
 so comparing A with another B segments A's words again only after it left the store).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 import streamlit as st
 
@@ -36,7 +37,7 @@ from ui.workspace import (
 KNOCKOUT, REBPE = " after knockout", " after ReBPE"
 #: suffix of a derived choice -> (what runs, its configuration)
 DERIVED = {KNOCKOUT: ("Knockout", KNOCKOUT_ONLY), REBPE: ("ReBPE", ReBPEConfig())}
-REFERENCE, CORPUS = "reference", "corpus"   # word sources besides the shipped counts (by name)
+REFERENCE, CORPUS = "reference", "corpus"  # word sources besides the shipped counts (by name)
 MAX_COMPARISONS = 6
 MAX_SEGMENTATIONS = 4
 
@@ -59,7 +60,7 @@ def split_choice(choice: str) -> tuple[str, str | None]:
     """(workspace tokeniser, derived suffix or None)."""
     for suffix in DERIVED:
         if choice.endswith(suffix):
-            return choice[:-len(suffix)], suffix
+            return choice[: -len(suffix)], suffix
     return choice, None
 
 
@@ -93,8 +94,11 @@ def load_choice(ws: Workspace, choice: str) -> Chosen:
     base, suffix = split_choice(choice)
     if base not in choices("tokeniser"):
         raise InputError(f"unknown tokeniser {base!r}")
-    tokeniser, key = ((ws.tokeniser, ws.tokeniser_key or ws.tokeniser_name) if base == ws.tokeniser_name
-                      else load_tokeniser_choice(base))
+    tokeniser, key = (
+        (ws.tokeniser, ws.tokeniser_key or ws.tokeniser_name)
+        if base == ws.tokeniser_name
+        else load_tokeniser_choice(base)
+    )
     if suffix is None:
         return Chosen(choice, tokeniser, key)
     label, config = DERIVED[suffix]
@@ -107,8 +111,9 @@ def load_choice(ws: Workspace, choice: str) -> Chosen:
     else:
         references, reference_name = ws.references, ws.reference_name
         reference_key = ws.reference_key or ws.reference_name
-    run = cached_run(base, graph, reference_name, references, config, label, tokeniser_key=graph_key,
-                     reference_key=reference_key)
+    run = cached_run(
+        base, graph, reference_name, references, config, label, tokeniser_key=graph_key, reference_key=reference_key
+    )
     return Chosen(choice, run.tokeniser, f"{graph_key}|{reference_key}|{label}")
 
 
@@ -163,11 +168,15 @@ def comparison(a: Chosen, b: Chosen, words: Mapping[str, int], words_key: str) -
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Segmenting words with both tokenisers: {done:,} of {total:,}…")
+
         return compare_tokenisers(segmentations(a), segmentations(b), words, progress=progress)
 
     def waiting(seconds: float) -> None:
-        holder.info(f"Another session is comparing these tokenisers; this page shows it as soon as it is done "
-                    f"({seconds:.0f} s so far)…", icon=":material/group:")
+        holder.info(
+            f"Another session is comparing these tokenisers; this page shows it as soon as it is done "
+            f"({seconds:.0f} s so far)…",
+            icon=":material/group:",
+        )
 
     try:
         return _comparisons().get_or_compute(("words", a.key, b.key, words_key), compute, waiting)
@@ -181,4 +190,5 @@ def frequency_differences(a: Chosen, b: Chosen, words: Mapping[str, int], words_
     comparison(a, b, words, words_key)
     return _comparisons().get_or_compute(
         ("tokens", a.key, b.key, words_key),
-        lambda: tuple(map(MappingProxyType, token_frequency_differences(segmentations(a), segmentations(b), words))))
+        lambda: tuple(map(MappingProxyType, token_frequency_differences(segmentations(a), segmentations(b), words))),
+    )

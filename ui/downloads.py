@@ -5,6 +5,7 @@ The figures are built by the viz modules (:func:`viz.trees.merge_tree_svg` and
 :func:`viz.trees.merge_tree_forest`, :func:`viz.lattice.lattice_svg`, :func:`viz.graph_svg.graph_svg`);
 this module only offers them. Downloading does not rerun the page.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,12 +30,28 @@ def figure_downloads(stem: str, svg: str, tikz: str | None = None, *, key: str) 
     side; ``key`` keeps two figures on one page apart."""
     name = file_stem(stem)
     with st.container(horizontal=True, gap="small"):
-        st.download_button("SVG", svg, file_name=f"{name}.svg", mime="image/svg+xml", key=f"{key}::svg",
-                           icon=":material/download:", on_click="ignore", type="tertiary",
-                           help="The figure as a standalone SVG file, for slides or papers.")
+        st.download_button(
+            "SVG",
+            svg,
+            file_name=f"{name}.svg",
+            mime="image/svg+xml",
+            key=f"{key}::svg",
+            icon=":material/download:",
+            on_click="ignore",
+            type="tertiary",
+            help="The figure as a standalone SVG file, for slides or papers.",
+        )
         if tikz is not None:
-            st.download_button("LaTeX (forest)", tikz, file_name=f"{name}.tex", mime="application/x-tex",
-                               key=f"{key}::tex", icon=":material/download:", on_click="ignore", type="tertiary",
-                               help="The tree as a LaTeX document drawn with the forest package (as the "
-                                    "BPE-knockout and ReBPE papers draw merge trees); compile with LuaLaTeX "
-                                    "or XeLaTeX.")
+            st.download_button(
+                "LaTeX (forest)",
+                tikz,
+                file_name=f"{name}.tex",
+                mime="application/x-tex",
+                key=f"{key}::tex",
+                icon=":material/download:",
+                on_click="ignore",
+                type="tertiary",
+                help="The tree as a LaTeX document drawn with the forest package (as the "
+                "BPE-knockout and ReBPE papers draw merge trees); compile with LuaLaTeX "
+                "or XeLaTeX.",
+            )

@@ -11,13 +11,14 @@ callback (:func:`guarded`, whose messages wait in session state for the next bou
 Streamlit's control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises ``BaseException``
 subclasses, which ``except Exception`` lets through.
 """
+
 from __future__ import annotations
 
 import contextlib
 import functools
 import logging
 import uuid
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import streamlit as st
 
@@ -32,8 +33,10 @@ def report(err: Exception) -> str:
     """Log ``err`` with its traceback under a new error id; returns what the user is shown."""
     error_id = uuid.uuid4().hex[:8]
     LOG.error("error id %s: unexpected %s", error_id, type(err).__name__, exc_info=err)
-    return (f"Something went wrong here (error id `{error_id}`). What you loaded is kept: try other "
-            "settings or another page, and quote the error id when you report this.")
+    return (
+        f"Something went wrong here (error id `{error_id}`). What you loaded is kept: try other "
+        "settings or another page, and quote the error id when you report this."
+    )
 
 
 def _show_pending() -> None:
@@ -49,19 +52,21 @@ def boundary() -> Iterator[None]:
         yield
     except InputError as err:  # a page that did not catch it: still the user's message
         st.error(md_escape(err))
-    except Exception as err:  # noqa: BLE001 - the boundary: every bug ends here, logged
+    except Exception as err:
         st.error(report(err), icon=":material/error:")
 
 
 def guarded(callback: Callable[..., None]) -> Callable[..., None]:
     """A widget callback whose failure becomes a message of the next run (it runs before the page,
     outside :func:`boundary`)."""
+
     @functools.wraps(callback)
     def run(*args, **kwargs) -> None:
         try:
             callback(*args, **kwargs)
         except InputError as err:
             st.session_state.setdefault(PENDING, []).append(md_escape(err))
-        except Exception as err:  # noqa: BLE001 - the boundary for callbacks
+        except Exception as err:
             st.session_state.setdefault(PENDING, []).append(report(err))
+
     return run

@@ -4,6 +4,7 @@ One :class:`core.merge_usage.FireCounter` per (tokeniser, text), shared by every
 ``st.cache_resource``; each counts lazily (only the merges a page asks about) and keeps its counts,
 so the merge graph and the word debugger pay for a pretoken's trace once.
 """
+
 from __future__ import annotations
 
 import streamlit as st

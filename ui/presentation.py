@@ -6,6 +6,7 @@ charts and tables and put Prev/Next beside the before/after views, with ``shortc
 ``NEXT_KEY`` on those buttons (Streamlit's own key bindings: ← and → step). The mode is in the URL
 (``?present=1``) so a link opens in it; the sidebar is hidden and fonts are larger.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -14,7 +15,7 @@ from ui.url_state import seed_from_url, write_to_url
 
 PARAM = "present"
 KEY = "presentation_mode"
-PREV_KEY, NEXT_KEY = "Left", "Right"   # st.button(shortcut=...)
+PREV_KEY, NEXT_KEY = "Left", "Right"  # st.button(shortcut=...)
 
 _STYLE = """<style>
 section[data-testid="stSidebar"], div[data-testid="stSidebarCollapsedControl"],
@@ -45,9 +46,13 @@ def _sync_url() -> None:
 def presentation_toggle() -> bool:
     """The "Presentation mode" toggle (kept in the URL); returns whether it is on."""
     presenting()
-    st.toggle("Presentation mode", key=KEY, on_change=_sync_url,
-              help="For a projector: hides the sidebar and secondary views, larger text, "
-                   "Prev/Next beside the views; the ← and → keys step.")
+    st.toggle(
+        "Presentation mode",
+        key=KEY,
+        on_change=_sync_url,
+        help="For a projector: hides the sidebar and secondary views, larger text, "
+        "Prev/Next beside the views; the ← and → keys step.",
+    )
     _sync_url()
     return bool(st.session_state[KEY])
 

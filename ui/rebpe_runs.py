@@ -12,14 +12,15 @@ Everything stored is shared by every browser session, so it is immutable: a fini
 its step reports and tokenisers (frozen), never the live ``Run`` with its traced reference. Two
 sessions asking for the same run at once compute it once (:meth:`LRUStore.get_or_compute`).
 """
+
 from __future__ import annotations
 
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -63,13 +64,13 @@ class ComputedRun:
     """A finished run with what the pages need next to it (all immutable)."""
 
     key: tuple
-    start: BTETokeniser          # the tokeniser as loaded (step 0)
+    start: BTETokeniser  # the tokeniser as loaded (step 0)
     steps: tuple[StepReport, ...]
-    tokeniser: BTETokeniser      # the tokeniser after the last step
-    initial: MorphScores         # metrics before any phase
+    tokeniser: BTETokeniser  # the tokeniser after the last step
+    initial: MorphScores  # metrics before any phase
     seconds: float
-    unaligned: tuple[str, ...]   # reference words the pre-tokeniser could not align (skipped)
-    words: tuple[str, ...]       # the reference words, in order
+    unaligned: tuple[str, ...]  # reference words the pre-tokeniser could not align (skipped)
+    words: tuple[str, ...]  # the reference words, in order
 
     def tokeniser_at(self, index: int) -> BTETokeniser:
         """The tokeniser after step ``index`` (0: as loaded)."""
@@ -89,13 +90,26 @@ def run_content_key(tokeniser: BTETokeniser, references: ReferenceSet, config: R
     return content_key("run", tokeniser_digest(tokeniser), references_digest(references.entries), repr(config))
 
 
-def stored_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig,
-               compute: Callable[[], ComputedRun]) -> ComputedRun:
+def stored_run(
+    key: tuple,
+    tokeniser: BTETokeniser,
+    references: ReferenceSet,
+    config: ReBPEConfig,
+    compute: Callable[[], ComputedRun],
+) -> ComputedRun:
     """The run from the precomputed results or the disk cache, else ``compute()``'s (then kept on
     disk). Its final tokeniser is digested by how it was made (blocked-merge scans are keyed by it)."""
     content = run_content_key(tokeniser, references, config)
-    return marked(result_cache.through("run", content, compute, lambda run: run_to_json(tokeniser, run.parts()),
-                                       lambda obj: ComputedRun(key, tokeniser, *run_from_json(obj, tokeniser))), content)
+    return marked(
+        result_cache.through(
+            "run",
+            content,
+            compute,
+            lambda run: run_to_json(tokeniser, run.parts()),
+            lambda obj: ComputedRun(key, tokeniser, *run_from_json(obj, tokeniser)),
+        ),
+        content,
+    )
 
 
 def marked(computed: ComputedRun, content: str) -> ComputedRun:
@@ -105,9 +119,15 @@ def marked(computed: ComputedRun, content: str) -> ComputedRun:
     return computed
 
 
-def compute_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, config: ReBPEConfig, *,
-                traced: Callable[[TokenisedReference], None] | None = None,
-                progress: Callable[[int, StepReport], None] | None = None) -> ComputedRun:
+def compute_run(
+    key: tuple,
+    tokeniser: BTETokeniser,
+    references: ReferenceSet,
+    config: ReBPEConfig,
+    *,
+    traced: Callable[[TokenisedReference], None] | None = None,
+    progress: Callable[[int, StepReport], None] | None = None,
+) -> ComputedRun:
     """The run itself, without Streamlit: ``traced`` is told the reference as traced before any
     phase, ``progress`` every iteration's knockout step (see ``core.rebpe.run_rebpe``)."""
     started = time.perf_counter()
@@ -116,8 +136,16 @@ def compute_run(key: tuple, tokeniser: BTETokeniser, references: ReferenceSet, c
     if traced is not None:
         traced(initial)
     run = run_rebpe(tokeniser, entries, config, progress=progress)
-    return ComputedRun(key, tokeniser, tuple(run.steps), run.tokeniser, initial.scores(),
-                       time.perf_counter() - started, tuple(initial.unaligned), tuple(e.word for e in entries))
+    return ComputedRun(
+        key,
+        tokeniser,
+        tuple(run.steps),
+        run.tokeniser,
+        initial.scores(),
+        time.perf_counter() - started,
+        tuple(initial.unaligned),
+        tuple(e.word for e in entries),
+    )
 
 
 class _Flight:
@@ -147,8 +175,7 @@ class LRUStore:
             while len(self.items) > self.size:
                 self.items.popitem(last=False)
 
-    def get_or_compute(self, key, compute: Callable[[], object],
-                       waiting: Callable[[float], None] | None = None):
+    def get_or_compute(self, key, compute: Callable[[], object], waiting: Callable[[float], None] | None = None):
         """The value for ``key``; if missing, ``compute()`` runs in exactly one of the threads
         asking for it, and the others wait for its value, calling ``waiting(seconds waited)``
         now and then (to say so, and to let Streamlit stop a script whose user left). When the
@@ -187,17 +214,32 @@ def _run_store() -> LRUStore:
     return LRUStore(MAX_RUNS)
 
 
-def run_key(tokeniser_key: str, tokeniser: BTETokeniser, reference_key: str, references: ReferenceSet,
-            config: ReBPEConfig) -> tuple:
+def run_key(
+    tokeniser_key: str, tokeniser: BTETokeniser, reference_key: str, references: ReferenceSet, config: ReBPEConfig
+) -> tuple:
     """A cheap key: the workspace's content keys (names, plus a digest for uploads), sizes as a
     safety net, and the frozen configuration."""
-    return (tokeniser_key, len(tokeniser.merges), len(tokeniser.alphabet), reference_key,
-            len(references.entries), config)
+    return (
+        tokeniser_key,
+        len(tokeniser.merges),
+        len(tokeniser.alphabet),
+        reference_key,
+        len(references.entries),
+        config,
+    )
 
 
-def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str, references: ReferenceSet,
-               config: ReBPEConfig, label: str = "ReBPE", *, tokeniser_key: str = "",
-               reference_key: str = "") -> ComputedRun:
+def cached_run(
+    tokeniser_name: str,
+    tokeniser: BTETokeniser,
+    reference_name: str,
+    references: ReferenceSet,
+    config: ReBPEConfig,
+    label: str = "ReBPE",
+    *,
+    tokeniser_key: str = "",
+    reference_key: str = "",
+) -> ComputedRun:
     """The run for these inputs; computed on first use with a live progress box. The keys default to
     the names (``ui.workspace.Workspace.tokeniser_key`` also tells uploads of the same name apart)."""
     key = run_key(tokeniser_key or tokeniser_name, tokeniser, reference_key or reference_name, references, config)
@@ -205,18 +247,22 @@ def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str
 
     def compute() -> ComputedRun:
         with holder.container():
-            with st.status(f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference "
-                           "words…", expanded=True) as status:
+            with st.status(
+                f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference words…", expanded=True
+            ) as status:
                 started = time.perf_counter()
 
                 def traced(initial: TokenisedReference) -> None:
-                    st.write(f"Traced the reference ({len(initial.words):,} words): "
-                             f"F1 = {100 * initial.scores().f1:.2f} %")
+                    st.write(
+                        f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %"
+                    )
 
                 def progress(iteration: int, knocked: StepReport) -> None:
                     status.update(label=f"Running {label}: iteration {iteration}…")
-                    st.write(f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
-                             f"({time.perf_counter() - started:.1f} s so far)")
+                    st.write(
+                        f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
+                        f"({time.perf_counter() - started:.1f} s so far)"
+                    )
 
                 computed = compute_run(key, tokeniser, references, config, traced=traced, progress=progress)
                 status.update(label=f"{label} done", state="complete")
@@ -226,8 +272,11 @@ def cached_run(tokeniser_name: str, tokeniser: BTETokeniser, reference_name: str
         return stored_run(key, tokeniser, references, config, compute)
 
     def waiting(seconds: float) -> None:
-        holder.info(f"Another session is running {label} on {tokeniser_name} with these settings; "
-                    f"this page shows it as soon as it is done ({seconds:.0f} s so far)…", icon=":material/group:")
+        holder.info(
+            f"Another session is running {label} on {tokeniser_name} with these settings; "
+            f"this page shows it as soon as it is done ({seconds:.0f} s so far)…",
+            icon=":material/group:",
+        )
 
     try:
         return _run_store().get_or_compute(key, load_or_compute, waiting)
@@ -252,9 +301,13 @@ def blocked_content_key(tokeniser: BTETokeniser, words: Sequence[str]) -> str:
 
 def stored_blocked_report(tokeniser: BTETokeniser, words: Sequence[str]) -> BlockedReport:
     """:func:`core.blocked.find_blocked_merges` through the precomputed results and the disk cache."""
-    return result_cache.through("blocked", blocked_content_key(tokeniser, words),
-                                lambda: find_blocked_merges(tokeniser, list(words)), BlockedReport.to_json,
-                                blocked_from_json)
+    return result_cache.through(
+        "blocked",
+        blocked_content_key(tokeniser, words),
+        lambda: find_blocked_merges(tokeniser, list(words)),
+        BlockedReport.to_json,
+        blocked_from_json,
+    )
 
 
 @st.cache_resource(show_spinner="Looking for blocked merges (LIMITEDBPE on every merge)…", max_entries=8)
@@ -267,11 +320,12 @@ Reparation = ReparationParts
 
 
 def compute_reparation(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> Reparation:
-    """rebpe.txt Alg. 2 lines 2-15 on ``tokeniser``, the words it re-segments and what stays blocked."""
+    """[rebpe Alg. 2 lines 2-15] on ``tokeniser``, the words it re-segments and what stays blocked."""
     repaired_tokeniser, repaired = repair(tokeniser, mode)
     changed = segmentation_changes(tokeniser, repaired_tokeniser, words)
-    return Reparation(repaired_tokeniser, tuple(repaired), tuple(changed),
-                      find_blocked_merges(repaired_tokeniser, list(words)))
+    return Reparation(
+        repaired_tokeniser, tuple(repaired), tuple(changed), find_blocked_merges(repaired_tokeniser, list(words))
+    )
 
 
 def reparation_content_key(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> str:
@@ -281,9 +335,13 @@ def reparation_content_key(tokeniser: BTETokeniser, mode: str, words: Sequence[s
 def stored_reparation(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> Reparation:
     """:func:`compute_reparation` through the precomputed results and the disk cache."""
     key = reparation_content_key(tokeniser, mode, words)
-    result = result_cache.through("reparation", key, lambda: compute_reparation(tokeniser, mode, words),
-                                  lambda done: reparation_to_json(tokeniser, done),
-                                  lambda obj: reparation_from_json(obj, tokeniser))
+    result = result_cache.through(
+        "reparation",
+        key,
+        lambda: compute_reparation(tokeniser, mode, words),
+        lambda done: reparation_to_json(tokeniser, done),
+        lambda obj: reparation_from_json(obj, tokeniser),
+    )
     derived_digest(result.tokeniser, "reparation", key)
     return result
 
@@ -306,6 +364,9 @@ def workspace_keys(workspace, reference_name: str) -> dict[str, str]:
     """``tokeniser_key`` / ``reference_key`` for :func:`cached_run` from the workspace (content keys
     when it has them) and the reference actually used."""
     tokeniser_key = getattr(workspace, "tokeniser_key", "") or workspace.tokeniser_name
-    reference_key = (getattr(workspace, "reference_key", "") or workspace.reference_name
-                     if reference_name == workspace.reference_name else reference_name)
+    reference_key = (
+        getattr(workspace, "reference_key", "") or workspace.reference_name
+        if reference_name == workspace.reference_name
+        else reference_name
+    )
     return {"tokeniser_key": tokeniser_key, "reference_key": reference_key}

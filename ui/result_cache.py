@@ -9,15 +9,17 @@ writing what it computed there. A missing, unreadable, corrupt or outdated file 
 logged): the result is computed again, never a traceback. The folder is kept under a size budget,
 ``$EXPLORER_RESULTS_MB`` megabytes (default 512), by deleting the files used least recently.
 """
+
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping, TypeVar
+from typing import TypeVar
 
 from core.gc_pause import cyclic_gc_paused
-from core.run_archive import write_archive, read_archive
+from core.run_archive import read_archive, write_archive
 from core.samples import SAMPLE_DIR
 from ui.storage import env_megabytes, storage_dir
 
@@ -50,8 +52,9 @@ def _folders() -> list[tuple[Path, bool]]:
     return folders + [(disk, True)] if disk is not None else folders
 
 
-def through(kind: str, key: str, compute: Callable[[], T], encode: Callable[[T], Mapping],
-            decode: Callable[[dict], T]) -> T:
+def through(
+    kind: str, key: str, compute: Callable[[], T], encode: Callable[[T], Mapping], decode: Callable[[dict], T]
+) -> T:
     """The result of ``kind`` for ``key``: decoded from a precomputed or cached archive, else
     ``compute()``'s, which is then written to the disk cache (when ``encode`` can represent it)."""
     for folder, is_cache in _folders():
@@ -61,7 +64,7 @@ def through(kind: str, key: str, compute: Callable[[], T], encode: Callable[[T],
         try:
             with cyclic_gc_paused():
                 value = decode(read_archive(path, kind, key))
-        except Exception as err:  # noqa: BLE001 - any damage to a cache file means: compute again
+        except Exception as err:
             log.warning("ignoring result file %s: %s: %s", path, type(err).__name__, err)
             continue
         if is_cache:
@@ -81,7 +84,7 @@ def store(kind: str, key: str, body: Callable[[], Mapping]) -> None:
     try:
         write_archive(folder / file_name(key), kind, key, body())
         prune(folder, env_megabytes(BUDGET_ENV, DEFAULT_BUDGET_MB))
-    except Exception as err:  # noqa: BLE001 - the result is still returned, only not kept
+    except Exception as err:
         log.warning("result %s %s… not kept on disk: %s: %s", kind, key[:12], type(err).__name__, err)
 
 

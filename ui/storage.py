@@ -3,6 +3,7 @@
 One folder, ``$EXPLORER_CACHE_DIR`` (default ``~/.cache/structured-tokenisers/explorer``), with a
 subfolder per kind (``results``, ``uploads``). Outside git, kept across server restarts.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,9 +1,10 @@
-"""The knockout threshold sweep of the distributions page (bpe-knockout.txt App. A.3: thresholds 0.05 … 0.95),
+"""The knockout threshold sweep of the distributions page ([knockout App. A.3]: thresholds 0.05 … 0.95),
 kept on disk by the content of the tokeniser and the reference (``ui.result_cache``); the shipped
 default workspace's sweep is precomputed (``scripts/precompute_samples.py``)."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from core.diagnostics import threshold_sweep
 from core.formats.references import ReferenceSet
@@ -12,15 +13,14 @@ from core.reference_state import TokenisedReference
 from core.run_archive import content_key, references_digest, tokeniser_digest
 from ui import result_cache
 
-THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))        # App. A.3: 0.05 … 0.95
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))  # App. A.3: 0.05 … 0.95
 
 
 def sweep_key(tokeniser: BTETokeniser, references: ReferenceSet) -> str:
     return content_key("sweep", tokeniser_digest(tokeniser), references_digest(references.entries), repr(THRESHOLDS))
 
 
-def compute_sweep(reference: TokenisedReference,
-                  progress: Callable[[int, float], None] | None = None) -> list[dict]:
+def compute_sweep(reference: TokenisedReference, progress: Callable[[int, float], None] | None = None) -> list[dict]:
     """:func:`core.diagnostics.threshold_sweep` at every threshold, one at a time (``progress(i, t)``
     before each)."""
     rows = []
@@ -33,5 +33,6 @@ def compute_sweep(reference: TokenisedReference,
 
 def sweep_rows(tokeniser: BTETokeniser, references: ReferenceSet, compute: Callable[[], list[dict]]) -> list[dict]:
     """The sweep from memory of the disk (precomputed or cached), else ``compute()`` and keep it."""
-    return result_cache.through("sweep", sweep_key(tokeniser, references), compute,
-                                lambda rows: {"rows": rows}, lambda obj: obj["rows"])
+    return result_cache.through(
+        "sweep", sweep_key(tokeniser, references), compute, lambda rows: {"rows": rows}, lambda obj: obj["rows"]
+    )

@@ -12,13 +12,14 @@ segmentation engine built) from its merges, types and characters; the constants 
 tracemalloc measurements of real files (:func:`measured_bytes`; ``bench/bench_tokeniser_footprint.py``
 prints both for every file at hand).
 """
+
 from __future__ import annotations
 
 import gc
 import threading
 import tracemalloc
 from collections import OrderedDict
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 import streamlit as st
 
@@ -30,8 +31,8 @@ DEFAULT_BUDGET_MB = 1536
 BUDGET_ENV = "EXPLORER_TOKENISER_CACHE_MB"
 # Fitted to 20 real BPE files (GPT-2 to Gemma 3): the estimate is 1.05-1.3 times the measurement.
 BYTES_PER_MERGE = 450
-BYTES_PER_TYPE = 300    # also about what a Unigram piece takes (8k-piece SentencePiece models: 0.9x)
-BYTES_PER_CHAR = 2      # long token strings: each is kept about twice (vocabulary, merge results)
+BYTES_PER_TYPE = 300  # also about what a Unigram piece takes (8k-piece SentencePiece models: 0.9x)
+BYTES_PER_CHAR = 2  # long token strings: each is kept about twice (vocabulary, merge results)
 BASE_BYTES = 64 * 1024
 IN_USE = ("types", "produced_by", "used_by", "merge_index", "engine")  # built lazily, by the pages
 
@@ -45,8 +46,12 @@ def footprint(tokeniser: Tokeniser) -> int:
     """Estimated bytes of ``tokeniser`` in use, from its merges, types and their characters."""
     vocabulary = tokeniser.vocabulary
     merges = len(getattr(tokeniser, "merges", ()) or ())
-    return (BASE_BYTES + BYTES_PER_MERGE * merges + BYTES_PER_TYPE * len(vocabulary)
-            + BYTES_PER_CHAR * sum(map(len, vocabulary)))
+    return (
+        BASE_BYTES
+        + BYTES_PER_MERGE * merges
+        + BYTES_PER_TYPE * len(vocabulary)
+        + BYTES_PER_CHAR * sum(map(len, vocabulary))
+    )
 
 
 def measured_bytes(load: Callable[[], Tokeniser]) -> tuple[Tokeniser, int]:
@@ -109,8 +114,10 @@ class TokeniserStore:
                 tokeniser = load()
                 size = footprint(tokeniser)
                 if size > self.budget:
-                    raise InputError(f"this tokeniser needs about {size / MB:,.1f} MB in memory; the server "
-                                     f"keeps at most {self.budget / MB:,.0f} MB of tokenisers ({BUDGET_ENV})")
+                    raise InputError(
+                        f"this tokeniser needs about {size / MB:,.1f} MB in memory; the server "
+                        f"keeps at most {self.budget / MB:,.0f} MB of tokenisers ({BUDGET_ENV})"
+                    )
                 with self.lock:
                     self.items[key] = (tokeniser, size)
                     while self.total > self.budget:

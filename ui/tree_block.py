@@ -7,9 +7,10 @@ every text in the SVG is escaped by ``viz.trees``), in a ``merge-tree-block`` wr
 ``viz.step_views.TREE_CSS`` / ``PRESENT_TREE_CSS`` size. Below it: SVG and LaTeX (forest) downloads
 (``ui.downloads``), left out in presentation mode.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import streamlit as st
 
@@ -38,15 +39,24 @@ def page_header(title: str) -> bool:
     return present
 
 
-def show_tree(trees: Sequence, display: Callable[[str], str], highlight: Collection = (), *, stem: str, key: str,
-              downloads: bool = True) -> bool:
+def show_tree(
+    trees: Sequence,
+    display: Callable[[str], str],
+    highlight: Collection = (),
+    *,
+    stem: str,
+    key: str,
+    downloads: bool = True,
+) -> bool:
     """The final merge trees of one word (``viz.trees.word_pretokens``) with ``highlight`` merges bordered
     in blue; with ``downloads``, the figure as ``<stem>.svg`` and ``<stem>.tex`` (widget keys from ``key``).
     Returns whether a character is spelled by several leaves (for the legend's ``characters`` item)."""
     pretokens = word_pretokens(trees)
     svg = merge_tree_svg(pretokens, display, highlight=highlight)
-    st.markdown('<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">' + svg.replace("\n", " ")
-                + "</div>", unsafe_allow_html=True)
+    st.markdown(
+        '<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">' + svg.replace("\n", " ") + "</div>",
+        unsafe_allow_html=True,
+    )
     if downloads:
         figure_downloads(stem, svg, tikz=merge_tree_forest(pretokens, display, highlight=highlight), key=key)
     return any(spelled_characters(pretokens, display))
@@ -57,5 +67,12 @@ def scenario_buttons(names: Sequence[str], key_prefix: str, on_click: Callable[[
     ``on_click(name)``."""
     loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
     for column, name in zip(st.columns(len(names)), names):
-        column.button(sv.scenario_label(name), key=f"{key_prefix}_{name}", on_click=on_click, args=(name,),
-                      type="primary" if name == loaded else "secondary", width="stretch", help=f"Load {name}")
+        column.button(
+            sv.scenario_label(name),
+            key=f"{key_prefix}_{name}",
+            on_click=on_click,
+            args=(name,),
+            type="primary" if name == loaded else "secondary",
+            width="stretch",
+            help=f"Load {name}",
+        )

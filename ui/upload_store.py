@@ -13,6 +13,7 @@ files no longer hash to its id is ignored and removed: a bad file on disk is "no
 never a traceback. The folder's size is bounded (:data:`BUDGET_ENV`, :data:`DEFAULT_BUDGET_MB`):
 the entries used least recently (file times, refreshed on each use) go first.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -51,6 +52,7 @@ def digest(data: bytes, *more: bytes | None) -> str:
 class Upload:
     """An accepted upload: its kind, its files as (original name, bytes), and for a tokeniser the
     pre-tokeniser override it is read with (None: none)."""
+
     kind: str
     files: tuple[tuple[str, bytes], ...]
     pretokeniser: str | None = None
@@ -101,8 +103,10 @@ def put(upload: Upload) -> str:
     InputError when it alone exceeds the budget, OSError when the disk refuses."""
     limit = budget()
     if upload.size > limit:
-        raise InputError(f"the server keeps at most {limit // MB:,} MB of uploads ({BUDGET_ENV}) and this "
-                         f"one has {upload.size / MB:,.1f} MB")
+        raise InputError(
+            f"the server keeps at most {limit // MB:,} MB of uploads ({BUDGET_ENV}) and this "
+            f"one has {upload.size / MB:,.1f} MB"
+        )
     folder, upload_id = _folder(upload.kind), upload.id
     with _LOCK:
         if (folder / f"{upload_id}.json").is_file():
@@ -110,8 +114,11 @@ def put(upload: Upload) -> str:
         else:
             for number, (_, data) in enumerate(upload.files):
                 write_atomically(folder / f"{upload_id}.{number}", data)
-            sidecar = {"kind": upload.kind, "names": [name for name, _ in upload.files],
-                       "pretokeniser": upload.pretokeniser}
+            sidecar = {
+                "kind": upload.kind,
+                "names": [name for name, _ in upload.files],
+                "pretokeniser": upload.pretokeniser,
+            }
             write_atomically(folder / f"{upload_id}.json", json.dumps(sidecar).encode())
         evict(limit, keep=upload)
     return upload_id
@@ -134,9 +141,13 @@ def _sidecar(folder: Path, upload_id: str) -> dict | None:
     if not isinstance(sidecar, dict):
         return None
     names, override = sidecar.get("names"), sidecar.get("pretokeniser")
-    well_formed = (sidecar.get("kind") in KINDS and isinstance(names, list) and len(names) in (1, 2)
-                   and all(isinstance(name, str) and 0 < len(name) <= MAX_NAME for name in names)
-                   and (override is None or isinstance(override, str)))
+    well_formed = (
+        sidecar.get("kind") in KINDS
+        and isinstance(names, list)
+        and len(names) in (1, 2)
+        and all(isinstance(name, str) and 0 < len(name) <= MAX_NAME for name in names)
+        and (override is None or isinstance(override, str))
+    )
     return sidecar if well_formed else None
 
 
@@ -149,7 +160,9 @@ def _read(kind: str, upload_id: str, max_bytes: int) -> Upload | None:
     paths = [folder / f"{upload_id}.{number}" for number in range(len(sidecar["names"]))]
     if any(path.stat().st_size > max_bytes for path in paths):
         raise ValueError("a file is larger than the upload limit")
-    return Upload(sidecar["kind"], tuple(zip(sidecar["names"], map(Path.read_bytes, paths))), sidecar.get("pretokeniser"))
+    return Upload(
+        sidecar["kind"], tuple(zip(sidecar["names"], map(Path.read_bytes, paths))), sidecar.get("pretokeniser")
+    )
 
 
 def get(kind: str, upload_id: str, max_bytes: int) -> Upload | None:

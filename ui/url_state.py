@@ -6,9 +6,11 @@ change, and a bound widget then re-reads the *old* URL value instead of what a c
 ``st.session_state``. These widgets therefore keep their value under a session-state key, take the
 URL value only when the page is opened (validated), and write their value back to the URL.
 """
+
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 

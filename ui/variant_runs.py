@@ -1,5 +1,6 @@
 """Cached training of any tokeniser family on the workspace corpus, shared by the Train & compare
 and Training dynamics pages (a run trained on one page is instant on the other)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -42,12 +43,14 @@ def _run_store() -> LRUStore:
     return LRUStore(MAX_RUNS)
 
 
-def trained(algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None,
-            waiting=None) -> tuple[TrainingRun, float]:
+def trained(
+    algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None, waiting=None
+) -> tuple[TrainingRun, float]:
     """(run, training seconds) of ``algorithm`` on ``lines`` (``key`` identifies them), computed
     once per process, even when several sessions ask at once (``waiting(seconds)`` is called
     while another session trains it). Not an ``st.cache_resource`` function: ``progress`` draws
     live elements, which a cached function would have to replay on every hit."""
+
     def compute() -> tuple[TrainingRun, float]:
         corpus = TrainingCorpus.from_texts(lines, registry.default_pretokeniser(algorithm))
         started = time.perf_counter()
@@ -62,25 +65,34 @@ def corpus_stats(algorithm: str, key: str, vocab_size: int, _tokeniser, _lines: 
     return cm.token_counts(_tokeniser, _lines)
 
 
-def train_with_progress(algorithms: list[str], key: str, size: int, lines: list[str]) -> dict[str, tuple[TrainingRun, float]]:
+def train_with_progress(
+    algorithms: list[str], key: str, size: int, lines: list[str]
+) -> dict[str, tuple[TrainingRun, float]]:
     """Train each algorithm (cached) under one progress bar; a failure is a warning, not a traceback."""
     runs = {}
     bar = st.empty()
     started = time.monotonic()  # one budget for the whole page run
     for i, algorithm in enumerate(algorithms):
+
         def progress(done: int, total: int, i=i, algorithm=algorithm) -> None:
             share = min(1.0, done / total) if total else 1.0
-            bar.progress((i + share) / len(algorithms),
-                         text=f"Training {algorithm} ({i + 1} of {len(algorithms)}): {done:,} of {total:,}")
+            bar.progress(
+                (i + share) / len(algorithms),
+                text=f"Training {algorithm} ({i + 1} of {len(algorithms)}): {done:,} of {total:,}",
+            )
 
         def waiting(seconds: float, i=i, algorithm=algorithm) -> None:
-            bar.progress(i / len(algorithms), text=f"Another session is training {algorithm} on this corpus; "
-                                                   f"waiting for it ({seconds:.0f} s so far)…")
+            bar.progress(
+                i / len(algorithms),
+                text=f"Another session is training {algorithm} on this corpus; "
+                f"waiting for it ({seconds:.0f} s so far)…",
+            )
 
         bar.progress(i / len(algorithms), text=f"Training {algorithm} ({i + 1} of {len(algorithms)})…")
         try:
-            runs[algorithm] = trained(algorithm, key, size, lines, Deadline(EXPLORER_SECONDS, progress, started=started),
-                                      waiting)
+            runs[algorithm] = trained(
+                algorithm, key, size, lines, Deadline(EXPLORER_SECONDS, progress, started=started), waiting
+            )
         except InputError as err:
             st.warning(f"{algorithm}: {err}")
     bar.empty()

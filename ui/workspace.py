@@ -26,12 +26,13 @@ started server Streamlit treats ``pages/`` as a legacy multipage folder until ``
 run once, so a first request to ``/merge_graph`` would run that page file alone. Importing this
 module (every page does) or calling :func:`current` reroutes such a run through ``app.py``.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -45,8 +46,8 @@ from core.formats.corpora import (
     split_lines,
     word_counts_from_text,
 )
-from core.formats.references import ReferenceSet, load_references, parse_reference_bytes
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
+from core.formats.references import ReferenceSet, load_references, parse_reference_bytes
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
 from core.model import BTETokeniser
 from core.samples import count_paths, reference_paths, running_text, tokeniser_paths
@@ -59,27 +60,27 @@ from ui.url_state import write_to_url
 from viz.escaping import code_span, md_escape
 from viz.tokeniser_info import choice_label, tokeniser_choices
 
-SAMPLE_TOKENISERS = tokeniser_choices(tokeniser_paths())      # short name -> path
+SAMPLE_TOKENISERS = tokeniser_choices(tokeniser_paths())  # short name -> path
 SAMPLE_REFERENCES = {name: str(path) for name, path in reference_paths().items()}
 SAMPLE_CORPORA = ("python-docs (English, stdlib pydoc_data)",)
 DEFAULT_TOKENISER = next(iter(SAMPLE_TOKENISERS))
 DEFAULT_REFERENCE = "nl_morph"
 DEFAULT_CORPUS = SAMPLE_CORPORA[0]
 SAMPLE_COUNTS = {name: str(path) for name, path in count_paths().items()}  # nl_wordfreq, en_wordfreq
-SCENARIOS = [name for name in SAMPLE_TOKENISERS if name.startswith(("a1_", "a3_"))]  # rebpe.txt App. A
+SCENARIOS = [name for name in SAMPLE_TOKENISERS if name.startswith(("a1_", "a3_"))]  # [rebpe App. A]
 UPLOAD_PREFIX = "upload: "
-PATH_PREFIX = "path: "        # a tokeniser named by a path on the machine that runs the app
-HUB_PREFIX = "hf: "           # ... or by hf:ORG/NAME in its local Hugging Face cache
+PATH_PREFIX = "path: "  # a tokeniser named by a path on the machine that runs the app
+HUB_PREFIX = "hf: "  # ... or by hf:ORG/NAME in its local Hugging Face cache
 SESSION_PREFIXES = (UPLOAD_PREFIX, PATH_PREFIX, HUB_PREFIX)  # choices a session adds to the samples
-LINK_UPLOAD = "upload:"       # a link names an upload as upload:<id> (ui/upload_store.py)
+LINK_UPLOAD = "upload:"  # a link names an upload as upload:<id> (ui/upload_store.py)
 #: an hf: id a link may carry: ORG/NAME[@REVISION] without path separators or leading dots
 HF_LINK = re.compile(r"hf:[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(@[A-Za-z0-9][\w.-]*)?", re.ASCII)
 CHOICES_KEY = "workspace_choices"  # session state: the choices by kind (see selected())
-LINKED_KEY = "workspace_linked"    # ... the URL value of each kind as last written or followed
+LINKED_KEY = "workspace_linked"  # ... the URL value of each kind as last written or followed
 MISSES_KEY = "workspace_link_misses"  # ... links that named nothing available: kind -> (message, fallback)
-UNSTORED_KEY = "workspace_unstored"   # ... upload id -> why the upload store refused it
+UNSTORED_KEY = "workspace_unstored"  # ... upload id -> why the upload store refused it
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-INFERRED = "inferred"         # the pre-tokeniser of a merges.txt: inferred from its vocabulary
+INFERRED = "inferred"  # the pre-tokeniser of a merges.txt: inferred from its vocabulary
 PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
 #: files next to a tokeniser file that loading reads too (a change to them reloads it)
 COMPANION_FILES = ("vocab.json", "special_tokens_map.json", "tokenizer_config.json")
@@ -111,7 +112,7 @@ class Workspace:
     reference_name: str
     references: ReferenceSet
     corpus_name: str
-    tokeniser_key: str = ""   # identifies the tokeniser's content (name, plus a digest for uploads)
+    tokeniser_key: str = ""  # identifies the tokeniser's content (name, plus a digest for uploads)
     reference_key: str = ""
     merge_graph_of: str = ""  # set on a merge-graph view of a family that is not BPE itself: its kind
     corpus_key: str = ""
@@ -134,7 +135,7 @@ class Workspace:
         metadata = getattr(self.tokeniser, "metadata", None)
         return metadata if isinstance(metadata, Mapping) else {}
 
-    def with_merge_graph(self, needed_for: str) -> "Workspace":
+    def with_merge_graph(self, needed_for: str) -> Workspace:
         """This workspace with the tokeniser's merge graph (a ``BTETokeniser``) as its tokeniser.
 
         BPE is its own merge graph (the same workspace comes back); Scaffold-BPE, PickyBPE and
@@ -147,24 +148,32 @@ class Workspace:
         graph = merge_graph_view(self.tokeniser_key or self.tokeniser_name, self.tokeniser, needed_for)
         if graph is self.tokeniser:
             return self
-        return replace(self, tokeniser=graph, tokeniser_key=(self.tokeniser_key or self.tokeniser_name) + "#merge-graph",
-                       merge_graph_of=self.tokeniser.kind)
+        return replace(
+            self,
+            tokeniser=graph,
+            tokeniser_key=(self.tokeniser_key or self.tokeniser_name) + "#merge-graph",
+            merge_graph_of=self.tokeniser.kind,
+        )
 
     def graph_note(self) -> str | None:
         """A caption for views drawn on the merge graph of another family (None for BPE)."""
         if not self.merge_graph_of:
             return None
-        return (f"This {self.merge_graph_of} tokeniser is shown through its merge graph (the merges it learnt, "
-                "read as BPE): its own segmentation can differ (e.g. scaffold tokens demolished, PickyBPE "
-                "removals, BoundlessBPE supermerges and deletions).")
+        return (
+            f"This {self.merge_graph_of} tokeniser is shown through its merge graph (the merges it learnt, "
+            "read as BPE): its own segmentation can differ (e.g. scaffold tokens demolished, PickyBPE "
+            "removals, BoundlessBPE supermerges and deletions)."
+        )
 
 
 # --- loaders: tokenisers are kept within a memory budget (ui/tokeniser_store.py) -----------------------
 def _stored(key: tuple, message: str, load: Callable[[], Tokeniser]) -> Tokeniser:
     """The tokeniser under ``key`` in the process-wide store; ``load()`` (with a spinner) on a miss."""
+
     def load_with_spinner() -> Tokeniser:
         with st.spinner(message):
             return load()
+
     return tokeniser_store().get(key, load_with_spinner)
 
 
@@ -201,8 +210,11 @@ def uploaded_tokeniser(upload: Upload) -> Tokeniser:
     def parse() -> Tokeniser:
         if vocab:
             vocab_name, vocab_data = vocab[0]
-            return parse_merges_vocab_bytes(data, filename, vocab_data, vocab_name, name=filename, pretokeniser=override)
+            return parse_merges_vocab_bytes(
+                data, filename, vocab_data, vocab_name, name=filename, pretokeniser=override
+            )
         return parse_tokeniser_bytes(data, filename, name=filename, pretokeniser=override)
+
     return _stored(("upload", filename, upload.id), "Reading the uploaded tokeniser…", parse)
 
 
@@ -240,9 +252,11 @@ def path_tokeniser(spec: str, stamp: tuple, pretokeniser: str = INFERRED) -> Tok
 
     An ``hf:`` id is resolved here and its snapshot folder loaded: ``load_tokeniser("hf:…")`` writes
     ``metadata["source"]``, which families without metadata (Unigram) do not have."""
+
     def load() -> Tokeniser:
         folder = resolve_hf_id(spec) if spec.startswith(HF_PREFIX) else Path(spec).expanduser()
         return load_tokeniser(folder, pretokeniser=pretokeniser_override(pretokeniser))
+
     return _stored(path_key(spec, stamp, pretokeniser), "Loading the tokeniser from this machine…", load)
 
 
@@ -251,8 +265,9 @@ def merge_graph_view(key: str, tokeniser: Tokeniser, needed_for: str) -> BTEToke
     key (PickyBPE and BoundlessBPE build their graph on each call); CapabilityError without one."""
     if isinstance(tokeniser, BTETokeniser):  # BPE is its own merge graph (stored once, as itself)
         return tokeniser
-    return _stored(("merge-graph", key), "Building the merge graph…",
-                   lambda: require(tokeniser, "merge_graph", needed_for))
+    return _stored(
+        ("merge-graph", key), "Building the merge graph…", lambda: require(tokeniser, "merge_graph", needed_for)
+    )
 
 
 @st.cache_resource(show_spinner="Loading reference segmentations…", max_entries=16)
@@ -348,8 +363,7 @@ def add_upload(kind: str, filename: str, data: bytes) -> str:
     return _accept(Upload(kind, ((filename, data),)))
 
 
-def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes,
-                      pretokeniser: str = INFERRED) -> str:
+def add_merges_upload(filename: str, data: bytes, vocab_name: str, vocab: bytes, pretokeniser: str = INFERRED) -> str:
     """Validate and keep a merges.txt together with its vocab.json (a tokeniser choice)."""
     return _accept(tokeniser_upload(((filename, data), (vocab_name, vocab)), pretokeniser))
 
@@ -366,7 +380,7 @@ def add_path(spec: str, pretokeniser: str = INFERRED) -> str:
     if not spec:
         raise InputError("type a path to a tokeniser file or folder, or hf:ORG/NAME")
     if spec.startswith(HF_PREFIX):
-        name = HUB_PREFIX + spec[len(HF_PREFIX):]
+        name = HUB_PREFIX + spec[len(HF_PREFIX) :]
     else:
         spec = str(Path(spec).expanduser().resolve())
         name = PATH_PREFIX + spec
@@ -411,8 +425,9 @@ def check_corpus_upload(data: bytes, filename: str) -> None:
 
 # --- the current choices ----------------------------------------------------------------------------
 def samples(kind: str) -> list[str]:
-    return {"tokeniser": list(SAMPLE_TOKENISERS), "reference": list(SAMPLE_REFERENCES),
-            "corpus": list(SAMPLE_CORPORA)}[kind]
+    return {"tokeniser": list(SAMPLE_TOKENISERS), "reference": list(SAMPLE_REFERENCES), "corpus": list(SAMPLE_CORPORA)}[
+        kind
+    ]
 
 
 def choices(kind: str) -> list[str]:
@@ -459,16 +474,18 @@ def follow(kind: str, asked: str) -> str:
     the local Hugging Face cache. Raises InputError (a message for the page) for anything else."""
     if asked in samples(kind):
         return asked
-    upload_id = asked[len(LINK_UPLOAD):] if asked.startswith(LINK_UPLOAD) else ""
+    upload_id = asked[len(LINK_UPLOAD) :] if asked.startswith(LINK_UPLOAD) else ""
     if upload_store.ID.fullmatch(upload_id):
         held = [name for (k, name), upload in uploads().items() if k == kind and upload.id == upload_id]
         if held:
             return held[0]
         upload = upload_store.get(kind, upload_id, MAX_UPLOAD_BYTES)
         if upload is None:
-            raise InputError(f"The link names the uploaded {kind} {code_span(asked)}, which this server does not "
-                             "have: it was uploaded to another server, or removed from this server's store to make "
-                             "room for newer uploads. Upload the file again to see it.")
+            raise InputError(
+                f"The link names the uploaded {kind} {code_span(asked)}, which this server does not "
+                "have: it was uploaded to another server, or removed from this server's store to make "
+                "room for newer uploads. Upload the file again to see it."
+            )
         try:
             return _accept(upload)
         except InputError as err:
@@ -477,8 +494,9 @@ def follow(kind: str, asked: str) -> str:
         try:
             return add_path(asked)
         except InputError as err:
-            raise InputError(f"The link's tokeniser {code_span(asked)} is not available on this server: "
-                             f"{md_escape(err)}.") from err
+            raise InputError(
+                f"The link's tokeniser {code_span(asked)} is not available on this server: {md_escape(err)}."
+            ) from err
     raise InputError(f"The link asks for the {kind} {code_span(asked[:80])}, which is not available.")
 
 
@@ -492,11 +510,15 @@ def link_value(kind: str, name: str) -> tuple[str | None, str | None]:
         return (None, f"the uploaded {kind}: {refused}") if refused else (LINK_UPLOAD + upload.id, None)
     if name.startswith(HUB_PREFIX):
         override = pretokeniser_of(name)
-        return (HF_PREFIX + name[len(HUB_PREFIX):],
-                None if override == INFERRED else f"the pre-tokeniser {override} chosen for {name} (it opens as inferred)")
+        return (
+            HF_PREFIX + name[len(HUB_PREFIX) :],
+            None if override == INFERRED else f"the pre-tokeniser {override} chosen for {name} (it opens as inferred)",
+        )
     if name.startswith(PATH_PREFIX):
-        return None, ("the tokeniser read from a path on the server (a link never makes the server read a path; "
-                      "upload the file, or name it by hf:ORG/NAME, to share it)")
+        return None, (
+            "the tokeniser read from a path on the server (a link never makes the server read a path; "
+            "upload the file, or name it by hf:ORG/NAME, to share it)"
+        )
     return name, None
 
 
@@ -551,7 +573,7 @@ def load_reference_choice(name: str) -> tuple[ReferenceSet, str]:
     """The reference segmentations of a choice and a key identifying their content; raises InputError."""
     if name.startswith(UPLOAD_PREFIX):
         upload = uploads()[("reference", name)]
-        (filename, data), = upload.files
+        ((filename, data),) = upload.files
         return uploaded_references(data, filename), name + "@" + upload.id
     return sample_references(SAMPLE_REFERENCES[name]), name
 
@@ -582,8 +604,11 @@ def current(notices: bool = True) -> Workspace:
     for a second call in one run, whose notices the first showed). Shows st.error and stops on
     failure."""
     ensure_app_navigation()
-    names = {"tokeniser": selected("tokeniser", DEFAULT_TOKENISER), "reference": selected("reference", DEFAULT_REFERENCE),
-             "corpus": selected("corpus", DEFAULT_CORPUS)}
+    names = {
+        "tokeniser": selected("tokeniser", DEFAULT_TOKENISER),
+        "reference": selected("reference", DEFAULT_REFERENCE),
+        "corpus": selected("corpus", DEFAULT_CORPUS),
+    }
     try:
         tokeniser, tokeniser_key = load_tokeniser_choice(names["tokeniser"])
         references, reference_key = load_reference_choice(names["reference"])
@@ -593,8 +618,16 @@ def current(notices: bool = True) -> Workspace:
     sync_url(names, notices)
     corpus = uploads().get(("corpus", names["corpus"]))
     corpus_key = names["corpus"] + ("@" + corpus.id if corpus is not None else "")
-    return Workspace(names["tokeniser"], tokeniser, names["reference"], references, names["corpus"], tokeniser_key,
-                     reference_key, corpus_key=corpus_key)
+    return Workspace(
+        names["tokeniser"],
+        tokeniser,
+        names["reference"],
+        references,
+        names["corpus"],
+        tokeniser_key,
+        reference_key,
+        corpus_key=corpus_key,
+    )
 
 
 ensure_app_navigation()  # a page importing this module on a fresh server goes through app.py

@@ -19,6 +19,7 @@ hostile input (a tokeniser may well have ``<img src=x onerror=...>`` as a type).
 
 No other module escapes by hand (tests/test_architecture.py checks it).
 """
+
 from __future__ import annotations
 
 import html

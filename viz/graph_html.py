@@ -1,6 +1,6 @@
 """The neighbourhood of a type as an interactive vis-network graph, built through pyvis, offline.
 
-Pure functions (no Streamlit). Two views of bpe-knockout.txt: types only (Fig. 1, one arrow per
+Pure functions (no Streamlit). Two views of [knockout]: types only (Fig. 1, one arrow per
 merge part, :func:`core.graph.type_graph`) and types and merges alternating (Fig. 11, merge nodes
 labelled with rank and parts, :func:`core.graph.merge_graph`). Roles come from core.graph
 (center, ancestor, descendant, half-sibling); parts of a shown merge that are outside the
@@ -25,15 +25,16 @@ Clicking a node recentres the graph: inside the explorer the iframe's host eleme
 ``__mergeGraphClick`` hook (set by the page's ``st.components.v2`` component); without it (a
 plain ``st.iframe``) the click loads ``?type=...`` in the top window.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import math
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from pyvis.network import Network
 
@@ -62,8 +63,8 @@ STATIC_URL = "/app/static/"  # where Streamlit serves STATIC_DIR (server.enableS
 
 TYPES_VIEW, MERGES_VIEW = "types only", "types and merges"
 VIEWS = (TYPES_VIEW, MERGES_VIEW)
-OTHER = "other part"            # a part of a shown merge that is outside the neighbourhood
-DEFAULT_TYPES = ("Ġbruids", "_bruids", "▁bruids")  # the paper's case (bpe-knockout.txt Fig. 1)
+OTHER = "other part"  # a part of a shown merge that is outside the neighbourhood
+DEFAULT_TYPES = ("Ġbruids", "_bruids", "▁bruids")  # the paper's case ([knockout Fig. 1])
 
 #: Role -> (background, border, corner radius). Light fills with dark text read well on a
 #: projector; the roles also differ in shape (half-siblings are pills, the other parts have thin
@@ -83,13 +84,13 @@ ROLE_TEXT = {
     OTHER: "other part of a shown merge",
 }
 MERGE_STYLE = ("#ffffff", "#44403c")
-TUPLE_STYLE = ("#fed7aa", "#c2410c")      # tuple merges (3+ parts, bpe-knockout.txt §3.2)
+TUPLE_STYLE = ("#fed7aa", "#c2410c")  # tuple merges (3+ parts, [knockout §3.2])
 EDGE_COLOUR, TUPLE_EDGE, ABSENT_COLOUR = "#57534e", "#ea580c", "#dc2626"
 # Words, not symbols: a dingbat such as a ballot X or a star is an empty box on a machine without the font.
-ABSENT_MARK = "out: "         # knocked out: a merge (or type) the tokeniser after the edit does not have
-NEW_MARK = "new: "            # new: a merge (or type) the tokeniser before the edit did not have
+ABSENT_MARK = "out: "  # knocked out: a merge (or type) the tokeniser after the edit does not have
+NEW_MARK = "new: "  # new: a merge (or type) the tokeniser before the edit did not have
 REFORMED_MARK = "re-formed: "  # a type both have, formed by different merges (e.g. a knockout's tuple merge)
-ALT_MARK = " alt"         # after the rank of an alternative merge (not the one forming the type from its string)
+ALT_MARK = " alt"  # after the rank of an alternative merge (not the one forming the type from its string)
 ALT_STYLE = ("#fafaf9", "#78716c")
 ALT_EDGE = "#a8a29e"
 GONE, NEW, REFORMED = "knocked out", "new", "re-formed"
@@ -164,8 +165,9 @@ def absent_merges(merges: Sequence[Merge], other: BTETokeniser | None) -> set[Me
     return {m for m in merges if m.parts not in theirs}
 
 
-def type_status(tokeniser: BTETokeniser, type_: str, other: BTETokeniser | None, absent: set[Merge],
-                other_is_before: bool = False) -> str:
+def type_status(
+    tokeniser: BTETokeniser, type_: str, other: BTETokeniser | None, absent: set[Merge], other_is_before: bool = False
+) -> str:
     """How ``type_`` differs in ``other``: GONE (not a type of ``other``, which comes after an edit),
     NEW (not a type of ``other``, which comes before), REFORMED (a type of both, but the merge
     forming it here is absent there), or "" (the same)."""
@@ -217,8 +219,12 @@ def fires_text(merge: Merge, fire_counts: Mapping[str, Mapping[Merge, int]] | No
     return "fires " + ", ".join(f"{counts.get(merge, 0):,}× on the {name}" for name, counts in fire_counts.items())
 
 
-def merges_lines(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str],
-                 fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> list[str]:
+def merges_lines(
+    tokeniser: BTETokeniser,
+    type_: str,
+    display: Callable[[str], str],
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+) -> list[str]:
     """Tooltip lines: the merge forming ``type_`` (its primary one) and its alternatives, with counts."""
     merges = tokeniser.produced_by.get(type_, ())
     if not merges:
@@ -232,17 +238,25 @@ def merges_lines(tokeniser: BTETokeniser, type_: str, display: Callable[[str], s
         if len(merges) == 1:
             lines.append(f"formed by {kind} {rank_text(merge.rank)}: {merge_text(merge, display)}{fires}")
         elif merge == primary:
-            lines.append(f"formed by {kind} {rank_text(merge.rank)}: {merge_text(merge, display)} — primary: fires on "
-                         f"its own string{fires}")
+            lines.append(
+                f"formed by {kind} {rank_text(merge.rank)}: {merge_text(merge, display)} — primary: fires on "
+                f"its own string{fires}"
+            )
             lines.append(f"{len(merges) - 1} alternative{'s' if len(merges) > 2 else ''}:")
         else:
             lines.append(f"  alt {rank_text(merge.rank)}: {merge_text(merge, display)}{fires}")
     return lines
 
 
-def _type_title(type_: str, role: str, tokeniser: BTETokeniser, hood: Neighbourhood,
-                display: Callable[[str], str], status: str,
-                fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> str:
+def _type_title(
+    type_: str,
+    role: str,
+    tokeniser: BTETokeniser,
+    hood: Neighbourhood,
+    display: Callable[[str], str],
+    status: str,
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+) -> str:
     lines = [shown(type_, display)]
     if role == OTHER:
         lines.append("outside the neighbourhood: a part of a merge shown here")
@@ -262,11 +276,18 @@ def _type_title(type_: str, role: str, tokeniser: BTETokeniser, hood: Neighbourh
     return "\n".join(lines)
 
 
-def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
-                   display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
-                   other_label: str = "", other_is_before: bool = False,
-                   other_parts: bool = True,
-                   fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> tuple[list[dict], list[dict]]:
+def graph_elements(
+    tokeniser: BTETokeniser,
+    hood: Neighbourhood,
+    view: str = TYPES_VIEW,
+    *,
+    display: Callable[[str], str] | None = None,
+    other: BTETokeniser | None = None,
+    other_label: str = "",
+    other_is_before: bool = False,
+    other_parts: bool = True,
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+) -> tuple[list[dict], list[dict]]:
     """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``.
 
     Alternative merges (``hood.alternatives``: not the merge that forms their result from its own
@@ -283,7 +304,7 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
     display = display or tokeniser.pretokeniser.display
     absent = absent_merges(hood.merges, other)
     mark = NEW_MARK if other_is_before else ABSENT_MARK
-    absent_text = (f"new: not in {other_label}" if other_is_before else f"knocked out: absent from {other_label}")
+    absent_text = f"new: not in {other_label}" if other_is_before else f"knocked out: absent from {other_label}"
     type_edges = [(part, merge.result) for merge in hood.merges for part in merge.parts]
     levels = graph_levels(hood, type_edges)
     scale = 2 if view == MERGES_VIEW else 1
@@ -298,24 +319,37 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             GONE: f"knocked out: not a type of {other_label}",
             NEW: f"new: not a type of {other_label}",
             REFORMED: f"re-formed: {other_label} forms this type with another merge"
-                      + (f" ({merge_text(other.primary_merge(type_), display)})"
-                         if other is not None and other.primary_merge(type_) is not None else ""),
+            + (
+                f" ({merge_text(other.primary_merge(type_), display)})"
+                if other is not None and other.primary_merge(type_) is not None
+                else ""
+            ),
         }.get(status, "")
         prefix = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}.get(status, "")
         node = {
-            "id": type_node(type_), "label": prefix + shown(type_, display), "focus": type_,
+            "id": type_node(type_),
+            "label": prefix + shown(type_, display),
+            "focus": type_,
             "shown": shown(type_, display),
-            "role": role, "shape": "box", "level": levels.get(type_, 0) * scale,
+            "role": role,
+            "shape": "box",
+            "level": levels.get(type_, 0) * scale,
             "title": _type_title(type_, role, tokeniser, hood, display, status_text, fire_counts),
-            "color": {"background": background, "border": ABSENT_COLOUR if status else border,
-                      "highlight": {"background": background, "border": "#0f172a"},
-                      "hover": {"background": background, "border": "#0f172a"}},
+            "color": {
+                "background": background,
+                "border": ABSENT_COLOUR if status else border,
+                "highlight": {"background": background, "border": "#0f172a"},
+                "hover": {"background": background, "border": "#0f172a"},
+            },
             "borderWidth": 4 if role == CENTER else (1 if role == OTHER else 2),
             "shapeProperties": {"borderRadius": radius},
             "margin": 10 if role != OTHER else 7,
-            "font": {"size": TYPE_FONT if role != OTHER else SMALL_FONT,
-                     "color": "#1c1917" if role != OTHER else "#57534e",
-                     "face": "DejaVu Sans Mono, monospace", "bold": role == CENTER},
+            "font": {
+                "size": TYPE_FONT if role != OTHER else SMALL_FONT,
+                "color": "#1c1917" if role != OTHER else "#57534e",
+                "face": "DejaVu Sans Mono, monospace",
+                "bold": role == CENTER,
+            },
         }
         if status:
             node["shapeProperties"]["borderDashes"] = [8, 5] if status in (GONE, NEW) else [2, 4]
@@ -337,34 +371,55 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             alternative = merge in hood.alternatives
             background, border = TUPLE_STYLE if merge.is_tuple else (ALT_STYLE if alternative else MERGE_STYLE)
             head = rank_text(merge.rank) + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
-            title = [f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
-                     f"{merge_text(merge, display)} → {shown(merge.result, display)}"]
+            title = [
+                f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
+                f"{merge_text(merge, display)} → {shown(merge.result, display)}",
+            ]
             if rank_help(merge.rank):  # placed by reification between two integer ranks
                 title.append(rank_help(merge.rank))
             several = len(tokeniser.produced_by.get(merge.result, ()))
             if alternative:
-                title.append(f"an alternative: {shown(merge.result, display)}'s own string is formed by "
-                             f"{merge_text(tokeniser.primary_merge(merge.result), display)}")
+                title.append(
+                    f"an alternative: {shown(merge.result, display)}'s own string is formed by "
+                    f"{merge_text(tokeniser.primary_merge(merge.result), display)}"
+                )
             elif several > 1:
-                title.append(f"primary: forms {shown(merge.result, display)} from its own string "
-                             f"({several - 1} alternative{'s' if several > 2 else ''})")
+                title.append(
+                    f"primary: forms {shown(merge.result, display)} from its own string "
+                    f"({several - 1} alternative{'s' if several > 2 else ''})"
+                )
             if fire_counts:
                 title.append(fires_text(merge, fire_counts))
             if gone:
                 title.append(absent_text)
             title.append("click: centre the graph on its result")
             node = {
-                "id": node_id, "label": f"{mark if gone else ''}{head}\n{merge_text(merge, display)}",
-                "focus": merge.result, "shown": shown(merge.result, display), "role": "merge", "tuple": merge.is_tuple, "rank": merge.rank,
-                "shape": "box", "level": levels.get(merge.result, 0) * 2 - 1, "title": "\n".join(title),
-                "color": {"background": background, "border": ABSENT_COLOUR if gone else border,
-                          "highlight": {"background": background, "border": "#0f172a"},
-                          "hover": {"background": background, "border": "#0f172a"}},
+                "id": node_id,
+                "label": f"{mark if gone else ''}{head}\n{merge_text(merge, display)}",
+                "focus": merge.result,
+                "shown": shown(merge.result, display),
+                "role": "merge",
+                "tuple": merge.is_tuple,
+                "rank": merge.rank,
+                "shape": "box",
+                "level": levels.get(merge.result, 0) * 2 - 1,
+                "title": "\n".join(title),
+                "color": {
+                    "background": background,
+                    "border": ABSENT_COLOUR if gone else border,
+                    "highlight": {"background": background, "border": "#0f172a"},
+                    "hover": {"background": background, "border": "#0f172a"},
+                },
                 "borderWidth": 3 if (merge.is_tuple or gone) else 1,
-                "shapeProperties": {"borderRadius": 0, **({"borderDashes": [8, 5]} if gone else
-                                                          {"borderDashes": [3, 3]} if alternative else {})},
-                "font": {"size": SMALL_FONT, "face": "DejaVu Sans Mono, monospace",
-                         "color": "#57534e" if alternative else "#1c1917"},
+                "shapeProperties": {
+                    "borderRadius": 0,
+                    **({"borderDashes": [8, 5]} if gone else {"borderDashes": [3, 3]} if alternative else {}),
+                },
+                "font": {
+                    "size": SMALL_FONT,
+                    "face": "DejaVu Sans Mono, monospace",
+                    "color": "#57534e" if alternative else "#1c1917",
+                },
                 "margin": 6,
             }
             if gone:
@@ -379,10 +434,16 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             merge = by_id[merge_id]
             gone = merge in absent
             alternative = merge in hood.alternatives
-            colour = TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative
-                                                        else EDGE_COLOUR)
-            edge = {"from": source, "to": target, "color": colour, "width": 3 if merge.is_tuple else 1.5,
-                    "dashes": gone or ([3, 4] if alternative else False)}
+            colour = (
+                TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
+            )
+            edge = {
+                "from": source,
+                "to": target,
+                "color": colour,
+                "width": 3 if merge.is_tuple else 1.5,
+                "dashes": gone or ([3, 4] if alternative else False),
+            }
             positions = data.get("positions")
             if positions and len(positions) > 1:
                 edge["label"] = f"×{len(positions)}"
@@ -413,15 +474,22 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
             for extra in drawn[1:]:
                 title += f"\nmerge {rank_text(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
             if alternative:
-                title += f"\nan alternative: {shown(result, display)}'s own string is formed by " \
-                         f"{merge_text(tokeniser.primary_merge(result), display)}"
+                title += (
+                    f"\nan alternative: {shown(result, display)}'s own string is formed by "
+                    f"{merge_text(tokeniser.primary_merge(result), display)}"
+                )
             if fire_counts and merge is not None:
                 title += "\n" + fires_text(merge, fire_counts)
             if gone:
                 title += f"\n{absent_text}"
-            edge = {"from": type_node(part), "to": type_node(result), "color": colour,
-                    "width": 3 if is_tuple else 1.5, "dashes": gone or ([3, 4] if alternative else False),
-                    "title": title}
+            edge = {
+                "from": type_node(part),
+                "to": type_node(result),
+                "color": colour,
+                "width": 3 if is_tuple else 1.5,
+                "dashes": gone or ([3, 4] if alternative else False),
+                "title": title,
+            }
             if alternative:
                 edge["alternative"] = True
             if len(datas) > 1:
@@ -432,8 +500,8 @@ def graph_elements(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYP
 
 
 # --- layout -----------------------------------------------------------------------------------------
-CHAR_WIDTH = 0.61   # advance width of DejaVu Sans Mono, in em
-MAX_ROW = 800       # a wider layer is split into staggered sub-rows (readable after fitting)
+CHAR_WIDTH = 0.61  # advance width of DejaVu Sans Mono, in em
+MAX_ROW = 800  # a wider layer is split into staggered sub-rows (readable after fitting)
 
 
 def node_width(node: Mapping) -> float:
@@ -443,8 +511,16 @@ def node_width(node: Mapping) -> float:
     return longest * size * CHAR_WIDTH + 2 * node.get("margin", 10) + 2 * node.get("borderWidth", 1)
 
 
-def place(nodes: Sequence[dict], edges: Sequence[Mapping], *, row_gap: float = 110, sub_gap: float = 50,
-          gap: float = 22, max_row: float = MAX_ROW, sweeps: int = 6) -> None:
+def place(
+    nodes: Sequence[dict],
+    edges: Sequence[Mapping],
+    *,
+    row_gap: float = 110,
+    sub_gap: float = 50,
+    gap: float = 22,
+    max_row: float = MAX_ROW,
+    sweeps: int = 6,
+) -> None:
     """Precomputed positions (``x``, ``y`` on every node), so vis-network needs no physics.
 
     One layer per ``level`` (parts above results); within a layer, nodes are ordered by the mean
@@ -494,7 +570,7 @@ def place(nodes: Sequence[dict], edges: Sequence[Mapping], *, row_gap: float = 1
         pack(level)
     for sweep in range(sweeps):
         downward = sweep % 2 == 0
-        for level in (levels if downward else reversed(levels)):
+        for level in levels if downward else reversed(levels):
             neighbours = up if downward else down
 
             def centre(node_id: str) -> float:
@@ -515,35 +591,53 @@ def place(nodes: Sequence[dict], edges: Sequence[Mapping], *, row_gap: float = 1
 
 
 # --- HTML ---------------------------------------------------------------------------------------
-def legend_items(view: str, comparing: bool, other_is_before: bool = False,
-                 alternatives: bool = False) -> list[tuple[str, str]]:
+def legend_items(
+    view: str, comparing: bool, other_is_before: bool = False, alternatives: bool = False
+) -> list[tuple[str, str]]:
     """(swatch style, text) pairs for the legend; the text is plain (escaped when rendered)."""
     items = []
     for role in (CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING, OTHER):
         background, border, radius = ROLE_STYLE[role]
-        items.append((f"background:{background};border:2px solid {border};border-radius:{min(radius, 8)}px",
-                       ROLE_TEXT[role]))
+        items.append(
+            (f"background:{background};border:2px solid {border};border-radius:{min(radius, 8)}px", ROLE_TEXT[role])
+        )
     if view == MERGES_VIEW:
-        items.append((f"background:{MERGE_STYLE[0]};border:1px solid {MERGE_STYLE[1]};border-radius:0",
-                      "merge: #rank and its parts"))
-        items.append((f"background:{TUPLE_STYLE[0]};border:3px solid {TUPLE_STYLE[1]};border-radius:0",
-                      "tuple merge (3+ parts)"))
+        items.append(
+            (
+                f"background:{MERGE_STYLE[0]};border:1px solid {MERGE_STYLE[1]};border-radius:0",
+                "merge: #rank and its parts",
+            )
+        )
+        items.append(
+            (f"background:{TUPLE_STYLE[0]};border:3px solid {TUPLE_STYLE[1]};border-radius:0", "tuple merge (3+ parts)")
+        )
     else:
         items.append((f"background:{TUPLE_EDGE};height:4px;border:0", "arrow of a tuple merge (3+ parts)"))
     if alternatives:
-        items.append((f"background:{ALT_STYLE[0]};border:2px dashed {ALT_STYLE[1]};border-radius:0",
-                      "alt: an alternative merge (the type's own string is formed by its primary merge)"))
+        items.append(
+            (
+                f"background:{ALT_STYLE[0]};border:2px dashed {ALT_STYLE[1]};border-radius:0",
+                "alt: an alternative merge (the type's own string is formed by its primary merge)",
+            )
+        )
     if comparing:
-        text = ("new: not in the tokeniser before (dashed)" if other_is_before
-                else "out: knocked out, gone after the edit (dashed)")
+        text = (
+            "new: not in the tokeniser before (dashed)"
+            if other_is_before
+            else "out: knocked out, gone after the edit (dashed)"
+        )
         items.append((f"background:#fff;border:3px dashed {ABSENT_COLOUR}", text))
-        items.append((f"background:#fff;border:3px dotted {ABSENT_COLOUR}", "re-formed: same type, other merge (dotted)"))
+        items.append(
+            (f"background:#fff;border:3px dotted {ABSENT_COLOUR}", "re-formed: same type, other merge (dotted)")
+        )
     return items
 
 
 def legend_html(items: Sequence[tuple[str, str]]) -> str:
-    return "".join(f'<span class="item"><span class="sw" style="{html_escape(style)}"></span>'
-                   f"{html_escape(text)}</span>" for style, text in items)
+    return "".join(
+        f'<span class="item"><span class="sw" style="{html_escape(style)}"></span>{html_escape(text)}</span>'
+        for style, text in items
+    )
 
 
 def vis_options(node_count: int) -> dict:
@@ -551,10 +645,20 @@ def vis_options(node_count: int) -> dict:
     return {
         "layout": {"hierarchical": {"enabled": False}, "improvedLayout": False},
         "physics": {"enabled": False},
-        "interaction": {"hover": True, "navigationButtons": True, "keyboard": False, "tooltipDelay": 120,
-                        "multiselect": False, "zoomSpeed": 0.6},
-        "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}, "smooth": False,
-                  "font": {"size": 16, "strokeWidth": 4, "align": "middle"}, "selectionWidth": 1.5},
+        "interaction": {
+            "hover": True,
+            "navigationButtons": True,
+            "keyboard": False,
+            "tooltipDelay": 120,
+            "multiselect": False,
+            "zoomSpeed": 0.6,
+        },
+        "edges": {
+            "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
+            "smooth": False,
+            "font": {"size": 16, "strokeWidth": 4, "align": "middle"},
+            "selectionWidth": 1.5,
+        },
         "nodes": {"margin": 10, "shadow": False},
     }
 
@@ -643,41 +747,68 @@ div.vis-tooltip { white-space: pre-line; font-family: "DejaVu Sans Mono", monosp
 """
 
 
-def render_html(net: Network, center: str, *, legend: str = "", note: str = "", aria: str = "",
-                inline: Mapping[str, str] | None = None) -> str:
+def render_html(
+    net: Network,
+    center: str,
+    *,
+    legend: str = "",
+    note: str = "",
+    aria: str = "",
+    inline: Mapping[str, str] | None = None,
+) -> str:
     """The document for the iframe (the graph fills the height the legend leaves). ``inline`` maps VIS_JS / VIS_CSS to their text to embed them
     (a standalone file); otherwise they are loaded from STATIC_URL."""
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     if inline:
         head = f"<style>{inline[VIS_CSS]}</style>\n<script>{inline[VIS_JS]}</script>"
     else:
-        head = (f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n'
-                f'<script src="{STATIC_URL}{VIS_JS}"></script>')
+        head = f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n<script src="{STATIC_URL}{VIS_JS}"></script>'
     return _TEMPLATE % {
-        "head": head, "legend": legend,
+        "head": head,
+        "legend": legend,
         "note": f'<div class="note">{html_escape(note)}</div>\n' if note else "",
-        "aria": html_escape(aria), "nodes": script_json(nodes), "edges": script_json(edges),
-        "center": script_json(type_node(center)), "options": script_json(json.loads(options)),
+        "aria": html_escape(aria),
+        "nodes": script_json(nodes),
+        "edges": script_json(edges),
+        "center": script_json(type_node(center)),
+        "options": script_json(json.loads(options)),
     }
 
 
-def graph_figure(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *,
-                 display: Callable[[str], str] | None = None, other: BTETokeniser | None = None,
-                 other_label: str = "", other_is_before: bool = False, other_parts: bool = True,
-                 fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
-                 ) -> tuple[list[dict], list[dict], list[tuple[str, str]], str]:
+def graph_figure(
+    tokeniser: BTETokeniser,
+    hood: Neighbourhood,
+    view: str = TYPES_VIEW,
+    *,
+    display: Callable[[str], str] | None = None,
+    other: BTETokeniser | None = None,
+    other_label: str = "",
+    other_is_before: bool = False,
+    other_parts: bool = True,
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+) -> tuple[list[dict], list[dict], list[tuple[str, str]], str]:
     """What the interactive view and the SVG figure (:mod:`viz.graph_svg`) both draw: placed nodes
     and edges, legend items, and a one-line description."""
     display = display or tokeniser.pretokeniser.display
-    nodes, edges = graph_elements(tokeniser, hood, view, display=display, other=other, other_label=other_label,
-                                  other_is_before=other_is_before, other_parts=other_parts, fire_counts=fire_counts)
+    nodes, edges = graph_elements(
+        tokeniser,
+        hood,
+        view,
+        display=display,
+        other=other,
+        other_label=other_label,
+        other_is_before=other_is_before,
+        other_parts=other_parts,
+        fire_counts=fire_counts,
+    )
     legend = legend_items(view, other is not None, other_is_before, bool(hood.alternatives))
     caption = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"
     return nodes, edges, legend, caption
 
 
-def graph_html(tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *, note: str = "",
-               **options) -> str:
+def graph_html(
+    tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *, note: str = "", **options
+) -> str:
     """The whole pipeline: :func:`graph_figure` (``options`` are its keywords), a pyvis network, the
     offline HTML document."""
     nodes, edges, legend, aria = graph_figure(tokeniser, hood, view, **options)
@@ -694,8 +825,7 @@ def standalone_html(document: str, static_dir: Path = STATIC_DIR) -> str:
     js, css = _library(static_dir)
     if "</script" in js.lower() or "</style" in css.lower():
         raise ValueError("vis-network cannot be embedded safely")
-    linked = (f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n'
-              f'<script src="{STATIC_URL}{VIS_JS}"></script>')
+    linked = f'<link rel="stylesheet" href="{STATIC_URL}{VIS_CSS}">\n<script src="{STATIC_URL}{VIS_JS}"></script>'
     return document.replace(linked, f"<style>{css}</style>\n<script>{js}</script>", 1)
 
 
@@ -705,8 +835,15 @@ def html_key(document: str) -> str:
 
 
 # --- the M_i / M_o table ------------------------------------------------------------------------------
-def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] | None = None, *,
-             other: BTETokeniser | None = None, other_label: str = "", other_is_before: bool = False) -> list[dict]:
+def mio_rows(
+    tokeniser: BTETokeniser,
+    type_: str,
+    display: Callable[[str], str] | None = None,
+    *,
+    other: BTETokeniser | None = None,
+    other_label: str = "",
+    other_is_before: bool = False,
+) -> list[dict]:
     """One row per merge forming ``type_`` (M_i) and per merge using it (M_o), by rank.
 
     With ``other`` a last column says whether ``other`` has the same merge (same parts). When the
@@ -717,15 +854,23 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
     theirs = {m.parts: m for m in other.merges} if other is not None else {}
     several = bool(tokeniser.multi_merge_types)
     rows = []
-    for kind, merges in (("M_i: forms it", tokeniser.produced_by.get(type_, ())),
-                         ("M_o: uses it", tokeniser.used_by.get(type_, ()))):
+    for kind, merges in (
+        ("M_i: forms it", tokeniser.produced_by.get(type_, ())),
+        ("M_o: uses it", tokeniser.used_by.get(type_, ())),
+    ):
         for merge in merges:
-            row = {"set": kind, "rank": rank_text(merge.rank), "merge": merge_text(merge, display),
-                   "result": shown(merge.result, display), "parts": len(merge.parts),
-                   "tuple merge": "yes" if merge.is_tuple else ""}
+            row = {
+                "set": kind,
+                "rank": rank_text(merge.rank),
+                "merge": merge_text(merge, display),
+                "result": shown(merge.result, display),
+                "parts": len(merge.parts),
+                "tuple merge": "yes" if merge.is_tuple else "",
+            }
             if several:
                 row["forms the result from its own string"] = (
-                    "yes (primary)" if is_primary(tokeniser, merge) else "no (alternative)")
+                    "yes (primary)" if is_primary(tokeniser, merge) else "no (alternative)"
+                )
             if other is not None:
                 match = theirs.get(merge.parts)
                 instead = other.primary_merge(merge.result)
@@ -741,8 +886,12 @@ def mio_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] 
     return rows
 
 
-def type_merge_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str], str] | None = None,
-                    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None) -> list[dict]:
+def type_merge_rows(
+    tokeniser: BTETokeniser,
+    type_: str,
+    display: Callable[[str], str] | None = None,
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+) -> list[dict]:
     """Every merge forming ``type_``, the primary one first: rank, parts, primary or alternative,
     and how often each fires (one column per ``fire_counts`` entry)."""
     display = display or tokeniser.pretokeniser.display
@@ -750,9 +899,17 @@ def type_merge_rows(tokeniser: BTETokeniser, type_: str, display: Callable[[str]
     primary = tokeniser.primary_merge(type_)
     rows = []
     for merge in sorted(merges, key=lambda m: (m != primary, m.rank)):
-        row = {"merge": merge_text(merge, display), "rank": rank_text(merge.rank),
-               "kind": ("primary (forms it from its own string)" if len(merges) > 1 and merge == primary
-                        else "its only merge" if len(merges) == 1 else "alternative")}
+        row = {
+            "merge": merge_text(merge, display),
+            "rank": rank_text(merge.rank),
+            "kind": (
+                "primary (forms it from its own string)"
+                if len(merges) > 1 and merge == primary
+                else "its only merge"
+                if len(merges) == 1
+                else "alternative"
+            ),
+        }
         if primary == merge and len(merges) > 1 and not tokeniser.self_formed(type_):
             row["kind"] = "lowest rank (its own string does not form it)"
         for name, counts in (fire_counts or {}).items():

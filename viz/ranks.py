@@ -1,9 +1,10 @@
 """Merge ranks for people: integers only.
 
-Reification (rebpe.txt §3.3, Alg. 2) ranks a new submerge just below the tuple merge it serves
+Reification ([rebpe §3.3, Alg. 2]) ranks a new submerge just below the tuple merge it serves
 (rank ``r - k·ε``, e.g. ``8358.999`` for ``r = 8359``); the engine keeps that fraction so the order is
 exact, but a person reads "before #8359", with the reason on hover (:func:`rank_help`).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,10 +26,14 @@ def rank_help(rank) -> str | None:
     """What a ``before #N`` rank means (None for an integer rank)."""
     if not is_between(rank):
         return None
-    return (f"Reification placed this merge just before merge #{math.ceil(rank)}, the tuple merge whose parts it "
-            f"forms, so it fires first (engine rank {rank:.6g}: rank minus a multiple of ε, rebpe.txt §3.3).")
+    return (
+        f"Reification placed this merge just before merge #{math.ceil(rank)}, the tuple merge whose parts it "
+        f"forms, so it fires first (engine rank {rank:.6g}: rank minus a multiple of ε, [rebpe §3.3])."
+    )
 
 
 #: Help for a table's rank column (``st.column_config.TextColumn(help=...)``).
-COLUMN_HELP = ("Merge rank: merges fire in rank order, lowest first. \"before #N\": a merge reification placed just "
-               "before the tuple merge #N whose parts it forms, so it fires first (rebpe.txt §3.3).")
+COLUMN_HELP = (
+    'Merge rank: merges fire in rank order, lowest first. "before #N": a merge reification placed just '
+    "before the tuple merge #N whose parts it forms, so it fires first ([rebpe §3.3])."
+)

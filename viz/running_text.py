@@ -8,11 +8,12 @@ character split across byte-level tokens, or SentencePiece byte fallback ``<0xNN
 and a menu of two links: the token's type in the merge graph, and the tree of its word in the word
 debugger. Every piece of text goes through :mod:`viz.escaping`.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Collection, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
 from core.pretokenisers.base import Pretokeniser
@@ -24,7 +25,8 @@ BYTE_TOKEN = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 MAX_LINKED_WORD = 200  # characters: a longer "word" gets no tree link (the URL would be unwieldy)
 
 #: Page-wide CSS for the chips (a style-only ``st.html``): the link menu opens on hover or focus.
-RUNNING_TEXT_CSS = """<style>
+RUNNING_TEXT_CSS = (
+    """<style>
 .rt-view { line-height: 1.2; padding-bottom: 2.2rem; }
 .rt-token { position: relative; display: inline-block; vertical-align: top; margin: 3px 1px; padding: 2px 6px 1px;
   border: 1px solid #57534e; border-radius: 6px; color: #1c1917; text-align: center; white-space: pre;
@@ -39,8 +41,10 @@ RUNNING_TEXT_CSS = """<style>
 .rt-token:hover .rt-links, .rt-token:focus-within .rt-links { display: block; }
 .rt-links a { color: #1d4ed8; margin-right: 10px; }
 .rt-links a:last-child { margin-right: 0; }
-""" + "".join(f".rt-c{i} {{ background: {colour}; }}\n" for i, colour in enumerate(CHIP_COLOURS)) + (
-    f".rt-unknown {{ background: {UNKNOWN_COLOUR}; }}\n</style>")
+"""
+    + "".join(f".rt-c{i} {{ background: {colour}; }}\n" for i, colour in enumerate(CHIP_COLOURS))
+    + (f".rt-unknown {{ background: {UNKNOWN_COLOUR}; }}\n</style>")
+)
 
 
 @dataclass(frozen=True)
@@ -50,9 +54,9 @@ class TextToken:
     token: str
     id: int | None
     span: tuple[int, int] | None  # the characters of the text it stands for (None: an inserted marker)
-    surface: str                  # those characters
-    word: str | None              # the whitespace-separated word of the text it lies in
-    partial: bool                 # holds only some of a character's bytes (shares it with a neighbour)
+    surface: str  # those characters
+    word: str | None  # the whitespace-separated word of the text it lies in
+    partial: bool  # holds only some of a character's bytes (shares it with a neighbour)
 
     @property
     def is_bytes(self) -> bool:
@@ -74,7 +78,7 @@ def token_spans(pretokeniser: Pretokeniser, text: str, tokens: Sequence[str]) ->
     flat = "".join(p.text for p in pieces)
     sources = [s for p in pieces for s in p.sources]
     ranges: list[list[int]] = []  # per token, [start, end) in ``flat``
-    unspelled: list[int] = []     # the tokens that spell nothing of the text
+    unspelled: list[int] = []  # the tokens that spell nothing of the text
     pos = byte = 0  # next character of ``flat``; bytes of it already taken by byte tokens
     for token in tokens:
         if BYTE_TOKEN.fullmatch(token) and pos < len(flat):
@@ -89,7 +93,7 @@ def token_spans(pretokeniser: Pretokeniser, text: str, tokens: Sequence[str]) ->
         if start < 0:
             unspelled.append(len(ranges))
             start = pos
-            token = flat[pos:pos + 1]
+            token = flat[pos : pos + 1]
         pos = start + len(token)
         ranges.append([start, pos])
     for i in unspelled:
@@ -113,8 +117,9 @@ def word_at(text: str, span: tuple[int, int] | None) -> str | None:
     return text[start:end]
 
 
-def text_tokens(pretokeniser: Pretokeniser, text: str, tokens: Sequence[str],
-                id_of: Callable[[str], int | None]) -> list[TextToken]:
+def text_tokens(
+    pretokeniser: Pretokeniser, text: str, tokens: Sequence[str], id_of: Callable[[str], int | None]
+) -> list[TextToken]:
     """``tokens`` (the tokeniser's output for ``text``) with their ids, places and words."""
     source_text = text if pretokeniser.sources_in_original else pretokeniser.normalise(text)
     spans = token_spans(pretokeniser, text, tokens)
@@ -124,9 +129,8 @@ def text_tokens(pretokeniser: Pretokeniser, text: str, tokens: Sequence[str],
 
     out = []
     for i, (token, span) in enumerate(zip(tokens, spans)):
-        partial = ((i > 0 and overlaps(spans[i - 1], span))
-                   or (i + 1 < len(spans) and overlaps(span, spans[i + 1])))
-        surface = source_text[span[0]:span[1]] if span else ""
+        partial = (i > 0 and overlaps(spans[i - 1], span)) or (i + 1 < len(spans) and overlaps(span, spans[i + 1]))
+        surface = source_text[span[0] : span[1]] if span else ""
         out.append(TextToken(token, id_of(token), span, surface, word_at(source_text, span), partial))
     return out
 
@@ -155,7 +159,8 @@ def running_text_html(
         token = piece.token
         known = types is None or token in types
         classes = ["rt-token", f"rt-c{i % len(CHIP_COLOURS)}" if known else "rt-unknown"] + (
-            ["rt-bytes"] if piece.is_bytes else [])
+            ["rt-bytes"] if piece.is_bytes else []
+        )
         number = "?" if piece.id is None else str(piece.id)
         tip = [f"token {token!r}", f"id {number}", code_points(token)]
         if piece.partial:
@@ -168,13 +173,20 @@ def running_text_html(
             links.append(f'<a class="rt-graph" href="{html_escape(href)}" target="_self">merge graph</a>')
         if tree_link is not None and piece.word and len(piece.word) <= MAX_LINKED_WORD:
             href = _href("", {**tree_link, "word": piece.word})
-            links.append(f'<a class="rt-tree" href="{html_escape(href)}" target="_self">'
-                         f"tree of {html_escape(visible(piece.word))}</a>")
-        body = (f'<span class="rt-text">{html_escape(number)}</span>' if show_ids else
-                f'<span class="rt-text">{_chip_text(shown(token, display), markers)}</span>'
-                f'<span class="rt-id">{html_escape(number)}</span>')
+            links.append(
+                f'<a class="rt-tree" href="{html_escape(href)}" target="_self">'
+                f"tree of {html_escape(visible(piece.word))}</a>"
+            )
+        body = (
+            f'<span class="rt-text">{html_escape(number)}</span>'
+            if show_ids
+            else f'<span class="rt-text">{_chip_text(shown(token, display), markers)}</span>'
+            f'<span class="rt-id">{html_escape(number)}</span>'
+        )
         menu = f'<span class="rt-links">{"".join(links)}</span>' if links else ""
-        chips.append(f'<span class="{" ".join(classes)}" tabindex="0" data-token="{html_escape(token)}" '
-                     f'data-id="{html_escape(number)}" title="{html_escape(" · ".join(tip))}">{body}{menu}</span>')
+        chips.append(
+            f'<span class="{" ".join(classes)}" tabindex="0" data-token="{html_escape(token)}" '
+            f'data-id="{html_escape(number)}" title="{html_escape(" · ".join(tip))}">{body}{menu}</span>'
+        )
         chips.append("<br>" * min(piece.surface.count("\n"), 2))
     return f'<div class="rt-view">{"".join(chips)}</div>'

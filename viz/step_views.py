@@ -1,5 +1,5 @@
 """Tables and figures for stepping through a BPE-knockout / ReBPE run, for blocked merges, and the
-moved-merge listings of rebpe.txt App. A.3.
+moved-merge listings of [rebpe App. A.3].
 
 Pure builders (no Streamlit): rows are plain dicts of readable strings, figures are plotly
 ``Figure`` objects (``st.plotly_chart`` draws them with the plotly.js bundled in Streamlit, no
@@ -7,15 +7,16 @@ CDN). Token strings pass through :func:`viz.tokens.shown` (bytes decoded, whites
 nothing here produces HTML.
 
 Step numbering: step 0 is the tokeniser as loaded, step ``i >= 1`` is ``run.steps[i - 1]`` (one
-phase: annealing, knockout, reparation or reification, rebpe.txt Alg. 1-2).
+phase: annealing, knockout, reparation or reification, [rebpe Alg. 1-2]).
 """
+
 from __future__ import annotations
 
 import csv
 import io
 import math
 import re
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import plotly.graph_objects as go
 
@@ -33,23 +34,33 @@ Display = Callable[[str], str]
 
 PHASE_SHORT = {"annealing": "anneal", "knockout": "knock", "reparation": "repair", "reification": "reify"}
 
-#: What each phase does, in a sentence a class can follow (rebpe.txt §3, Alg. 1-2).
+#: What each phase does, in a sentence a class can follow ([rebpe §3, Alg. 1-2]).
 PHASE_TEXT = {
-    "annealing": ("**Annealing** (rebpe.txt §3.4) adds merges for adjacent token pairs whose boundary the "
-                  "reference never wants (false splits), appended after the last merge."),
-    "knockout": ("**Knockout** (bpe-knockout.txt §3.3-3.4) removes every merge whose blame ratio — how often "
-                 "it merged across a reference boundary, over how often it applied — reaches the threshold. "
-                 "Its type leaves the vocabulary; merges that used that type get its parts instead and "
-                 "become tuple merges (*split by knockout*)."),
-    "reparation": ("**Reparation** (rebpe.txt §3.1, Alg. 2 lines 2-15) checks every tuple merge with "
-                   "LIMITEDBPE: if the merges ranked before it no longer produce its parts, it could never "
-                   "apply (it is *blocked*), so its parts are replaced by what is really found at its turn."),
-    "reification": ("**Reification** (rebpe.txt §3.2, Alg. 2 lines 18-52) turns tuple merges back into "
-                    "binary ones: an adjacent pair inside a tuple is linked to an existing merge (*reused*) "
-                    "or created as a new merge just before the tuple (*reified*)."),
+    "annealing": (
+        "**Annealing** ([rebpe §3.4]) adds merges for adjacent token pairs whose boundary the "
+        "reference never wants (false splits), appended after the last merge."
+    ),
+    "knockout": (
+        "**Knockout** ([knockout §3.3-3.4]) removes every merge whose blame ratio — how often "
+        "it merged across a reference boundary, over how often it applied — reaches the threshold. "
+        "Its type leaves the vocabulary; merges that used that type get its parts instead and "
+        "become tuple merges (*split by knockout*)."
+    ),
+    "reparation": (
+        "**Reparation** ([rebpe §3.1, Alg. 2 lines 2-15]) checks every tuple merge with "
+        "LIMITEDBPE: if the merges ranked before it no longer produce its parts, it could never "
+        "apply (it is *blocked*), so its parts are replaced by what is really found at its turn."
+    ),
+    "reification": (
+        "**Reification** ([rebpe §3.2, Alg. 2 lines 18-52]) turns tuple merges back into "
+        "binary ones: an adjacent pair inside a tuple is linked to an existing merge (*reused*) "
+        "or created as a new merge just before the tuple (*reified*)."
+    ),
 }
-START_TEXT = ("**Step 0** is the tokeniser as loaded, before any phase. Press **Next** to apply the first "
-              "phase; every later step shows what that phase changed.")
+START_TEXT = (
+    "**Step 0** is the tokeniser as loaded, before any phase. Press **Next** to apply the first "
+    "phase; every later step shows what that phase changed."
+)
 
 
 # --- labels ---------------------------------------------------------------------------------------
@@ -105,9 +116,11 @@ def step_counts(step: StepReport | None, words_changed: int = 0) -> list[tuple[s
 
 def words_changed_help(changed: int, new_tokens: int) -> str:
     """What the words-changed count means, split into words with new tokens and with a new tree only."""
-    return (f"Reference words whose merge tree this step changed: {new_tokens:,} of them now have other tokens, "
-            f"{changed - new_tokens:,} keep their tokens but are merged differently (as *bruids* in rebpe.txt "
-            "App. A.1 scenario 2a). The word list and the *Words changed* tab show the same words.")
+    return (
+        f"Reference words whose merge tree this step changed: {new_tokens:,} of them now have other tokens, "
+        f"{changed - new_tokens:,} keep their tokens but are merged differently (as *bruids* in [rebpe] "
+        "App. A.1 scenario 2a). The word list and the *Words changed* tab show the same words."
+    )
 
 
 # --- what changed -------------------------------------------------------------------------------
@@ -119,14 +132,16 @@ def _memo(function: Callable[[str], str]) -> Callable[[str], str]:
         if found is None:
             found = cache[text] = function(text)
         return found
+
     return memoised
 
 
-def merge_change_rows(step: StepReport, previous_origins: Mapping[str, str] | None = None,
-                      display: Display = lambda t: t) -> list[dict]:
+def merge_change_rows(
+    step: StepReport, previous_origins: Mapping[str, str] | None = None, display: Display = lambda t: t
+) -> list[dict]:
     """One row per merge the step removed, added or rewired (in rank order).
 
-    ``origin`` is how the merge came into existence (rebpe.txt Fig. 4): for a removed merge its
+    ``origin`` is how the merge came into existence ([rebpe Fig. 4]): for a removed merge its
     origin before the step (``previous_origins``, default pre-existing), otherwise after it.
     """
     previous_origins = previous_origins or {}
@@ -137,15 +152,38 @@ def merge_change_rows(step: StepReport, previous_origins: Mapping[str, str] | No
 
     rows = []
     for merge in step.removed:
-        rows.append({"change": "removed", "rank": merge.rank, "merge before": parts(merge), "merge after": "",
-                     "type": show(merge.result), "origin": previous_origins.get(merge.result, PREEXISTING)})
+        rows.append(
+            {
+                "change": "removed",
+                "rank": merge.rank,
+                "merge before": parts(merge),
+                "merge after": "",
+                "type": show(merge.result),
+                "origin": previous_origins.get(merge.result, PREEXISTING),
+            }
+        )
     for merge in step.added:
-        rows.append({"change": "added", "rank": merge.rank, "merge before": "", "merge after": parts(merge),
-                     "type": show(merge.result), "origin": step.origins.get(merge.result, PREEXISTING)})
+        rows.append(
+            {
+                "change": "added",
+                "rank": merge.rank,
+                "merge before": "",
+                "merge after": parts(merge),
+                "type": show(merge.result),
+                "origin": step.origins.get(merge.result, PREEXISTING),
+            }
+        )
     for before, after in step.rewired:
-        rows.append({"change": "rewired", "rank": after.rank, "merge before": parts(before),
-                     "merge after": parts(after), "type": show(after.result),
-                     "origin": step.origins.get(after.result, PREEXISTING)})
+        rows.append(
+            {
+                "change": "rewired",
+                "rank": after.rank,
+                "merge before": parts(before),
+                "merge after": parts(after),
+                "type": show(after.result),
+                "origin": step.origins.get(after.result, PREEXISTING),
+            }
+        )
     rows.sort(key=lambda r: (r["rank"], r["change"]))
     for row in rows:
         row["rank"] = rank_text(row["rank"])
@@ -176,20 +214,34 @@ def rows_to_csv(rows: Sequence[dict]) -> str:
     return buffer.getvalue()
 
 
-def changed_word_rows(changed_words: Iterable[tuple[str, Sequence[str], Sequence[str]]],
-                      display: Display = lambda t: t,
-                      tree_only: Iterable[tuple[str, Sequence[str]]] | None = None) -> list[dict]:
+def changed_word_rows(
+    changed_words: Iterable[tuple[str, Sequence[str], Sequence[str]]],
+    display: Display = lambda t: t,
+    tree_only: Iterable[tuple[str, Sequence[str]]] | None = None,
+) -> list[dict]:
     """One row per word whose tokens changed; with ``tree_only`` ((word, tokens) of the words whose
     tree changed but not their tokens) also those, and a ``change`` column telling the two apart."""
-    rows = [{"word": shown(word), "tokens before": tokens_text(before, display),
-             "tokens after": tokens_text(after, display)} for word, before, after in changed_words]
+    rows = [
+        {
+            "word": shown(word),
+            "tokens before": tokens_text(before, display),
+            "tokens after": tokens_text(after, display),
+        }
+        for word, before, after in changed_words
+    ]
     if tree_only is None:
         return rows
     for row in rows:
         row["change"] = "tokens"
-    return rows + [{"word": shown(word), "tokens before": tokens_text(tokens, display),
-                    "tokens after": tokens_text(tokens, display), "change": "tree only"}
-                   for word, tokens in tree_only]
+    return rows + [
+        {
+            "word": shown(word),
+            "tokens before": tokens_text(tokens, display),
+            "tokens after": tokens_text(tokens, display),
+            "change": "tree only",
+        }
+        for word, tokens in tree_only
+    ]
 
 
 def touched_types(step: StepReport | None) -> list[str]:
@@ -206,11 +258,18 @@ AFFECTED_LIMIT = 200
 MAX_SCAN = 20_000
 
 
-def affected_words(before: BTETokeniser, after: BTETokeniser, words: Iterable[str],
-                   changed_words: Iterable[tuple] = (), *, touched: Iterable[str] | None = None,
-                   limit: int | None = AFFECTED_LIMIT, max_scan: int = MAX_SCAN) -> list[str]:
+def affected_words(
+    before: BTETokeniser,
+    after: BTETokeniser,
+    words: Iterable[str],
+    changed_words: Iterable[tuple] = (),
+    *,
+    touched: Iterable[str] | None = None,
+    limit: int | None = AFFECTED_LIMIT,
+    max_scan: int = MAX_SCAN,
+) -> list[str]:
     """Words to show trees for: first those whose tokens changed, then those whose merge tree changed
-    although their tokens did not (e.g. rebpe.txt App. A.1 scenario 2a, where knockout turns
+    although their tokens did not (e.g. [rebpe App. A.1] scenario 2a, where knockout turns
     ``_bru+ids`` into the triplet ``_bru+id+s``). A tree changed when some character boundary is
     removed by another merge (compared with the light boundary trace). At most ``limit`` words
     (None: all); at most ``max_scan`` words are traced.
@@ -288,54 +347,73 @@ def _neighbours(tokeniser: BTETokeniser, type_: str) -> tuple[tuple[Merge, ...],
     return tuple(formed), tuple(used)
 
 
-def neighbourhood_rows(tokeniser: BTETokeniser, type_: str, display: Display = lambda t: t,
-                       limit: int = 12) -> list[dict]:
-    """The merges around a type (bpe-knockout.txt §3.1): M_i (the merge forming it) and M_o (the
+def neighbourhood_rows(
+    tokeniser: BTETokeniser, type_: str, display: Display = lambda t: t, limit: int = 12
+) -> list[dict]:
+    """The merges around a type ([knockout §3.1]): M_i (the merge forming it) and M_o (the
     merges using it as a part, the first ``limit`` by rank)."""
     if type_ not in tokeniser.types:
-        return [{"relation": "not in V", "merge": "", "forms": shown(type_, display), "rank": "",
-                 "tuple merge": ""}]
+        return [{"relation": "not in V", "merge": "", "forms": shown(type_, display), "rank": "", "tuple merge": ""}]
     rows = []
     if type_ in tokeniser.alphabet:
-        rows.append({"relation": "alphabet", "merge": "", "forms": shown(type_, display), "rank": "",
-                     "tuple merge": ""})
+        rows.append(
+            {"relation": "alphabet", "merge": "", "forms": shown(type_, display), "rank": "", "tuple merge": ""}
+        )
     formed, users = _neighbours(tokeniser, type_)
     for merge in formed:
-        rows.append({"relation": "formed by", "merge": merge_text(merge, display),
-                     "forms": shown(merge.result, display), "rank": rank_text(merge.rank),
-                     "tuple merge": "yes" if merge.is_tuple else ""})
+        rows.append(
+            {
+                "relation": "formed by",
+                "merge": merge_text(merge, display),
+                "forms": shown(merge.result, display),
+                "rank": rank_text(merge.rank),
+                "tuple merge": "yes" if merge.is_tuple else "",
+            }
+        )
     for merge in users[:limit]:
-        rows.append({"relation": "used by", "merge": merge_text(merge, display),
-                     "forms": shown(merge.result, display), "rank": rank_text(merge.rank),
-                     "tuple merge": "yes" if merge.is_tuple else ""})
+        rows.append(
+            {
+                "relation": "used by",
+                "merge": merge_text(merge, display),
+                "forms": shown(merge.result, display),
+                "rank": rank_text(merge.rank),
+                "tuple merge": "yes" if merge.is_tuple else "",
+            }
+        )
     if len(users) > limit:
-        rows.append({"relation": "used by", "merge": f"… {len(users) - limit} more", "forms": "", "rank": "",
-                     "tuple merge": ""})
+        rows.append(
+            {"relation": "used by", "merge": f"… {len(users) - limit} more", "forms": "", "rank": "", "tuple merge": ""}
+        )
     return rows
 
 
-# --- metrics (rebpe.txt Table 4 / App. D) ------------------------------------------------------------
+# --- metrics ([rebpe Table 4 / App. D]) ------------------------------------------------------------
 def metrics_rows(steps: Sequence[StepReport], initial: MorphScores | None, upto: int) -> list[dict]:
     """:func:`core.diagnostics.metrics_table` up to step ``upto``, in percent, for a table."""
     rows = []
     for row in metrics_table(steps[:upto], initial):
-        rows.append({
-            "iteration": row["iteration"], "phase": row["phase"],
-            "|V|": row["vocab_size"], "tuple merges": row["tuple_merges"],
-            "Pr %": round(100 * row["precision"], 2), "Re %": round(100 * row["recall"], 2),
-            "F1 %": round(100 * row["f1"], 2),
-            "ΔF1": None if row["delta_f1"] is None else round(100 * row["delta_f1"], 2),
-        })
+        rows.append(
+            {
+                "iteration": row["iteration"],
+                "phase": row["phase"],
+                "|V|": row["vocab_size"],
+                "tuple merges": row["tuple_merges"],
+                "Pr %": round(100 * row["precision"], 2),
+                "Re %": round(100 * row["recall"], 2),
+                "F1 %": round(100 * row["f1"], 2),
+                "ΔF1": None if row["delta_f1"] is None else round(100 * row["delta_f1"], 2),
+            }
+        )
     return rows
 
 
 def table4_row(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> dict[str, str]:
-    """The run so far as one row of rebpe.txt Table 4: BPE's F1, then the change of every phase
+    """The run so far as one row of [rebpe Table 4]: BPE's F1, then the change of every phase
     (percentage points, signed), then the F1 reached."""
     labels = step_labels(steps)
     row = {"BPE": f"{100 * initial.f1:.2f}"}
     previous = initial.f1
-    for label, step in zip(labels[1:upto + 1], steps[:upto]):
+    for label, step in zip(labels[1 : upto + 1], steps[:upto]):
         row[label] = f"{100 * (step.metrics.f1 - previous):+.2f}"
         previous = step.metrics.f1
     row["F1"] = f"{100 * previous:.2f}"
@@ -344,17 +422,29 @@ def table4_row(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> 
 
 def _fixed_categories(fig: go.Figure, labels: Sequence[str]) -> None:
     """Keep every step's slot on the x axis, so stepping fills the chart in place."""
-    fig.add_trace(go.Scatter(x=list(labels), y=[None] * len(labels), mode="markers", showlegend=False,
-                             hoverinfo="skip", marker={"opacity": 0}))
+    fig.add_trace(
+        go.Scatter(
+            x=list(labels),
+            y=[None] * len(labels),
+            mode="markers",
+            showlegend=False,
+            hoverinfo="skip",
+            marker={"opacity": 0},
+        )
+    )
     fig.update_xaxes(categoryorder="array", categoryarray=list(labels), type="category")
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, height: int = 380) -> go.Figure:
     # The legend sits between the title and the plot, so rotated step labels below keep their room.
-    fig.update_layout(title={"text": title, "font": {"size": 15}, "y": 0.97, "yanchor": "top"}, height=height,
-                      margin={"l": 10, "r": 10, "t": 78, "b": 10}, yaxis_title=y_title,
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": 12}},
-                      font={"size": 13})
+    fig.update_layout(
+        title={"text": title, "font": {"size": 15}, "y": 0.97, "yanchor": "top"},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 78, "b": 10},
+        yaxis_title=y_title,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": 12}},
+        font={"size": 13},
+    )
     fig.update_xaxes(automargin=True)
     if fig.layout.xaxis.type == "category":  # step labels: slanted, so all of them fit
         fig.update_xaxes(tickangle=-45)
@@ -362,23 +452,35 @@ def _layout(fig: go.Figure, title: str, y_title: str, height: int = 380) -> go.F
 
 
 def f1_figure(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> go.Figure:
-    """F1 so far as a waterfall: BPE's F1, then each phase's change (rebpe.txt Table 4)."""
+    """F1 so far as a waterfall: BPE's F1, then each phase's change ([rebpe Table 4])."""
     labels = step_labels(steps)
     values = [100 * initial.f1]
     previous = initial.f1
     for step in steps[:upto]:
         values.append(100 * (step.metrics.f1 - previous))
         previous = step.metrics.f1
-    shown_labels = labels[:upto + 1]
-    fig = go.Figure(go.Waterfall(
-        x=shown_labels, y=values, measure=["absolute"] + ["relative"] * upto,
-        # tiny changes get no label: neighbouring labels would overlap
-        text=[f"{values[0]:.1f}"] + [f"{v:+.1f}" if abs(v) >= 0.5 else "" for v in values[1:]],
-        customdata=[f"{values[0]:.2f}"] + [f"{v:+.2f}" for v in values[1:]], textposition="outside",
-        increasing={"marker": {"color": "#16a34a"}}, decreasing={"marker": {"color": "#dc2626"}},
-        totals={"marker": {"color": "#2563eb"}}, connector={"line": {"color": "#a8a29e"}},
-        textfont={"size": 12}, constraintext="none", cliponaxis=False,
-        hovertemplate="%{x}: %{customdata} points<extra></extra>", name="F1", showlegend=False))
+    shown_labels = labels[: upto + 1]
+    fig = go.Figure(
+        go.Waterfall(
+            x=shown_labels,
+            y=values,
+            measure=["absolute"] + ["relative"] * upto,
+            # tiny changes get no label: neighbouring labels would overlap
+            text=[f"{values[0]:.1f}"] + [f"{v:+.1f}" if abs(v) >= 0.5 else "" for v in values[1:]],
+            customdata=[f"{values[0]:.2f}"] + [f"{v:+.2f}" for v in values[1:]],
+            textposition="outside",
+            increasing={"marker": {"color": "#16a34a"}},
+            decreasing={"marker": {"color": "#dc2626"}},
+            totals={"marker": {"color": "#2563eb"}},
+            connector={"line": {"color": "#a8a29e"}},
+            textfont={"size": 12},
+            constraintext="none",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{customdata} points<extra></extra>",
+            name="F1",
+            showlegend=False,
+        )
+    )
     _fixed_categories(fig, labels)
     top = max([100 * initial.f1] + [100 * s.metrics.f1 for s in steps])
     fig.update_yaxes(range=[0, min(100, top + 12) if top < 95 else 105])
@@ -386,37 +488,58 @@ def f1_figure(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> g
 
 
 def vocab_figure(steps: Sequence[StepReport], start: BTETokeniser, upto: int) -> go.Figure:
-    """|V| per iteration (core.diagnostics.vocab_size_per_iteration, rebpe.txt Fig. 3) and tuple merges."""
+    """|V| per iteration (core.diagnostics.vocab_size_per_iteration, [rebpe Fig. 3]) and tuple merges."""
     sizes = {0: start.vocab_size, **vocab_size_per_iteration(steps[:upto])}
     tuples = {0: len(start.tuple_merges)}
     for step in steps[:upto]:
         tuples[step.iteration] = step.tuple_merges
     iterations = sorted({0, *(s.iteration for s in steps)})
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=list(sizes), y=list(sizes.values()), mode="lines+markers", name="|V|",
-                             line={"color": "#2563eb"}))
-    fig.add_trace(go.Scatter(x=list(tuples), y=list(tuples.values()), mode="lines+markers", name="tuple merges",
-                             line={"color": "#c2410c", "dash": "dot"}, yaxis="y2"))
+    fig.add_trace(
+        go.Scatter(x=list(sizes), y=list(sizes.values()), mode="lines+markers", name="|V|", line={"color": "#2563eb"})
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=list(tuples),
+            y=list(tuples.values()),
+            mode="lines+markers",
+            name="tuple merges",
+            line={"color": "#c2410c", "dash": "dot"},
+            yaxis="y2",
+        )
+    )
     fig.update_layout(yaxis2={"overlaying": "y", "side": "right", "title": "tuple merges", "rangemode": "tozero"})
-    fig.update_xaxes(title="iteration", tickmode="array", tickvals=iterations,
-                     range=[-0.3, max(iterations) + 0.3])
+    fig.update_xaxes(title="iteration", tickmode="array", tickvals=iterations, range=[-0.3, max(iterations) + 0.3])
     return _layout(fig, "Vocabulary size per iteration (Fig. 3)", "|V|")
 
 
-ORIGIN_COLOURS = {"pre-existing": "#a8a29e", "split by knockout": "#c2410c", "reified": "#16a34a",
-                  "reused": "#0891b2", "annealed": "#7c3aed", "repaired": "#ca8a04"}
+ORIGIN_COLOURS = {
+    "pre-existing": "#a8a29e",
+    "split by knockout": "#c2410c",
+    "reified": "#16a34a",
+    "reused": "#0891b2",
+    "annealed": "#7c3aed",
+    "repaired": "#ca8a04",
+}
 
 
 def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
     """Merges touched per step (core.diagnostics.changes_by_origin): removed below zero, added or
-    rewired above, coloured by their origin after the step (rebpe.txt Fig. 3-4)."""
+    rewired above, coloured by their origin after the step ([rebpe Fig. 3-4])."""
     labels = step_labels(steps)[1:]
     rows = changes_by_origin(steps[:upto])
     x = labels[:upto]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=[-r["removed"] for r in rows], name="removed", marker_color="#dc2626",
-                         hovertemplate="%{x}: %{customdata} removed<extra></extra>",
-                         customdata=[r["removed"] for r in rows]))
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=[-r["removed"] for r in rows],
+            name="removed",
+            marker_color="#dc2626",
+            hovertemplate="%{x}: %{customdata} removed<extra></extra>",
+            customdata=[r["removed"] for r in rows],
+        )
+    )
     for origin in ORIGINS:
         values = [r[origin] for r in rows]
         if any(values):
@@ -427,7 +550,7 @@ def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
 
 
 def knocked_out_by_origin(steps: Sequence[StepReport]) -> list[dict]:
-    """Per knockout step: the merges it removed, by how they came into existence (rebpe.txt Fig. 4)."""
+    """Per knockout step: the merges it removed, by how they came into existence ([rebpe Fig. 4])."""
     rows, origins = [], {}
     for step in steps:
         if step.phase == "knockout":
@@ -440,22 +563,29 @@ def knocked_out_by_origin(steps: Sequence[StepReport]) -> list[dict]:
 
 
 def knocked_out_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
-    """Merges knocked out per iteration, stratified by origin (rebpe.txt Fig. 4)."""
+    """Merges knocked out per iteration, stratified by origin ([rebpe Fig. 4])."""
     all_rows = knocked_out_by_origin(steps)
     rows = knocked_out_by_origin(steps[:upto])
     fig = go.Figure()
     for origin in ORIGINS:
         if any(r[origin] for r in rows):
-            fig.add_trace(go.Bar(x=[r["iteration"] for r in rows], y=[r[origin] for r in rows], name=origin,
-                                 marker_color=ORIGIN_COLOURS.get(origin)))
+            fig.add_trace(
+                go.Bar(
+                    x=[r["iteration"] for r in rows],
+                    y=[r[origin] for r in rows],
+                    name=origin,
+                    marker_color=ORIGIN_COLOURS.get(origin),
+                )
+            )
     iterations = [r["iteration"] for r in all_rows] or [1]
     fig.update_layout(barmode="stack")
-    fig.update_xaxes(title="iteration", tickmode="array", tickvals=iterations,
-                     range=[min(iterations) - 0.6, max(iterations) + 0.6])
+    fig.update_xaxes(
+        title="iteration", tickmode="array", tickvals=iterations, range=[min(iterations) - 0.6, max(iterations) + 0.6]
+    )
     return _layout(fig, "Merges knocked out per iteration, by origin (Fig. 4)", "merges")
 
 
-# --- scenarios (rebpe.txt App. A.1) -------------------------------------------------------------------
+# --- scenarios ([rebpe App. A.1]) -------------------------------------------------------------------
 _SCENARIO = re.compile(r"^a1_scenario(\d)([a-z]?)(?:_(i+))?(?:_(first|second))?$")
 
 
@@ -503,7 +633,7 @@ def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
     return "".join(line + "\n" for line in lines) or None
 
 
-# --- moved merges (rebpe.txt App. A.3) -----------------------------------------------------------------
+# --- moved merges ([rebpe App. A.3]) -----------------------------------------------------------------
 #: The paper's moves for the variants of the shipped App. A.3 tokeniser (``a3_moving_merges``).
 MOVES = {
     "delayed": "the triplet a + b + c is delayed until bc has formed, as a + bc",
@@ -513,7 +643,7 @@ MOVES = {
 
 
 def moved_merge_variants(tokeniser: BTETokeniser) -> dict[str, BTETokeniser]:
-    """The tokenisers listed in ``metadata["variants"]`` (rebpe.txt App. A.3: the knocked-out merge
+    """The tokenisers listed in ``metadata["variants"]`` ([rebpe App. A.3]: the knocked-out merge
     list with merges moved to make the triplet binary), ranked in listed order. A variant whose
     listing is malformed (a merge that is not two or more strings, or no valid merge list) is left out."""
     variants = (getattr(tokeniser, "metadata", None) or {}).get("variants")
@@ -523,8 +653,9 @@ def moved_merge_variants(tokeniser: BTETokeniser) -> dict[str, BTETokeniser]:
     for name, spec in variants.items():
         merges = spec.get("merges") if isinstance(spec, Mapping) else None
         if not isinstance(merges, list) or not all(
-                isinstance(parts, list) and len(parts) >= 2 and all(isinstance(p, str) and p for p in parts)
-                for parts in merges):
+            isinstance(parts, list) and len(parts) >= 2 and all(isinstance(p, str) and p for p in parts)
+            for parts in merges
+        ):
             continue
         try:
             out[str(name)] = tokeniser.with_merges([Merge(rank, tuple(parts)) for rank, parts in enumerate(merges)])
@@ -538,47 +669,71 @@ def move_label(name: str) -> str:
     return "moved: " + name.replace("_", " ")
 
 
-def listing_rows(tokeniser: BTETokeniser, knocked: BTETokeniser, blocked: Iterable[Merge],
-                 display: Display = lambda t: t) -> list[dict]:
-    """A merge list as rebpe.txt App. A.3 prints it: each merge, where its type's merge was after
+def listing_rows(
+    tokeniser: BTETokeniser, knocked: BTETokeniser, blocked: Iterable[Merge], display: Display = lambda t: t
+) -> list[dict]:
+    """A merge list as [rebpe App. A.3] prints it: each merge, where its type's merge was after
     knockout (``#2``, or ``#1 as a + b + c`` when it had other parts, or ``new``), and which merges
     are blocked."""
     blocked = set(blocked)
     rows = []
     for merge in tokeniser.merges:
         old = knocked.merge_of(merge.result)
-        was = ("new" if old is None else rank_text(old.rank)
-               + ("" if old.parts == merge.parts else f" as {merge_text(old, display)}"))
-        rows.append({"rank": rank_text(merge.rank), "merge": merge_text(merge, display), "after knockout": was,
-                     "blocked": "blocked" if merge in blocked else ""})
+        was = (
+            "new"
+            if old is None
+            else rank_text(old.rank) + ("" if old.parts == merge.parts else f" as {merge_text(old, display)}")
+        )
+        rows.append(
+            {
+                "rank": rank_text(merge.rank),
+                "merge": merge_text(merge, display),
+                "after knockout": was,
+                "blocked": "blocked" if merge in blocked else "",
+            }
+        )
     return rows
 
 
-# --- blocked merges (rebpe.txt §3.1, App. A.1, A.3) ---------------------------------------------------
+# --- blocked merges ([rebpe §3.1, App. A.1], A.3) ---------------------------------------------------
 def blocked_rows(blocked: Sequence, display: Display = lambda t: t) -> list[dict]:
     """One row per :class:`core.blocked.BlockedMerge`, in rank order."""
-    return [{
-        "rank": rank_text(item.merge.rank),
-        "blocked merge": merge_text(item.merge, display),
-        "type": shown(item.merge.result, display),
-        "scenario": item.scenario,
-        "found at its turn": tokens_text(item.limited_tokens, display),
-        "blocking merge": (merge_text(item.blocking_merge, display) if item.blocking_merge is not None else
-                           f"{merge_text(item.blocked_ancestor, display)} (blocked upstream)"
-                           if item.blocked_ancestor is not None else ""),
-        "example word": shown(item.example_word) if item.example_word else "",
-    } for item in blocked]
+    return [
+        {
+            "rank": rank_text(item.merge.rank),
+            "blocked merge": merge_text(item.merge, display),
+            "type": shown(item.merge.result, display),
+            "scenario": item.scenario,
+            "found at its turn": tokens_text(item.limited_tokens, display),
+            "blocking merge": (
+                merge_text(item.blocking_merge, display)
+                if item.blocking_merge is not None
+                else f"{merge_text(item.blocked_ancestor, display)} (blocked upstream)"
+                if item.blocked_ancestor is not None
+                else ""
+            ),
+            "example word": shown(item.example_word) if item.example_word else "",
+        }
+        for item in blocked
+    ]
 
 
 def repair_rows(repaired: Sequence[tuple[Merge, Merge]], display: Display = lambda t: t) -> list[dict]:
     """(merge before, merge after) pairs of :func:`core.rebpe.repair` as rows."""
-    return [{"rank": rank_text(after.rank), "type": shown(after.result, display),
-             "parts before": merge_text(before, display), "parts after": merge_text(after, display)}
-            for before, after in repaired]
+    return [
+        {
+            "rank": rank_text(after.rank),
+            "type": shown(after.result, display),
+            "parts before": merge_text(before, display),
+            "parts after": merge_text(after, display),
+        }
+        for before, after in repaired
+    ]
 
 
-def segmentation_changes(before: BTETokeniser, after: BTETokeniser, words: Iterable[str],
-                         limit: int | None = None) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+def segmentation_changes(
+    before: BTETokeniser, after: BTETokeniser, words: Iterable[str], limit: int | None = None
+) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
     """(word, tokens before, tokens after) for the words the two tokenisers segment differently."""
     out = []
     for word in words:
@@ -599,8 +754,10 @@ def segmentation_changes(before: BTETokeniser, after: BTETokeniser, words: Itera
 TREE_CSS = "<style>.merge-tree-block svg { max-width: 100%; height: auto; }</style>"
 #: In presentation mode a tall tree also shrinks to fit the projector's height, with the controls.
 PRESENT_TREE_CSS = "<style>.merge-tree-block svg { max-height: 42vh; width: auto; }</style>"
-TREE_HELP = ("Leaves are the characters; each box above them is a merge with the token it forms and its "
-             "rank (#); the filled boxes at the top are the final tokens.")
+TREE_HELP = (
+    "Leaves are the characters; each box above them is a merge with the token it forms and its "
+    "rank (#); the filled boxes at the top are the final tokens."
+)
 #: The legend's name for the blue borders of the stepper's trees (``viz.trees.tree_legend_html``).
 STEP_HIGHLIGHT = "left: merges this step removed or rewired; right: merges it added or rewired"
 

@@ -4,9 +4,10 @@ Tokens are shown in their readable form (:func:`viz.tokens.shown`): bytes decode
 control characters visible. A readable token never contains a space, so token sequences are
 joined with single spaces.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from viz.ranks import rank_text
 from viz.tokens import shown
@@ -32,6 +33,7 @@ def merge_rows(
     ``tuple_column=False`` leaves out the ``tuple merge`` column (for tokenisers without tuple
     merges, where it would always be empty).
     """
+
     def tokens(seq: Iterable[str], sep: str) -> str:
         return sep.join(fmt(shown(t, display)) for t in seq)
 
@@ -63,26 +65,31 @@ def scenario_rows(
     ``metadata["words"]`` holds ``{"word", "before", "after"}`` entries; ``segment`` tokenises a
     word with the tokeniser on screen (the "before knockout" one); ``fmt`` as in :func:`merge_rows`.
     """
+
     def tokens(seq: Iterable[str]) -> str:
         return " ".join(fmt(shown(str(t), display)) for t in seq)
 
     rows = []
     for entry in metadata.get("words", ()):
         word = str(entry.get("word", ""))
-        rows.append({
-            "word": fmt(shown(word)),
-            "paper: before knockout": tokens(entry.get("before", ())),
-            "paper: after knockout": tokens(entry.get("after", ())),
-            "this tokeniser": tokens(segment(word)),
-        })
+        rows.append(
+            {
+                "word": fmt(shown(word)),
+                "paper: before knockout": tokens(entry.get("before", ())),
+                "paper: after knockout": tokens(entry.get("after", ())),
+                "this tokeniser": tokens(segment(word)),
+            }
+        )
     return rows
 
 
 def rejection_rows(rejected: Sequence, limit: int = 500) -> list[dict]:
     """One row per rejected reference line (:class:`core.formats.references.Rejection`): where,
     what the line said and why it was rejected."""
-    return [{"line": r.line, "text": r.text if len(r.text) <= 80 else r.text[:77] + "...", "reason": r.reason}
-            for r in list(rejected)[:limit]]
+    return [
+        {"line": r.line, "text": r.text if len(r.text) <= 80 else r.text[:77] + "...", "reason": r.reason}
+        for r in list(rejected)[:limit]
+    ]
 
 
 def reference_rows(entries: Sequence, limit: int = 8, fmt: Callable[[str], str] = _identity) -> list[dict]:
@@ -91,7 +98,6 @@ def reference_rows(entries: Sequence, limit: int = 8, fmt: Callable[[str], str] 
     rows = []
     for entry in list(entries)[:limit]:
         row = {"word": fmt(entry.word), "morphs": " ".join(map(fmt, entry.morphs))}
-        row["compound parts"] = (" ".join(map(fmt, entry.free_morphs)) if entry.free_morphs is not None
-                                 else "(unknown)")
+        row["compound parts"] = " ".join(map(fmt, entry.free_morphs)) if entry.free_morphs is not None else "(unknown)"
         rows.append(row)
     return rows

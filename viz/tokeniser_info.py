@@ -4,11 +4,12 @@ Pure functions (no Streamlit). Text meant for ``st.markdown``/``st.caption`` is 
 whatever comes from a file (markers, a scenario's title and explanation) goes through
 :func:`viz.escaping.md_escape` or :func:`viz.escaping.code_span`.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from core.model import BTETokeniser
 from viz.escaping import code_span, md_escape
@@ -93,7 +94,8 @@ def vocab_size_help(tokeniser) -> str:
     special tokens as HF does: 39,995 types in the merge graph + 5 special tokens = 40,000"."""
     types, specials = vocab_size_parts(tokeniser)
     counted = f"{VOCAB_SIZE_RULE}: {types:,} types" + (
-        " in the merge graph" if isinstance(tokeniser, BTETokeniser) else "")
+        " in the merge graph" if isinstance(tokeniser, BTETokeniser) else ""
+    )
     if not specials:
         return f"{counted}, no special tokens."
     return f"{counted} + {specials:,} special token{'s' if specials != 1 else ''} = {tokeniser.vocab_size:,}."

@@ -4,11 +4,12 @@ Pure functions returning strings, for ``st.html`` (no markdown processing, so ``
 and backslashes inside tokens are shown as they are). Every piece of text that reaches the HTML
 goes through :func:`viz.escaping.html_escape`, attribute values included.
 """
+
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Collection, Mapping, Sequence
 
 import regex
 
@@ -152,8 +153,7 @@ def _chip_text(text: str, markers: Sequence[str]) -> str:
         lead += len(marker)
     if lead == 0 or lead == len(text):
         return html_escape(text)
-    return (f'<span class="tok-marker" style="opacity:0.45">{html_escape(text[:lead])}</span>'
-            f"{html_escape(text[lead:])}")
+    return f'<span class="tok-marker" style="opacity:0.45">{html_escape(text[:lead])}</span>{html_escape(text[lead:])}'
 
 
 def token_chips_html(
@@ -213,8 +213,11 @@ def segmentation_html(
 
 def words_html(blocks: Sequence[str]) -> str:
     """Several :func:`segmentation_html` blocks side by side, wrapping onto new lines in reading order."""
-    return ('<div class="tok-words" style="display:flex;flex-wrap:wrap;column-gap:36px;row-gap:8px">'
-            + "".join(blocks) + "</div>")
+    return (
+        '<div class="tok-words" style="display:flex;flex-wrap:wrap;column-gap:36px;row-gap:8px">'
+        + "".join(blocks)
+        + "</div>"
+    )
 
 
 def alphabet_html(alphabet: Sequence[str], display: Callable[[str], str] = lambda t: t) -> str:
@@ -257,20 +260,20 @@ def box_width(character: Character) -> int:
 def _removed_by(boundary, display: Callable[[str], str]) -> str:
     parts = " + ".join(shown(p, display) for p in boundary.merge.parts)
     help_text = rank_help(boundary.merge.rank)
-    return (f"removed by {parts} (rank {rank_text(boundary.merge.rank)}, step {boundary.step})"
-            + (f". {help_text}" if help_text else ""))
+    return f"removed by {parts} (rank {rank_text(boundary.merge.rank)}, step {boundary.step})" + (
+        f". {help_text}" if help_text else ""
+    )
 
 
 def _box(text: str, character: Character, pretoken: int, by_place: Mapping, display: Callable[[str], str]) -> str:
     """One character's box: its glyph and, when it is made of several symbols (bytes), a ruler with
     a slot per symbol and a tick between two of them: tall and dark where a token boundary falls
     inside the character, short and grey where a merge joined them."""
-    symbols = text[character.start:character.end]
+    symbols = text[character.start : character.end]
     tip = [f"{character.label} ({code_points(display(symbols))})"]
     ruler = ""
     if character.symbols > 1:
-        tip.append(f"{character.symbols} symbols of the tokeniser's alphabet: "
-                   + " ".join(shown(s) for s in symbols))
+        tip.append(f"{character.symbols} symbols of the tokeniser's alphabet: " + " ".join(shown(s) for s in symbols))
         slots = []
         for k in range(character.symbols):
             slots.append('<span style="flex:1 1 0"></span>')
@@ -279,22 +282,30 @@ def _box(text: str, character: Character, pretoken: int, by_place: Mapping, disp
             boundary = by_place.get((pretoken, character.start + k))
             if boundary is not None and boundary.merge is None:
                 tip.append(f"a token boundary after symbol {k + 1}: the character is split across tokens")
-                slots.append(f'<span class="inner-split" style="flex:none;width:3px;height:12px;'
-                             f'background:{INNER_SPLIT}"></span>')
+                slots.append(
+                    f'<span class="inner-split" style="flex:none;width:3px;height:12px;'
+                    f'background:{INNER_SPLIT}"></span>'
+                )
             else:
                 if boundary is not None:
                     tip.append(f"symbols {k + 1} and {k + 2} {_removed_by(boundary, display)}")
-                slots.append(f'<span class="inner-joined" style="flex:none;width:1px;height:5px;'
-                             f'background:{INNER_JOINED}"></span>')
-        ruler = ('<div class="symbols" style="display:flex;align-items:flex-end;height:12px;margin:1px 5px 0;'
-                 f'border-bottom:1px solid {INNER_JOINED}">' + "".join(slots) + "</div>")
+                slots.append(
+                    f'<span class="inner-joined" style="flex:none;width:1px;height:5px;'
+                    f'background:{INNER_JOINED}"></span>'
+                )
+        ruler = (
+            '<div class="symbols" style="display:flex;align-items:flex-end;height:12px;margin:1px 5px 0;'
+            f'border-bottom:1px solid {INNER_JOINED}">' + "".join(slots) + "</div>"
+        )
     width = box_width(character)
-    return (f'<td style="width:{width}px;min-width:{width}px;padding:3px 0 2px;text-align:center;vertical-align:top;'
-            f'font-family:{_MONO};font-size:1.35rem;border:1px solid #d6d3d1;border-radius:6px;background:#fafaf9;'
-            f'color:#1c1917;white-space:pre" class="char" data-symbols="{character.symbols}" '
-            f'title="{html_escape(" · ".join(tip))}">'
-            + (f'<div class="glyph">{html_escape(character.label)}</div>{ruler}' if ruler
-               else html_escape(character.label)) + "</td>")
+    return (
+        f'<td style="width:{width}px;min-width:{width}px;padding:3px 0 2px;text-align:center;vertical-align:top;'
+        f"font-family:{_MONO};font-size:1.35rem;border:1px solid #d6d3d1;border-radius:6px;background:#fafaf9;"
+        f'color:#1c1917;white-space:pre" class="char" data-symbols="{character.symbols}" '
+        f'title="{html_escape(" · ".join(tip))}">'
+        + (f'<div class="glyph">{html_escape(character.label)}</div>{ruler}' if ruler else html_escape(character.label))
+        + "</td>"
+    )
 
 
 def boundary_strip_html(
@@ -332,36 +343,53 @@ def boundary_strip_html(
             colour, symbol, meaning = VERDICT_STYLE.get(boundary.verdict, VERDICT_STYLE[""])
             if not boundary.verdict and boundary.merge is None:
                 colour, symbol, meaning = TOKEN_BOUNDARY
-            tip = f"{meaning}; " + (_removed_by(boundary, display) if boundary.merge is not None
-                                     else "the tokens split here")
+            tip = f"{meaning}; " + (
+                _removed_by(boundary, display) if boundary.merge is not None else "the tokens split here"
+            )
             weight = "400" if symbol == VERDICT_STYLE[""][1] else "700"
-            top.append(f'<td class="boundary" data-verdict="{html_escape(boundary.verdict)}" '
-                       f'title="{html_escape(tip)}" style="width:{BOUNDARY_PX}px;min-width:{BOUNDARY_PX}px;'
-                       f'text-align:center;color:{colour};font-weight:{weight};font-size:1.3rem;padding:0">'
-                       f"{symbol}</td>")
+            top.append(
+                f'<td class="boundary" data-verdict="{html_escape(boundary.verdict)}" '
+                f'title="{html_escape(tip)}" style="width:{BOUNDARY_PX}px;min-width:{BOUNDARY_PX}px;'
+                f'text-align:center;color:{colour};font-weight:{weight};font-size:1.3rem;padding:0">'
+                f"{symbol}</td>"
+            )
             widths.append(BOUNDARY_PX)
             if boundary.merge is not None:
-                labels.append((len(top) - 1, f'<span style="color:{colour}" title="{html_escape(tip)}">'
-                                             f"{html_escape(rank_text(boundary.merge.rank))}</span>"))
+                labels.append(
+                    (
+                        len(top) - 1,
+                        f'<span style="color:{colour}" title="{html_escape(tip)}">'
+                        f"{html_escape(rank_text(boundary.merge.rank))}</span>",
+                    )
+                )
             else:
                 labels.append((len(top) - 1, ""))
     rows = "".join(f'<tr style="line-height:1.1">{row}</tr>' for row in _label_rows(len(top), labels))
     legend = " &nbsp; ".join(
         f'<span style="white-space:nowrap"><span style="color:{c};font-weight:700">{s}</span> {html_escape(m)}</span>'
-        for key, (c, s, m) in VERDICT_STYLE.items() if key)
-    inner = "" if not multi else (
-        f'<span style="white-space:nowrap"><span style="display:inline-block;width:3px;height:0.9em;'
-        f'background:{INNER_SPLIT};vertical-align:middle"></span> a token boundary inside a character (between '
-        f'its bytes), <span style="display:inline-block;width:1px;height:0.45em;background:{INNER_JOINED};'
-        'vertical-align:middle;margin:0 2px"></span> bytes a merge joined</span> &nbsp; ')
+        for key, (c, s, m) in VERDICT_STYLE.items()
+        if key
+    )
+    inner = (
+        ""
+        if not multi
+        else (
+            f'<span style="white-space:nowrap"><span style="display:inline-block;width:3px;height:0.9em;'
+            f'background:{INNER_SPLIT};vertical-align:middle"></span> a token boundary inside a character (between '
+            f'its bytes), <span style="display:inline-block;width:1px;height:0.45em;background:{INNER_JOINED};'
+            'vertical-align:middle;margin:0 2px"></span> bytes a merge joined</span> &nbsp; '
+        )
+    )
     # A fixed table layout (needs a width) keeps every column at its set width: the characters
     # never move apart, and a rank label spans the two boxes beside its boundary.
-    return ('<div class="boundary-strip" style="overflow-x:auto;padding-bottom:2px">'
-            f'<table style="border-collapse:separate;border-spacing:0 2px;border:none;margin:0;table-layout:fixed;'
-            f'width:{sum(widths)}px">'
-            f'<tr>{"".join(top)}</tr>{rows}</table>'
-            f'<div style="font-size:0.95rem;margin-top:6px;line-height:1.8">{legend} &nbsp; {inner}'
-            '<span style="white-space:nowrap">#n = rank of the merge that removed the boundary</span></div></div>')
+    return (
+        '<div class="boundary-strip" style="overflow-x:auto;padding-bottom:2px">'
+        f'<table style="border-collapse:separate;border-spacing:0 2px;border:none;margin:0;table-layout:fixed;'
+        f'width:{sum(widths)}px">'
+        f"<tr>{''.join(top)}</tr>{rows}</table>"
+        f'<div style="font-size:0.95rem;margin-top:6px;line-height:1.8">{legend} &nbsp; {inner}'
+        '<span style="white-space:nowrap">#n = rank of the merge that removed the boundary</span></div></div>'
+    )
 
 
 def _label_rows(n_columns: int, labels: Sequence[tuple[int, str]]) -> list[str]:
@@ -373,8 +401,10 @@ def _label_rows(n_columns: int, labels: Sequence[tuple[int, str]]) -> list[str]:
         cells, column = [], 0
         while column < n_columns:
             if column + 1 in mine:
-                cells.append('<td colspan="3" class="rank-label" style="padding:0;text-align:center;'
-                             f'font-size:0.8rem;white-space:nowrap;overflow:hidden">{mine[column + 1]}</td>')
+                cells.append(
+                    '<td colspan="3" class="rank-label" style="padding:0;text-align:center;'
+                    f'font-size:0.8rem;white-space:nowrap;overflow:hidden">{mine[column + 1]}</td>'
+                )
                 column += 3
             else:
                 cells.append('<td style="padding:0"></td>')
@@ -390,7 +420,8 @@ def facts_html(facts: Sequence[tuple[str, str]]) -> str:
         '<div class="fact" style="min-width:92px">'
         f'<div style="font-size:0.85rem;opacity:0.75">{html_escape(label)}</div>'
         f'<div style="font-size:1.75rem;font-weight:600;line-height:1.2">{html_escape(value)}</div></div>'
-        for label, value in facts)
+        for label, value in facts
+    )
     return f'<div class="facts" style="display:flex;flex-wrap:wrap;gap:6px 20px;margin-bottom:6px">{cards}</div>'
 
 
@@ -407,8 +438,11 @@ def comparison_html(
     for row in rows:
         label, tokens, note = row[:3]
         types = row[3] if len(row) > 3 else None
-        chips = (token_chips_html(tokens, display, types=types, markers=markers, font_size="1.3rem")
-                 if tokens is not None else "")
+        chips = (
+            token_chips_html(tokens, display, types=types, markers=markers, font_size="1.3rem")
+            if tokens is not None
+            else ""
+        )
         count = "" if tokens is None else f"{len(tokens)} token" + ("" if len(tokens) == 1 else "s")
         body.append(
             f'<tr class="comparison-row" data-label="{html_escape(label)}">'
@@ -420,5 +454,7 @@ def comparison_html(
         )
     # The chips wrap inside their cell (a word with emoji written as bytes makes long rows, which a
     # narrow column would otherwise cut off); the page scrolls sideways only for a single huge chip.
-    return ('<div class="comparison" style="overflow-x:auto"><table style="border-collapse:collapse;border:none;'
-            'width:100%">' + "".join(body) + "</table></div>")
+    return (
+        '<div class="comparison" style="overflow-x:auto"><table style="border-collapse:collapse;border:none;'
+        'width:100%">' + "".join(body) + "</table></div>"
+    )

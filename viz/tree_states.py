@@ -4,13 +4,14 @@ Shared by the SVG (:mod:`viz.trees`), the LaTeX export (:mod:`viz.tree_tikz`) an
 the legend can only name what the drawings do. Every property has its own channel, so they
 combine: the fill says whether the node is a token at this step, the outline says what happened to
 it (fired last, highlighted, crossed a reference boundary, not fired yet), and a violet inner
-border says it is a tuple merge (three or more parts, bpe-knockout.txt §3.2) -- a tuple merge that
+border says it is a tuple merge (three or more parts, [knockout §3.2]) -- a tuple merge that
 is also a token is filled *and* has the violet border.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Collection, Iterator, Sequence
 
 from viz.escaping import html_escape
 from viz.tokens import CHIP_COLOURS, characters
@@ -31,12 +32,12 @@ class NodeState:
 
     node: object
     pretoken: int
-    height: int                 # 0 for a leaf: the level it is drawn at
-    formed: bool                # its merge has fired (always true for a leaf)
-    token: int | None           # its position among the tokens at this step, None if it is not one
-    last: bool                  # formed by the merge that fired last
-    is_tuple: bool              # a tuple merge (3+ parts)
-    crosses: bool               # its merge removed a reference split
+    height: int  # 0 for a leaf: the level it is drawn at
+    formed: bool  # its merge has fired (always true for a leaf)
+    token: int | None  # its position among the tokens at this step, None if it is not one
+    last: bool  # formed by the merge that fired last
+    is_tuple: bool  # a tuple merge (3+ parts)
+    crosses: bool  # its merge removed a reference split
     highlighted: bool
 
     @property
@@ -61,9 +62,18 @@ class NodeState:
     @property
     def classes(self) -> list[str]:
         names = ["tree-node", "leaf" if self.node.merge is None else "merge"]
-        names += [name for name, on in (("ghost", not self.formed), ("current", self.token is not None),
-                                        ("last", self.last), ("tuple", self.is_tuple),
-                                        ("crosses-reference", self.crosses), ("highlight", self.highlighted)) if on]
+        names += [
+            name
+            for name, on in (
+                ("ghost", not self.formed),
+                ("current", self.token is not None),
+                ("last", self.last),
+                ("tuple", self.is_tuple),
+                ("crosses-reference", self.crosses),
+                ("highlight", self.highlighted),
+            )
+            if on
+        ]
         return names
 
 
@@ -100,10 +110,14 @@ def node_states(
         def visit(node) -> Iterator[NodeState]:
             merge = node.merge
             yield NodeState(
-                node=node, pretoken=i, height=height(node),
+                node=node,
+                pretoken=i,
+                height=height(node),
                 formed=merge is None or node.step < limit,
                 token=tokens.get(id(node)),
-                last=merge is not None and last_step is not None and (i, node.step) == tuple(last_step)
+                last=merge is not None
+                and last_step is not None
+                and (i, node.step) == tuple(last_step)
                 and node.step < limit,
                 is_tuple=len(node.children) > 2,
                 crosses=any((i, c.start - 1) in reference for c in node.children[1:]),
@@ -124,8 +138,10 @@ def spelled_characters(pretokens: Sequence[tuple[str, Sequence]], display: Calla
 
 # --- the legend -------------------------------------------------------------------------------------
 def _swatch(style: str) -> str:
-    return (f'<span class="sw" style="display:inline-block;box-sizing:border-box;width:1.3em;height:1em;'
-            f'border-radius:4px;vertical-align:middle;margin-right:4px;{html_escape(style)}"></span>')
+    return (
+        f'<span class="sw" style="display:inline-block;box-sizing:border-box;width:1.3em;height:1em;'
+        f'border-radius:4px;vertical-align:middle;margin-right:4px;{html_escape(style)}"></span>'
+    )
 
 
 #: situation -> (swatch CSS, text), in the colours :class:`NodeState` draws.
@@ -133,18 +149,23 @@ LEGEND = {
     "token": (f"background:{CHIP_COLOURS[0]};border:1.5px solid {INK}", "filled: the tokens at this step"),
     "last": (f"border:3px solid {LAST}", "the merge that fired last"),
     "ghost": (f"border:1.5px dashed {GHOST}", "not fired yet"),
-    "tuple": (f"border:1.5px solid {INK};box-shadow:inset 0 0 0 2px #ffffff, inset 0 0 0 4px {TUPLE}",
-              "tuple merge (3+ parts): violet inner border"),
+    "tuple": (
+        f"border:1.5px solid {INK};box-shadow:inset 0 0 0 2px #ffffff, inset 0 0 0 4px {TUPLE}",
+        "tuple merge (3+ parts): violet inner border",
+    ),
     "blame": (f"border:2.5px solid {BLAME}", "merge that crossed a reference split"),
     "reference": (f"width:0;border-radius:0;border-left:2px dashed {BLAME};margin:0 8px", "reference split"),
     "highlight": (f"border:3px solid {HIGHLIGHT}", "highlighted"),
-    "character": (f"background:{CHARACTER_FILL};border:1px solid {CHARACTER_STROKE}",
-                  "under the bytes: the character they spell"),
+    "character": (
+        f"background:{CHARACTER_FILL};border:1px solid {CHARACTER_STROKE}",
+        "under the bytes: the character they spell",
+    ),
 }
 
 
-def tree_legend_html(*, step: bool = True, reference: bool = True, highlight: str = "",
-                     characters: bool = False) -> str:
+def tree_legend_html(
+    *, step: bool = True, reference: bool = True, highlight: str = "", characters: bool = False
+) -> str:
     """The legend of :func:`viz.trees.merge_tree_svg`: the step items (``done``/``last_step``),
     the reference items, a highlight item named ``highlight`` (e.g. "a token the other tokeniser
     does not have"), and the row of characters spelled by several bytes."""

@@ -1,5 +1,5 @@
 """Merge trees as LaTeX for papers and slides, drawn with the ``forest`` package as the
-BPE-knockout and ReBPE papers draw them (bpe-knockout.txt Fig. 1-3; the authors' TkTkT code writes
+BPE-knockout and ReBPE papers draw them ([knockout Fig. 1-3]; the authors' TkTkT code writes
 forest too).
 
 :func:`merge_tree_forest` takes the arguments of :func:`viz.trees.merge_tree_svg` and writes the
@@ -9,21 +9,41 @@ styles, and the reference splits as dashed lines. Tokens are written in their re
 LaTeX's special characters escaped; other characters (the word-start markers ``Ġ`` and ``▁``,
 accents, CJK, emoji) stay UTF-8, so the document is compiled with LuaLaTeX or XeLaTeX.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from viz.ranks import rank_text
 from viz.tokens import CHIP_COLOURS, drawn
 from viz.tree_states import BLAME, GHOST, HIGHLIGHT, INK, LAST, PLAIN_FILL, TUPLE, NodeState, node_states
 
 #: LaTeX's special characters in text: ``\\ { } % # _ $ & ^ ~`` and forest's brackets.
-_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
-          "&": r"\&", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}", "[": r"\lbrack{}", "]": r"\rbrack{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "&": r"\&",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+    "[": r"\lbrack{}",
+    "]": r"\rbrack{}",
+}
 #: colour -> LaTeX colour name (defined in the document's preamble)
-_COLOURS = {INK: "treeink", GHOST: "treeghost", TUPLE: "treetuple", BLAME: "treeblame", LAST: "treelast",
-            HIGHLIGHT: "treehighlight", PLAIN_FILL: "white",
-            **{colour: f"treetoken{n}" for n, colour in enumerate(CHIP_COLOURS)}}
+_COLOURS = {
+    INK: "treeink",
+    GHOST: "treeghost",
+    TUPLE: "treetuple",
+    BLAME: "treeblame",
+    LAST: "treelast",
+    HIGHLIGHT: "treehighlight",
+    PLAIN_FILL: "white",
+    **{colour: f"treetoken{n}" for n, colour in enumerate(CHIP_COLOURS)},
+}
 
 _PREAMBLE = r"""% {title}
 % Drawn with the forest package, as the BPE-knockout and ReBPE papers draw merge trees.
@@ -53,8 +73,12 @@ def latex_text(text: str) -> str:
 
 def _options(state: NodeState) -> list[str]:
     colour, width, dashed = state.outline
-    options = [f"tier=h{state.height}", f"fill={_COLOURS[state.fill]}", f"draw={_COLOURS[colour]}",
-               f"line width={width / 2:.1f}pt"]
+    options = [
+        f"tier=h{state.height}",
+        f"fill={_COLOURS[state.fill]}",
+        f"draw={_COLOURS[colour]}",
+        f"line width={width / 2:.1f}pt",
+    ]
     if dashed:
         options.append("not fired")
     if state.is_tuple:
@@ -67,8 +91,15 @@ def _node(state: NodeState, children: list[str], display: Callable[[str], str], 
     content = latex_text(drawn(node.token, display))
     if node.merge is not None:
         rank = rank_text(node.merge.rank) + (" tuple" if state.is_tuple else "")
-        colour = ("treeghost" if not state.formed else "treeblame" if state.crosses
-                  else "treetuple" if state.is_tuple else "treeink")
+        colour = (
+            "treeghost"
+            if not state.formed
+            else "treeblame"
+            if state.crosses
+            else "treetuple"
+            if state.is_tuple
+            else "treeink"
+        )
         content += rf"\\{{\scriptsize\color{{{colour}}}{latex_text(rank)}}}"
     options = _options(state)
     if node.merge is None:
@@ -91,8 +122,10 @@ def merge_tree_forest(
     """A standalone LaTeX document drawing the merge trees of :func:`viz.trees.merge_tree_svg`
     (same arguments, same styles) with ``forest``: one environment per root, side by side with
     their leaves on one line, a wider gap between pretokens."""
-    states = {id(s.node): s for s in node_states(pretokens, done=done, last_step=last_step, reference=reference,
-                                                  highlight=highlight)}
+    states = {
+        id(s.node): s
+        for s in node_states(pretokens, done=done, last_step=last_step, reference=reference, highlight=highlight)
+    }
     reference = set(reference)
 
     def write(node, depth: int) -> str:
@@ -101,16 +134,22 @@ def merge_tree_forest(
     pictures = []
     for i, (text, trees) in enumerate(pretokens):
         for n, tree in enumerate(trees):
-            splits = [k for (p, k) in sorted(reference)
-                      if p == i and tree.start <= k < tree.start + len(tree.token) - 1]
+            splits = [
+                k for (p, k) in sorted(reference) if p == i and tree.start <= k < tree.start + len(tree.token) - 1
+            ]
             drawing = "\\begin{forest} merge tree" + "".join(
                 f",\n  tikz+={{\\coordinate (split{k}) at ($(p{i}l{k}.east)!0.5!(p{i}l{k + 1}.west)$);"
                 f" \\scoped[on background layer] \\draw[reference split] (split{k} |- current bounding box.north) -- "
-                f"(split{k} |- current bounding box.south);}}" for k in splits)
+                f"(split{k} |- current bounding box.south);}}"
+                for k in splits
+            )
             gap = "" if not pictures else ("\\hspace{1mm}" if n else "\\hspace{5mm}")
             pictures.append(f"{gap}%\n\\raisebox{{\\depth}}{{{drawing}\n{write(tree, 0)}\n\\end{{forest}}}}")
-    colours = "\n".join(rf"\definecolor{{{name}}}{{HTML}}{{{colour.lstrip('#').upper()}}}"
-                        for colour, name in _COLOURS.items() if name != "white")
+    colours = "\n".join(
+        rf"\definecolor{{{name}}}{{HTML}}{{{colour.lstrip('#').upper()}}}"
+        for colour, name in _COLOURS.items()
+        if name != "white"
+    )
     title = " ".join((caption or "merge tree").split())  # one comment line, whatever the caption holds
     body = "\n".join(pictures) if pictures else r"\mbox{}"
     return _PREAMBLE.format(title=title, colours=colours) + f"\\begin{{document}}\n{body}\n\\end{{document}}\n"

@@ -10,7 +10,7 @@ text goes through :func:`viz.escaping.html_escape`; tokens are shown in their re
 Reading the picture (:mod:`viz.tree_states` decides, :func:`tree_legend_html` explains):
 
 - a node sits above the symbols it covers, at the height of its subtree; a tuple merge (three or
-  more parts, bpe-knockout.txt §3.2) has a violet inner border and "tuple" after its rank;
+  more parts, [knockout §3.2]) has a violet inner border and "tuple" after its rank;
 - ``done`` (per pretoken: how many of its merges have fired) turns the tree into a step view:
   merges not fired yet are dashed ghosts, the merge that fired last has a thick orange border,
   and the tokens at that step are filled with the chip colours (a tree without ``done`` fills its
@@ -20,9 +20,10 @@ Reading the picture (:mod:`viz.tree_states` decides, :func:`tree_legend_html` ex
 - when a character is spelled by several leaves (the bytes of ``é`` in a byte-level tokeniser, the
   code points of a ZWJ sequence), a grey box under those leaves shows the character.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from viz.escaping import html_escape
 from viz.ranks import rank_help, rank_text
@@ -41,23 +42,31 @@ from viz.tree_states import (
 from viz.tree_tikz import merge_tree_forest
 
 FONT = "DejaVu Sans Mono,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
-CHAR_PX = 11.4         # width of one monospace character at TOKEN_PX
+CHAR_PX = 11.4  # width of one monospace character at TOKEN_PX
 TOKEN_PX = 19
 RANK_PX = 12.5
 MIN_CELL = 40
-ROW = 74               # vertical distance between tree levels
+ROW = 74  # vertical distance between tree levels
 LEAF_H = 34
 NODE_H = 48
-CHARACTER_H = 30       # the row of characters under their bytes
+CHARACTER_H = 30  # the row of characters under their bytes
 MARGIN = 12
-GAP_CELLS = 1          # empty cells between two pretokens
+GAP_CELLS = 1  # empty cells between two pretokens
 RANK_INK = "#57534e"
 
 #: The legend of the word debugger's step view (pages pass other flags to :func:`tree_legend_html`).
 TREE_LEGEND = tree_legend_html()
 
-__all__ = ["merge_tree_svg", "merge_tree_forest", "tree_svg", "svg_html", "svg_from_html", "tree_legend_html",
-           "TREE_LEGEND", "word_pretokens"]
+__all__ = [
+    "TREE_LEGEND",
+    "merge_tree_forest",
+    "merge_tree_svg",
+    "svg_from_html",
+    "svg_html",
+    "tree_legend_html",
+    "tree_svg",
+    "word_pretokens",
+]
 
 
 def _label_width(text: str, px: float = TOKEN_PX) -> float:
@@ -67,8 +76,7 @@ def _label_width(text: str, px: float = TOKEN_PX) -> float:
 def _node_title(node, display: Callable[[str], str]) -> str:
     title = drawn(node.token, display)
     if node.merge is not None:
-        title += (f" = {' + '.join(drawn(p, display) for p in node.merge.parts)}, "
-                  f"merge {rank_text(node.merge.rank)}")
+        title += f" = {' + '.join(drawn(p, display) for p in node.merge.parts)}, merge {rank_text(node.merge.rank)}"
         if rank_help(node.merge.rank):
             title += f". {rank_help(node.merge.rank)}"
     return title
@@ -125,10 +133,14 @@ def merge_tree_svg(
         for child in node.children:
             cx, cy = x_of(i, child), y_of(child)
             child_h = LEAF_H if child.merge is None else NODE_H
-            style = (f'stroke="{INK}" stroke-width="1.6"' if state.formed
-                     else f'stroke="{state.outline[0]}" stroke-width="1.2" stroke-dasharray="4 4"')
-            edges.append(f'<line x1="{x:.1f}" y1="{y + NODE_H / 2:.1f}" x2="{cx:.1f}" '
-                         f'y2="{cy - child_h / 2:.1f}" {style}/>')
+            style = (
+                f'stroke="{INK}" stroke-width="1.6"'
+                if state.formed
+                else f'stroke="{state.outline[0]}" stroke-width="1.2" stroke-dasharray="4 4"'
+            )
+            edges.append(
+                f'<line x1="{x:.1f}" y1="{y + NODE_H / 2:.1f}" x2="{cx:.1f}" y2="{cy - child_h / 2:.1f}" {style}/>'
+            )
         label = drawn(node.token, display)
         box_h = LEAF_H if node.merge is None else NODE_H
         rank = "" if node.merge is None else rank_text(node.merge.rank) + (" tuple" if state.is_tuple else "")
@@ -139,9 +151,11 @@ def merge_tree_svg(
         inner = ""
         if state.is_tuple:  # inside the outline, so a filled, outlined tuple merge still shows it
             inset = stroke_w / 2 + 2.5
-            inner = (f'<rect class="tuple-border" x="{x - box_w / 2 + inset:.1f}" y="{y - box_h / 2 + inset:.1f}" '
-                     f'width="{box_w - 2 * inset:.1f}" height="{box_h - 2 * inset:.1f}" rx="5" fill="none" '
-                     f'stroke="{TUPLE}" stroke-width="2"/>')
+            inner = (
+                f'<rect class="tuple-border" x="{x - box_w / 2 + inset:.1f}" y="{y - box_h / 2 + inset:.1f}" '
+                f'width="{box_w - 2 * inset:.1f}" height="{box_h - 2 * inset:.1f}" rx="5" fill="none" '
+                f'stroke="{TUPLE}" stroke-width="2"/>'
+            )
         rank_colour = BLAME if state.crosses else (TUPLE if state.is_tuple else RANK_INK)
         boxes.append(
             f'<g class="{" ".join(state.classes)}" data-token="{html_escape(node.token)}" opacity="{opacity}">'
@@ -150,21 +164,27 @@ def merge_tree_svg(
             f'fill="{state.fill}" stroke="{stroke}" stroke-width="{stroke_w}"{dash}/>{inner}'
             f'<text x="{x:.1f}" y="{y - (6 if rank else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
             f'fill="{INK}" style="white-space:pre">{html_escape(label)}</text>'
-            + (f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
-               f'fill="{rank_colour}">{html_escape(rank)}</text>' if rank else "")
+            + (
+                f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
+                f'fill="{rank_colour}">{html_escape(rank)}</text>'
+                if rank
+                else ""
+            )
             + "</g>"
         )
     for i, (text, _) in enumerate(pretokens):
-        for (p, k) in sorted(set(reference)):
+        for p, k in sorted(set(reference)):
             if p == i and 0 <= k < len(text) - 1:
                 x = MARGIN + (starts[i] + k + 1) * cell
-                lines.append(f'<line class="reference-split" x1="{x:.1f}" y1="{top - 6:.1f}" x2="{x:.1f}" '
-                             f'y2="{bottom + LEAF_H / 2 + 4:.1f}" stroke="{BLAME}" stroke-width="2" '
-                             f'stroke-dasharray="6 4" opacity="0.8"/>')
+                lines.append(
+                    f'<line class="reference-split" x1="{x:.1f}" y1="{top - 6:.1f}" x2="{x:.1f}" '
+                    f'y2="{bottom + LEAF_H / 2 + 4:.1f}" stroke="{BLAME}" stroke-width="2" '
+                    f'stroke-dasharray="6 4" opacity="0.8"/>'
+                )
         for character in spelled[i]:
             left = MARGIN + (starts[i] + character.start) * cell + 3
             span = character.symbols * cell - 6
-            symbols = text[character.start:character.end]
+            symbols = text[character.start : character.end]
             boxes.append(
                 f'<g class="character" data-symbols="{character.symbols}">'
                 f"<title>{html_escape(f'{character.label}: one character spelled by {character.symbols} symbols ')}"
@@ -172,14 +192,17 @@ def merge_tree_svg(
                 f'<rect x="{left:.1f}" y="{bottom + LEAF_H / 2 + 6:.1f}" width="{span:.1f}" height="{CHARACTER_H}" '
                 f'rx="6" fill="{CHARACTER_FILL}" stroke="{CHARACTER_STROKE}" stroke-width="1"/>'
                 f'<text x="{left + span / 2:.1f}" y="{bottom + LEAF_H / 2 + 6 + CHARACTER_H / 2 + 6:.1f}" '
-                f'text-anchor="middle" font-size="{TOKEN_PX}" fill="{INK}">{html_escape(character.label)}</text></g>')
+                f'text-anchor="middle" font-size="{TOKEN_PX}" fill="{INK}">{html_escape(character.label)}</text></g>'
+            )
 
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{svg_height:.0f}" '
         f'viewBox="0 0 {width:.0f} {svg_height:.0f}" font-family="{FONT}" role="img">'
         f"<title>{html_escape(caption or 'segmentation tree')}</title>"
         f'<rect width="100%" height="100%" fill="#ffffff"/>'
-        + "".join(lines) + "".join(edges) + "".join(boxes)
+        + "".join(lines)
+        + "".join(edges)
+        + "".join(boxes)
         + "</svg>"
     )
 
@@ -216,7 +239,6 @@ def svg_html(svg: str, alt: str = "segmentation tree") -> str:
     keeps it intact (and offline: the picture travels inside the page).
     """
     import base64
-
     import re
 
     encoded = base64.b64encode(svg.encode("utf-8")).decode("ascii")
@@ -225,8 +247,10 @@ def svg_html(svg: str, alt: str = "segmentation tree") -> str:
     # A wide tree (a long word) shrinks to the page width, but never below 70% of its size, so
     # that a projector audience can still read it; beyond that the tree scrolls sideways.
     size = f"width:min({width}px, max(100%, {round(width * 0.7)}px));max-width:none" if width else "max-width:none"
-    return ('<div class="merge-tree" style="overflow-x:auto;padding:4px 0">'
-            f'<img alt="{html_escape(alt)}" src="data:image/svg+xml;base64,{encoded}" style="{size}"/></div>')
+    return (
+        '<div class="merge-tree" style="overflow-x:auto;padding:4px 0">'
+        f'<img alt="{html_escape(alt)}" src="data:image/svg+xml;base64,{encoded}" style="{size}"/></div>'
+    )
 
 
 def svg_from_html(markup: str) -> str:

@@ -24,27 +24,29 @@ Format decisions, all of them deliberate:
   and :func:`load_word_counts` reads them back to an equal dict. It refuses (InputError) what
   could not be read back: an empty table, bad words, counts that are not positive ints.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import tempfile
 from collections import Counter
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import BinaryIO
 
 from ..errors import InputError, excerpt
 
 __all__ = [
+    "decode_utf8",
     "iter_text_lines",
-    "parse_word_counts",
     "load_word_counts",
     "parse_word_count_bytes",
-    "save_word_counts",
-    "word_counts_from_text",
-    "decode_utf8",
+    "parse_word_counts",
     "read_bytes",
-    "split_lines",
+    "save_word_counts",
     "source_name",
+    "split_lines",
+    "word_counts_from_text",
     "word_problem",
 ]
 
@@ -61,6 +63,7 @@ _EXPECTED_COUNTS = "expected 'word<TAB>count' (or 'word count' with a single spa
 # Shared byte-level helpers (also used by core.formats.references)
 # --------------------------------------------------------------------------------------------
 
+
 def _utf16_hint(data: bytes) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return " (the file starts with a UTF-16 byte-order mark; save it as UTF-8)"
@@ -68,13 +71,10 @@ def _utf16_hint(data: bytes) -> str:
 
 
 def _size_error(size: int, max_bytes: int, source: str) -> InputError:
-    return InputError(
-        f"file too large: {size} bytes, the limit is {max_bytes} bytes", source
-    )
+    return InputError(f"file too large: {size} bytes, the limit is {max_bytes} bytes", source)
 
 
-def decode_utf8(data: bytes, source: str, max_bytes: int | None = None,
-                expected: str = "a UTF-8 text file") -> str:
+def decode_utf8(data: bytes, source: str, max_bytes: int | None = None, expected: str = "a UTF-8 text file") -> str:
     """Decode ``data`` as UTF-8 and drop a leading BOM.
 
     Raises InputError naming the line (and byte column) of the first invalid byte, the size and
@@ -109,8 +109,7 @@ def check_no_nul(text: str, source: str, expected: str = "a UTF-8 text file") ->
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise InputError(
-            f"binary data (NUL character); expected {expected} "
-            "(is this a binary or UTF-16 file?)",
+            f"binary data (NUL character); expected {expected} (is this a binary or UTF-16 file?)",
             source,
             line,
         )
@@ -165,15 +164,14 @@ def read_bytes(path, max_bytes: int | None = None) -> bytes:
             raise InputError(f"cannot read file: {err.strerror or err}", source) from None
     if max_bytes is not None and len(data) > max_bytes:
         # Only reached for files whose size fstat cannot tell (pipes, growing files).
-        raise InputError(
-            f"file too large: more than {max_bytes} bytes, the limit is {max_bytes} bytes", source
-        )
+        raise InputError(f"file too large: more than {max_bytes} bytes, the limit is {max_bytes} bytes", source)
     return data
 
 
 # --------------------------------------------------------------------------------------------
 # Running text
 # --------------------------------------------------------------------------------------------
+
 
 def iter_text_lines(path, max_bytes: int | None = None) -> Iterator[str]:
     """Stream the lines of a UTF-8 text file, without line endings.
@@ -214,8 +212,7 @@ def _stream_lines(handle: BinaryIO, source: str, max_bytes: int | None) -> Itera
                 )
             if b"\x00" in raw:
                 raise InputError(
-                    "binary data (NUL byte); expected a UTF-8 text file "
-                    "(is this a binary or UTF-16 file?)",
+                    "binary data (NUL byte); expected a UTF-8 text file (is this a binary or UTF-16 file?)",
                     source,
                     line_no,
                 )
@@ -237,9 +234,7 @@ def _stream_lines(handle: BinaryIO, source: str, max_bytes: int | None) -> Itera
             yield text
 
 
-def word_counts_from_text(
-    lines: Iterable[str], pretokenise: Callable[[str], list[str]] | None = None
-) -> Counter:
+def word_counts_from_text(lines: Iterable[str], pretokenise: Callable[[str], list[str]] | None = None) -> Counter:
     """Count the words of running text.
 
     ``pretokenise`` splits one line into words (for example ``Pretokeniser.pretokenise``); the
@@ -259,6 +254,7 @@ def word_counts_from_text(
 # --------------------------------------------------------------------------------------------
 # Word counts
 # --------------------------------------------------------------------------------------------
+
 
 def char_kind(char: str) -> str:
     """How error messages name a character that may not appear in a word or morph."""
@@ -325,16 +321,13 @@ def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
         if not _COUNT.fullmatch(count_text):
             too_long = count_text.isascii() and count_text.isdigit()
             what = f"{len(count_text)} digits (too many)" if too_long else excerpt(count_text)
-            raise InputError(
-                f"count must be a positive whole number of ASCII digits, found {what}", source, line_no
-            )
+            raise InputError(f"count must be a positive whole number of ASCII digits, found {what}", source, line_no)
         count = int(count_text)
         if count <= 0:
             raise InputError(f"count must be positive, found {count_text}", source, line_no)
         if word in counts:
             raise InputError(
-                f"duplicate word {excerpt(word)}: already on line {first_line[word]}; "
-                "each word must appear once",
+                f"duplicate word {excerpt(word)}: already on line {first_line[word]}; each word must appear once",
                 source,
                 line_no,
             )
@@ -372,9 +365,7 @@ def save_word_counts(counts: Mapping[str, int], path) -> None:
         if problem is not None:
             raise InputError(f"cannot save: {problem}", source)
         if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
-            raise InputError(
-                f"cannot save: count of {excerpt(word)} must be a positive int, found {count!r}", source
-            )
+            raise InputError(f"cannot save: count of {excerpt(word)} must be a positive int, found {count!r}", source)
     if not items:
         raise InputError("cannot save an empty word-count table (it could not be loaded back)", source)
     items.sort(key=lambda item: (-item[1], item[0]))

@@ -15,6 +15,7 @@ No paper section (file format); semantics are those of HF ``tokenizers`` (``mode
 Types are the vocabulary's entries; the alphabet is the entries no merge forms (byte-fallback
 tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
 """
+
 from __future__ import annotations
 
 from itertools import chain, repeat
@@ -39,19 +40,36 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     model = obj.get("model")
     _require(isinstance(model, dict), "field 'model' must be an object (is this a tokenizer.json?)", source)
     kind = model.get("type", "BPE")
-    _require(kind == "BPE", f"model.type {excerpt(kind, 40)} is not supported here: only BPE models load from a "
-                            "tokenizer.json (Unigram models load from their SentencePiece .model file)", source)
-    _require(not model.get("continuing_subword_prefix"),
-             f"model.continuing_subword_prefix = {excerpt(model.get('continuing_subword_prefix'), 40)} is not "
-             "supported: with it a merge's result is not the concatenation of its parts, which the merge graph needs", source)
+    _require(
+        kind == "BPE",
+        f"model.type {excerpt(kind, 40)} is not supported here: only BPE models load from a "
+        "tokenizer.json (Unigram models load from their SentencePiece .model file)",
+        source,
+    )
+    _require(
+        not model.get("continuing_subword_prefix"),
+        f"model.continuing_subword_prefix = {excerpt(model.get('continuing_subword_prefix'), 40)} is not "
+        "supported: with it a merge's result is not the concatenation of its parts, which the merge graph needs",
+        source,
+    )
     vocab = vocab_from_json(model.get("vocab"), source, "model.vocab")
     merges = _merges(model.get("merges"), vocab, source)
     added = obj.get("added_tokens") or []
     _require(isinstance(added, list), f"added_tokens must be a list, found {type(added).__name__}", source)
-    bad = next((i for i, t in enumerate(added) if not (isinstance(t, dict) and isinstance(t.get("content"), str)
-                                                       and t["content"])), None)
-    _require(bad is None, f"added_tokens[{bad}] must be an object with a non-empty 'content' string, found "
-                          f"{excerpt(added[bad] if bad is not None else None)}", source)
+    bad = next(
+        (
+            i
+            for i, t in enumerate(added)
+            if not (isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"])
+        ),
+        None,
+    )
+    _require(
+        bad is None,
+        f"added_tokens[{bad}] must be an object with a non-empty 'content' string, found "
+        f"{excerpt(added[bad] if bad is not None else None)}",
+        source,
+    )
     suffix = model.get("end_of_word_suffix") or ""
     _require(isinstance(suffix, str), "model.end_of_word_suffix must be a string or null", source)
     try:
@@ -61,10 +79,18 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     unk = model.get("unk_token")
     _require(unk is None or isinstance(unk, str), "model.unk_token must be a string or null", source)
     dropout = model.get("dropout")
-    _require(dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
-             f"model.dropout must be null or a number in [0, 1], got {excerpt(dropout, 40)}", source)
-    unknown = UnknownPolicy(unk_token=unk, fuse_unk=bool(model.get("fuse_unk")),
-                            byte_fallback=bool(model.get("byte_fallback")), drop_unknown=True, defer_unk=True)
+    _require(
+        dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
+        f"model.dropout must be null or a number in [0, 1], got {excerpt(dropout, 40)}",
+        source,
+    )
+    unknown = UnknownPolicy(
+        unk_token=unk,
+        fuse_unk=bool(model.get("fuse_unk")),
+        byte_fallback=bool(model.get("byte_fallback")),
+        drop_unknown=True,
+        defer_unk=True,
+    )
     results = {m.result for m in merges}
     specials = [t["content"] for t in added]
     special_set = set(specials)
@@ -74,10 +100,19 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
     note = limit_note(pretokeniser.limited_patterns)
     try:
-        return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=ids,
-                            ignore_merges=bool(model.get("ignore_merges", False)), name=name,
-                            unknown=unknown, end_of_word_suffix=suffix, dropout=dropout,
-                            metadata={"detected": [note]} if note else None)
+        return BTETokeniser(
+            alphabet,
+            merges,
+            pretokeniser,
+            specials=specials,
+            type_ids=ids,
+            ignore_merges=bool(model.get("ignore_merges", False)),
+            name=name,
+            unknown=unknown,
+            end_of_word_suffix=suffix,
+            dropout=dropout,
+            metadata={"detected": [note]} if note else None,
+        )
     except InputError as err:
         raise InputError(err.message, source) from None
 
@@ -93,9 +128,14 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         pairs = None
     # checked with set operations first (a real file has hundreds of thousands of merges); the
     # slow loop below only runs to name the culprit
-    if (pairs is not None and set(map(len, pairs)) <= {2} and set(map(type, chain.from_iterable(pairs))) <= {str}
-            and vocab.keys() >= set(map(itemgetter(0), pairs)) | set(map(itemgetter(1), pairs))
-            and vocab.keys() >= set(map("".join, pairs)) and "" not in vocab):
+    if (
+        pairs is not None
+        and set(map(len, pairs)) <= {2}
+        and set(map(type, chain.from_iterable(pairs))) <= {str}
+        and vocab.keys() >= set(map(itemgetter(0), pairs)) | set(map(itemgetter(1), pairs))
+        and vocab.keys() >= set(map("".join, pairs))
+        and "" not in vocab
+    ):
         # the merges' strings become the vocabulary's (core.merges.Merge: one copy of each token)
         return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab)))))
     merges = []
@@ -105,14 +145,16 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         elif isinstance(raw, list) and all(isinstance(p, str) for p in raw):
             parts = tuple(raw)
         else:
-            raise InputError(f"model.merges[{i}] must be a string 'a b' or a list of strings, found {excerpt(raw)}",
-                             source)
+            raise InputError(
+                f"model.merges[{i}] must be a string 'a b' or a list of strings, found {excerpt(raw)}", source
+            )
         if len(parts) != 2 or not all(parts):
             raise InputError(f"model.merges[{i}] = {excerpt(raw)} is not a pair of tokens", source)
         if parts[0] not in vocab or parts[1] not in vocab or parts[0] + parts[1] not in vocab:
             missing = [p for p in (*parts, "".join(parts)) if p not in vocab]
-            raise InputError(f"model.merges[{i}] = {excerpt(raw)} uses tokens missing from model.vocab: "
-                             f"{excerpt(missing)}", source)
+            raise InputError(
+                f"model.merges[{i}] = {excerpt(raw)} uses tokens missing from model.vocab: {excerpt(missing)}", source
+            )
         merges.append(Merge(i, parts))
     return merges
 
@@ -121,16 +163,20 @@ def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
     """Why no HF tokenizer.json can express ``tokeniser`` (and for how many merges), or None.
 
     HF BPE merges are pairs with one strict order: a tuple merge (knockout's rewiring,
-    bpe-knockout.txt §3.2) and merges sharing a rank (tiktoken / SentencePiece files, where the
+    [knockout §3.2]) and merges sharing a rank (tiktoken / SentencePiece files, where the
     leftmost of equal ranks fires first) have no equivalent; nor do multi-character atoms."""
     tuples = tokeniser.tuple_merges
     if tuples:
-        return (f"{len(tuples)} tuple merge{'s' * (len(tuples) != 1)} remain (e.g. '{tuples[0]}' at rank "
-                f"{tuples[0].rank}); a tokenizer.json holds binary merges only (ReBPE's reparation and "
-                "reification turn many tuples back into binary merges)")
+        return (
+            f"{len(tuples)} tuple merge{'s' * (len(tuples) != 1)} remain (e.g. '{tuples[0]}' at rank "
+            f"{tuples[0].rank}); a tokenizer.json holds binary merges only (ReBPE's reparation and "
+            "reification turn many tuples back into binary merges)"
+        )
     if tokeniser.atoms:
-        return (f"{len(tokeniser.atoms)} multi-character atoms (e.g. {excerpt(tokeniser.atoms[0], 40)}) cannot be "
-                "written as an HF tokenizer.json")
+        return (
+            f"{len(tokeniser.atoms)} multi-character atoms (e.g. {excerpt(tokeniser.atoms[0], 40)}) cannot be "
+            "written as an HF tokenizer.json"
+        )
     ranks = [m.rank for m in tokeniser.merges]
     if len(set(ranks)) != len(ranks):
         counts: dict = {}
@@ -138,9 +184,11 @@ def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
             counts[rank] = counts.get(rank, 0) + 1
         shared = sum(n for n in counts.values() if n > 1)
         groups = sum(n > 1 for n in counts.values())
-        return (f"{shared} merges share a rank with another merge ({groups} ranks; tiktoken / SentencePiece "
-                "style, where the leftmost of equal ranks fires first); a tokenizer.json orders every merge "
-                "strictly, so it would segment differently")
+        return (
+            f"{shared} merges share a rank with another merge ({groups} ranks; tiktoken / SentencePiece "
+            "style, where the leftmost of equal ranks fires first); a tokenizer.json orders every merge "
+            "strictly, so it would segment differently"
+        )
     try:
         hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, tokeniser.token_ids())
     except InputError as err:
@@ -159,12 +207,24 @@ def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
     unknown = tokeniser.unknown
     model_vocab = {t: i for t, i in vocab.items() if t in tokeniser.types or t not in tokeniser.specials}
     return {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": pipeline["added_tokens"],
-        "normalizer": pipeline["normalizer"], "pre_tokenizer": pipeline["pre_tokenizer"], "post_processor": None,
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": pipeline["added_tokens"],
+        "normalizer": pipeline["normalizer"],
+        "pre_tokenizer": pipeline["pre_tokenizer"],
+        "post_processor": None,
         "decoder": pipeline["decoder"],
-        "model": {"type": "BPE", "dropout": tokeniser.dropout, "unk_token": unknown.unk_token,
-                  "continuing_subword_prefix": None, "end_of_word_suffix": tokeniser.end_of_word_suffix or None,
-                  "fuse_unk": unknown.fuse_unk, "byte_fallback": unknown.byte_fallback,
-                  "ignore_merges": tokeniser.ignore_merges, "vocab": model_vocab,
-                  "merges": [list(m.parts) for m in tokeniser.merges]},
+        "model": {
+            "type": "BPE",
+            "dropout": tokeniser.dropout,
+            "unk_token": unknown.unk_token,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": tokeniser.end_of_word_suffix or None,
+            "fuse_unk": unknown.fuse_unk,
+            "byte_fallback": unknown.byte_fallback,
+            "ignore_merges": tokeniser.ignore_merges,
+            "vocab": model_vocab,
+            "merges": [list(m.parts) for m in tokeniser.merges],
+        },
     }

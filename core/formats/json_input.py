@@ -4,6 +4,7 @@ lone surrogates.
 
 No paper section (plumbing).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,11 @@ def read_json(text: str, source: str) -> object:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON: {err.msg} (column {err.colno}) at {excerpt(text[err.pos:err.pos + 30])}",
-                         source, err.lineno) from None
+        raise InputError(
+            f"invalid JSON: {err.msg} (column {err.colno}) at {excerpt(text[err.pos : err.pos + 30])}",
+            source,
+            err.lineno,
+        ) from None
     except RecursionError:
         raise InputError(f"JSON nesting deeper than {MAX_JSON_DEPTH} levels", source) from None
     except ValueError as err:  # an integer of more than 4,300 digits
@@ -64,13 +68,15 @@ def _refuse_lone_surrogates(obj, source: str) -> None:
         where, value = stack.pop()
         if isinstance(value, str):
             if _LONE_SURROGATE.search(value):
-                raise InputError(f"{where}: {excerpt(value, 20)} holds a lone surrogate (not a Unicode character)",
-                                 source)
+                raise InputError(
+                    f"{where}: {excerpt(value, 20)} holds a lone surrogate (not a Unicode character)", source
+                )
         elif isinstance(value, dict):
             for key, item in value.items():
                 if _LONE_SURROGATE.search(key):
-                    raise InputError(f"{where}: key {excerpt(key, 20)} holds a lone surrogate (not a Unicode "
-                                     "character)", source)
+                    raise InputError(
+                        f"{where}: key {excerpt(key, 20)} holds a lone surrogate (not a Unicode character)", source
+                    )
                 stack.append((f"{where}.{key[:40]}", item))
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))

@@ -6,6 +6,7 @@ cost a server minutes or gigabytes: a JSON file nested deeper than a few hundred
 exhaust Python's recursion limit in the parsers behind ``json.loads``. The number of merges is
 limited for every loader by :data:`core.merges.MAX_MERGES`.
 """
+
 from __future__ import annotations
 
 from core.errors import InputError, excerpt
@@ -23,13 +24,18 @@ MAX_TOKEN_BYTES = 1_024
 def check_line_length(line: str | bytes, source: str, line_no: int) -> None:
     """InputError when a line of a tokeniser text file is longer than :data:`MAX_LINE_CHARS`."""
     if len(line) > MAX_LINE_CHARS:
-        raise InputError(f"line longer than {MAX_LINE_CHARS:,} characters ({len(line):,}): {excerpt(line, 40)}",
-                         source, line_no)
+        raise InputError(
+            f"line longer than {MAX_LINE_CHARS:,} characters ({len(line):,}): {excerpt(line, 40)}", source, line_no
+        )
 
 
 def check_token_length(token: str | bytes, source: str, where: str, line: int | None = None) -> None:
     """InputError when a token to be split into merges is longer than :data:`MAX_TOKEN_BYTES`."""
     size = len(token.encode("utf-8", "surrogatepass") if isinstance(token, str) else token)
     if size > MAX_TOKEN_BYTES:
-        raise InputError(f"{where} {excerpt(token, 40)} has {size:,} bytes, more than {MAX_TOKEN_BYTES:,}, the "
-                         "limit (real tokens have at most 128)", source, line)
+        raise InputError(
+            f"{where} {excerpt(token, 40)} has {size:,} bytes, more than {MAX_TOKEN_BYTES:,}, the "
+            "limit (real tokens have at most 128)",
+            source,
+            line,
+        )

@@ -5,6 +5,7 @@ cache only (``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else ``~/.cache/huggingfac
 ``models--ORG--NAME/snapshots/<commit>/`` with ``refs/<revision>`` naming the commit): nothing is
 downloaded, and a model that is not cached gets an error saying where we looked.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,15 @@ from core.errors import InputError, excerpt
 HF_PREFIX = "hf:"
 
 #: tokeniser files in a folder, most specific first
-FOLDER_FILES = ("tokenizer.json", "tokeniser.json", "merges.txt", "tokenizer.model", "spiece.model",
-                "sentencepiece.bpe.model", "tekken.json")
+FOLDER_FILES = (
+    "tokenizer.json",
+    "tokeniser.json",
+    "merges.txt",
+    "tokenizer.model",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tekken.json",
+)
 #: files next to a tokeniser that carry its special tokens
 SPECIALS_FILES = ("special_tokens_map.json", "tokenizer_config.json")
 
@@ -31,7 +39,7 @@ def hub_cache() -> Path:
 
 def resolve_hf_id(spec: str) -> Path:
     """The snapshot folder of ``hf:ORG/NAME[@REVISION]`` in the local cache."""
-    model_id, _, revision = spec[len(HF_PREFIX):].partition("@")
+    model_id, _, revision = spec[len(HF_PREFIX) :].partition("@")
     revision = revision or "main"
     if model_id.count("/") != 1 or not all(model_id.split("/")):
         raise InputError(f"expected hf:ORG/NAME (e.g. hf:openai-community/gpt2), got {excerpt(spec)}")
@@ -39,8 +47,11 @@ def resolve_hf_id(spec: str) -> Path:
     repo = cache / ("models--" + model_id.replace("/", "--"))
     snapshots = repo / "snapshots"
     if not snapshots.is_dir():
-        raise InputError(f"{model_id} is not in the local Hugging Face cache (looked in {repo}; set HF_HUB_CACHE "
-                         "or HF_HOME to use another cache; nothing is downloaded)", spec)
+        raise InputError(
+            f"{model_id} is not in the local Hugging Face cache (looked in {repo}; set HF_HUB_CACHE "
+            "or HF_HOME to use another cache; nothing is downloaded)",
+            spec,
+        )
     ref = repo / "refs" / revision
     commit = ref.read_text().strip() if ref.is_file() else revision
     folder = snapshots / commit
@@ -48,8 +59,11 @@ def resolve_hf_id(spec: str) -> Path:
         available = sorted(p.name for p in snapshots.iterdir())
         if revision == "main" and len(available) == 1:
             return snapshots / available[0]
-        raise InputError(f"revision {revision!r} of {model_id} is not cached (looked in {snapshots}; "
-                         f"cached: {', '.join(available) or 'none'})", spec)
+        raise InputError(
+            f"revision {revision!r} of {model_id} is not cached (looked in {snapshots}; "
+            f"cached: {', '.join(available) or 'none'})",
+            spec,
+        )
     return folder
 
 
@@ -61,8 +75,7 @@ def tokeniser_file_in(folder: Path) -> Path:
     rank_files = sorted(folder.glob("*.tiktoken"))
     if rank_files:
         return rank_files[0]
-    raise InputError(f"folder holds no tokeniser file (looked for {', '.join(FOLDER_FILES)}, *.tiktoken)",
-                     str(folder))
+    raise InputError(f"folder holds no tokeniser file (looked for {', '.join(FOLDER_FILES)}, *.tiktoken)", str(folder))
 
 
 def special_tokens_beside(path: Path) -> list[str]:

@@ -2,7 +2,7 @@
 
 No paper section (file format). One merge ``a b`` per line, rank = line order (a first line
 ``#version`` skipped; lines end at ``\\n``, as HF ``tokenizers`` reads them); a line ``a b c`` is a
-tuple merge (bpe-knockout.txt §3.2). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
+tuple merge ([knockout §3.2]). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
 and files of more than :data:`core.merges.MAX_MERGES` merges are refused. The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
 the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
@@ -15,6 +15,7 @@ the vocabulary's ``<...>`` entries, as said in ``detected``) are matched whole i
 - Metaspace when ``▁`` occurs;
 - otherwise whitespace splitting.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,15 @@ from core.pretokenisers.special_tokens import SpecialTokenSplit
 BYTE_LEVEL_SHARE = 0.99
 
 
-def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str, int] | None = None,
-                     pretokeniser=None, name: str = "", specials: list[str] | None = None) -> BTETokeniser:
+def parse_merges_txt(
+    text: str,
+    source: str = "<merges.txt>",
+    *,
+    vocab: dict[str, int] | None = None,
+    pretokeniser=None,
+    name: str = "",
+    specials: list[str] | None = None,
+) -> BTETokeniser:
     """``specials``: the special tokens, when files beside it name them (else entries ``<...>``)."""
     check_merges_count(text, source)
     merges = read_merges(text, source, dict(zip(vocab, vocab)) if vocab is not None else {})
@@ -56,13 +64,23 @@ def parse_merges_txt(text: str, source: str = "<merges.txt>", *, vocab: dict[str
         pretokeniser, reason = guess_pretokeniser(alphabet)
         detected.append(f"pre-tokeniser {pretokeniser.kind} inferred: {reason} (override with --pretokeniser)")
     if specials and guessed_specials:
-        detected.append(f"{len(specials)} entries of the form <...> taken as special tokens and matched in text: "
-                        + ", ".join(excerpt(s, 40) for s in specials[:5]) + (" ..." if len(specials) > 5 else ""))
+        detected.append(
+            f"{len(specials)} entries of the form <...> taken as special tokens and matched in text: "
+            + ", ".join(excerpt(s, 40) for s in specials[:5])
+            + (" ..." if len(specials) > 5 else "")
+        )
     if specials and not getattr(pretokeniser, "normaliser", ()):
         pretokeniser = SpecialTokenSplit(pretokeniser, specials)
     try:
-        return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=vocab, name=name,
-                            metadata={"detected": detected} if detected else None)
+        return BTETokeniser(
+            alphabet,
+            merges,
+            pretokeniser,
+            specials=specials,
+            type_ids=vocab,
+            name=name,
+            metadata={"detected": detected} if detected else None,
+        )
     except InputError as err:
         raise InputError(err.message, source) from None
 
@@ -81,8 +99,11 @@ def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
             check_line_length(line, source, line_no)
         parts = line.split(" ")
         if len(parts) < 2 or "" in parts:
-            raise InputError(f"expected a merge 'a b' (two or more tokens separated by single spaces), "
-                             f"found {excerpt(line)}", source, line_no)
+            raise InputError(
+                f"expected a merge 'a b' (two or more tokens separated by single spaces), found {excerpt(line)}",
+                source,
+                line_no,
+            )
         add(Merge(len(merges), tuple(parts), shared))
     return merges
 
@@ -119,8 +140,10 @@ def guess_pretokeniser(alphabet) -> tuple:
         return ByteLevel(), f"'Ġ' occurs and {inside} of {len(chars)} characters are GPT-2 byte characters{note}"
     if "▁" in chars:
         return Metaspace(), "'▁' occurs in the vocabulary"
-    return WhitespaceSplit(), (f"neither 'Ġ' with GPT-2 byte characters ({inside} of {len(chars)}) nor '▁' "
-                               "occurs, so words are split at whitespace")
+    return WhitespaceSplit(), (
+        f"neither 'Ġ' with GPT-2 byte characters ({inside} of {len(chars)}) nor '▁' "
+        "occurs, so words are split at whitespace"
+    )
 
 
 def merges_txt(tokeniser: BTETokeniser) -> str:
@@ -143,8 +166,9 @@ def save_merges_and_vocab(tokeniser: BTETokeniser, folder: str | Path) -> None:
 def vocab_from_json(vocab, source: str, field: str = "vocab") -> dict[str, int]:
     """``vocab`` when it maps token strings to integer ids; InputError naming ``field`` otherwise."""
     if not isinstance(vocab, dict):
-        raise InputError(f"{field} must be an object mapping token strings to integer ids, found "
-                         f"{type(vocab).__name__}", source)
+        raise InputError(
+            f"{field} must be an object mapping token strings to integer ids, found {type(vocab).__name__}", source
+        )
     if set(map(type, vocab.values())) <= {int}:
         return vocab
     bad = next(t for t, i in vocab.items() if type(i) is not int)

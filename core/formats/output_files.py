@@ -2,6 +2,7 @@
 
 No paper section (plumbing).
 """
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ and 5) or a varint length and that many bytes (type 2: strings, bytes, nested me
 repeated fields). Groups (types 3 and 4) are not used by ``sentencepiece_model.proto`` and are
 refused. Every error is an :class:`InputError` naming the source.
 """
+
 from __future__ import annotations
 
 import struct
@@ -40,13 +41,12 @@ def fields(data: bytes, source: str) -> Iterator[tuple[int, Value]]:
             value, pos = varint(data, pos, source)
         elif wire in (1, 5):
             size = 8 if wire == 1 else 4
-            value, pos = data[pos:pos + size], pos + size
+            value, pos = data[pos : pos + size], pos + size
         elif wire == 2:
             size, pos = varint(data, pos, source)
-            value, pos = data[pos:pos + size], pos + size
+            value, pos = data[pos : pos + size], pos + size
         else:
-            raise InputError(f"unsupported protobuf wire type {wire} (field {number}); "
-                             "is this a .model file?", source)
+            raise InputError(f"unsupported protobuf wire type {wire} (field {number}); is this a .model file?", source)
         if pos > len(data):
             raise InputError(f"truncated protobuf field {number}", source)
         yield number, value

@@ -1,4 +1,4 @@
-"""Loaders for morphological reference segmentations (the gold standard of bpe-knockout.txt §4.1).
+"""Loaders for morphological reference segmentations (the gold standard of [knockout §4.1]).
 
 A reference set maps each word to its *morphs*, substrings that concatenate to the word, and,
 when the source says so, to its *free morphs*: the coarser whole-word (compound) segmentation
@@ -55,20 +55,21 @@ for input that is not a reference file at all: empty, binary, not UTF-8, over ``
 or a file in which not a single line gives an entry. Blank lines are skipped; a UTF-8 BOM and
 ``\\r`` line ends are removed.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..errors import InputError, excerpt
 from .corpora import (
     BAD_WORD_CHAR,
-    source_name,
     char_kind,
     check_no_nul,
     decode_utf8,
     read_bytes,
+    source_name,
     split_lines,
     word_problem,
 )
@@ -78,11 +79,11 @@ __all__ = [
     "FORMATS",
     "InvalidEntry",
     "ReferenceEntry",
-    "Rejection",
     "ReferenceSet",
-    "parse_references",
+    "Rejection",
     "load_references",
     "parse_reference_bytes",
+    "parse_references",
     "sniff_format",
 ]
 
@@ -113,6 +114,7 @@ class _Reject(Exception):
 # Data classes
 # --------------------------------------------------------------------------------------------
 
+
 def _split_positions(parts: tuple[str, ...]) -> frozenset[int]:
     positions = []
     offset = 0
@@ -127,9 +129,7 @@ def _joined(parts) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _segmentation_problem(
-    word: str, morphs: tuple[str, ...], free_morphs: tuple[str, ...] | None
-) -> str | None:
+def _segmentation_problem(word: str, morphs: tuple[str, ...], free_morphs: tuple[str, ...] | None) -> str | None:
     """Why (word, morphs, free_morphs) is not a valid entry, or None. Reasons read
     ``category: detail``; ReferenceSet.summary groups rejections by the category."""
     problem = word_problem(word)
@@ -267,9 +267,7 @@ class ReferenceSet:
             part = f"{kind}: {len(group)}"
             shown = group[: max(examples, 0)]
             if shown:
-                lines = ", ".join(
-                    f"line {r.line} {excerpt(r.text.split(chr(9), 1)[0], 30)}" for r in shown
-                )
+                lines = ", ".join(f"line {r.line} {excerpt(r.text.split(chr(9), 1)[0], 30)}" for r in shown)
                 part += f", e.g. {lines}" + (" ..." if len(group) > len(shown) else "")
             parts.append(part)
         return f"{head}; {len(self.rejected)} rejected ({'; '.join(parts)})"
@@ -401,7 +399,7 @@ def _parse_sigmorphon(line: str) -> Parsed:
 @dataclass
 class _CelexNode:
     text: str | None  # leaf morph, or None for an inner node
-    children: list["_CelexNode"]
+    children: list[_CelexNode]
     tag: str
 
     def leaves(self) -> list[str]:
@@ -418,7 +416,7 @@ class _CelexNode:
         return "prefix" if code.startswith(".") else "suffix"
 
     def free_morphs(self) -> list[str]:
-        """bpe-knockout.txt §4.1 "whole-word boundaries": glue bound morphemes to siblings."""
+        """[knockout §4.1] "whole-word boundaries": glue bound morphemes to siblings."""
         if self.text is not None:
             return [self.text]
         items = [[child.free_morphs(), child.attachment] for child in self.children]
@@ -471,9 +469,7 @@ class _CelexTreeParser:
 
     def _fail(self, expected: str) -> _Reject:
         found = repr(self._peek()) if self._peek() else "the end of the tree"
-        return _Reject(
-            f"malformed CELEX tree: expected {expected} at character {self.pos + 1}, found {found}"
-        )
+        return _Reject(f"malformed CELEX tree: expected {expected} at character {self.pos + 1}, found {found}")
 
     def parse(self) -> _CelexNode:
         node = self._node(0)
@@ -581,15 +577,12 @@ def _line_kind(line: str) -> str:
 def sniff_format(lines: list[str], source: str = "<text>") -> str:
     """Guess the format from the first :data:`SNIFF_LINES` content lines (blank lines and lines
     starting with ``#`` are skipped). Raises InputError saying what it saw when undecided."""
-    content = [
-        (number, line)
-        for number, line in enumerate(lines, 1)
-        if line.strip() and not line.startswith("#")
-    ][:SNIFF_LINES]
+    content = [(number, line) for number, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")][
+        :SNIFF_LINES
+    ]
     if not content:
         raise InputError(
-            "no entries: the file holds only blank or comment lines; expected "
-            + FORMAT_DESCRIPTIONS["tsv"],
+            "no entries: the file holds only blank or comment lines; expected " + FORMAT_DESCRIPTIONS["tsv"],
             source,
         )
     first_number, first = content[0]
@@ -640,6 +633,7 @@ def _all_descriptions() -> str:
 # --------------------------------------------------------------------------------------------
 # Public entry points
 # --------------------------------------------------------------------------------------------
+
 
 def parse_references(text: str, source: str = "<text>", format: str = "auto") -> ReferenceSet:
     """Parse reference segmentations from ``text`` (see the module docstring for the formats).
@@ -700,9 +694,7 @@ def parse_references(text: str, source: str = "<text>", format: str = "auto") ->
     return ReferenceSet(entries, rejected, source, format)
 
 
-def parse_reference_bytes(
-    data: bytes, source: str, format: str = "auto", max_bytes: int | None = None
-) -> ReferenceSet:
+def parse_reference_bytes(data: bytes, source: str, format: str = "auto", max_bytes: int | None = None) -> ReferenceSet:
     """:func:`parse_references` for raw bytes (uploads). Checks the size limit first; invalid
     UTF-8 raises InputError with its line number."""
     return parse_references(decode_utf8(data, source, max_bytes), source, format)

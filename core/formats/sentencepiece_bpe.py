@@ -25,13 +25,22 @@ unknown characters is one token showing its text, with the unk id). UNUSED piece
 SentencePiece forms and then splits back, are refused. The pre-tokeniser is the file's normaliser
 (:mod:`core.formats.sentencepiece_files`).
 """
+
 from __future__ import annotations
 
 from collections import Counter
 
 from core.errors import InputError, excerpt
-from core.formats.sentencepiece_files import (BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto,
-                                              read_model_proto)
+from core.formats.sentencepiece_files import (
+    BYTE,
+    CONTROL,
+    NORMAL,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    ModelProto,
+    read_model_proto,
+)
 from core.merges import merges_of_splits
 from core.model import BTETokeniser
 from core.unknowns import UnknownPolicy, byte_token
@@ -41,8 +50,11 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     source = proto.source
     unused = proto.of_type(UNUSED)
     if unused:
-        raise InputError(f"{len(unused)} unused pieces (e.g. {excerpt(unused[0], 40)}): SentencePiece re-splits them "
-                         "after merging, which a merge list cannot express", source)
+        raise InputError(
+            f"{len(unused)} unused pieces (e.g. {excerpt(unused[0], 40)}): SentencePiece re-splits them "
+            "after merging, which a merge list cannot express",
+            source,
+        )
     unk = proto.unk_piece
     user_defined = proto.of_type(USER_DEFINED)
     scored = [(piece, score, i) for i, (piece, score, kind) in enumerate(proto.pieces) if kind == NORMAL]
@@ -51,8 +63,10 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     if proto.byte_fallback:
         missing = [b for b in range(256) if byte_token(b) not in set(byte_pieces)]
         if missing:
-            raise InputError(f"byte_fallback is set but {len(missing)} byte pieces are missing "
-                             f"(e.g. {byte_token(missing[0])})", source)
+            raise InputError(
+                f"byte_fallback is set but {len(missing)} byte pieces are missing (e.g. {byte_token(missing[0])})",
+                source,
+            )
 
     # Ranks: descending score; pieces sharing a score longest first, then by id.
     multi = [(piece, score, i) for piece, score, i in scored if len(piece) > 1]
@@ -72,21 +86,33 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     detected = proto.detected
     pretokeniser = proto.pretokeniser([*mergeable, *user_defined])
     if tied:
-        detected.append(f"{len(tied)} pieces share a score with another (e.g. {excerpt(tied[0], 40)}); SentencePiece "
-                        "takes the leftmost of such pairs, the merge list the longest piece first")
+        detected.append(
+            f"{len(tied)} pieces share a score with another (e.g. {excerpt(tied[0], 40)}); SentencePiece "
+            "takes the leftmost of such pairs, the merge list the longest piece first"
+        )
     if unreachable:
-        detected.append(f"{len(unreachable)} pieces no two pieces join into (e.g. {excerpt(unreachable[0], 40)}): "
-                        "kept in the alphabet, never produced from text")
+        detected.append(
+            f"{len(unreachable)} pieces no two pieces join into (e.g. {excerpt(unreachable[0], 40)}): "
+            "kept in the alphabet, never produced from text"
+        )
     if user_defined:
         detected.append(f"{len(user_defined)} user-defined pieces matched whole (e.g. {excerpt(user_defined[0], 40)})")
-    detected.append("unknown characters: " + ("<0xNN> byte pieces" if proto.byte_fallback
-                                              else f"{excerpt(unk, 40)}, one per run"))
+    detected.append(
+        "unknown characters: " + ("<0xNN> byte pieces" if proto.byte_fallback else f"{excerpt(unk, 40)}, one per run")
+    )
     metadata = {"format": "sentencepiece-bpe", "normaliser": proto.rule(), "detected": list(detected)}
     try:
-        return BTETokeniser(alphabet, merges, pretokeniser, specials=specials, type_ids=proto.ids, name=name,
-                            metadata=metadata, atoms=user_defined,
-                            unknown=UnknownPolicy(unk_token=unk, fuse_unk=True, byte_fallback=proto.byte_fallback,
-                                                  show_surface=True))
+        return BTETokeniser(
+            alphabet,
+            merges,
+            pretokeniser,
+            specials=specials,
+            type_ids=proto.ids,
+            name=name,
+            metadata=metadata,
+            atoms=user_defined,
+            unknown=UnknownPolicy(unk_token=unk, fuse_unk=True, byte_fallback=proto.byte_fallback, show_surface=True),
+        )
     except InputError as err:
         raise InputError(err.message, source) from None
 

@@ -19,6 +19,7 @@ changes nothing when no piece spans that position (for BPE merges and unigram la
 only after another ``▁`` (Llama 2's whitespace pieces); otherwise the text stays one pretoken. Which one
 was chosen is reported in ``metadata["detected"]``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,8 +31,14 @@ from core.formats.limits import MAX_TOKEN_BYTES, check_token_length
 from core.pretokenisers.sentencepiece_normaliser import SPACE_SYMBOL, SentencePieceNormaliser
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-PIECE_TYPES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
-               UNUSED: "unused", BYTE: "byte"}
+PIECE_TYPES = {
+    NORMAL: "normal",
+    UNKNOWN: "unknown",
+    CONTROL: "control",
+    USER_DEFINED: "user-defined",
+    UNUSED: "unused",
+    BYTE: "byte",
+}
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 
 
@@ -80,16 +87,21 @@ class ModelProto:
         after_other = [p for p in inner if any(a != marker and b == marker for a, b in zip(p, p[1:]))]
         if marker not in pieces_in_model and not self.byte_fallback:
             split = "none"
-            self.detected.append(f"one pretoken per text: {marker!r} is not a piece, so runs of unknown "
-                                 "characters could span a cut")
+            self.detected.append(
+                f"one pretoken per text: {marker!r} is not a piece, so runs of unknown characters could span a cut"
+            )
         elif after_other:
             split = "none"
-            self.detected.append(f"one pretoken per text: {len(after_other)} pieces hold {marker!r} after another "
-                                 f"character (e.g. {after_other[0]!r})")
+            self.detected.append(
+                f"one pretoken per text: {len(after_other)} pieces hold {marker!r} after another "
+                f"character (e.g. {after_other[0]!r})"
+            )
         elif inner:
             split = "runs"
-            self.detected.append(f"pretokens split before each run of {marker!r}: {len(inner)} pieces are runs "
-                                 f"of it (e.g. {inner[0]!r}), none holds it after another character")
+            self.detected.append(
+                f"pretokens split before each run of {marker!r}: {len(inner)} pieces are runs "
+                f"of it (e.g. {inner[0]!r}), none holds it after another character"
+            )
         else:
             split = "each"
             self.detected.append(f"pretokens split before every {marker!r}: no piece holds it after its start")
@@ -98,9 +110,14 @@ class ModelProto:
             raise InputError("normalizer_spec.precompiled_charsmap must be bytes", self.source)
         try:
             return SentencePieceNormaliser(
-                charsmap, self.rule(), add_dummy_prefix=protobuf.flag(self.normaliser, 3, True),
-                remove_extra_whitespaces=protobuf.flag(self.normaliser, 4, True), escape_whitespaces=escape,
-                split=split, user_defined=self.of_type(USER_DEFINED))
+                charsmap,
+                self.rule(),
+                add_dummy_prefix=protobuf.flag(self.normaliser, 3, True),
+                remove_extra_whitespaces=protobuf.flag(self.normaliser, 4, True),
+                escape_whitespaces=escape,
+                split=split,
+                user_defined=self.of_type(USER_DEFINED),
+            )
         except InputError as err:
             raise InputError("normalizer_spec: " + err.message, self.source) from None
 
@@ -153,8 +170,9 @@ def parse_sentencepiece_bytes(data: bytes, source: str = "<model>", name: str = 
         from core.unigram.sentencepiece_model import unigram_from_model_proto
 
         return unigram_from_model_proto(proto, name)
-    raise InputError(f"this is a SentencePiece {proto.model_type} model; only BPE and unigram models can be "
-                     "loaded", source)
+    raise InputError(
+        f"this is a SentencePiece {proto.model_type} model; only BPE and unigram models can be loaded", source
+    )
 
 
 def load_sentencepiece(path: str | Path):

@@ -28,6 +28,7 @@ cut to ``default_vocab_size - default_num_special_tokens``, ``config.pattern``, 
 taking ids 0 .. n-1 before the ordinary tokens (an ordinary token's id is its rank + n). Mistral
 does not look for special tokens in text, so neither does the pre-tokeniser here.
 """
+
 from __future__ import annotations
 
 import base64
@@ -43,8 +44,13 @@ from core.merges import merges_of_splits
 from core.model import BTETokeniser
 from core.pretokenisers.byte_level import bytes_to_byte_chars
 from core.pretokenisers.limited_regex import limit_note
-from core.pretokenisers.real_patterns import (CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, R50K_PATTERN,
-                                              WHISPER_PATTERN)
+from core.pretokenisers.real_patterns import (
+    CL100K_PATTERN,
+    LLAMA3_PATTERN,
+    O200K_PATTERN,
+    R50K_PATTERN,
+    WHISPER_PATTERN,
+)
 from core.pretokenisers.regex_split import RegexSplit
 from core.pretokenisers.special_tokens import SpecialTokenSplit
 
@@ -53,32 +59,158 @@ FIM = ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")
 ENDOFPROMPT = "<|endofprompt|>"
 
 #: Whisper's language tokens, in its order (``whisper/tokenizer.py`` LANGUAGES).
-WHISPER_LANGUAGES = (
-    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la "
-    "mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be "
-    "tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue").split()
+WHISPER_LANGUAGES = [
+    "en",
+    "zh",
+    "de",
+    "es",
+    "ru",
+    "ko",
+    "fr",
+    "ja",
+    "pt",
+    "tr",
+    "pl",
+    "ca",
+    "nl",
+    "ar",
+    "sv",
+    "it",
+    "id",
+    "hi",
+    "fi",
+    "vi",
+    "he",
+    "uk",
+    "el",
+    "ms",
+    "cs",
+    "ro",
+    "da",
+    "hu",
+    "ta",
+    "no",
+    "th",
+    "ur",
+    "hr",
+    "bg",
+    "lt",
+    "la",
+    "mi",
+    "ml",
+    "cy",
+    "sk",
+    "te",
+    "fa",
+    "lv",
+    "bn",
+    "sr",
+    "az",
+    "sl",
+    "kn",
+    "et",
+    "mk",
+    "br",
+    "eu",
+    "is",
+    "hy",
+    "ne",
+    "mn",
+    "bs",
+    "kk",
+    "sq",
+    "sw",
+    "gl",
+    "mr",
+    "pa",
+    "si",
+    "km",
+    "sn",
+    "yo",
+    "so",
+    "af",
+    "oc",
+    "ka",
+    "be",
+    "tg",
+    "sd",
+    "gu",
+    "am",
+    "yi",
+    "lo",
+    "uz",
+    "fo",
+    "ht",
+    "ps",
+    "tk",
+    "nn",
+    "mt",
+    "sa",
+    "lb",
+    "my",
+    "bo",
+    "tl",
+    "mg",
+    "as",
+    "tt",
+    "haw",
+    "ln",
+    "ha",
+    "ba",
+    "jw",
+    "su",
+    "yue",
+]
 
 
 def _whisper_specials(first_id: int, num_languages: int = 99) -> dict[str, int]:
-    names = [ENDOFTEXT, "<|startoftranscript|>", *(f"<|{code}|>" for code in WHISPER_LANGUAGES[:num_languages]),
-             "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>",
-             "<|notimestamps|>", *(f"<|{i * 0.02:.2f}|>" for i in range(1501))]
+    names = [
+        ENDOFTEXT,
+        "<|startoftranscript|>",
+        *(f"<|{code}|>" for code in WHISPER_LANGUAGES[:num_languages]),
+        "<|translate|>",
+        "<|transcribe|>",
+        "<|startoflm|>",
+        "<|startofprev|>",
+        "<|nospeech|>",
+        "<|notimestamps|>",
+        *(f"<|{i * 0.02:.2f}|>" for i in range(1501)),
+    ]
     return {name: first_id + i for i, name in enumerate(names)}
 
 
 def _llama3_specials(first_id: int = 128000) -> dict[str, int]:
-    named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
-             "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|step_id|>",
-             "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
-             "<|image|>"]
+    named = [
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|reserved_special_token_0|>",
+        "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
+    ]
     names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
     return {name: first_id + i for i, name in enumerate(names)}
 
 
 def _harmony_specials() -> dict[str, int]:
-    named = {"<|startoftext|>": 199998, ENDOFTEXT: 199999, "<|return|>": 200002, "<|constrain|>": 200003,
-             "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008,
-             "<|call|>": 200012, ENDOFPROMPT: 200018}
+    named = {
+        "<|startoftext|>": 199998,
+        ENDOFTEXT: 199999,
+        "<|return|>": 200002,
+        "<|constrain|>": 200003,
+        "<|channel|>": 200005,
+        "<|start|>": 200006,
+        "<|end|>": 200007,
+        "<|message|>": 200008,
+        "<|call|>": 200012,
+        ENDOFPROMPT: 200018,
+    }
     reserved = {f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011)}
     reserved |= {f"<|reserved_{i}|>": i for i in range(200013, 201088)}
     return named | reserved
@@ -90,8 +222,11 @@ ENCODINGS: dict[str, tuple[str, dict[str, int], int]] = {
     "gpt2": (R50K_PATTERN, {ENDOFTEXT: 50256}, 50256),
     "p50k_base": (R50K_PATTERN, {ENDOFTEXT: 50256}, 50280),
     "p50k_edit": (R50K_PATTERN, {ENDOFTEXT: 50256, **dict(zip(FIM, (50281, 50282, 50283)))}, 50280),
-    "cl100k_base": (CL100K_PATTERN, {ENDOFTEXT: 100257, **dict(zip(FIM, (100258, 100259, 100260))),
-                                     ENDOFPROMPT: 100276}, 100256),
+    "cl100k_base": (
+        CL100K_PATTERN,
+        {ENDOFTEXT: 100257, **dict(zip(FIM, (100258, 100259, 100260))), ENDOFPROMPT: 100276},
+        100256,
+    ),
     "o200k_base": (O200K_PATTERN, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, 199998),
     "o200k_harmony": (O200K_PATTERN, _harmony_specials(), 199998),
     "whisper_gpt2": (WHISPER_PATTERN, _whisper_specials(50256), 50256),
@@ -100,8 +235,15 @@ ENCODINGS: dict[str, tuple[str, dict[str, int], int]] = {
     "llama4": (O200K_PATTERN, {}, 200000),
 }
 #: token count -> the encoding assumed for a rank file given without ``pattern``.
-_BY_SIZE = {50256: "r50k_base", 50280: "p50k_base", 50257: "whisper_multilingual", 100256: "cl100k_base",
-            199998: "o200k_base", 128000: "llama3", 200000: "llama4"}
+_BY_SIZE = {
+    50256: "r50k_base",
+    50280: "p50k_base",
+    50257: "whisper_multilingual",
+    100256: "cl100k_base",
+    199998: "o200k_base",
+    128000: "llama3",
+    200000: "llama4",
+}
 _FALLBACK = "cl100k_base"
 _RANK_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]{1,18})\r?$", re.MULTILINE)
 
@@ -132,8 +274,11 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
         check_line_length(line, source, line_no)
         parts = line.split()
         if len(parts) != 2 or not parts[1].isdigit() or len(parts[1]) > 18:
-            raise InputError(f"expected '<base64 token> <rank>' (a rank of at most 18 digits), found {excerpt(line)}",
-                             source, line_no)
+            raise InputError(
+                f"expected '<base64 token> <rank>' (a rank of at most 18 digits), found {excerpt(line)}",
+                source,
+                line_no,
+            )
         if not parts[0].strip(b"="):
             if empty is not None:
                 empty.append(int(parts[1]))
@@ -145,8 +290,7 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
         check_token_length(token, source, "the token", line_no)
         rank = int(parts[1])
         if not token or token in ranks or rank in seen:
-            raise InputError(f"empty or repeated token {excerpt(token, 40)} or repeated rank {rank}", source,
-                             line_no)
+            raise InputError(f"empty or repeated token {excerpt(token, 40)} or repeated rank {rank}", source, line_no)
         ranks[token] = rank
         seen.add(rank)
     if not ranks:
@@ -154,9 +298,17 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
     return ranks
 
 
-def tokeniser_from_ranks(ranks: dict[bytes, int], pattern: str, specials: dict[str, int], *, name: str = "",
-                         source: str = "<ranks>", id_offset: int = 0, match_specials: bool = True,
-                         metadata: dict | None = None) -> BTETokeniser:
+def tokeniser_from_ranks(
+    ranks: dict[bytes, int],
+    pattern: str,
+    specials: dict[str, int],
+    *,
+    name: str = "",
+    source: str = "<ranks>",
+    id_offset: int = 0,
+    match_specials: bool = True,
+    metadata: dict | None = None,
+) -> BTETokeniser:
     """The merge-list form of a tiktoken encoding (see the module docstring); ids are
     ``rank + id_offset`` for ordinary tokens and as given for special tokens."""
     by_rank = sorted(ranks.items(), key=itemgetter(1))
@@ -183,8 +335,16 @@ def tokeniser_from_ranks(ranks: dict[bytes, int], pattern: str, specials: dict[s
         if note:
             metadata = {**(metadata or {}), "detected": [*(metadata or {}).get("detected", ()), note]}
         pretokeniser = SpecialTokenSplit(inner, list(specials) if match_specials else [])
-        return BTETokeniser(alphabet, merges, pretokeniser, specials=list(specials), type_ids=type_ids,
-                            ignore_merges=True, name=name, metadata=metadata)
+        return BTETokeniser(
+            alphabet,
+            merges,
+            pretokeniser,
+            specials=list(specials),
+            type_ids=type_ids,
+            ignore_merges=True,
+            name=name,
+            metadata=metadata,
+        )
     except InputError as err:
         raise InputError(err.message, source) from None
 
@@ -193,16 +353,18 @@ def _choose_encoding(pattern: str | None, n_tokens: int, detected: list[str]) ->
     """(regex, special tokens, encoding name or "custom")."""
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern:
-            raise InputError(f"pattern must be an encoding name ({', '.join(ENCODINGS)}) or a regex, "
-                             f"got {excerpt(pattern)}")
+            raise InputError(
+                f"pattern must be an encoding name ({', '.join(ENCODINGS)}) or a regex, got {excerpt(pattern)}"
+            )
         if pattern in ENCODINGS:
             regex_text, specials, _ = ENCODINGS[pattern]
             return regex_text, specials, pattern
         return pattern, {}, "custom"
     name = _BY_SIZE.get(n_tokens)
     if name is None:
-        detected.append(f"split pattern: {_FALLBACK} assumed (no known encoding has {n_tokens} tokens; "
-                        "pass pattern= to choose)")
+        detected.append(
+            f"split pattern: {_FALLBACK} assumed (no known encoding has {n_tokens} tokens; pass pattern= to choose)"
+        )
         name = _FALLBACK
         return ENCODINGS[name][0], {}, name
     reason = f"{name} detected: the file has {n_tokens} tokens"
@@ -215,8 +377,9 @@ def _choose_encoding(pattern: str | None, n_tokens: int, detected: list[str]) ->
     return regex_text, specials, name
 
 
-def parse_tiktoken_bytes(data: bytes, source: str = "<ranks>", name: str = "",
-                         pattern: str | None = None) -> BTETokeniser:
+def parse_tiktoken_bytes(
+    data: bytes, source: str = "<ranks>", name: str = "", pattern: str | None = None
+) -> BTETokeniser:
     """A tiktoken rank file as a tokeniser. ``pattern``: an encoding name of :data:`ENCODINGS` or a
     split regex; None detects the encoding from the file (reported in ``metadata["detected"]``)."""
     if not isinstance(data, bytes):
@@ -244,6 +407,7 @@ def load_tiktoken(path: str | Path, pattern: str | None = None) -> BTETokeniser:
 
 def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") -> BTETokeniser:
     """Mistral's Tekken tokeniser file (already parsed JSON)."""
+
     def require(condition: bool, message: str) -> None:
         if not condition:
             raise InputError(message, source)
@@ -255,15 +419,21 @@ def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") 
     require(isinstance(pattern, str) and pattern, "config.pattern must be a regex")
     n_special = config.get("default_num_special_tokens", 0)
     vocab_size = config.get("default_vocab_size", len(vocab) + n_special)
-    require(all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (n_special, vocab_size)),
-            "config.default_num_special_tokens and default_vocab_size must be integers >= 0")
+    require(
+        all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (n_special, vocab_size)),
+        "config.default_num_special_tokens and default_vocab_size must be integers >= 0",
+    )
     inner_size = vocab_size - n_special
-    require(0 < inner_size <= len(vocab), f"default_vocab_size {vocab_size} does not fit {len(vocab)} tokens "
-                                          f"and {n_special} special tokens")
+    require(
+        0 < inner_size <= len(vocab),
+        f"default_vocab_size {vocab_size} does not fit {len(vocab)} tokens and {n_special} special tokens",
+    )
     ranks: dict[bytes, int] = {}
     for i, entry in enumerate(vocab[:inner_size]):
-        require(isinstance(entry, dict) and entry.get("rank") == i and isinstance(entry.get("token_bytes"), str),
-                f"vocab[{i}] must be an object with rank {i} and base64 token_bytes")
+        require(
+            isinstance(entry, dict) and entry.get("rank") == i and isinstance(entry.get("token_bytes"), str),
+            f"vocab[{i}] must be an object with rank {i} and base64 token_bytes",
+        )
         try:
             token = base64.b64decode(entry["token_bytes"], validate=True)
         except (binascii.Error, ValueError):
@@ -275,11 +445,19 @@ def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") 
     special_tokens = obj.get("special_tokens") or []
     require(isinstance(special_tokens, list), f"special_tokens must be a list, found {type(special_tokens).__name__}")
     for i, entry in enumerate(special_tokens):
-        require(isinstance(entry, dict) and isinstance(entry.get("token_str"), str) and entry["token_str"]
-                and type(entry.get("rank")) is int, f"special_tokens[{i}] must have a token_str and an integer rank")
+        require(
+            isinstance(entry, dict)
+            and isinstance(entry.get("token_str"), str)
+            and entry["token_str"]
+            and type(entry.get("rank")) is int,
+            f"special_tokens[{i}] must have a token_str and an integer rank",
+        )
         specials[entry["token_str"]] = entry["rank"]
-    detected = [f"Tekken {config.get('version', '?')}: {inner_size} tokens after {n_special} special ids",
-                f"{len(specials)} named special tokens (not matched in text, as Mistral encodes)"]
+    detected = [
+        f"Tekken {config.get('version', '?')}: {inner_size} tokens after {n_special} special ids",
+        f"{len(specials)} named special tokens (not matched in text, as Mistral encodes)",
+    ]
     metadata = {"format": "tekken", "encoding": "custom", "detected": detected}
-    return tokeniser_from_ranks(ranks, pattern, specials, name=name, source=source, id_offset=n_special,
-                                match_specials=False, metadata=metadata)
+    return tokeniser_from_ranks(
+        ranks, pattern, specials, name=name, source=source, id_offset=n_special, match_specials=False, metadata=metadata
+    )

@@ -15,6 +15,7 @@ No paper section (file formats). A file is recognised by its content, never its 
 local Hugging Face cache (:mod:`core.formats.locations`). Every loader raises
 :class:`core.errors.InputError` naming the file, the line (or JSON field) and what was expected.
 """
+
 from __future__ import annotations
 
 import copy
@@ -56,8 +57,7 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
         raise InputError(f"file is {size:,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", str(path))
     data = path.read_bytes()
     name = path.parent.name if path.stem in ("tokenizer", "tokeniser", "merges") else path.stem
-    return parse_tokeniser_bytes(data, str(path), name=name, pretokeniser=pretokeniser, pattern=pattern,
-                                 beside=path)
+    return parse_tokeniser_bytes(data, str(path), name=name, pretokeniser=pretokeniser, pattern=pattern, beside=path)
 
 
 def _with_source(tokeniser: Tokeniser, source: str) -> Tokeniser:
@@ -72,8 +72,15 @@ def _with_source(tokeniser: Tokeniser, source: str) -> Tokeniser:
     return sourced
 
 
-def parse_tokeniser_bytes(data: bytes, source: str, name: str = "", *, pretokeniser=None,
-                          pattern: str | None = None, beside: Path | None = None) -> Tokeniser:
+def parse_tokeniser_bytes(
+    data: bytes,
+    source: str,
+    name: str = "",
+    *,
+    pretokeniser=None,
+    pattern: str | None = None,
+    beside: Path | None = None,
+) -> Tokeniser:
     """Parse the bytes of a tokeniser file of any supported kind (see the module docstring).
     ``beside``: the file's path, so a merges.txt finds its vocab.json and special tokens.
 
@@ -97,8 +104,10 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
 
         return parse_tiktoken_bytes(data, source, name=name, pattern=pattern)
     if kind == "merges" and ".model" in Path(source).name:
-        raise InputError("neither a SentencePiece model (a protobuf ModelProto) nor a tiktoken rank file "
-                         "(lines '<base64> <rank>')", source)
+        raise InputError(
+            "neither a SentencePiece model (a protobuf ModelProto) nor a tiktoken rank file (lines '<base64> <rank>')",
+            source,
+        )
     text = _decode(data, source)
     if kind == "merges":
         check_merges_count(text, source)  # before reading a vocab.json as large
@@ -120,22 +129,27 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
 
         return parse_tekken_json(obj, source, name=name)
     if obj and all(isinstance(v, int) for v in obj.values()):
-        raise InputError("this looks like a vocab.json (token -> id) alone: a BPE tokeniser also needs its merges; "
-                         "load the merges.txt next to it (or their folder), or upload both together", source)
-    raise InputError("JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser "
-                     "(no \"format\" key)", source)
+        raise InputError(
+            "this looks like a vocab.json (token -> id) alone: a BPE tokeniser also needs its merges; "
+            "load the merges.txt next to it (or their folder), or upload both together",
+            source,
+        )
+    raise InputError(
+        "JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser (no \"format\" key)", source
+    )
 
 
 def sniff(data: bytes) -> str:
-    """"json", "sentencepiece", "tiktoken" or "merges", from the first bytes of a file."""
+    """ "json", "sentencepiece", "tiktoken" or "merges", from the first bytes of a file."""
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if head[:1] in (b"{", b"["):
         return "json"
     if data[:1] == b"\n" and not _is_text(data[:4096]):
         return "sentencepiece"
     first_lines = data[:4096].splitlines(keepends=True)[:3]
-    if first_lines and all(_RANK_LINE.fullmatch(line if line.endswith(b"\n") else line + b"\n")
-                           for line in first_lines):
+    if first_lines and all(
+        _RANK_LINE.fullmatch(line if line.endswith(b"\n") else line + b"\n") for line in first_lines
+    ):
         return "tiktoken"
     return "merges"
 
@@ -148,8 +162,9 @@ def _is_text(sample: bytes) -> bool:
     return b"\x00" not in sample
 
 
-def parse_merges_vocab_bytes(merges: bytes, source: str, vocab: bytes, vocab_source: str = "vocab.json",
-                             name: str = "", pretokeniser=None) -> BTETokeniser:
+def parse_merges_vocab_bytes(
+    merges: bytes, source: str, vocab: bytes, vocab_source: str = "vocab.json", name: str = "", pretokeniser=None
+) -> BTETokeniser:
     """An uploaded merges.txt together with its vocab.json (token -> id)."""
     for data, where in ((merges, source), (vocab, vocab_source)):
         if len(data) > MAX_TOKENISER_BYTES:
@@ -157,8 +172,9 @@ def parse_merges_vocab_bytes(merges: bytes, source: str, vocab: bytes, vocab_sou
     text = _decode(merges, source)
     check_merges_count(text, source)  # before reading a vocab.json as large
     with cyclic_gc_paused(freeze=True):  # as parse_tokeniser_bytes
-        return parse_merges_txt(text, source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name,
-                                pretokeniser=pretokeniser)
+        return parse_merges_txt(
+            text, source, vocab=_vocab_from_bytes(vocab, vocab_source), name=name, pretokeniser=pretokeniser
+        )
 
 
 def save_tokeniser(tokeniser: Tokeniser, path: str | Path, *, hf: bool = False) -> None:
@@ -176,8 +192,12 @@ def _decode(data: bytes, source: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 text (byte {err.start}); expected a tokenizer.json, a project file, a "
-                         "merges.txt, a tiktoken rank file or a SentencePiece .model", source, line) from None
+        raise InputError(
+            f"not UTF-8 text (byte {err.start}); expected a tokenizer.json, a project file, a "
+            "merges.txt, a tiktoken rank file or a SentencePiece .model",
+            source,
+            line,
+        ) from None
 
 
 def _vocab_from_bytes(data: bytes, source: str) -> dict[str, int]:

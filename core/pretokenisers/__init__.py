@@ -1,30 +1,64 @@
 """Pre-tokenisers: the step before BPE that cuts text into pretokens (see ``base.py``).
 
-Byte-level / regex pre-tokenisation after boundless-bpe.txt App. A (Listing 3), HF-compatible
-ByteLevel, Metaspace and WhitespaceSplit, and the ReBPE preprocessing pipeline of rebpe.txt
-App. B.1. Specs and HF tokenizer.json fields convert both ways.
+Byte-level / regex pre-tokenisation after [boundless App. A] (Listing 3), HF-compatible
+ByteLevel, Metaspace and WhitespaceSplit, and the ReBPE preprocessing pipeline of [rebpe
+App. B.1]. Specs and HF tokenizer.json fields convert both ways.
 """
+
 from core.pretokenisers.base import Pretoken, Pretokeniser
-from core.pretokenisers.byte_level import (BYTE_SPACE, BYTE_TO_CHAR, CHAR_TO_BYTE, ByteLevel,
-                                           byte_chars_to_bytes, byte_chars_to_text,
-                                           bytes_to_byte_chars, display_byte_chars,
-                                           text_to_byte_chars)
+from core.pretokenisers.byte_level import (
+    BYTE_SPACE,
+    BYTE_TO_CHAR,
+    CHAR_TO_BYTE,
+    ByteLevel,
+    byte_chars_to_bytes,
+    byte_chars_to_text,
+    bytes_to_byte_chars,
+    display_byte_chars,
+    text_to_byte_chars,
+)
 from core.pretokenisers.huggingface import from_hf, to_hf
 from core.pretokenisers.metaspace import PREPEND_SCHEMES, Metaspace
 from core.pretokenisers.normalisation import NORMALISER_STEPS
-from core.pretokenisers.patterns import (BOUNDLESS_PATTERN, GPT2_PATTERN, GPT4_PATTERN,
-                                         NAMED_PATTERNS, PUNCT_PATTERN, WHITESPACE_PATTERN)
+from core.pretokenisers.patterns import (
+    BOUNDLESS_PATTERN,
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    NAMED_PATTERNS,
+    PUNCT_PATTERN,
+    WHITESPACE_PATTERN,
+)
 from core.pretokenisers.rebpe_pipeline import ReBPEPipeline
 from core.pretokenisers.regex_split import RegexSplit
 from core.pretokenisers.registry import pretokeniser_from_spec, pretokeniser_kinds
 from core.pretokenisers.whitespace import WhitespaceSplit
 
 __all__ = [
-    "Pretoken", "Pretokeniser",
-    "ByteLevel", "Metaspace", "WhitespaceSplit", "RegexSplit", "ReBPEPipeline",
-    "pretokeniser_from_spec", "pretokeniser_kinds", "from_hf", "to_hf",
-    "GPT2_PATTERN", "GPT4_PATTERN", "PUNCT_PATTERN", "BOUNDLESS_PATTERN", "WHITESPACE_PATTERN",
-    "NAMED_PATTERNS", "NORMALISER_STEPS", "PREPEND_SCHEMES",
-    "BYTE_TO_CHAR", "CHAR_TO_BYTE", "BYTE_SPACE", "text_to_byte_chars", "bytes_to_byte_chars",
-    "byte_chars_to_bytes", "byte_chars_to_text", "display_byte_chars",
+    "BOUNDLESS_PATTERN",
+    "BYTE_SPACE",
+    "BYTE_TO_CHAR",
+    "CHAR_TO_BYTE",
+    "GPT2_PATTERN",
+    "GPT4_PATTERN",
+    "NAMED_PATTERNS",
+    "NORMALISER_STEPS",
+    "PREPEND_SCHEMES",
+    "PUNCT_PATTERN",
+    "WHITESPACE_PATTERN",
+    "ByteLevel",
+    "Metaspace",
+    "Pretoken",
+    "Pretokeniser",
+    "ReBPEPipeline",
+    "RegexSplit",
+    "WhitespaceSplit",
+    "byte_chars_to_bytes",
+    "byte_chars_to_text",
+    "bytes_to_byte_chars",
+    "display_byte_chars",
+    "from_hf",
+    "pretokeniser_from_spec",
+    "pretokeniser_kinds",
+    "text_to_byte_chars",
+    "to_hf",
 ]

@@ -4,6 +4,7 @@ A pre-tokeniser turns running text into *pretokens*, strings over the tokeniser'
 (so a byte-level pre-tokeniser already returns GPT-2 byte characters such as ``Ġ``, a Metaspace
 one already carries ``▁``). BPE then runs inside each pretoken independently.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

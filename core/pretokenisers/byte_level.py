@@ -1,18 +1,19 @@
 """GPT-2 byte-level alphabet and the HF ``ByteLevel`` pre-tokeniser.
 
-Implements the byte-level pre-tokenisation that boundless-bpe.txt App. A compares against: split
+Implements the byte-level pre-tokenisation that [boundless App. A] compares against: split
 with ``GPT2_PATTERN`` (Listing 3, T-1..T-6), then write every UTF-8 byte as one printable
 character. Bytes that are printable Latin-1 characters (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``)
 stand for themselves; the other 68 bytes, in increasing order, become U+0100, U+0101, ...
 (so space -> ``Ġ``, newline -> ``Ċ``). Semantics follow HF ``tokenizers.pre_tokenizers.ByteLevel``.
 """
+
 from __future__ import annotations
 
 from core.errors import InputError
+from core.options import check_bool
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
 from core.pretokenisers.patterns import compile_pattern
-from core.options import check_bool
 from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
@@ -93,8 +94,13 @@ class ByteLevel(NormalisedPretokeniser):
     kind = "bytelevel"
     marker = BYTE_SPACE
 
-    def __init__(self, add_prefix_space: bool = False, use_regex: bool = True,
-                 trim_offsets: bool = True, normaliser: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        add_prefix_space: bool = False,
+        use_regex: bool = True,
+        trim_offsets: bool = True,
+        normaliser: tuple[str, ...] = (),
+    ):
         self.add_prefix_space = check_bool("add_prefix_space", add_prefix_space)
         self.use_regex = check_bool("use_regex", use_regex)
         self.trim_offsets = check_bool("trim_offsets", trim_offsets)
@@ -151,11 +157,14 @@ class ByteLevel(NormalisedPretokeniser):
         return display_byte_chars(token)
 
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "add_prefix_space": self.add_prefix_space,
-                "use_regex": self.use_regex, "trim_offsets": self.trim_offsets,
-                "normaliser": list(self.normaliser)}
+        return {
+            "kind": self.kind,
+            "add_prefix_space": self.add_prefix_space,
+            "use_regex": self.use_regex,
+            "trim_offsets": self.trim_offsets,
+            "normaliser": list(self.normaliser),
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "ByteLevel":
-        return cls(**spec_arguments(spec, cls.kind,
-                                    ("add_prefix_space", "use_regex", "trim_offsets", "normaliser")))
+    def from_spec(cls, spec: dict) -> ByteLevel:
+        return cls(**spec_arguments(spec, cls.kind, ("add_prefix_space", "use_regex", "trim_offsets", "normaliser")))

@@ -22,6 +22,7 @@ HF ``tokenizers.normalizers.Precompiled`` differs from SentencePiece on purpose 
 (it looks up whole grapheme clusters shorter than 6 bytes first); this module follows
 SentencePiece.
 """
+
 from __future__ import annotations
 
 import base64
@@ -66,21 +67,22 @@ class Charsmap:
             raise InputError("precompiled charsmap is too short (broken normalisation rule blob)", source)
         (trie_size,) = struct.unpack_from("<I", blob)
         if trie_size % 4 or trie_size > len(blob) - 4:
-            raise InputError(f"precompiled charsmap: trie size {trie_size} does not fit the "
-                             f"{len(blob)}-byte blob", source)
+            raise InputError(
+                f"precompiled charsmap: trie size {trie_size} does not fit the {len(blob)}-byte blob", source
+            )
         units = array("I")
         if units.itemsize != 4:  # pragma: no cover - every CPython platform has 4-byte "I"
             units = array("L")
-        strings = blob[4 + trie_size:]
+        strings = blob[4 + trie_size :]
         for segment in strings.split(b"\0"):
             try:
                 segment.decode("utf-8")
             except UnicodeDecodeError:
                 raise InputError(f"precompiled charsmap: replacement {segment[:12]!r} is not UTF-8", source) from None
-        units.frombytes(blob[4:4 + trie_size])
+        units.frombytes(blob[4 : 4 + trie_size])
         if sys.byteorder == "big":  # pragma: no cover
             units.byteswap()
-        return cls(units, blob[4 + trie_size:], blob)
+        return cls(units, blob[4 + trie_size :], blob)
 
     @classmethod
     def from_base64(cls, text: str, source: str = "<charsmap>") -> Charsmap:
@@ -113,13 +115,13 @@ class Charsmap:
     def _string_at(self, offset: int) -> str:
         end = self._strings.find(b"\0", offset)
         if offset >= len(self._strings) or end < 0:
-            raise InputError(f"precompiled charsmap: replacement offset {offset} lies outside "
-                             "the string table (corrupt charsmap)")
+            raise InputError(
+                f"precompiled charsmap: replacement offset {offset} lies outside the string table (corrupt charsmap)"
+            )
         try:
             return self._strings[offset:end].decode("utf-8")
         except UnicodeDecodeError:
-            raise InputError(f"precompiled charsmap: replacement at offset {offset} is not "
-                             "UTF-8") from None
+            raise InputError(f"precompiled charsmap: replacement at offset {offset} is not UTF-8") from None
 
     def longest_match(self, data: bytes, pos: int) -> tuple[int, str] | None:
         """(length in bytes, replacement) of the longest key that prefixes ``data[pos:]``."""
@@ -182,7 +184,7 @@ def charsmap_pieces(charsmap: Charsmap | None, text: str, protected=None) -> lis
         if protected is not None:
             length = protected(text, i)
             if length:
-                steps.append((i, i + length, text[i:i + length]))
+                steps.append((i, i + length, text[i : i + length]))
                 i += length
                 continue
         char = text[i]

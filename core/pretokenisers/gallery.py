@@ -1,8 +1,9 @@
 """The pre-tokenisers the papers compare, and the papers' example texts, for side-by-side views.
 
-boundless-bpe.txt App. A (Listing 3: GPT-2, GPT-4, Punct and BOUNDLESS_PATTERN; App. A.3 code
-names, App. A.4 whitespace runs, App. A.5 numbers) and rebpe.txt App. B.1 (the ReBPE pipeline).
+[boundless App. A] (Listing 3: GPT-2, GPT-4, Punct and BOUNDLESS_PATTERN; App. A.3 code
+names, App. A.4 whitespace runs, App. A.5 numbers) and [rebpe App. B.1] (the ReBPE pipeline).
 """
+
 from __future__ import annotations
 
 from core.pretokenisers.base import Pretokeniser
@@ -12,11 +13,11 @@ from core.pretokenisers.regex_split import RegexSplit
 
 #: name -> (example text, where the paper discusses it).
 EXAMPLES: dict[str, tuple[str, str]] = {
-    "Code names": ("XMLHttpRequest snake_case camelCase CONSTANT", "boundless-bpe.txt §3.5, App. A.3"),
-    "Runs of whitespace": ("Hello    world \n\n \n ", "boundless-bpe.txt App. A.4"),
-    "Numbers": ("1234567 and 3.14159", "boundless-bpe.txt App. A.5"),
-    "Contractions": ("They'll say it's John’s, won't they?", "boundless-bpe.txt App. A.1 (T-1, F-1, B-1)"),
-    "Dutch compound": ("De bruidsmeisjes droegen bruidsjurken.", "rebpe.txt §1 (_bruids/ids)"),
+    "Code names": ("XMLHttpRequest snake_case camelCase CONSTANT", "[boundless §3.5, App. A.3]"),
+    "Runs of whitespace": ("Hello    world \n\n \n ", "[boundless App. A.4]"),
+    "Numbers": ("1234567 and 3.14159", "[boundless App. A.5]"),
+    "Contractions": ("They'll say it's John’s, won't they?", "[boundless App. A.1] (T-1, F-1, B-1)"),
+    "Dutch compound": ("De bruidsmeisjes droegen bruidsjurken.", "[rebpe §1] (_bruids/ids)"),
 }
 
 

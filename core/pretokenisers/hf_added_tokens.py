@@ -22,10 +22,12 @@ string, HF's choice depends on its hash map's order, here the later token wins. 
 Lookup is a dict per (first character, length), so thousands of added tokens (Gemma 3 has 6,415)
 cost one regex scan for candidate first characters plus a few dict probes per candidate.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import regex
 
@@ -62,8 +64,11 @@ def added_tokens_from_json(obj: Any, path: str = "added_tokens") -> list[AddedTo
             raise fail(where, f"expected an object, got {describe_value(item)}")
         unknown = sorted(set(item) - {"id", "content", *_FLAGS})
         if unknown:
-            raise fail(where, f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))}; allowed: id, content, "
-                              f"{', '.join(_FLAGS)}")
+            raise fail(
+                where,
+                f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))}; allowed: id, content, "
+                f"{', '.join(_FLAGS)}",
+            )
         content = item.get("content")
         if not isinstance(content, str):
             raise fail(f"{where}.content", f"expected a string, got {describe_value(content)}")
@@ -103,7 +108,7 @@ class StringMatcher:
             p = m.start()
             c = text[p]
             for n in lengths[c]:
-                token = table[(c, n)].get(text[p:p + n])
+                token = table[(c, n)].get(text[p : p + n])
                 if token is not None:
                     yield p, p + n, token
                     pos = p + n
@@ -168,8 +173,9 @@ class AddedVocabulary:
     def __len__(self) -> int:
         return len(self.tokens)
 
-    def extract(self, text: str, normalise: Callable[[str, "list[int] | None"], tuple[str, "list[int] | None"]],
-                with_sources: bool) -> list[Stretch]:
+    def extract(
+        self, text: str, normalise: Callable[[str, list[int] | None], tuple[str, list[int] | None]], with_sources: bool
+    ) -> list[Stretch]:
         """Added tokens and normalised text stretches of ``text``, in order.
 
         ``normalise(text, sources)`` normalises one stretch (sources None on the fast path).

@@ -12,18 +12,25 @@ other tokens after a space, optional cleanup) and CTC (repeats collapsed, pad re
 word delimiter -> space). ``decode(tokens)`` matches ``Tokenizer.decode(ids,
 skip_special_tokens=False)`` for the token strings of those ids.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
 from itertools import groupby
 from typing import Any
 
 import regex
 
 from core.pretokenisers.byte_level import CHAR_TO_BYTE
-from core.pretokenisers.hf_normalizers import (check_keys, compile_hf_pattern, describe_value, fail,
-                                               field, find_matches, single_char)
+from core.pretokenisers.hf_normalizers import (
+    check_keys,
+    compile_hf_pattern,
+    describe_value,
+    fail,
+    field,
+    find_matches,
+    single_char,
+)
 
 
 class HFDecoder(ABC):
@@ -36,7 +43,7 @@ class HFDecoder(ABC):
     def decode(self, tokens: list[str]) -> str:
         return "".join(self.decode_chain(list(tokens)))
 
-    def steps(self) -> list["HFDecoder"]:
+    def steps(self) -> list[HFDecoder]:
         return [self]
 
 
@@ -76,8 +83,7 @@ class Metaspace(HFDecoder):
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         r = self.replacement
-        return [t.replace(r, "" if i == 0 and self.prepend_scheme != "never" else " ")
-                for i, t in enumerate(tokens)]
+        return [t.replace(r, "" if i == 0 and self.prepend_scheme != "never" else " ") for i, t in enumerate(tokens)]
 
 
 class Replace(HFDecoder):
@@ -165,8 +171,19 @@ class BPEDecoder(HFDecoder):
         return [t.replace(self.suffix, "" if i == last else " ") for i, t in enumerate(tokens)]
 
 
-_CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-            (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+_CLEANUP = (
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" do not", " don't"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
+)
 
 
 def cleanup(text: str) -> str:
@@ -186,7 +203,7 @@ class WordPiece(HFDecoder):
         out = []
         for i, token in enumerate(tokens):
             if i != 0:
-                token = token[len(self.prefix):] if token.startswith(self.prefix) else " " + token
+                token = token[len(self.prefix) :] if token.startswith(self.prefix) else " " + token
             out.append(cleanup(token) if self.cleanup else token)
         return out
 
@@ -208,8 +225,18 @@ class CTC(HFDecoder):
         return out
 
 
-DECODER_TYPES = ("Sequence", "ByteLevel", "Metaspace", "Replace", "ByteFallback", "Fuse", "Strip",
-                 "BPEDecoder", "WordPiece", "CTC")
+DECODER_TYPES = (
+    "Sequence",
+    "ByteLevel",
+    "Metaspace",
+    "Replace",
+    "ByteFallback",
+    "Fuse",
+    "Strip",
+    "BPEDecoder",
+    "WordPiece",
+    "CTC",
+)
 
 
 def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
@@ -224,8 +251,9 @@ def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
     if kind == "Sequence":
         check_keys(obj, path, ("decoders",))
         inner = field(obj, "decoders", path, list)
-        return Sequence([d for i, item in enumerate(inner)
-                         if (d := decoder_from_json(item, f"{path}.decoders[{i}]")) is not None])
+        return Sequence(
+            [d for i, item in enumerate(inner) if (d := decoder_from_json(item, f"{path}.decoders[{i}]")) is not None]
+        )
     if kind == "ByteLevel":
         check_keys(obj, path, ("add_prefix_space", "trim_offsets", "use_regex"))
         return ByteLevel()
@@ -252,8 +280,11 @@ def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
         check_keys(obj, path, ("prefix", "cleanup"))
         return WordPiece(field(obj, "prefix", path, str, "##"), field(obj, "cleanup", path, bool, True))
     check_keys(obj, path, ("pad_token", "word_delimiter_token", "cleanup"))
-    return CTC(field(obj, "pad_token", path, str, "<pad>"), field(obj, "word_delimiter_token", path, str, "|"),
-               field(obj, "cleanup", path, bool, True))
+    return CTC(
+        field(obj, "pad_token", path, str, "<pad>"),
+        field(obj, "word_delimiter_token", path, str, "|"),
+        field(obj, "cleanup", path, bool, True),
+    )
 
 
 def _count(obj: dict, name: str, path: str) -> int:

@@ -27,13 +27,14 @@ Precompiled delegates to :class:`core.pretokenisers.charsmap.Charsmap`, which fo
 SentencePiece (longest match at each position); HF additionally looks whole grapheme clusters
 shorter than 6 bytes up first (shortest key that prefixes the cluster), which is not reproduced.
 """
+
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import unicodedata
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import regex
 
@@ -47,6 +48,7 @@ Mapped = tuple[str, "list[int] | None"]
 
 
 # --------------------------------------------------------------------------- shared helpers
+
 
 def describe_value(value: Any) -> str:
     """How a message quotes a value of the file: a short excerpt (an object is "an object")."""
@@ -78,8 +80,11 @@ def _kinds(kind: type | tuple) -> tuple:
 def check_keys(obj: dict, path: str, allowed: tuple[str, ...]) -> None:
     unknown = sorted(set(obj) - set(allowed) - {"type"})
     if unknown:
-        raise fail(path, f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))} for type "
-                         f"{describe_value(obj.get('type'))}; allowed: {', '.join(allowed) or 'none'}")
+        raise fail(
+            path,
+            f"unknown field(s) {', '.join(map(describe_value, unknown[:5]))} for type "
+            f"{describe_value(obj.get('type'))}; allowed: {', '.join(allowed) or 'none'}",
+        )
 
 
 def single_char(obj: dict, name: str, path: str, default: Any = ...) -> str:
@@ -98,8 +103,8 @@ def compile_hf_pattern(obj: Any, path: str) -> tuple[regex.Pattern | LimitedPatt
     """A compiled regex for an HF pattern ``{"String": s}`` (literal) or ``{"Regex": r}`` (a
     LimitedPattern naming ``path`` unless it is a known pattern)."""
     if not isinstance(obj, dict) or len(obj) != 1 or not set(obj) <= {"String", "Regex"}:
-        raise fail(path, f"must be {{\"String\": ...}} or {{\"Regex\": ...}}, got {describe_value(obj)}")
-    (kind, text), = obj.items()
+        raise fail(path, f'must be {{"String": ...}} or {{"Regex": ...}}, got {describe_value(obj)}')
+    ((kind, text),) = obj.items()
     if not isinstance(text, str):
         raise fail(f"{path}.{kind}", f"expected a string, got {describe_value(text)}")
     if kind == "String":
@@ -170,6 +175,7 @@ def _per_char(text: str, fn: Callable[[str], str]) -> Mapped:
 
 # --------------------------------------------------------------------------- normalisers
 
+
 class HFNormalizer(ABC):
     """One HF normalizer."""
 
@@ -187,7 +193,7 @@ class HFNormalizer(ABC):
         out, sources = self.apply(text)
         return out, list(range(len(text))) if sources is None else sources
 
-    def steps(self) -> list["HFNormalizer"]:
+    def steps(self) -> list[HFNormalizer]:
         """The leaf normalisers, in order."""
         return [self]
 
@@ -237,8 +243,9 @@ class UnicodeForm(HFNormalizer):
             return text, None
         form = self.form
         whole = unicodedata.normalize(form, text)
-        groups = [(s, e, unicodedata.normalize(form, text[s:e]))
-                  for s, e in (m.span() for m in _SEGMENT.finditer(text))]
+        groups = [
+            (s, e, unicodedata.normalize(form, text[s:e])) for s, e in (m.span() for m in _SEGMENT.finditer(text))
+        ]
         if "".join(g[2] for g in groups) != whole:
             merged = [groups[0]]
             for s, e, out in groups[1:]:
@@ -326,7 +333,7 @@ class Replace(HFNormalizer):
         self.pattern, self.pattern_json, self.content = pattern, pattern_json, content
 
     def normalize_str(self, text: str) -> str:
-        if "String" in self.pattern_json and self.pattern_json["String"]:
+        if self.pattern_json.get("String"):
             return text.replace(self.pattern_json["String"], self.content)
         return self.apply(text)[0]
 
@@ -353,7 +360,7 @@ class Replace(HFNormalizer):
         return "".join(parts), sources
 
     def describe(self) -> str:
-        (kind, pat), = self.pattern_json.items()
+        ((kind, pat),) = self.pattern_json.items()
         return f"Replace({pat!r}->{self.content!r})"
 
 
@@ -377,15 +384,16 @@ class Prepend(HFNormalizer):
 
 _BERT_DROP = regex.compile(r"[\x00\ufffd[^\P{C}\t\n\r]]+", flags=regex.V1)
 _WS_CHAR = regex.compile(r"\s")
-_CJK = regex.compile("[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
-                     "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]")
+_CJK = regex.compile(
+    "[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
+    "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]"
+)
 
 
 class BertNormalizer(HFNormalizer):
     type_name = "BertNormalizer"
 
-    def __init__(self, clean_text: bool, handle_chinese_chars: bool, strip_accents: bool | None,
-                 lowercase: bool):
+    def __init__(self, clean_text: bool, handle_chinese_chars: bool, strip_accents: bool | None, lowercase: bool):
         self.clean_text = clean_text
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
@@ -504,12 +512,16 @@ class Precompiled(HFNormalizer):
 def _load_precompiled(obj: dict, path: str) -> Precompiled:
     import base64
     import binascii
+
     blob_text = field(obj, "precompiled_charsmap", path, str)
     try:
         from core.pretokenisers.charsmap import Charsmap
     except ImportError:
-        raise fail(f"{path}.Precompiled", "normalizer.Precompiled (SentencePiece charsmap) is not "
-                                          "supported yet: core.pretokenisers.charsmap is missing") from None
+        raise fail(
+            f"{path}.Precompiled",
+            "normalizer.Precompiled (SentencePiece charsmap) is not "
+            "supported yet: core.pretokenisers.charsmap is missing",
+        ) from None
     try:
         blob = base64.b64decode(blob_text, validate=True)
     except (binascii.Error, ValueError) as err:
@@ -519,8 +531,22 @@ def _load_precompiled(obj: dict, path: str) -> Precompiled:
 
 # --------------------------------------------------------------------------- JSON
 
-NORMALIZER_TYPES = ("Sequence", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents",
-                    "Replace", "Prepend", "BertNormalizer", "Nmt", "ByteLevel", "Precompiled")
+NORMALIZER_TYPES = (
+    "Sequence",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Lowercase",
+    "Strip",
+    "StripAccents",
+    "Replace",
+    "Prepend",
+    "BertNormalizer",
+    "Nmt",
+    "ByteLevel",
+    "Precompiled",
+)
 
 
 def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | None:
@@ -535,15 +561,21 @@ def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | N
     if kind == "Sequence":
         check_keys(obj, path, ("normalizers",))
         inner = field(obj, "normalizers", path, list)
-        return Sequence([n for i, item in enumerate(inner)
-                         if (n := normalizer_from_json(item, f"{path}.normalizers[{i}]")) is not None])
+        return Sequence(
+            [
+                n
+                for i, item in enumerate(inner)
+                if (n := normalizer_from_json(item, f"{path}.normalizers[{i}]")) is not None
+            ]
+        )
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         check_keys(obj, path, ())
         return UnicodeForm(kind)
     if kind in ("Lowercase", "StripAccents", "Nmt", "ByteLevel"):
         check_keys(obj, path, ())
-        return {"Lowercase": Lowercase, "StripAccents": StripAccents, "Nmt": Nmt,
-                "ByteLevel": ByteLevelNormalizer}[kind]()
+        return {"Lowercase": Lowercase, "StripAccents": StripAccents, "Nmt": Nmt, "ByteLevel": ByteLevelNormalizer}[
+            kind
+        ]()
     if kind == "Strip":
         check_keys(obj, path, ("strip_left", "strip_right"))
         return Strip(field(obj, "strip_left", path, bool, True), field(obj, "strip_right", path, bool, True))
@@ -556,9 +588,11 @@ def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | N
         return Prepend(field(obj, "prepend", path, str))
     if kind == "BertNormalizer":
         check_keys(obj, path, ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase"))
-        return BertNormalizer(field(obj, "clean_text", path, bool, True),
-                              field(obj, "handle_chinese_chars", path, bool, True),
-                              field(obj, "strip_accents", path, bool, None),
-                              field(obj, "lowercase", path, bool, True))
+        return BertNormalizer(
+            field(obj, "clean_text", path, bool, True),
+            field(obj, "handle_chinese_chars", path, bool, True),
+            field(obj, "strip_accents", path, bool, None),
+            field(obj, "lowercase", path, bool, True),
+        )
     check_keys(obj, path, ("precompiled_charsmap",))
     return _load_precompiled(obj, path)

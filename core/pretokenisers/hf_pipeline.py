@@ -11,6 +11,7 @@ come out as ``Pretoken(content, sources, added=True)``. Decoding uses the ``deco
 Sources index the text as given (``sources_in_original``), -1 for characters the pipeline
 inserted (Prepend, Metaspace / ByteLevel prefixes).
 """
+
 from __future__ import annotations
 
 import copy
@@ -20,8 +21,7 @@ from core.pretokenisers.base import Pretoken, Pretokeniser
 from core.pretokenisers.byte_level import BYTE_SPACE, display_byte_chars
 from core.pretokenisers.hf_added_tokens import AddedVocabulary, added_tokens_from_json
 from core.pretokenisers.hf_decoders import decoder_from_json
-from core.pretokenisers.hf_normalizers import (ByteLevelNormalizer, Replace, compose,
-                                               normalizer_from_json)
+from core.pretokenisers.hf_normalizers import ByteLevelNormalizer, Replace, compose, normalizer_from_json
 from core.pretokenisers.hf_pre_tokenizers import ByteLevel, Metaspace, pre_tokenizer_from_json
 from core.pretokenisers.huggingface import simple_equivalent
 from core.pretokenisers.limited_regex import LimitedPattern
@@ -37,8 +37,13 @@ class HFPipeline(Pretokeniser):
     kind = "hf"
     sources_in_original = True
 
-    def __init__(self, normalizer: dict | None = None, pre_tokenizer: dict | None = None,
-                 added_tokens: list | None = None, decoder: dict | None = None):
+    def __init__(
+        self,
+        normalizer: dict | None = None,
+        pre_tokenizer: dict | None = None,
+        added_tokens: list | None = None,
+        decoder: dict | None = None,
+    ):
         self.normalizer_json = copy.deepcopy(normalizer)
         self.pre_tokenizer_json = copy.deepcopy(pre_tokenizer)
         self.added_tokens_json = copy.deepcopy(added_tokens) if added_tokens is not None else []
@@ -52,12 +57,16 @@ class HFPipeline(Pretokeniser):
         self._needs_sources = self._pre is not None and self._pre.needs_sources
         pre_steps = self._pre.steps() if self._pre is not None else []
         norm_steps = self._normalizer.steps() if self._normalizer is not None else []
-        self.byte_level = (any(isinstance(s, ByteLevel) for s in pre_steps)
-                           or any(isinstance(s, ByteLevelNormalizer) for s in norm_steps))
+        self.byte_level = any(isinstance(s, ByteLevel) for s in pre_steps) or any(
+            isinstance(s, ByteLevelNormalizer) for s in norm_steps
+        )
         self.marker = self._find_marker(pre_steps, norm_steps)
         decoder_steps = self._decoder.steps() if self._decoder is not None else []
-        self.limited_patterns = tuple(s.pattern for s in (*norm_steps, *pre_steps, *decoder_steps)
-                                      if isinstance(getattr(s, "pattern", None), LimitedPattern))
+        self.limited_patterns = tuple(
+            s.pattern
+            for s in (*norm_steps, *pre_steps, *decoder_steps)
+            if isinstance(getattr(s, "pattern", None), LimitedPattern)
+        )
         self.emits_added_tokens = bool(self.added_tokens)
         # a simple pre-tokeniser doing exactly the same, for text in which no added token can start
         self._fast = simple_equivalent(normalizer, pre_tokenizer)
@@ -77,8 +86,9 @@ class HFPipeline(Pretokeniser):
         return None
 
     @classmethod
-    def from_json(cls, normalizer: Any = None, pre_tokenizer: Any = None, added_tokens: Any = None,
-                  decoder: Any = None) -> "HFPipeline":
+    def from_json(
+        cls, normalizer: Any = None, pre_tokenizer: Any = None, added_tokens: Any = None, decoder: Any = None
+    ) -> HFPipeline:
         """The pipeline of a tokenizer.json's four fields (its JSON values as parsed)."""
         return cls(normalizer, pre_tokenizer, added_tokens, decoder)
 
@@ -160,18 +170,28 @@ class HFPipeline(Pretokeniser):
     # ------------------------------------------------------------------ specs
 
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "normalizer": copy.deepcopy(self.normalizer_json),
-                "pre_tokenizer": copy.deepcopy(self.pre_tokenizer_json),
-                "added_tokens": copy.deepcopy(self.added_tokens_json),
-                "decoder": copy.deepcopy(self.decoder_json)}
+        return {
+            "kind": self.kind,
+            "normalizer": copy.deepcopy(self.normalizer_json),
+            "pre_tokenizer": copy.deepcopy(self.pre_tokenizer_json),
+            "added_tokens": copy.deepcopy(self.added_tokens_json),
+            "decoder": copy.deepcopy(self.decoder_json),
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "HFPipeline":
+    def from_spec(cls, spec: dict) -> HFPipeline:
         return cls(**spec_arguments(spec, cls.kind, _FIELDS))
 
     def __hash__(self) -> int:
-        return hash((self.kind, repr(self.normalizer_json), repr(self.pre_tokenizer_json),
-                     len(self.added_tokens_json), repr(self.decoder_json)))
+        return hash(
+            (
+                self.kind,
+                repr(self.normalizer_json),
+                repr(self.pre_tokenizer_json),
+                len(self.added_tokens_json),
+                repr(self.decoder_json),
+            )
+        )
 
     def __repr__(self) -> str:
         return f"HFPipeline({self.describe()})"

@@ -23,17 +23,24 @@ characters), with Hiragana, Katakana and U+30FC counted as Han and the space as 
 Script data and regexes come from the ``regex`` module, so characters whose Unicode data changed
 between Python's and HF's Unicode versions may be classified differently.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
 from typing import Any
 
 import regex
 
 from core.pretokenisers.byte_level import text_to_byte_chars
-from core.pretokenisers.hf_normalizers import (check_keys, compile_hf_pattern, describe_value, fail,
-                                               field, find_matches, single_char)
+from core.pretokenisers.hf_normalizers import (
+    check_keys,
+    compile_hf_pattern,
+    describe_value,
+    fail,
+    field,
+    find_matches,
+    single_char,
+)
 from core.pretokenisers.limited_regex import LimitedPattern
 from core.pretokenisers.patterns import GPT2_PATTERN, compile_pattern
 
@@ -64,8 +71,7 @@ def _events(n: int, matches: list[tuple[int, int]], invert: bool) -> list[tuple[
     return out
 
 
-def split_spans(n: int, matches: list[tuple[int, int]], behaviour: str,
-                invert: bool = False) -> list[tuple[int, int]]:
+def split_spans(n: int, matches: list[tuple[int, int]], behaviour: str, invert: bool = False) -> list[tuple[int, int]]:
     """The spans ``NormalizedString::split`` keeps for a string of length ``n``."""
     events = _events(n, matches, invert)
     if behaviour == "Isolated":
@@ -99,8 +105,9 @@ def split_spans(n: int, matches: list[tuple[int, int]], behaviour: str,
     return [(s, e) for s, e in acc]
 
 
-def split_piece(piece: Piece, pattern: regex.Pattern | LimitedPattern, behaviour: str, invert: bool = False,
-                per_char: bool = False) -> list[Piece]:
+def split_piece(
+    piece: Piece, pattern: regex.Pattern | LimitedPattern, behaviour: str, invert: bool = False, per_char: bool = False
+) -> list[Piece]:
     """Split a piece on the matches of ``pattern`` (``per_char``: a one-character class whose
     runs may be found as longer matches and are cut into single characters)."""
     text = piece[0]
@@ -124,7 +131,7 @@ class HFPreTokenizer(ABC):
     def pre_tokenize(self, pieces: list[Piece]) -> list[Piece]:
         """The pieces after this step."""
 
-    def steps(self) -> list["HFPreTokenizer"]:
+    def steps(self) -> list[HFPreTokenizer]:
         return [self]
 
     def describe(self) -> str:
@@ -175,7 +182,7 @@ class Split(PieceWise):
         return split_piece(piece, self.pattern, self.behaviour, self.invert)
 
     def describe(self) -> str:
-        (kind, pat), = self.pattern_json.items()
+        ((kind, pat),) = self.pattern_json.items()
         shown = "regex" if kind == "Regex" and len(pat) > 12 else repr(pat)
         return f"Split({shown}, {self.behaviour}{', invert' if self.invert else ''})"
 
@@ -258,7 +265,7 @@ def _origin(pieces: list[Piece], index: int) -> int:
     for s in src:
         if s >= 0:
             return s
-    for _, later in pieces[index + 1:]:
+    for _, later in pieces[index + 1 :]:
         for s in later or ():
             if s >= 0:
                 return s
@@ -351,8 +358,7 @@ class BertPreTokenizer(PieceWise):
     type_name = "BertPreTokenizer"
 
     def split(self, piece: Piece) -> list[Piece]:
-        return [q for p in WhitespaceSplit().split(piece)
-                for q in split_piece(p, _PUNCT, "Isolated", per_char=True)]
+        return [q for p in WhitespaceSplit().split(piece) for q in split_piece(p, _PUNCT, "Isolated", per_char=True)]
 
 
 class FixedLength(PieceWise):
@@ -372,22 +378,143 @@ class FixedLength(PieceWise):
 
 
 # Scripts known to HF's table (tokenizers src/pre_tokenizers/unicode_scripts/scripts.rs).
-_SCRIPTS = (
-    "Adlam Ahom AnatolianHieroglyphs Arabic Armenian Avestan Balinese Bamum BassaVah Batak Bengali "
-    "Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid CanadianAboriginal Carian CaucasianAlbanian "
-    "Chakma Cham Cherokee Common Coptic Cuneiform Cypriot Cyrillic Deseret Devanagari Duployan "
-    "EgyptianHieroglyphs Elbasan Ethiopic Georgian Glagolitic Gothic Grantha Greek Gujarati Gurmukhi "
-    "Han Hangul Hanunoo Hatran Hebrew ImperialAramaic Inherited InscriptionalPahlavi "
-    "InscriptionalParthian Javanese Kaithi Kannada KayahLi Kharoshthi Khmer Khojki Khudawadi Lao "
-    "Latin Lepcha Limbu LinearA LinearB Lisu Lycian Lydian Mahajani Malayalam Mandaic Manichaean "
-    "Marchen MeeteiMayek MendeKikakui MeroiticCursive MeroiticHieroglyphs Miao Modi Mongolian Mro "
-    "Multani Myanmar Nabataean NewTaiLue Newa Nko Ogham OlChiki OldHungarian OldItalic "
-    "OldNorthArabian OldPermic OldPersian OldSouthArabian OldTurkic Oriya Osage Osmanya PahawhHmong "
-    "Palmyrene PauCinHau PhagsPa Phoenician PsalterPahlavi Rejang Runic Samaritan Saurashtra Sharada "
-    "Shavian Siddham SignWriting Sinhala SoraSompeng Sundanese SylotiNagri Syriac Tagalog Tagbanwa "
-    "TaiLe TaiTham TaiViet Takri Tamil Tangut Telugu Thaana Thai Tibetan Tifinagh Tirhuta Ugaritic "
-    "Vai WarangCiti Yi"
-).split()
+_SCRIPTS = [
+    "Adlam",
+    "Ahom",
+    "AnatolianHieroglyphs",
+    "Arabic",
+    "Armenian",
+    "Avestan",
+    "Balinese",
+    "Bamum",
+    "BassaVah",
+    "Batak",
+    "Bengali",
+    "Bhaiksuki",
+    "Bopomofo",
+    "Brahmi",
+    "Braille",
+    "Buginese",
+    "Buhid",
+    "CanadianAboriginal",
+    "Carian",
+    "CaucasianAlbanian",
+    "Chakma",
+    "Cham",
+    "Cherokee",
+    "Common",
+    "Coptic",
+    "Cuneiform",
+    "Cypriot",
+    "Cyrillic",
+    "Deseret",
+    "Devanagari",
+    "Duployan",
+    "EgyptianHieroglyphs",
+    "Elbasan",
+    "Ethiopic",
+    "Georgian",
+    "Glagolitic",
+    "Gothic",
+    "Grantha",
+    "Greek",
+    "Gujarati",
+    "Gurmukhi",
+    "Han",
+    "Hangul",
+    "Hanunoo",
+    "Hatran",
+    "Hebrew",
+    "ImperialAramaic",
+    "Inherited",
+    "InscriptionalPahlavi",
+    "InscriptionalParthian",
+    "Javanese",
+    "Kaithi",
+    "Kannada",
+    "KayahLi",
+    "Kharoshthi",
+    "Khmer",
+    "Khojki",
+    "Khudawadi",
+    "Lao",
+    "Latin",
+    "Lepcha",
+    "Limbu",
+    "LinearA",
+    "LinearB",
+    "Lisu",
+    "Lycian",
+    "Lydian",
+    "Mahajani",
+    "Malayalam",
+    "Mandaic",
+    "Manichaean",
+    "Marchen",
+    "MeeteiMayek",
+    "MendeKikakui",
+    "MeroiticCursive",
+    "MeroiticHieroglyphs",
+    "Miao",
+    "Modi",
+    "Mongolian",
+    "Mro",
+    "Multani",
+    "Myanmar",
+    "Nabataean",
+    "NewTaiLue",
+    "Newa",
+    "Nko",
+    "Ogham",
+    "OlChiki",
+    "OldHungarian",
+    "OldItalic",
+    "OldNorthArabian",
+    "OldPermic",
+    "OldPersian",
+    "OldSouthArabian",
+    "OldTurkic",
+    "Oriya",
+    "Osage",
+    "Osmanya",
+    "PahawhHmong",
+    "Palmyrene",
+    "PauCinHau",
+    "PhagsPa",
+    "Phoenician",
+    "PsalterPahlavi",
+    "Rejang",
+    "Runic",
+    "Samaritan",
+    "Saurashtra",
+    "Sharada",
+    "Shavian",
+    "Siddham",
+    "SignWriting",
+    "Sinhala",
+    "SoraSompeng",
+    "Sundanese",
+    "SylotiNagri",
+    "Syriac",
+    "Tagalog",
+    "Tagbanwa",
+    "TaiLe",
+    "TaiTham",
+    "TaiViet",
+    "Takri",
+    "Tamil",
+    "Tangut",
+    "Telugu",
+    "Thaana",
+    "Thai",
+    "Tibetan",
+    "Tifinagh",
+    "Tirhuta",
+    "Ugaritic",
+    "Vai",
+    "WarangCiti",
+    "Yi",
+]
 _SCRIPT_RUNS: regex.Pattern | None = None
 
 
@@ -424,9 +551,20 @@ class UnicodeScripts(PieceWise):
 
 # --------------------------------------------------------------------------- JSON
 
-PRE_TOKENIZER_TYPES = ("Sequence", "Split", "ByteLevel", "Metaspace", "Digits", "Punctuation",
-                       "Whitespace", "WhitespaceSplit", "UnicodeScripts", "CharDelimiterSplit",
-                       "BertPreTokenizer", "FixedLength")
+PRE_TOKENIZER_TYPES = (
+    "Sequence",
+    "Split",
+    "ByteLevel",
+    "Metaspace",
+    "Digits",
+    "Punctuation",
+    "Whitespace",
+    "WhitespaceSplit",
+    "UnicodeScripts",
+    "CharDelimiterSplit",
+    "BertPreTokenizer",
+    "FixedLength",
+)
 
 
 def _behaviour(obj: dict, path: str, default: Any = ...) -> str:
@@ -448,17 +586,24 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
     if kind == "Sequence":
         check_keys(obj, path, ("pretokenizers",))
         inner = field(obj, "pretokenizers", path, list)
-        return Sequence([p for i, item in enumerate(inner)
-                         if (p := pre_tokenizer_from_json(item, f"{path}.pretokenizers[{i}]")) is not None])
+        return Sequence(
+            [
+                p
+                for i, item in enumerate(inner)
+                if (p := pre_tokenizer_from_json(item, f"{path}.pretokenizers[{i}]")) is not None
+            ]
+        )
     if kind == "Split":
         check_keys(obj, path, ("pattern", "behavior", "invert"))
         pattern, pattern_json = compile_hf_pattern(obj.get("pattern"), f"{path}.pattern")
         return Split(pattern, pattern_json, _behaviour(obj, path), field(obj, "invert", path, bool, False))
     if kind == "ByteLevel":
         check_keys(obj, path, ("add_prefix_space", "trim_offsets", "use_regex"))
-        return ByteLevel(field(obj, "add_prefix_space", path, bool, True),
-                         field(obj, "trim_offsets", path, bool, True),
-                         field(obj, "use_regex", path, bool, True))
+        return ByteLevel(
+            field(obj, "add_prefix_space", path, bool, True),
+            field(obj, "trim_offsets", path, bool, True),
+            field(obj, "use_regex", path, bool, True),
+        )
     if kind == "Metaspace":
         check_keys(obj, path, ("replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"))
         replacement = single_char(obj, "replacement", path, "▁")
@@ -487,5 +632,9 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
             raise fail(f"{path}.length", f"must be >= 0, got {length}")
         return FixedLength(length)
     check_keys(obj, path, ())
-    return {"Whitespace": Whitespace, "WhitespaceSplit": WhitespaceSplit,
-            "UnicodeScripts": UnicodeScripts, "BertPreTokenizer": BertPreTokenizer}[kind]()
+    return {
+        "Whitespace": Whitespace,
+        "WhitespaceSplit": WhitespaceSplit,
+        "UnicodeScripts": UnicodeScripts,
+        "BertPreTokenizer": BertPreTokenizer,
+    }[kind]()

@@ -1,7 +1,7 @@
 """HF ``tokenizer.json`` ``normalizer`` / ``pre_tokenizer`` fields <-> our pre-tokenisers.
 
 No paper section of its own: this is how tokenisers trained elsewhere (byte-level GPT-2 style,
-SentencePiece-style Metaspace, boundless-bpe.txt App. A regex splits) are loaded and saved.
+SentencePiece-style Metaspace, [boundless App. A] regex splits) are loaded and saved.
 
 A tokenizer.json loads as :class:`core.pretokenisers.hf_pipeline.HFPipeline`, HF's whole pipeline
 (every normalizer, pre_tokenizer, added-token rule and decoder). :func:`simple_equivalent` finds
@@ -23,6 +23,7 @@ each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence 
 custom pattern, so that a pattern slow on the probe just has no fast path.
 :func:`to_hf` writes our pre-tokenisers back; the ReBPE pipeline has no equivalent and is refused.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,9 @@ SUPPORTED_PRE_TOKENIZERS = (
 )
 
 
-def from_hf(normalizer_json: dict | None, pre_tokenizer_json: dict | None, added_tokens=None,
-            decoder=None) -> Pretokeniser:
+def from_hf(
+    normalizer_json: dict | None, pre_tokenizer_json: dict | None, added_tokens=None, decoder=None
+) -> Pretokeniser:
     """The pre-tokeniser of a tokenizer.json: its whole pipeline (normalizer, pre_tokenizer,
     added tokens, decoder) as :class:`core.pretokenisers.hf_pipeline.HFPipeline`."""
     from core.pretokenisers.hf_pipeline import HFPipeline
@@ -63,13 +65,19 @@ def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | Non
         if pre_tokenizer_json is None:
             return None
         parts = _flatten(pre_tokenizer_json)
-        if any(p.get("type") == "Split" and not _plain_regex(str((p.get("pattern") or {}).get("Regex", "")))
-               for p in parts):
+        if any(
+            p.get("type") == "Split" and not _plain_regex(str((p.get("pattern") or {}).get("Regex", ""))) for p in parts
+        ):
             return None
         if len(parts) == 1:
             return _single(parts[0], steps)
-        if (len(parts) == 2 and parts[0].get("type") == "Split" and parts[1].get("type") == "ByteLevel"
-                and parts[1].get("add_prefix_space") is False and parts[1].get("use_regex") is False):
+        if (
+            len(parts) == 2
+            and parts[0].get("type") == "Split"
+            and parts[1].get("type") == "ByteLevel"
+            and parts[1].get("add_prefix_space") is False
+            and parts[1].get("use_regex") is False
+        ):
             split = _single(parts[0], steps)
             return RegexSplit(split.pattern, byte_level=True, normaliser=steps, unmatched=split.unmatched)
     except (InputError, TypeError, AttributeError):
@@ -84,8 +92,7 @@ def to_hf(p: Pretokeniser) -> tuple[dict | None, dict | None]:
     if isinstance(p, ByteLevel):
         pre = _byte_level_json(p.add_prefix_space, p.trim_offsets, p.use_regex)
     elif isinstance(p, Metaspace):
-        pre = {"type": "Metaspace", "replacement": p.replacement, "prepend_scheme": p.prepend_scheme,
-               "split": p.split}
+        pre = {"type": "Metaspace", "replacement": p.replacement, "prepend_scheme": p.prepend_scheme, "split": p.split}
     elif isinstance(p, WhitespaceSplit):
         pre = {"type": "WhitespaceSplit"}
     elif isinstance(p, RegexSplit):
@@ -93,19 +100,28 @@ def to_hf(p: Pretokeniser) -> tuple[dict | None, dict | None]:
             pre = {"type": "Whitespace"}
         else:
             behaviour = {"drop": ("Removed", True), "keep": ("Isolated", False)}[p.unmatched]
-            pre = {"type": "Split", "pattern": {"Regex": NAMED_PATTERNS.get(p.pattern, p.pattern)},
-                   "behavior": behaviour[0], "invert": behaviour[1]}
+            pre = {
+                "type": "Split",
+                "pattern": {"Regex": NAMED_PATTERNS.get(p.pattern, p.pattern)},
+                "behavior": behaviour[0],
+                "invert": behaviour[1],
+            }
             if p.byte_level:
                 pre = {"type": "Sequence", "pretokenizers": [pre, _byte_level_json(False, True, False)]}
     else:
-        raise InputError(f"the {p.kind!r} pre-tokeniser has no HF tokenizer.json equivalent; "
-                         f"supported: {SUPPORTED_PRE_TOKENIZERS}")
+        raise InputError(
+            f"the {p.kind!r} pre-tokeniser has no HF tokenizer.json equivalent; supported: {SUPPORTED_PRE_TOKENIZERS}"
+        )
     return normaliser_to_hf(getattr(p, "normaliser", ())), pre
 
 
 def _byte_level_json(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> dict:
-    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": trim_offsets,
-            "use_regex": use_regex}
+    return {
+        "type": "ByteLevel",
+        "add_prefix_space": add_prefix_space,
+        "trim_offsets": trim_offsets,
+        "use_regex": use_regex,
+    }
 
 
 def _flatten(obj: Any) -> list[dict]:
@@ -135,9 +151,12 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
     """Our pre-tokeniser for one HF pre_tokenizer step (InputError when there is none)."""
     kind = obj.get("type")
     if kind == "ByteLevel":
-        return ByteLevel(add_prefix_space=obj.get("add_prefix_space", True),
-                         use_regex=obj.get("use_regex", True),
-                         trim_offsets=obj.get("trim_offsets", True), normaliser=steps)
+        return ByteLevel(
+            add_prefix_space=obj.get("add_prefix_space", True),
+            use_regex=obj.get("use_regex", True),
+            trim_offsets=obj.get("trim_offsets", True),
+            normaliser=steps,
+        )
     if kind == "Metaspace":
         scheme = obj.get("prepend_scheme")
         legacy = obj.get("add_prefix_space")
@@ -148,10 +167,15 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
             if scheme is None:
                 scheme = implied
             elif (scheme != "never") != legacy:
-                raise InputError(f"Metaspace add_prefix_space={str(legacy).lower()} contradicts "
-                                 f"prepend_scheme={excerpt(scheme)}")
-        return Metaspace(replacement=obj.get("replacement", "▁"), prepend_scheme=scheme or "always",
-                         split=obj.get("split", True), normaliser=steps)
+                raise InputError(
+                    f"Metaspace add_prefix_space={str(legacy).lower()} contradicts prepend_scheme={excerpt(scheme)}"
+                )
+        return Metaspace(
+            replacement=obj.get("replacement", "▁"),
+            prepend_scheme=scheme or "always",
+            split=obj.get("split", True),
+            normaliser=steps,
+        )
     if kind == "WhitespaceSplit":
         return WhitespaceSplit(normaliser=steps)
     if kind == "Whitespace":
@@ -159,16 +183,20 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
     if kind == "Split":
         pattern = obj.get("pattern")
         if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
-            raise InputError(f"Split pre_tokenizer with pattern {excerpt(pattern)} is unsupported; "
-                             "only {\"Regex\": ...} patterns are")
+            raise InputError(
+                f"Split pre_tokenizer with pattern {excerpt(pattern)} is unsupported; "
+                'only {"Regex": ...} patterns are'
+            )
         mode = (obj.get("behavior"), obj.get("invert", False))
         if mode == ("Removed", True):
             unmatched = "drop"
         elif mode == ("Isolated", False):
             unmatched = "keep"
         else:
-            raise InputError(f"Split behavior {excerpt(mode[0])} with invert={excerpt(mode[1])} is unsupported; "
-                             "supported: Removed with invert=true, Isolated with invert=false")
+            raise InputError(
+                f"Split behavior {excerpt(mode[0])} with invert={excerpt(mode[1])} is unsupported; "
+                "supported: Removed with invert=true, Isolated with invert=false"
+            )
         return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
     raise InputError(f"unsupported pre_tokenizer type {excerpt(kind)}; supported: {SUPPORTED_PRE_TOKENIZERS}")
 
@@ -176,14 +204,28 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
 def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:
     """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``."""
     if getattr(p, "kind", "") == "hf":
-        return {"normalizer": p.normalizer_json, "pre_tokenizer": p.pre_tokenizer_json,
-                "decoder": p.decoder_json, "added_tokens": p.added_tokens_json}
+        return {
+            "normalizer": p.normalizer_json,
+            "pre_tokenizer": p.pre_tokenizer_json,
+            "decoder": p.decoder_json,
+            "added_tokens": p.added_tokens_json,
+        }
     normalizer, pre_tokenizer = to_hf(p)
     decoder = None
     if isinstance(p, ByteLevel):
         decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
     elif isinstance(p, Metaspace):
         decoder = {"type": "Metaspace", "replacement": p.replacement, "prepend_scheme": p.prepend_scheme, "split": True}
-    added = [{"id": vocab[s], "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for s in specials]
+    added = [
+        {
+            "id": vocab[s],
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s in specials
+    ]
     return {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "decoder": decoder, "added_tokens": added}

@@ -1,12 +1,13 @@
 r"""The BoundlessBPE patterns in linear time on long runs of letters (no paper section: performance).
 
-The first branch of both BoundlessBPE patterns (boundless-bpe.txt App. A Listing 3 B-1, and the
+The first branch of both BoundlessBPE patterns ([boundless App. A] Listing 3 B-1, and the
 authors' ``ULTIMATE_PATTERN``), contractions ``" ?(?:\p{L}\p{M}*)+['’](?:\p{L}\p{M}*)+"``, is
 tried at the start of every pretoken and reads to the end of the run of letters before it fails.
 A run of n letters holding many pretokens (text without whitespace, where every capital starts
 one) therefore costs O(n²): 100,000 such letters took 4 s, a million several minutes.
 
-In a run of letters that no apostrophe follows, that branch cannot match; and no other branch
+In a run of letters with no apostrophe on either side, that branch cannot match or run through
+it (after an apostrophe it reads the whole run: ``a'aaaA`` is one pretoken); and no other branch
 joins a lower-case letter (with its marks) to an upper-case letter after it (B-3 and B-5 take
 upper-case letters only, B-4 at most one upper-case letter before lower-case ones, B-6 neither
 kind). The snake-case branch (B-2) joins them after an ``_`` in Listing 3, so a run after ``_``
@@ -15,22 +16,23 @@ of them every :data:`CUT_EVERY` characters of a long run, and the pieces split o
 exactly the matches of the whole text (no branch looks behind, and each piece ends with a
 lower-case letter, where no lookahead of the patterns reaches past it).
 """
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import regex
 
 CUT_EVERY = 2_000  # characters of a letter run between cuts
 _LETTER_RUN = regex.compile(r"(?:\p{L}\p{M}*)++")
 _LOWER_THEN_UPPER = regex.compile(r"\p{Ll}\p{M}*+(?=\p{Lu})")
-_APOSTROPHES = "'\u2019"
+_APOSTROPHES = frozenset("'\u2019")
 
 
 class _Span:
     """A match position in the whole text (what the pre-tokenisers read of a match)."""
 
-    __slots__ = ("start", "end")
+    __slots__ = ("end", "start")
 
     def __init__(self, start: int, end: int):
         self.start, self.end = start, end
@@ -69,8 +71,8 @@ def cuts(text: str) -> list[int]:
     found = []
     for run in _LETTER_RUN.finditer(text):
         start, end = run.span()
-        followed_by_apostrophe = end < len(text) and text[end] in _APOSTROPHES
-        if end - start <= CUT_EVERY or followed_by_apostrophe or text[start - 1:start] == "_":
+        next_to_apostrophe = text[end : end + 1] in _APOSTROPHES or text[start - 1 : start] in _APOSTROPHES
+        if end - start <= CUT_EVERY or next_to_apostrophe or text[start - 1 : start] == "_":
             continue
         position = start + CUT_EVERY
         while position < end:

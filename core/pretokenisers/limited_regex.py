@@ -20,6 +20,7 @@ Compiling cannot be interrupted either, and the ``regex`` module writes counted 
 repeats, written out, exceed :data:`MAX_EXPANDED_SIZE` elements (Oniguruma, which HF runs
 patterns with, refuses any single count above that number).
 """
+
 from __future__ import annotations
 
 import os
@@ -59,7 +60,7 @@ def pattern_excerpt(pattern: str) -> str:
     """A pattern for messages: cut to a readable length, control characters escaped, and
     backslashes left single (``repr`` would double them)."""
     shown = escape_controls(pattern)
-    return shown if len(shown) <= _EXCERPT else shown[:_EXCERPT - 1] + "…"
+    return shown if len(shown) <= _EXCERPT else shown[: _EXCERPT - 1] + "…"
 
 
 class LimitedPattern:
@@ -100,9 +101,11 @@ class LimitedPattern:
         return self.limit * (1 + len(string) // CHARACTERS_PER_LIMIT)
 
     def _timed_out(self, string: str) -> InputError:
-        return InputError(f"{self.role} '{pattern_excerpt(self.text)}' took more than "
-                          f"{self._seconds(string):g} s on a {len(string):,}-character text; the pattern is not "
-                          f"one of the known ones, so it runs with a time limit ({LIMIT_VARIABLE} sets it)")
+        return InputError(
+            f"{self.role} '{pattern_excerpt(self.text)}' took more than "
+            f"{self._seconds(string):g} s on a {len(string):,}-character text; the pattern is not "
+            f"one of the known ones, so it runs with a time limit ({LIMIT_VARIABLE} sets it)"
+        )
 
     def __repr__(self) -> str:
         return f"LimitedPattern({self.text!r})"
@@ -115,17 +118,21 @@ def limit_note(patterns: tuple[LimitedPattern, ...]) -> str | None:
     if not custom:
         return None
     shown = ", ".join(f"'{pattern_excerpt(text)}'" for text in custom)
-    return (f"custom regex{'es' * (len(custom) > 1)} {shown}: not one of the known tokenisers' patterns, so "
-            f"{'each' if len(custom) > 1 else 'it'} runs with a time limit of {patterns[0].limit:g} s per call "
-            f"(per {CHARACTERS_PER_LIMIT:,} characters of text)")
+    return (
+        f"custom regex{'es' * (len(custom) > 1)} {shown}: not one of the known tokenisers' patterns, so "
+        f"{'each' if len(custom) > 1 else 'it'} runs with a time limit of {patterns[0].limit:g} s per call "
+        f"(per {CHARACTERS_PER_LIMIT:,} characters of text)"
+    )
 
 
 def check_size(pattern: str, role: str) -> None:
     """InputError when ``pattern`` is too large once its counted repeats are written out."""
     size = len(pattern) if len(pattern) > MAX_EXPANDED_SIZE else expanded_size(pattern)
     if size > MAX_EXPANDED_SIZE:
-        raise InputError(f"{role} '{pattern_excerpt(pattern)}' is too large: about {size:,} elements once its "
-                         f"counted repeats {{m,n}} are written out; the limit is {MAX_EXPANDED_SIZE:,}")
+        raise InputError(
+            f"{role} '{pattern_excerpt(pattern)}' is too large: about {size:,} elements once its "
+            f"counted repeats {{m,n}} are written out; the limit is {MAX_EXPANDED_SIZE:,}"
+        )
 
 
 def expanded_size(pattern: str) -> int:
@@ -163,7 +170,7 @@ def expanded_size(pattern: str) -> int:
 
 def _escape_end(pattern: str, i: int) -> int:
     """Where the escape at ``i`` ends (``\\p{...}`` and the like run to their brace)."""
-    if pattern[i + 1:i + 2] in _BRACED_ESCAPES and pattern[i + 2:i + 3] == "{":
+    if pattern[i + 1 : i + 2] in _BRACED_ESCAPES and pattern[i + 2 : i + 3] == "{":
         close = pattern.find("}", i + 3)
         return len(pattern) if close < 0 else close + 1
     return i + 2
@@ -172,9 +179,9 @@ def _escape_end(pattern: str, i: int) -> int:
 def _class_end(pattern: str, i: int) -> int:
     """Where the character class opening at ``i`` ends (nested sets, escapes, a leading ``]``)."""
     depth, j = 1, i + 1
-    if pattern[j:j + 1] == "^":
+    if pattern[j : j + 1] == "^":
         j += 1
-    if pattern[j:j + 1] == "]":
+    if pattern[j : j + 1] == "]":
         j += 1
     while j < len(pattern) and depth:
         c = pattern[j]

@@ -2,7 +2,7 @@
 
 This is the SentencePiece-style ``▁`` convention used by the BPE variants in the papers when they
 work on characters rather than bytes; with ``replacement="Ġ"`` or ``"_"`` it also represents those
-word-start markers (the ``_`` prefix of rebpe.txt App. B.1 step 6, without the rest of that
+word-start markers (the ``_`` prefix of [rebpe App. B.1] step 6, without the rest of that
 pipeline). Semantics follow HF ``tokenizers.pre_tokenizers.Metaspace``:
 
 1. every space U+0020 (only that character) becomes ``replacement``;
@@ -12,11 +12,12 @@ pipeline). Semantics follow HF ``tokenizers.pre_tokenizers.Metaspace``:
 3. with ``split`` the text is cut before every ``replacement`` (HF ``MergedWithNext``), so each
    pretoken starts with the marker except possibly the first; without it, one pretoken.
 """
+
 from __future__ import annotations
 
+from core.options import check_bool, check_choice
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
-from core.options import check_bool, check_choice
 from core.pretokenisers.spec_checks import check_marker, check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
@@ -26,8 +27,13 @@ PREPEND_SCHEMES = ("always", "first", "never")
 class Metaspace(NormalisedPretokeniser):
     kind = "metaspace"
 
-    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True,
-                 normaliser: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        replacement: str = "▁",
+        prepend_scheme: str = "always",
+        split: bool = True,
+        normaliser: tuple[str, ...] = (),
+    ):
         self.replacement = check_marker("replacement", replacement, single_char=True)
         self.prepend_scheme = check_choice("prepend_scheme", prepend_scheme, PREPEND_SCHEMES)
         self.split = check_bool("split", split)
@@ -63,11 +69,14 @@ class Metaspace(NormalisedPretokeniser):
         return escape_controls(token)
 
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "replacement": self.replacement,
-                "prepend_scheme": self.prepend_scheme, "split": self.split,
-                "normaliser": list(self.normaliser)}
+        return {
+            "kind": self.kind,
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split,
+            "normaliser": list(self.normaliser),
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "Metaspace":
-        return cls(**spec_arguments(spec, cls.kind,
-                                    ("replacement", "prepend_scheme", "split", "normaliser")))
+    def from_spec(cls, spec: dict) -> Metaspace:
+        return cls(**spec_arguments(spec, cls.kind, ("replacement", "prepend_scheme", "split", "normaliser")))

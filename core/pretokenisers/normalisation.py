@@ -2,14 +2,16 @@
 field (NFC, NFD, NFKC, NFKD, Lowercase and Sequences of those).
 
 No paper section of its own: the byte-level and Metaspace pre-tokenisers normally run without
-normalisation; the ReBPE pipeline (rebpe.txt App. B.1 step 1) fixes NFKC itself.
+normalisation; the ReBPE pipeline ([rebpe App. B.1] step 1) fixes NFKC itself.
 Lowercasing uses Python's ``str.lower`` (full case mapping, final sigma included), which agrees
 with Rust's ``to_lowercase`` used by HF apart from Unicode-version differences.
 """
+
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
@@ -62,8 +64,9 @@ def normaliser_from_hf(obj: Any) -> tuple[str, ...]:
         return tuple(step for part in inner for step in normaliser_from_hf(part))
     if kind in _FROM_HF:
         return (_FROM_HF[kind],)
-    raise InputError(f"unsupported normalizer type {kind!r}; supported: null, "
-                     f"{', '.join(_HF_NAMES.values())} and Sequence of those")
+    raise InputError(
+        f"unsupported normalizer type {kind!r}; supported: null, {', '.join(_HF_NAMES.values())} and Sequence of those"
+    )
 
 
 class NormalisedPretokeniser(Pretokeniser):

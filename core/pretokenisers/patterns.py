@@ -1,4 +1,4 @@
-r"""Pre-tokenisation regexes of boundless-bpe.txt Appendix A, Listing 3 (and §3.5 / Listing 2).
+r"""Pre-tokenisation regexes of [boundless Appendix A], Listing 3 (and §3.5 / Listing 2).
 
 The four patterns are the branches of Listing 3 joined with ``|``, each commented with its label.
 The listing as printed in the paper text has transcription damage, repaired here so that the
@@ -29,6 +29,7 @@ known ones (:data:`KNOWN_PATTERNS`: these and the real tokenisers' patterns of
 :mod:`core.pretokenisers.real_patterns`) as they are, any other one as a
 :class:`core.pretokenisers.limited_regex.LimitedPattern`, which runs with a time limit.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -40,47 +41,55 @@ from core.pretokenisers.letter_runs import LetterRunCut
 from core.pretokenisers.limited_regex import LimitedPattern, check_size, pattern_excerpt
 from core.pretokenisers.real_patterns import REAL_PATTERNS, ULTIMATE_PATTERN
 
-GPT2_PATTERN = "|".join([
-    r"'(?:[sdmt]|ll|ve|re)",  # T-1, English contractions
-    r" ?\p{L}+",  # T-2, words
-    r" ?\p{N}+",  # T-3, digits
-    r" ?[^\s\p{L}\p{N}]+",  # T-4, not letters, digits, or whitespace
-    r"\s+(?!\S)",  # T-5, all-but-last whitespace
-    r"\s+",  # T-6, whitespace
-])
+GPT2_PATTERN = "|".join(
+    [
+        r"'(?:[sdmt]|ll|ve|re)",  # T-1, English contractions
+        r" ?\p{L}+",  # T-2, words
+        r" ?\p{N}+",  # T-3, digits
+        r" ?[^\s\p{L}\p{N}]+",  # T-4, not letters, digits, or whitespace
+        r"\s+(?!\S)",  # T-5, all-but-last whitespace
+        r"\s+",  # T-6, whitespace
+    ]
+)
 
-GPT4_PATTERN = "|".join([
-    r"'(?:[sdmt]|ll|ve|re)",  # F-1, English contractions
-    r"[^\r\n\p{L}\p{N}]?+\p{L}+",  # F-2, words, w/ opt non-alphanumeric
-    r"\p{N}{1,3}",  # F-3, digits
-    r" ?[^\s\p{L}\p{N}]++[\r\n]*",  # F-4, not letters, digits, or whitespace
-    r"\s*[\r\n]",  # F-5, whitespace with line-ending
-    r"\s+(?!\S)",  # F-6, all-but-last whitespace
-    r"\s+",  # F-7, all whitespace
-])
+GPT4_PATTERN = "|".join(
+    [
+        r"'(?:[sdmt]|ll|ve|re)",  # F-1, English contractions
+        r"[^\r\n\p{L}\p{N}]?+\p{L}+",  # F-2, words, w/ opt non-alphanumeric
+        r"\p{N}{1,3}",  # F-3, digits
+        r" ?[^\s\p{L}\p{N}]++[\r\n]*",  # F-4, not letters, digits, or whitespace
+        r"\s*[\r\n]",  # F-5, whitespace with line-ending
+        r"\s+(?!\S)",  # F-6, all-but-last whitespace
+        r"\s+",  # F-7, all whitespace
+    ]
+)
 
-PUNCT_PATTERN = "|".join([
-    r" ?\p{L}+",  # P-1, words
-    r"\p{N}{1,3}",  # P-2, digits
-    r" ?[^\s\p{L}\p{N}]++[\r\n]*",  # P-3, not letters, digits, or whitespace
-    r"\s*[\r\n]",  # P-4, whitespace with line-ending
-    r"\s+(?!\S)",  # P-5, all-but-last whitespace
-    r"\s+",  # P-6, whitespace
-])
+PUNCT_PATTERN = "|".join(
+    [
+        r" ?\p{L}+",  # P-1, words
+        r"\p{N}{1,3}",  # P-2, digits
+        r" ?[^\s\p{L}\p{N}]++[\r\n]*",  # P-3, not letters, digits, or whitespace
+        r"\s*[\r\n]",  # P-4, whitespace with line-ending
+        r"\s+(?!\S)",  # P-5, all-but-last whitespace
+        r"\s+",  # P-6, whitespace
+    ]
+)
 
-BOUNDLESS_PATTERN = "|".join([
-    r" ?(?:\p{L}\p{M}*)+['\u2019](?:\p{L}\p{M}*)+",  # B-1, contraction, allow curly apostrophe
-    r"_(?:\p{L}\p{M}*)+",  # B-2, snake_case, with underscore at front
-    r" ?(?:\p{Lu}\p{M}*)+(?=(?:\p{Lu}\p{M}*)(?:\p{Ll}\p{M}*))",  # B-3, uppercase followed by upper+lower
-    r" ?(?:\p{Lu}\p{M}*)?(?:\p{Ll}\p{M}*)+",  # B-4, optional uppercase, and one or more lowercase
-    r" ?(?:\p{Lu}\p{M}*)+",  # B-5, all uppercase acronym CONSTANT
-    r" ?(?:[\p{Lt}\p{Lm}\p{Lo}]\p{M}*)+",  # B-6, titlecase, modifier, or uncased letters
-    r" ?(?:\p{N}\p{M}*){1,3}(?=(?:(?:\p{N}\p{M}*){3})*(?:\P{N}|$))",  # B-7, numbers
-    r" ?(?:[\p{P}\p{S}]\p{M}*)+",  # B-8, punctuation and symbols
-    r"[^\S\r\n]*[\n\r]+|[^\S\r\n]+",  # B-9, whitespace
-    r" ?(?:[\p{Z}\p{C}]\p{M}*)+",  # B-10, separator or control
-    r"\p{M}+",  # B-11, leftover marks, just for bad utf-8
-])
+BOUNDLESS_PATTERN = "|".join(
+    [
+        r" ?(?:\p{L}\p{M}*)+['\u2019](?:\p{L}\p{M}*)+",  # B-1, contraction, allow curly apostrophe
+        r"_(?:\p{L}\p{M}*)+",  # B-2, snake_case, with underscore at front
+        r" ?(?:\p{Lu}\p{M}*)+(?=(?:\p{Lu}\p{M}*)(?:\p{Ll}\p{M}*))",  # B-3, uppercase followed by upper+lower
+        r" ?(?:\p{Lu}\p{M}*)?(?:\p{Ll}\p{M}*)+",  # B-4, optional uppercase, and one or more lowercase
+        r" ?(?:\p{Lu}\p{M}*)+",  # B-5, all uppercase acronym CONSTANT
+        r" ?(?:[\p{Lt}\p{Lm}\p{Lo}]\p{M}*)+",  # B-6, titlecase, modifier, or uncased letters
+        r" ?(?:\p{N}\p{M}*){1,3}(?=(?:(?:\p{N}\p{M}*){3})*(?:\P{N}|$))",  # B-7, numbers
+        r" ?(?:[\p{P}\p{S}]\p{M}*)+",  # B-8, punctuation and symbols
+        r"[^\S\r\n]*[\n\r]+|[^\S\r\n]+",  # B-9, whitespace
+        r" ?(?:[\p{Z}\p{C}]\p{M}*)+",  # B-10, separator or control
+        r"\p{M}+",  # B-11, leftover marks, just for bad utf-8
+    ]
+)
 
 #: HF ``pre_tokenizers.Whitespace`` (``\w+|[^\w\s]+`` in Rust's regex crate): runs of word
 #: characters or of other non-space characters. ``\w`` is spelt out as the Unicode (UTS #18)
@@ -116,15 +125,18 @@ def compile_pattern(pattern: str) -> regex.Pattern | LimitedPattern:
     """:func:`compile_regex` of a pattern name or a raw pattern; InputError if it does not compile
     or is a bare word that is not a known name (most likely a misspelt name)."""
     if not isinstance(pattern, str) or not pattern:
-        raise InputError(f"pattern must be a pattern name ({', '.join(NAMED_PATTERNS)}) or a regex, "
-                         f"got {pattern!r}")
+        raise InputError(f"pattern must be a pattern name ({', '.join(NAMED_PATTERNS)}) or a regex, got {pattern!r}")
     if pattern not in NAMED_PATTERNS and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", pattern):
-        raise InputError(f"unknown pattern name {pattern!r}; known: {', '.join(NAMED_PATTERNS)} "
-                         f"(a bare word is read as a name; write (?:{pattern}) for that literal regex)")
+        raise InputError(
+            f"unknown pattern name {pattern!r}; known: {', '.join(NAMED_PATTERNS)} "
+            f"(a bare word is read as a name; write (?:{pattern}) for that literal regex)"
+        )
     return compile_regex(NAMED_PATTERNS.get(pattern, pattern))
 
 
-def compile_regex(text: str, flags: str = "", role: str = "pre-tokeniser pattern") -> regex.Pattern | LimitedPattern | LetterRunCut:
+def compile_regex(
+    text: str, flags: str = "", role: str = "pre-tokeniser pattern"
+) -> regex.Pattern | LimitedPattern | LetterRunCut:
     """``text`` (with inline ``flags`` such as ``(?m)`` put in front) compiled: as it is when
     ``text`` is one of :data:`KNOWN_PATTERNS`, otherwise as a LimitedPattern that names itself
     ``role`` in messages; the BoundlessBPE patterns cut long letter runs (:mod:`letter_runs`).

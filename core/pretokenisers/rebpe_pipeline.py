@@ -1,4 +1,4 @@
-"""The ReBPE preprocessing pipeline of rebpe.txt Appendix B.1, paragraph "Preprocessing".
+"""The ReBPE preprocessing pipeline of [rebpe Appendix B.1], paragraph "Preprocessing".
 
 Steps, applied to every whitespace-separated string of the NFKC text (steps 2 and 3 commute:
 punctuation pieces never contain whitespace, and an apostrophe "surrounded by non-space" is
@@ -42,6 +42,7 @@ Choices the paper leaves open, each an option of :class:`ReBPEPipeline` (default
   the same source; only the first character's capital is recorded (``NASA`` decodes as
   ``Nasa``).
 """
+
 from __future__ import annotations
 
 import string
@@ -51,8 +52,8 @@ from dataclasses import dataclass
 import regex
 
 from core.errors import InputError
-from core.pretokenisers.base import Pretoken, Pretokeniser
 from core.options import check_bool, check_choice, check_int
+from core.pretokenisers.base import Pretoken, Pretokeniser
 from core.pretokenisers.spec_checks import check_marker, check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
@@ -76,22 +77,33 @@ class _Piece:
     marked: bool = False  # carries the word-start marker
     contraction: bool = False  # produced by step 4 (exempt from step 5)
 
-    def cut(self, bounds: list[int]) -> list["_Piece"]:
+    def cut(self, bounds: list[int]) -> list[_Piece]:
         """Pieces between consecutive cut positions (0 and len included); marker on the first."""
         bounds = sorted({0, len(self.text), *bounds})
-        return [_Piece(self.text[a:b], self.start + a, self.marked and a == 0, self.contraction)
-                for a, b in zip(bounds, bounds[1:])]
+        return [
+            _Piece(self.text[a:b], self.start + a, self.marked and a == 0, self.contraction)
+            for a, b in zip(bounds, bounds[1:])
+        ]
 
 
 class ReBPEPipeline(Pretokeniser):
-    """rebpe.txt App. B.1 "Preprocessing" (steps 1-9); ``marker`` defaults to ``_``."""
+    """[rebpe App. B.1] "Preprocessing" (steps 1-9); ``marker`` defaults to ``_``."""
 
     kind = "rebpe"
 
-    def __init__(self, marker: str = "_", capital_marker: str = "↑", prefix: str = "word",
-                 punctuation_runs: str = "run", split_symbols: bool = False,
-                 contractions: bool = True, apostrophe_to: str = "longer",
-                 digit_group_size: int = 3, isolate_digits: bool = True, lowercase: bool = True):
+    def __init__(
+        self,
+        marker: str = "_",
+        capital_marker: str = "↑",
+        prefix: str = "word",
+        punctuation_runs: str = "run",
+        split_symbols: bool = False,
+        contractions: bool = True,
+        apostrophe_to: str = "longer",
+        digit_group_size: int = 3,
+        isolate_digits: bool = True,
+        lowercase: bool = True,
+    ):
         self.marker = check_marker("marker", marker)
         self.capital_marker = check_marker("capital_marker", capital_marker)
         if self.capital_marker == self.marker:
@@ -133,14 +145,16 @@ class ReBPEPipeline(Pretokeniser):
 
     def _split_punctuation(self, piece: _Piece) -> list[_Piece]:
         s = piece.text
-        splits = [self._is_punctuation(c) and c not in HYPHENS
-                  and not (c in APOSTROPHES and 0 < i < len(s) - 1) for i, c in enumerate(s)]
+        splits = [
+            self._is_punctuation(c) and c not in HYPHENS and not (c in APOSTROPHES and 0 < i < len(s) - 1)
+            for i, c in enumerate(s)
+        ]
         bounds = []
         for i in range(1, len(s)):
-            if splits[i] != splits[i - 1]:
-                bounds.append(i)
-            elif splits[i] and (self.punctuation_runs == "single"
-                                or (self.punctuation_runs == "same" and s[i] != s[i - 1])):
+            if splits[i] != splits[i - 1] or (
+                splits[i]
+                and (self.punctuation_runs == "single" or (self.punctuation_runs == "same" and s[i] != s[i - 1]))
+            ):
                 bounds.append(i)
         return piece.cut(bounds)
 
@@ -162,8 +176,11 @@ class ReBPEPipeline(Pretokeniser):
         s = piece.text
         if piece.contraction:
             return [piece]
-        points = [i for i in range(1, len(s) - 1) if s[i] in APOSTROPHES
-                  and s[i - 1] not in APOSTROPHES and s[i + 1] not in APOSTROPHES]
+        points = [
+            i
+            for i in range(1, len(s) - 1)
+            if s[i] in APOSTROPHES and s[i - 1] not in APOSTROPHES and s[i + 1] not in APOSTROPHES
+        ]
         if not points:
             return [piece]
         edges = [-1, *points, len(s)]
@@ -242,7 +259,7 @@ class ReBPEPipeline(Pretokeniser):
                 capitalise = True
                 continue
             if token.startswith(self.marker):
-                token = token[len(self.marker):]
+                token = token[len(self.marker) :]
                 if out:
                     out.append(" ")
             if token:
@@ -256,16 +273,34 @@ class ReBPEPipeline(Pretokeniser):
         return escape_controls(token)
 
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "marker": self.marker, "capital_marker": self.capital_marker,
-                "prefix": self.prefix, "punctuation_runs": self.punctuation_runs,
-                "split_symbols": self.split_symbols, "contractions": self.contractions,
-                "apostrophe_to": self.apostrophe_to, "digit_group_size": self.digit_group_size,
-                "isolate_digits": self.isolate_digits, "lowercase": self.lowercase}
+        return {
+            "kind": self.kind,
+            "marker": self.marker,
+            "capital_marker": self.capital_marker,
+            "prefix": self.prefix,
+            "punctuation_runs": self.punctuation_runs,
+            "split_symbols": self.split_symbols,
+            "contractions": self.contractions,
+            "apostrophe_to": self.apostrophe_to,
+            "digit_group_size": self.digit_group_size,
+            "isolate_digits": self.isolate_digits,
+            "lowercase": self.lowercase,
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "ReBPEPipeline":
-        allowed = ("marker", "capital_marker", "prefix", "punctuation_runs", "split_symbols",
-                   "contractions", "apostrophe_to", "digit_group_size", "isolate_digits", "lowercase")
+    def from_spec(cls, spec: dict) -> ReBPEPipeline:
+        allowed = (
+            "marker",
+            "capital_marker",
+            "prefix",
+            "punctuation_runs",
+            "split_symbols",
+            "contractions",
+            "apostrophe_to",
+            "digit_group_size",
+            "isolate_digits",
+            "lowercase",
+        )
         return cls(**spec_arguments(spec, cls.kind, allowed))
 
 

@@ -1,4 +1,4 @@
-"""Splitting with a pre-tokenisation regex (boundless-bpe.txt App. A, Listing 3), optionally
+"""Splitting with a pre-tokenisation regex ([boundless App. A], Listing 3), optionally
 followed by the GPT-2 byte mapping.
 
 Pretokens are the non-empty matches of the pattern, left to right (``regex.findall``
@@ -10,18 +10,17 @@ pretoken of its own instead (HF ``Split`` with behaviour ``Isolated``). The four
 partition of the text; the ``whitespace`` pattern drops whitespace by design. A raw pattern that
 is not a known one runs with a time limit (:mod:`core.pretokenisers.limited_regex`).
 """
+
 from __future__ import annotations
 
+from core.options import check_bool, check_choice
 from core.pretokenisers.base import Pretoken
-from core.pretokenisers.byte_level import (BYTE_SPACE, byte_chars_to_text, display_byte_chars,
-                                           text_to_byte_chars)
+from core.pretokenisers.byte_level import BYTE_SPACE, byte_chars_to_text, display_byte_chars, text_to_byte_chars
 from core.pretokenisers.limited_regex import LimitedPattern
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
 from core.pretokenisers.patterns import COVERING_PATTERNS, compile_pattern, pattern_name
-from core.options import check_bool, check_choice
 from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
-
 
 UNMATCHED_MODES = ("drop", "keep")
 
@@ -36,8 +35,9 @@ class RegexSplit(NormalisedPretokeniser):
 
     kind = "regex"
 
-    def __init__(self, pattern: str = "gpt2", byte_level: bool = False,
-                 normaliser: tuple[str, ...] = (), unmatched: str = "drop"):
+    def __init__(
+        self, pattern: str = "gpt2", byte_level: bool = False, normaliser: tuple[str, ...] = (), unmatched: str = "drop"
+    ):
         self._regex = compile_pattern(pattern)
         self.limited_patterns = (self._regex,) if isinstance(self._regex, LimitedPattern) else ()
         self.pattern = pattern_name(pattern) or pattern
@@ -70,8 +70,11 @@ class RegexSplit(NormalisedPretokeniser):
         """The pretoken strings alone (no per-character sources: the hot path of segmentation)."""
         text = self.normalise(check_text(text))
         if self.unmatched == "drop":
-            pieces = [p for p in self._regex.findall(text) if p] if self._regex.groups == 0 else \
-                [text[a:b] for a, b in self._spans(text)]
+            pieces = (
+                [p for p in self._regex.findall(text) if p]
+                if self._regex.groups == 0
+                else [text[a:b] for a, b in self._spans(text)]
+            )
         else:
             pieces = [text[a:b] for a, b in self._spans(text)]
         return [text_to_byte_chars(p) for p in pieces] if self.byte_level else pieces
@@ -99,9 +102,14 @@ class RegexSplit(NormalisedPretokeniser):
         return display_byte_chars(token) if self.byte_level else escape_controls(token)
 
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "pattern": self.pattern, "byte_level": self.byte_level,
-                "unmatched": self.unmatched, "normaliser": list(self.normaliser)}
+        return {
+            "kind": self.kind,
+            "pattern": self.pattern,
+            "byte_level": self.byte_level,
+            "unmatched": self.unmatched,
+            "normaliser": list(self.normaliser),
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "RegexSplit":
+    def from_spec(cls, spec: dict) -> RegexSplit:
         return cls(**spec_arguments(spec, cls.kind, ("pattern", "byte_level", "unmatched", "normaliser")))

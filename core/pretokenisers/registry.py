@@ -3,6 +3,7 @@
 A spec is ``{"kind": ..., **constructor arguments}`` as produced by ``Pretokeniser.to_spec()``;
 ``pretokeniser_from_spec(p.to_spec()) == p`` for every pre-tokeniser here.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,8 +21,17 @@ from core.pretokenisers.whitespace import WhitespaceSplit
 
 #: kind -> class; every class has ``from_spec(spec)``.
 PRETOKENISER_CLASSES: dict[str, type[Pretokeniser]] = {
-    cls.kind: cls for cls in (ByteLevel, Metaspace, WhitespaceSplit, RegexSplit, ReBPEPipeline,
-                              SentencePieceNormaliser, SpecialTokenSplit, HFPipeline)
+    cls.kind: cls
+    for cls in (
+        ByteLevel,
+        Metaspace,
+        WhitespaceSplit,
+        RegexSplit,
+        ReBPEPipeline,
+        SentencePieceNormaliser,
+        SpecialTokenSplit,
+        HFPipeline,
+    )
 }
 
 

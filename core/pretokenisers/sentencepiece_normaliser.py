@@ -24,12 +24,13 @@ pieces of several ``▁``); "none" keeps the whole normalised text as one pretok
 SentencePiece's encoders see it. ``treat_whitespace_as_suffix`` models are not supported. User-defined pieces are only
 protected from normalisation here; the model takes them as atoms.
 """
+
 from __future__ import annotations
 
 from core.errors import InputError
+from core.options import check_bool, check_choice
 from core.pretokenisers.base import Pretoken, Pretokeniser
 from core.pretokenisers.charsmap import Charsmap, charsmap_pieces
-from core.options import check_bool, check_choice
 from core.pretokenisers.spec_checks import check_text, spec_arguments
 from core.pretokenisers.visible import escape_controls
 
@@ -41,10 +42,17 @@ class SentencePieceNormaliser(Pretokeniser):
     kind = "sentencepiece"
     sources_in_original = True
 
-    def __init__(self, charsmap: Charsmap | str | bytes | None = None, rule: str = "identity", *,
-                 add_dummy_prefix: bool = True, remove_extra_whitespaces: bool = True,
-                 escape_whitespaces: bool = True, split: str = "each",
-                 user_defined: tuple[str, ...] | list[str] = ()):
+    def __init__(
+        self,
+        charsmap: Charsmap | str | bytes | None = None,
+        rule: str = "identity",
+        *,
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+        split: str = "each",
+        user_defined: tuple[str, ...] | list[str] = (),
+    ):
         if isinstance(charsmap, str):
             charsmap = Charsmap.from_base64(charsmap) if charsmap else None
         elif isinstance(charsmap, (bytes, bytearray)):
@@ -59,8 +67,11 @@ class SentencePieceNormaliser(Pretokeniser):
         self.remove_extra_whitespaces = check_bool("remove_extra_whitespaces", remove_extra_whitespaces)
         self.escape_whitespaces = check_bool("escape_whitespaces", escape_whitespaces)
         self.split = check_choice("split", split, SPLIT_MODES)
-        if isinstance(user_defined, str) or not isinstance(user_defined, (list, tuple)) or not all(
-                isinstance(p, str) and p for p in user_defined):
+        if (
+            isinstance(user_defined, str)
+            or not isinstance(user_defined, (list, tuple))
+            or not all(isinstance(p, str) and p for p in user_defined)
+        ):
             raise InputError(f"user_defined must be a list of non-empty strings, got {user_defined!r}")
         self.user_defined: tuple[str, ...] = tuple(dict.fromkeys(user_defined))
         self._protected_set = frozenset(self.user_defined)
@@ -70,7 +81,7 @@ class SentencePieceNormaliser(Pretokeniser):
     # --- normalisation -------------------------------------------------------------------------
     def _protected(self, text: str, i: int) -> int:
         for length in self._protected_lengths:
-            if text[i:i + length] in self._protected_set:
+            if text[i : i + length] in self._protected_set:
                 return length
         return 0
 
@@ -122,8 +133,11 @@ class SentencePieceNormaliser(Pretokeniser):
             return [Pretoken(normalised, sources)]
         marker = self.marker
         runs = self.split == "runs"
-        cuts = [0] + [i for i in range(1, len(normalised))
-                      if normalised[i] == marker and not (runs and normalised[i - 1] == marker)]
+        cuts = [0] + [
+            i
+            for i in range(1, len(normalised))
+            if normalised[i] == marker and not (runs and normalised[i - 1] == marker)
+        ]
         cuts.append(len(normalised))
         return [Pretoken(normalised[a:b], sources[a:b]) for a, b in zip(cuts, cuts[1:])]
 
@@ -147,35 +161,63 @@ class SentencePieceNormaliser(Pretokeniser):
 
     # --- specs ---------------------------------------------------------------------------------
     def to_spec(self) -> dict:
-        return {"kind": self.kind, "charsmap": self.charsmap.to_base64() if self.charsmap else None,
-                "rule": self.rule, "add_dummy_prefix": self.add_dummy_prefix,
-                "remove_extra_whitespaces": self.remove_extra_whitespaces,
-                "escape_whitespaces": self.escape_whitespaces, "split": self.split,
-                "user_defined": list(self.user_defined)}
+        return {
+            "kind": self.kind,
+            "charsmap": self.charsmap.to_base64() if self.charsmap else None,
+            "rule": self.rule,
+            "add_dummy_prefix": self.add_dummy_prefix,
+            "remove_extra_whitespaces": self.remove_extra_whitespaces,
+            "escape_whitespaces": self.escape_whitespaces,
+            "split": self.split,
+            "user_defined": list(self.user_defined),
+        }
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "SentencePieceNormaliser":
-        args = spec_arguments(spec, cls.kind, ("charsmap", "rule", "add_dummy_prefix",
-                                               "remove_extra_whitespaces", "escape_whitespaces",
-                                               "split", "user_defined"))
+    def from_spec(cls, spec: dict) -> SentencePieceNormaliser:
+        args = spec_arguments(
+            spec,
+            cls.kind,
+            (
+                "charsmap",
+                "rule",
+                "add_dummy_prefix",
+                "remove_extra_whitespaces",
+                "escape_whitespaces",
+                "split",
+                "user_defined",
+            ),
+        )
         charsmap = args.pop("charsmap", None)
         if charsmap is not None and not isinstance(charsmap, str):
             raise InputError(f"charsmap must be base64 text or null, got {charsmap!r}")
         return cls(charsmap, **args)
 
     def __hash__(self) -> int:
-        return hash((self.charsmap, self.rule, self.add_dummy_prefix, self.remove_extra_whitespaces,
-                     self.escape_whitespaces, self.split, self.user_defined))
+        return hash(
+            (
+                self.charsmap,
+                self.rule,
+                self.add_dummy_prefix,
+                self.remove_extra_whitespaces,
+                self.escape_whitespaces,
+                self.split,
+                self.user_defined,
+            )
+        )
 
     def describe(self) -> str:
-        return (f"SentencePiece normaliser: rule {self.rule}, add_dummy_prefix={self.add_dummy_prefix}, "
-                f"remove_extra_whitespaces={self.remove_extra_whitespaces}, split={self.split}")
+        return (
+            f"SentencePiece normaliser: rule {self.rule}, add_dummy_prefix={self.add_dummy_prefix}, "
+            f"remove_extra_whitespaces={self.remove_extra_whitespaces}, split={self.split}"
+        )
 
     def short_description(self) -> str:
         return f"SentencePiece ({self.rule})"
 
     def __repr__(self) -> str:
-        return (f"SentencePieceNormaliser(rule={self.rule!r}, add_dummy_prefix={self.add_dummy_prefix}, "
-                f"remove_extra_whitespaces={self.remove_extra_whitespaces}, "
-                f"escape_whitespaces={self.escape_whitespaces}, split={self.split}, "
-                f"user_defined={len(self.user_defined)})")
+        return (
+            f"SentencePieceNormaliser(rule={self.rule!r}, add_dummy_prefix={self.add_dummy_prefix}, "
+            f"remove_extra_whitespaces={self.remove_extra_whitespaces}, "
+            f"escape_whitespaces={self.escape_whitespaces}, split={self.split}, "
+            f"user_defined={len(self.user_defined)})"
+        )

@@ -3,9 +3,11 @@
 Every check raises :class:`core.errors.InputError` with a message that says what was found and
 what was expected, so a bad spec or a bad constructor argument reads the same in the CLI and UI.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from core.errors import InputError, excerpt
 
@@ -35,6 +37,8 @@ def spec_arguments(spec: Any, kind: str, allowed: Iterable[str]) -> dict[str, An
     allowed = tuple(allowed)
     unknown = sorted(set(spec) - set(allowed) - {"kind"})
     if unknown:
-        raise InputError(f"unknown field(s) {', '.join(map(excerpt, unknown[:5]))} in a {kind!r} spec; "
-                         f"allowed: {', '.join(map(repr, allowed)) or 'none'}")
+        raise InputError(
+            f"unknown field(s) {', '.join(map(excerpt, unknown[:5]))} in a {kind!r} spec; "
+            f"allowed: {', '.join(map(repr, allowed)) or 'none'}"
+        )
     return {key: value for key, value in spec.items() if key != "kind"}

@@ -11,6 +11,7 @@ text as given). The special tokens are looked up as strings (a dict per first ch
 length), not as one alternation regex, which a file with many of them would make slow to compile
 and to run.
 """
+
 from __future__ import annotations
 
 from core.errors import InputError
@@ -27,8 +28,11 @@ class SpecialTokenSplit(Pretokeniser):
             raise InputError(f"inner must be a pre-tokeniser, got {inner!r}")
         if getattr(inner, "normaliser", ()):
             raise InputError("the inner pre-tokeniser of special-token splitting must not normalise")
-        if isinstance(specials, str) or not isinstance(specials, (list, tuple)) or not all(
-                isinstance(s, str) and s for s in specials):
+        if (
+            isinstance(specials, str)
+            or not isinstance(specials, (list, tuple))
+            or not all(isinstance(s, str) and s for s in specials)
+        ):
             raise InputError(f"specials must be a list of non-empty strings, got {specials!r}")
         self.inner = inner
         self.specials: tuple[str, ...] = tuple(dict.fromkeys(specials))
@@ -91,7 +95,7 @@ class SpecialTokenSplit(Pretokeniser):
         return {"kind": self.kind, "inner": self.inner.to_spec(), "specials": list(self.specials)}
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "SpecialTokenSplit":
+    def from_spec(cls, spec: dict) -> SpecialTokenSplit:
         from core.pretokenisers.registry import pretokeniser_from_spec
 
         args = spec_arguments(spec, cls.kind, ("inner", "specials"))

@@ -4,6 +4,7 @@ Control characters become escapes (``\\n``, ``\\t``, ``\\r``, ``\\xNN`` below U+
 ``\\uNNNN`` from U+0080 on), so an escape ``\\xNN`` with NN >= 80 can only mean an undecodable byte
 (see :func:`core.pretokenisers.byte_level.display_byte_chars`).
 """
+
 from __future__ import annotations
 
 import unicodedata

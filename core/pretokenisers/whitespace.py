@@ -1,11 +1,12 @@
 """HF ``WhitespaceSplit`` pre-tokeniser: pretokens are the maximal runs of non-whitespace.
 
-The word-level splitting that word-frequency based BPE training starts from (cf. rebpe.txt
-App. B.1, "Split ... on whitespace without keeping the whitespace characters"). Whitespace is
+The word-level splitting that word-frequency based BPE training starts from (cf. [rebpe
+App. B.1], "Split ... on whitespace without keeping the whitespace characters"). Whitespace is
 the Unicode White_Space property, as Rust's ``char::is_whitespace`` used by HF (so U+001C..U+001F
 and U+200B are *not* whitespace, unlike Python's ``str.split``). No marker: word boundaries are
 not recoverable from the tokens, so :meth:`decode` just concatenates.
 """
+
 from __future__ import annotations
 
 import regex
@@ -37,5 +38,5 @@ class WhitespaceSplit(NormalisedPretokeniser):
         return {"kind": self.kind, "normaliser": list(self.normaliser)}
 
     @classmethod
-    def from_spec(cls, spec: dict) -> "WhitespaceSplit":
+    def from_spec(cls, spec: dict) -> WhitespaceSplit:
         return cls(**spec_arguments(spec, cls.kind, ("normaliser",)))

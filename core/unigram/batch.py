@@ -1,6 +1,6 @@
 """The lattices of many strings at once, in flat numpy arrays, for training.
 
-The same forward-backward and Viterbi as :mod:`core.unigram.lattice` (unigram.txt §3.2 E-step,
+The same forward-backward and Viterbi as :mod:`core.unigram.lattice` ([unigram §3.2] E-step,
 §3.3 pruning), vectorised as reference-implementations.md §9 advises: the arcs of every string
 are found once, for the seed vocabulary (:class:`CorpusArcs`); a vocabulary is then a mask over
 those arcs (:meth:`CorpusArcs.select`), so EM sub-iterations and pruning rounds never rescan
@@ -11,6 +11,7 @@ target node with ``reduceat``.
 Nodes are string positions: string s owns nodes ``offsets[s] .. offsets[s] + len(s)``.
 Viterbi ties go to the arc that starts first (the longest), as in :class:`Lattice.viterbi`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,8 +33,9 @@ class CorpusArcs:
     character, so hash collisions cannot create or lose an arc. ``beat`` hears the work of this
     search and of every pass over the arcs."""
 
-    def __init__(self, strings: Sequence[str], piece_ids: dict[str, int], max_length: int,
-                 beat: Heartbeat | None = None):
+    def __init__(
+        self, strings: Sequence[str], piece_ids: dict[str, int], max_length: int, beat: Heartbeat | None = None
+    ):
         self.beat = beat = beat or Heartbeat(None)
         self.lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         codes, self.offsets = _layout(strings, self.lengths)
@@ -60,8 +62,18 @@ class CorpusArcs:
             window = window * _BASE + codes[position + length - 1].astype(np.uint64)
             same_length = np.flatnonzero(piece_len == length)
             if len(same_length):
-                found.append(_match(window, position, length, codes, piece_hash[same_length],
-                                    piece_offsets[same_length], piece_codes, piece_id[same_length]))
+                found.append(
+                    _match(
+                        window,
+                        position,
+                        length,
+                        codes,
+                        piece_hash[same_length],
+                        piece_offsets[same_length],
+                        piece_codes,
+                        piece_id[same_length],
+                    )
+                )
         src = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=np.int64)
         length = np.concatenate([f[1] for f in found]) if found else np.zeros(0, dtype=np.int64)
         piece = np.concatenate([f[2] for f in found]) if found else np.zeros(0, dtype=np.int64)
@@ -160,8 +172,7 @@ class ActiveArcs:
             best[nodes] = top
         return best, back
 
-    def viterbi_paths(self, back: np.ndarray,
-                      strings: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def viterbi_paths(self, back: np.ndarray, strings: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The Viterbi path of every string (or of ``strings``) as parallel arrays
         (string index, arc index in this selection), last arc first."""
         arcs = self.arcs
@@ -227,8 +238,9 @@ def _match(window, position, length, codes, piece_hash, piece_start, piece_codes
     return src, np.full(len(src), length, dtype=np.int64), piece
 
 
-def _logsumexp_pass(values: np.ndarray, src: np.ndarray, dst: np.ndarray, score: np.ndarray,
-                    levels: _Levels, beat: Heartbeat) -> None:
+def _logsumexp_pass(
+    values: np.ndarray, src: np.ndarray, dst: np.ndarray, score: np.ndarray, levels: _Levels, beat: Heartbeat
+) -> None:
     for a0, a1, starts, lens, nodes in levels.steps(beat):
         v = values[src[a0:a1]] + score[a0:a1]
         top = np.maximum.reduceat(v, starts)

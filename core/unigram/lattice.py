@@ -1,6 +1,6 @@
 """The segmentation lattice of one pretoken under a Unigram model.
 
-unigram.txt §2: a segmentation x = (x_1..x_k) has probability P(x) = prod p(x_i) (Eq. 1); the
+[unigram §2]: a segmentation x = (x_1..x_k) has probability P(x) = prod p(x_i) (Eq. 1); the
 lattice holds every vocabulary piece that matches the pretoken at some position, so that
 
 - the forward-backward algorithm (Baum 1972; §3.2 E-step) gives log Z = log sum_x P(x), the
@@ -28,6 +28,7 @@ rounding, and so the choice between exactly tied paths, depends on the running s
 A character that is not a piece of the vocabulary gets an *unknown* arc of length one scored
 ``unk_score`` (SentencePiece: the lowest piece score minus 10), so every pretoken has a path.
 """
+
 from __future__ import annotations
 
 import math
@@ -75,9 +76,15 @@ class Lattice:
             self.ending[arc.end].append(arc)
 
     @classmethod
-    def build(cls, text: str, log_prob: Callable[[str], float | None], max_length: int,
-              unk_score: float, prefixes: set[str] | frozenset[str] | None = None,
-              float32: bool = False) -> Lattice:
+    def build(
+        cls,
+        text: str,
+        log_prob: Callable[[str], float | None],
+        max_length: int,
+        unk_score: float,
+        prefixes: set[str] | frozenset[str] | None = None,
+        float32: bool = False,
+    ) -> Lattice:
         """Arcs for every ``text[i:j]`` (length <= ``max_length``) that ``log_prob`` scores (None
         = not a piece). ``prefixes`` (every prefix of every piece), when given, stops the scan
         at the first substring that no piece starts with."""
@@ -220,8 +227,11 @@ class Lattice:
         tops: list[list[tuple[float, Arc | None, int]]] = [[] for _ in range(n + 1)]
         tops[0] = [(0.0, None, 0)]
         for j in range(1, n + 1):
-            candidates = [(score + arc.log_prob, arc, rank)
-                          for arc in self.ending[j] for rank, (score, _, _) in enumerate(tops[arc.start])]
+            candidates = [
+                (score + arc.log_prob, arc, rank)
+                for arc in self.ending[j]
+                for rank, (score, _, _) in enumerate(tops[arc.start])
+            ]
             candidates.sort(key=lambda c: -c[0])
             tops[j] = candidates[:k]
         paths = []
@@ -259,8 +269,10 @@ class Lattice:
         index = {arc: i for i, arc in enumerate(self.arcs)}
         return {
             "text": self.text,
-            "arcs": [{"start": a.start, "end": a.end, "token": a.token, "log_prob": a.log_prob,
-                      "known": a.known} for a in self.arcs],
+            "arcs": [
+                {"start": a.start, "end": a.end, "token": a.token, "log_prob": a.log_prob, "known": a.known}
+                for a in self.arcs
+            ],
             "viterbi": [index[a] for a in path],
             "viterbi_log_prob": score,
             "log_partition": self.log_partition(),

@@ -1,6 +1,6 @@
 """A trained Unigram tokeniser: pieces with log-probabilities, segmented by Viterbi.
 
-unigram.txt §2: a pretoken is segmented into the most probable sequence of pieces (Eq. 1, the
+[unigram §2]: a pretoken is segmented into the most probable sequence of pieces (Eq. 1, the
 Viterbi path of its lattice, :mod:`core.unigram.lattice`); subword regularisation samples a
 segmentation with probability proportional to P(x)^alpha (Kudo 2018, SentencePiece
 ``SampleEncode``). Pretokens are segmented independently, which equals SentencePiece's
@@ -32,6 +32,7 @@ range; when the gap exceeds the float32 rounding error possible from the carried
 path is the carried path and only its float32 score is re-added; otherwise the pretoken is
 searched again from the carried score.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,16 +46,15 @@ import numpy as np
 
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
-from core.unigram.lattice import SCORE_RESET, Arc, Lattice
 from core.trace import Trace, TraceEvent
+from core.unigram.lattice import SCORE_RESET, Arc, Lattice
 from core.unknowns import UnknownPolicy, byte_token
-from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
-                                read_envelope, read_flag)
+from core.variants.base import CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, read_envelope, read_flag
 
 #: SentencePiece ``kUnkPenalty``.
 UNK_PENALTY = 10.0
 #: float32's unit roundoff.
-_ROUNDOFF = 2.0 ** -24
+_ROUNDOFF = 2.0**-24
 
 
 def _finite_number(value) -> bool:
@@ -92,9 +92,17 @@ class UnigramTokeniser(PretokenSegmenter):
 
     kind = "unigram"
 
-    def __init__(self, pieces: dict[str, float], pretokeniser: Pretokeniser, name: str = "", *,
-                 float32: bool = False, unknown: UnknownPolicy | None = None,
-                 type_ids: Mapping[str, int] | None = None, metadata: dict | None = None):
+    def __init__(
+        self,
+        pieces: dict[str, float],
+        pretokeniser: Pretokeniser,
+        name: str = "",
+        *,
+        float32: bool = False,
+        unknown: UnknownPolicy | None = None,
+        type_ids: Mapping[str, int] | None = None,
+        metadata: dict | None = None,
+    ):
         if not pieces:
             raise InputError("a unigram tokeniser needs at least one piece")
         for piece, log_prob in pieces.items():
@@ -119,8 +127,9 @@ class UnigramTokeniser(PretokenSegmenter):
         self._prefixes = frozenset(p[:k] for p in self.pieces for k in range(1, len(p) + 1))
         bytes_ = {byte_token(b) for b in range(256)}
         #: what the unknown policy treats as known: the pieces, and the byte pieces it may write
-        self._known = frozenset(self.pieces) | (bytes_ & set(self.type_ids or bytes_)
-                                                if unknown is not None and unknown.byte_fallback else set())
+        self._known = frozenset(self.pieces) | (
+            bytes_ & set(self.type_ids or bytes_) if unknown is not None and unknown.byte_fallback else set()
+        )
         self._float32_cache: dict[str, _Segmented] = {}
 
     @property
@@ -150,8 +159,9 @@ class UnigramTokeniser(PretokenSegmenter):
         """Every piece matching ``pretoken`` (plus unknown characters) with its log p."""
         if not isinstance(pretoken, str) or not pretoken:
             raise InputError(f"expected a non-empty pretoken, got {pretoken!r}")
-        return Lattice.build(pretoken, self._pieces.get, self.max_piece_length, self.unk_score,
-                             self._prefixes, self.float32)
+        return Lattice.build(
+            pretoken, self._pieces.get, self.max_piece_length, self.unk_score, self._prefixes, self.float32
+        )
 
     def tokens_of_path(self, path: list[Arc]) -> tuple[str, ...]:
         """The tokens of a lattice path: by the unknown policy when there is one, else with a run
@@ -177,8 +187,9 @@ class UnigramTokeniser(PretokenSegmenter):
             lattice = self.lattice(pretoken)
             path, score = lattice.viterbi()
             gap, span = lattice.tie_margin()
-            found = cache[pretoken] = _Segmented(self.tokens_of_path(path), np.float32(score),
-                                                 tuple(np.float32(a.log_prob) for a in path), gap, span)
+            found = cache[pretoken] = _Segmented(
+                self.tokens_of_path(path), np.float32(score), tuple(np.float32(a.log_prob) for a in path), gap, span
+            )
         return found
 
     def _carried(self, pretoken: str, start: np.float32) -> tuple[tuple[str, ...], np.float32]:
@@ -214,8 +225,12 @@ class UnigramTokeniser(PretokenSegmenter):
         if not _finite_number(alpha) or alpha < 0:
             raise InputError(f"alpha must be a finite number >= 0, got {alpha!r}")
         rng = rng if rng is not None else random.Random()
-        return [t for p in self.pretokeniser.pretokenise(text) if p
-                for t in self.tokens_of_path(self.lattice(p).sample(float(alpha), rng))]
+        return [
+            t
+            for p in self.pretokeniser.pretokenise(text)
+            if p
+            for t in self.tokens_of_path(self.lattice(p).sample(float(alpha), rng))
+        ]
 
     def trace_text(self, text: str) -> Trace:
         """Initial state: the characters of every pretoken; then one "viterbi" event per pretoken
@@ -239,9 +254,14 @@ class UnigramTokeniser(PretokenSegmenter):
         return Trace(text, pretokens, initial, tuple(events), {"lattices": lattices})
 
     def to_json(self) -> dict:
-        out = {"format": FORMAT_PREFIX + self.kind, "version": FORMAT_VERSION, "name": self.name,
-               "pretokeniser": self.pretokeniser.to_spec(), "float32": self.float32,
-               "pieces": [[p, s] for p, s in sorted(self.pieces.items(), key=lambda x: (-x[1], x[0]))]}
+        out = {
+            "format": FORMAT_PREFIX + self.kind,
+            "version": FORMAT_VERSION,
+            "name": self.name,
+            "pretokeniser": self.pretokeniser.to_spec(),
+            "float32": self.float32,
+            "pieces": [[p, s] for p, s in sorted(self.pieces.items(), key=lambda x: (-x[1], x[0]))],
+        }
         if self.unknown is not None:
             out["unknown"] = self.unknown.to_json()
         if self.type_ids is not None:
@@ -256,28 +276,33 @@ class UnigramTokeniser(PretokenSegmenter):
         float32 = read_flag(obj, "float32", False, source)
         rows = obj.get("pieces")
         if not isinstance(rows, list) or not rows:
-            raise InputError("field \"pieces\" must be a non-empty list of [piece, log_prob] pairs", source)
+            raise InputError('field "pieces" must be a non-empty list of [piece, log_prob] pairs', source)
         pieces: dict[str, float] = {}
         for n, row in enumerate(rows):
-            if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and row[0]
-                    and _finite_number(row[1])):
-                raise InputError(f"field \"pieces\"[{n}] must be [non-empty string, finite number], "
-                                 f"got {row!r}", source)
+            if not (
+                isinstance(row, list)
+                and len(row) == 2
+                and isinstance(row[0], str)
+                and row[0]
+                and _finite_number(row[1])
+            ):
+                raise InputError(f'field "pieces"[{n}] must be [non-empty string, finite number], got {row!r}', source)
             if row[0] in pieces:
-                raise InputError(f"field \"pieces\"[{n}]: piece {row[0]!r} appears twice", source)
+                raise InputError(f'field "pieces"[{n}]: piece {row[0]!r} appears twice', source)
             pieces[row[0]] = float(row[1])
         unknown = obj.get("unknown")
         if unknown is not None:
             unknown = UnknownPolicy.from_json(unknown, source)
         type_ids = obj.get("type_ids")
-        if type_ids is not None and not (isinstance(type_ids, dict) and all(
-                isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())):
-            raise InputError("field \"type_ids\" must be null or map tokens to integer ids", source)
+        if type_ids is not None and not (
+            isinstance(type_ids, dict)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())
+        ):
+            raise InputError('field "type_ids" must be null or map tokens to integer ids', source)
         metadata = obj.get("metadata") or {}
         if not isinstance(metadata, dict):
-            raise InputError("field \"metadata\" must be an object", source)
-        return cls(pieces, pretokeniser, name, float32=float32, unknown=unknown, type_ids=type_ids,
-                   metadata=metadata)
+            raise InputError('field "metadata" must be an object', source)
+        return cls(pieces, pretokeniser, name, float32=float32, unknown=unknown, type_ids=type_ids, metadata=metadata)
 
     def __repr__(self) -> str:
         return f"UnigramTokeniser({self.name!r}, {self.vocab_size} pieces, {self.pretokeniser!r})"

@@ -1,4 +1,4 @@
-"""Unigram training options: every hyperparameter of unigram.txt Alg. 1 and every choice on which
+"""Unigram training options: every hyperparameter of [unigram Alg. 1] and every choice on which
 the two reference implementations differ (reference-implementations.md §6).
 
 Defaults are the paper's (Alg. 1 and §4: n_seed = beta_seed * n with beta_seed = 10, N_em = 2,
@@ -27,6 +27,7 @@ recovery) and, where the paper leaves a choice open, those of its authors' code 
 
 :data:`SENTENCEPIECE` is the set of options that emulates SentencePiece's trainer.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -45,30 +46,35 @@ ATOMS = get_args(Atoms)
 SIZE_BASES = get_args(SizeBasis)
 
 #: SentencePiece's unigram trainer (0.2.x) as far as it differs from the defaults.
-SENTENCEPIECE = {"seed": "full_text", "seed_size": 1_000_000, "split_by_script": True,
-                 "atoms": "prunable", "size_basis": "total"}
+SENTENCEPIECE = {
+    "seed": "full_text",
+    "seed_size": 1_000_000,
+    "split_by_script": True,
+    "atoms": "prunable",
+    "size_basis": "total",
+}
 
 
 @dataclass(frozen=True)
 class UnigramOptions:
-    """See the module docstring; Greek names are those of unigram.txt Alg. 1."""
+    """See the module docstring; Greek names are those of [unigram Alg. 1]."""
 
-    pruning: Pruning = "loss"             # "fsp": Flat Score Pruning in every round (§4.3)
-    seed: Seed = "pretokens"           # "full_text": SentencePiece-style seed (Alg. 2)
-    seed_recovery: bool = False       # maximal valid prefix recovery (Alg. 3)
-    seed_factor: float = 10.0         # beta_seed
-    seed_size: int | None = None      # absolute n_seed (SentencePiece: 1e6); overrides seed_factor
-    max_piece_length: int = 16        # l_max
-    max_pretoken_length: int = 4192   # longer pretokens are cut (SentencePiece max_sentence_length)
+    pruning: Pruning = "loss"  # "fsp": Flat Score Pruning in every round (§4.3)
+    seed: Seed = "pretokens"  # "full_text": SentencePiece-style seed (Alg. 2)
+    seed_recovery: bool = False  # maximal valid prefix recovery (Alg. 3)
+    seed_factor: float = 10.0  # beta_seed
+    seed_size: int | None = None  # absolute n_seed (SentencePiece: 1e6); overrides seed_factor
+    max_piece_length: int = 16  # l_max
+    max_pretoken_length: int = 4192  # longer pretokens are cut (SentencePiece max_sentence_length)
     split_by_script: bool = False
-    em_iterations: int = 2            # N_em
+    em_iterations: int = 2  # N_em
     alpha_prune: float = 0.75
     alpha_inter: float = 1.1
-    min_expected_count: float = 0.5   # tau_mp, early prune in the M-step
-    digamma: bool = True              # M-step p ~ exp(digamma(c)) instead of c (maximum likelihood)
+    min_expected_count: float = 0.5  # tau_mp, early prune in the M-step
+    digamma: bool = True  # M-step p ~ exp(digamma(c)) instead of c (maximum likelihood)
     atoms: Atoms = "required"
     size_basis: SizeBasis = "total"
-    max_rounds: int = 100             # script_tok max_iterations
+    max_rounds: int = 100  # script_tok max_iterations
     initial_alphabet: tuple[str, ...] = ()
 
     def __post_init__(self):
@@ -98,4 +104,3 @@ class UnigramOptions:
         out = asdict(self)
         out["initial_alphabet"] = list(self.initial_alphabet)
         return out
-

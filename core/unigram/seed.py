@@ -1,4 +1,4 @@
-"""Seed vocabularies from suffix arrays (unigram.txt §3.1, §4.2 and App. A, Alg. 2-3).
+"""Seed vocabularies from suffix arrays ([unigram §3.1, §4.2 and App. A, Alg. 2-3]).
 
 Both seeds enumerate the internal nodes of a suffix tree: the *lcp-intervals* of a suffix array
 (a run of adjacent suffixes sharing a prefix of length h, with a shorter shared prefix on both
@@ -25,6 +25,7 @@ one stable sort.
 longer than ``max_length``) contributes instead its longest valid prefix that is longer than
 its parent node, with the node's frequency. Ties in score are broken by the piece string.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,11 +39,41 @@ from core.deadline import Heartbeat
 
 #: Scripts told apart by ``split_by_script`` (SentencePiece ``split_by_unicode_script``);
 #: characters of other scripts count as one further script.
-SCRIPTS = ("Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana",
-           "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu",
-           "Kannada", "Malayalam", "Sinhala", "Thai", "Lao", "Tibetan", "Myanmar", "Georgian",
-           "Hangul", "Ethiopic", "Khmer", "Mongolian", "Han", "Hiragana", "Katakana", "Bopomofo",
-           "Inherited", "Common")
+SCRIPTS = (
+    "Latin",
+    "Greek",
+    "Cyrillic",
+    "Armenian",
+    "Hebrew",
+    "Arabic",
+    "Syriac",
+    "Thaana",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Oriya",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Tibetan",
+    "Myanmar",
+    "Georgian",
+    "Hangul",
+    "Ethiopic",
+    "Khmer",
+    "Mongolian",
+    "Han",
+    "Hiragana",
+    "Katakana",
+    "Bopomofo",
+    "Inherited",
+    "Common",
+)
 _SCRIPT_PATTERNS = [(name, regex.compile(rf"\p{{Script={name}}}")) for name in SCRIPTS]
 _JAPANESE = {"Hiragana", "Katakana"}
 
@@ -102,8 +133,8 @@ def sorted_suffixes(codes: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarr
     padded = np.concatenate([dense, np.zeros(per * (blocks + 1), dtype=np.int64)])
     block = np.zeros(n + per * blocks, dtype=np.int64)
     for t in range(per):
-        block = (block << bits) | padded[t:t + len(block)]
-    sa = np.lexsort([block[k * per:k * per + n] for k in reversed(range(blocks))])
+        block = (block << bits) | padded[t : t + len(block)]
+    sa = np.lexsort([block[k * per : k * per + n] for k in reversed(range(blocks))])
     lcp = np.zeros(n, dtype=np.int64)
     pairs, a, b = np.arange(1, n), sa[:-1].copy(), sa[1:].copy()
     while len(pairs):
@@ -154,9 +185,16 @@ def lcp_intervals(lcp: np.ndarray, max_height: int) -> Nodes:
     return Nodes(*(np.concatenate(p) for p in zip(*parts)))
 
 
-def repeated_substrings(text: str, codes: np.ndarray, weights: np.ndarray, limits: np.ndarray,
-                        rules: PieceRules, recovery: bool, boundary_matches: bool,
-                        beat: Heartbeat | None = None) -> dict[str, int]:
+def repeated_substrings(
+    text: str,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    limits: np.ndarray,
+    rules: PieceRules,
+    recovery: bool,
+    boundary_matches: bool,
+    beat: Heartbeat | None = None,
+) -> dict[str, int]:
     """Alg. 2 (and Alg. 3 with ``recovery``) over ``text`` (``codes`` its symbols, -1 at sentence
     boundaries): right-maximal repeats of 2..max_length characters of which every occurrence
     ends by ``limits[start]`` (lies inside one pretoken), with their weighted frequency (sum of
@@ -177,18 +215,19 @@ def repeated_substrings(text: str, codes: np.ndarray, weights: np.ndarray, limit
     room = _interval_min(limits[sa] - sa, nodes)
     room = np.minimum(room, rules.max_length)
     found: dict[str, int] = {}
-    for s, h, parent, f, r in zip(start.tolist(), nodes.height.tolist(), nodes.parent.tolist(),
-                                  freq.tolist(), room.tolist()):
+    for s, h, parent, f, r in zip(
+        start.tolist(), nodes.height.tolist(), nodes.parent.tolist(), freq.tolist(), room.tolist()
+    ):
         beat.work()
         if h <= r:
-            piece = text[s:s + h]
+            piece = text[s : s + h]
             if rules.valid_length(piece) == h:
                 found[piece] = f
                 continue
         if recovery:
-            length = rules.valid_length(text[s:s + min(h, r)])
+            length = rules.valid_length(text[s : s + min(h, r)])
             if length > max(parent, 1):
-                found[text[s:s + length]] = f
+                found[text[s : s + length]] = f
     return found
 
 
@@ -229,29 +268,41 @@ def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarr
     return text, codes, limits
 
 
-def pretoken_seed(counts: dict[str, int], rules: PieceRules, recovery: bool = False,
-                  beat: Heartbeat | None = None) -> dict[str, int]:
+def pretoken_seed(
+    counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
+) -> dict[str, int]:
     """script_tok ``corpus_long`` candidates with frequencies (characters included)."""
     words = list(counts)
     text, codes, limits = _join((w,) for w in words)
-    weights = np.repeat(np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words)),
-                        [len(w) + 1 for w in words])
+    weights = np.repeat(
+        np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words)), [len(w) + 1 for w in words]
+    )
     found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=False, beat=beat)
     for word in words:
-        if counts[word] >= 2 and 2 <= len(word) <= rules.max_length and word not in found \
-                and rules.valid_length(word) == len(word):
+        if (
+            counts[word] >= 2
+            and 2 <= len(word) <= rules.max_length
+            and word not in found
+            and rules.valid_length(word) == len(word)
+        ):
             found[word] = counts[word]
     found.update(char_counts(counts))
     return found
 
 
-def full_text_seed(counts: dict[str, int], documents: Sequence[Sequence[str]] | None, rules: PieceRules,
-                   recovery: bool = False, beat: Heartbeat | None = None) -> dict[str, int]:
+def full_text_seed(
+    counts: dict[str, int],
+    documents: Sequence[Sequence[str]] | None,
+    rules: PieceRules,
+    recovery: bool = False,
+    beat: Heartbeat | None = None,
+) -> dict[str, int]:
     """SentencePiece candidates with frequencies (characters with their counts)."""
     sentences = documents if documents is not None else [s for w in counts for s in ((w,), (w,))]
     text, codes, limits = _join(sentences)
-    found = repeated_substrings(text, codes, np.ones(len(text), dtype=np.int64), limits, rules, recovery,
-                                boundary_matches=True, beat=beat)
+    found = repeated_substrings(
+        text, codes, np.ones(len(text), dtype=np.int64), limits, rules, recovery, boundary_matches=True, beat=beat
+    )
     found.update(char_counts(counts))
     return found
 
@@ -264,7 +315,7 @@ def select_seed(candidates: dict[str, int], size: int, required: Iterable[str] =
     atoms.update({a: max(candidates.get(a, 0), 1) for a in required})
     others = [(f * len(p), p) for p, f in candidates.items() if len(p) > 1]
     by_score = sorted([(s, p) for p, s in atoms.items()], key=lambda x: (-x[0], x[1]))
-    by_score += sorted(others, key=lambda x: (-x[0], x[1]))[:max(0, size - len(atoms))]
+    by_score += sorted(others, key=lambda x: (-x[0], x[1]))[: max(0, size - len(atoms))]
     chosen = {p: s for s, p in by_score}
     log_total = math.log(sum(chosen.values()))
     return {p: math.log(s) - log_total for p, s in chosen.items()}

@@ -22,6 +22,7 @@ as ``encode(out_type=str)`` shows them: with ``byte_fallback`` each one as its U
 ``<0xNN>``, otherwise a run of them as one token of its text, whose id is the unk id. What the
 loader decided is in ``metadata["detected"]``.
 """
+
 from __future__ import annotations
 
 import struct
@@ -31,6 +32,7 @@ from core.errors import InputError
 from core.formats.sentencepiece_files import NORMAL, USER_DEFINED, ModelProto, read_model_proto
 from core.unigram.model import UnigramTokeniser
 from core.unknowns import UnknownPolicy
+
 
 def _float32(value: float) -> float:
     return struct.unpack("<f", struct.pack("<f", value))[0]
@@ -51,12 +53,22 @@ def unigram_from_model_proto(proto: ModelProto, name: str = "") -> UnigramTokeni
     for piece in proto.of_type(USER_DEFINED):
         pieces[piece] = user_defined_score(piece)
     pretokeniser = proto.pretokeniser(list(pieces))
-    unknown = UnknownPolicy(unk_token=proto.unk_piece, fuse_unk=True, byte_fallback=proto.byte_fallback,
-                            show_surface=True)
-    proto.detected.append("unknown characters: " + ("<0xNN> byte pieces" if proto.byte_fallback
-                                                    else f"{proto.unk_piece!r}, one per run showing its text"))
-    return UnigramTokeniser(pieces, pretokeniser, name, float32=True, unknown=unknown, type_ids=proto.ids,
-                            metadata={"detected": list(proto.detected)})
+    unknown = UnknownPolicy(
+        unk_token=proto.unk_piece, fuse_unk=True, byte_fallback=proto.byte_fallback, show_surface=True
+    )
+    proto.detected.append(
+        "unknown characters: "
+        + ("<0xNN> byte pieces" if proto.byte_fallback else f"{proto.unk_piece!r}, one per run showing its text")
+    )
+    return UnigramTokeniser(
+        pieces,
+        pretokeniser,
+        name,
+        float32=True,
+        unknown=unknown,
+        type_ids=proto.ids,
+        metadata={"detected": list(proto.detected)},
+    )
 
 
 def parse_sentencepiece_model(data: bytes, source: str = "<model>", name: str = "") -> UnigramTokeniser:
@@ -64,8 +76,9 @@ def parse_sentencepiece_model(data: bytes, source: str = "<model>", name: str = 
     with :func:`core.formats.sentencepiece_files.parse_sentencepiece_bytes`)."""
     proto = read_model_proto(data, source)
     if proto.model_type != "unigram":
-        raise InputError(f"this is a SentencePiece {proto.model_type} model; only unigram models can be loaded "
-                         "here", source)
+        raise InputError(
+            f"this is a SentencePiece {proto.model_type} model; only unigram models can be loaded here", source
+        )
     return unigram_from_model_proto(proto, name)
 
 

@@ -1,4 +1,4 @@
-"""Unigram training: unigram.txt Algorithm 1 ("SentencePiece Implementation") line by line.
+"""Unigram training: [unigram Algorithm 1] ("SentencePiece Implementation") line by line.
 
     Initialize V <- V_seed(C, n_seed)                          :func:`train` via core.unigram.seed
     n_inter <- alpha_inter * n
@@ -30,6 +30,7 @@ Options and their provenance: :mod:`core.unigram.options`. Pretokens longer than
 ``max_pretoken_length`` are cut before everything else (:func:`cut_long_pretokens`), as
 SentencePiece leaves out sentences longer than its ``max_sentence_length``.
 """
+
 from __future__ import annotations
 
 import math
@@ -81,8 +82,14 @@ class EStep:
 class Trainer:
     """The state of Alg. 1: pieces (ids = seed order), their log p, which are alive."""
 
-    def __init__(self, counts: dict[str, int], seed: dict[str, float], options: UnigramOptions,
-                 characters: dict[str, int] | None = None, beat: Heartbeat | None = None):
+    def __init__(
+        self,
+        counts: dict[str, int],
+        seed: dict[str, float],
+        options: UnigramOptions,
+        characters: dict[str, int] | None = None,
+        beat: Heartbeat | None = None,
+    ):
         """``characters``: every character with its frequency (default: those of ``counts``
         and ``options.initial_alphabet``); one missing from ``seed`` starts out dropped.
         ``beat`` hears the work of the lattice passes."""
@@ -213,12 +220,12 @@ class Trainer:
             self._keep_best(self.logp, target)
         else:
             loss, candidate = self.pruning_losses()
-            self._keep_best(np.where(candidate, loss, np.inf), target, fixed=self.alive & ~candidate,
-                            by_string=False)
+            self._keep_best(np.where(candidate, loss, np.inf), target, fixed=self.alive & ~candidate, by_string=False)
         return before - self.size
 
-    def _keep_best(self, value: np.ndarray, target: int, fixed: np.ndarray | None = None,
-                   by_string: bool = True) -> None:
+    def _keep_best(
+        self, value: np.ndarray, target: int, fixed: np.ndarray | None = None, by_string: bool = True
+    ) -> None:
         """Keep ``fixed`` (default: the required pieces), then the highest ``value`` until
         ``target`` pieces (ties: piece string, or seed order)."""
         fixed = self.required & self.alive if fixed is None else fixed
@@ -246,8 +253,13 @@ class Trainer:
 
 
 # --- the whole of Algorithm 1 ------------------------------------------------------------------------
-def seed_vocabulary(corpus: TrainingCorpus, counts: dict[str, int], vocab_size: int,
-                    options: UnigramOptions, beat: Heartbeat | None = None) -> dict[str, float]:
+def seed_vocabulary(
+    corpus: TrainingCorpus,
+    counts: dict[str, int],
+    vocab_size: int,
+    options: UnigramOptions,
+    beat: Heartbeat | None = None,
+) -> dict[str, float]:
     """V_seed(C, n_seed) with log p = log(score / sum of scores)."""
     rules = PieceRules(options.max_piece_length, options.split_by_script, corpus.pretokeniser.marker)
     if options.seed == "pretokens":
@@ -272,7 +284,7 @@ def cut_long_pretokens(counts: dict[str, int], documents, limit: int) -> tuple[d
         return counts, documents
 
     def cut(pretoken: str) -> list[str]:
-        return [pretoken[i:i + limit] for i in range(0, len(pretoken), limit)]
+        return [pretoken[i : i + limit] for i in range(0, len(pretoken), limit)]
 
     cut_counts: Counter[str] = Counter()
     for pretoken, count in counts.items():
@@ -309,16 +321,29 @@ def corpus_characters(counts: dict[str, int], options: UnigramOptions) -> dict[s
 _DEFAULT = UnigramOptions()
 
 
-def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, int], None] | None = None,
-          pruning: str = _DEFAULT.pruning, seed: str = _DEFAULT.seed,
-          seed_recovery: bool = _DEFAULT.seed_recovery, seed_factor: float = _DEFAULT.seed_factor,
-          seed_size: int | None = _DEFAULT.seed_size, max_piece_length: int = _DEFAULT.max_piece_length,
-          max_pretoken_length: int = _DEFAULT.max_pretoken_length, split_by_script: bool = _DEFAULT.split_by_script, em_iterations: int = _DEFAULT.em_iterations,
-          alpha_prune: float = _DEFAULT.alpha_prune, alpha_inter: float = _DEFAULT.alpha_inter,
-          min_expected_count: float = _DEFAULT.min_expected_count, digamma: bool = _DEFAULT.digamma,
-          atoms: str = _DEFAULT.atoms, size_basis: str = _DEFAULT.size_basis,
-          max_rounds: int = _DEFAULT.max_rounds,
-          initial_alphabet: tuple[str, ...] | None = None) -> TrainingRun:
+def train(
+    corpus: TrainingCorpus,
+    vocab_size: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    pruning: str = _DEFAULT.pruning,
+    seed: str = _DEFAULT.seed,
+    seed_recovery: bool = _DEFAULT.seed_recovery,
+    seed_factor: float = _DEFAULT.seed_factor,
+    seed_size: int | None = _DEFAULT.seed_size,
+    max_piece_length: int = _DEFAULT.max_piece_length,
+    max_pretoken_length: int = _DEFAULT.max_pretoken_length,
+    split_by_script: bool = _DEFAULT.split_by_script,
+    em_iterations: int = _DEFAULT.em_iterations,
+    alpha_prune: float = _DEFAULT.alpha_prune,
+    alpha_inter: float = _DEFAULT.alpha_inter,
+    min_expected_count: float = _DEFAULT.min_expected_count,
+    digamma: bool = _DEFAULT.digamma,
+    atoms: str = _DEFAULT.atoms,
+    size_basis: str = _DEFAULT.size_basis,
+    max_rounds: int = _DEFAULT.max_rounds,
+    initial_alphabet: tuple[str, ...] | None = None,
+) -> TrainingRun:
     """Train a Unigram tokeniser with ``vocab_size`` pieces on ``corpus`` (Alg. 1); the options
     are those of :class:`UnigramOptions`. ``initial_alphabet=None`` takes all 256 bytes for a
     byte-level pre-tokeniser (every text stays encodable), else none.
@@ -331,20 +356,35 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     from core.unigram.model import UnigramTokeniser
 
     opts = UnigramOptions(
-        pruning=pruning, seed=seed, seed_recovery=seed_recovery, seed_factor=seed_factor, seed_size=seed_size,
-        max_piece_length=max_piece_length, max_pretoken_length=max_pretoken_length,
-        split_by_script=split_by_script, em_iterations=em_iterations,
-        alpha_prune=alpha_prune, alpha_inter=alpha_inter, min_expected_count=min_expected_count,
-        digamma=digamma, atoms=atoms, size_basis=size_basis, max_rounds=max_rounds,
-        initial_alphabet=byte_alphabet(corpus.pretokeniser) if initial_alphabet is None else initial_alphabet)
+        pruning=pruning,
+        seed=seed,
+        seed_recovery=seed_recovery,
+        seed_factor=seed_factor,
+        seed_size=seed_size,
+        max_piece_length=max_piece_length,
+        max_pretoken_length=max_pretoken_length,
+        split_by_script=split_by_script,
+        em_iterations=em_iterations,
+        alpha_prune=alpha_prune,
+        alpha_inter=alpha_inter,
+        min_expected_count=min_expected_count,
+        digamma=digamma,
+        atoms=atoms,
+        size_basis=size_basis,
+        max_rounds=max_rounds,
+        initial_alphabet=byte_alphabet(corpus.pretokeniser) if initial_alphabet is None else initial_alphabet,
+    )
     vocab_size = int(check_int("vocab_size", vocab_size, 1))
-    counts, documents = cut_long_pretokens(_collect_word_counts(corpus.pretoken_counts), corpus.documents,
-                                           opts.max_pretoken_length)
+    counts, documents = cut_long_pretokens(
+        _collect_word_counts(corpus.pretoken_counts), corpus.documents, opts.max_pretoken_length
+    )
     corpus = TrainingCorpus(corpus.pretokeniser, counts, documents)
     chars = corpus_characters(counts, opts)
     if vocab_size < len(chars):
-        raise InputError(f"vocab_size {vocab_size} is smaller than the {len(chars)} characters of the corpus "
-                         f"(every character must stay a piece)")
+        raise InputError(
+            f"vocab_size {vocab_size} is smaller than the {len(chars)} characters of the corpus "
+            f"(every character must stay a piece)"
+        )
     beat = Heartbeat(progress, 1)
     trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts, beat), opts, chars, beat)
     n_inter = inter_size(vocab_size, len(chars), opts)
@@ -367,9 +407,17 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     final = trainer.e_step()
     log.round("final", trainer.size, final, last=True)
     tokeniser = UnigramTokeniser(trainer.vocabulary(), corpus.pretokeniser)
-    return TrainingRun(tokeniser, tuple(log.events), {
-        "rounds": log.rounds, "objective": final.objective, "tokens": final.tokens,
-        "seed_size": len(trainer.pieces), "options": opts.to_json()})
+    return TrainingRun(
+        tokeniser,
+        tuple(log.events),
+        {
+            "rounds": log.rounds,
+            "objective": final.objective,
+            "tokens": final.tokens,
+            "seed_size": len(trainer.pieces),
+            "options": opts.to_json(),
+        },
+    )
 
 
 def _expected_rounds(seed_size: int, n_inter: int, options: UnigramOptions) -> int:

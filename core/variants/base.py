@@ -18,6 +18,7 @@ stops training (the explorer's :class:`core.deadline.Deadline`).
 :mod:`core.variants.registry` maps algorithm names to trainers; :data:`core.tokeniser.SAVED_FORMATS`
 maps saved formats to loaders.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -26,10 +27,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from core.errors import InputError
-from core.pretokenisers import pretokeniser_from_spec
-from core.pretokenisers.base import Pretokeniser
 from core.merges import Merge
 from core.model import BTETokeniser
+from core.pretokenisers import pretokeniser_from_spec
+from core.pretokenisers.base import Pretokeniser
 from core.tokeniser import ids_in_order
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
@@ -60,7 +61,7 @@ class TrainingCorpus:
     documents: tuple[tuple[str, ...], ...] | None = None
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], pretokeniser: Pretokeniser) -> "TrainingCorpus":
+    def from_texts(cls, texts: Iterable[str], pretokeniser: Pretokeniser) -> TrainingCorpus:
         """Every item of ``texts`` is one document (a line of a corpus file)."""
         if isinstance(texts, str):
             texts = (texts,)
@@ -77,7 +78,7 @@ class TrainingCorpus:
         return cls(pretokeniser, dict(counts), tuple(documents))
 
     @classmethod
-    def from_word_counts(cls, word_counts: Mapping[str, int], pretokeniser: Pretokeniser) -> "TrainingCorpus":
+    def from_word_counts(cls, word_counts: Mapping[str, int], pretokeniser: Pretokeniser) -> TrainingCorpus:
         """Each word as it appears in running text (``" " + word`` through the pre-tokeniser),
         with its count; no documents."""
         counts: Counter[str] = Counter()
@@ -107,8 +108,14 @@ class TrainingEvent:
     detail: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"step": self.step, "kind": self.kind, "label": self.label, "count": self.count,
-                "vocab_size": self.vocab_size, **({"detail": self.detail} if self.detail else {})}
+        return {
+            "step": self.step,
+            "kind": self.kind,
+            "label": self.label,
+            "count": self.count,
+            "vocab_size": self.vocab_size,
+            **({"detail": self.detail} if self.detail else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -121,8 +128,12 @@ class TrainingRun:
 
     def to_json(self) -> dict:
         """The summary's keys at the top level (e.g. Unigram's ``rounds``), then the events."""
-        return {"algorithm": getattr(self.tokeniser, "kind", ""), **self.summary,
-                "vocab_size": self.tokeniser.vocab_size, "events": [e.to_json() for e in self.events]}
+        return {
+            "algorithm": getattr(self.tokeniser, "kind", ""),
+            **self.summary,
+            "vocab_size": self.tokeniser.vocab_size,
+            "events": [e.to_json() for e in self.events],
+        }
 
 
 class PretokenSegmenter:
@@ -159,8 +170,9 @@ class PretokenSegmenter:
         return self.tokenise(" " + word)
 
 
-def merge_list_graph(alphabet: Iterable[str], pairs: Iterable[tuple[str, ...]], pretokeniser: Pretokeniser,
-                     name: str) -> BTETokeniser:
+def merge_list_graph(
+    alphabet: Iterable[str], pairs: Iterable[tuple[str, ...]], pretokeniser: Pretokeniser, name: str
+) -> BTETokeniser:
     """A merge graph of a family's merge list: each pair ranked by its first occurrence (a pair
     learnt again after a removal or deletion is the same vertex)."""
     first = dict.fromkeys(pairs)
@@ -196,6 +208,6 @@ def check_format(obj: dict, kind: str, source: str) -> None:
     """Raise InputError unless ``obj`` is a saved ``kind`` variant of a supported version."""
     expected = FORMAT_PREFIX + kind
     if obj.get("format") != expected:
-        raise InputError(f"expected \"format\": \"{expected}\", found {obj.get('format')!r}", source)
+        raise InputError(f'expected "format": "{expected}", found {obj.get("format")!r}', source)
     if obj.get("version") != FORMAT_VERSION:
         raise InputError(f"unsupported version {obj.get('version')!r} (expected {FORMAT_VERSION})", source)

@@ -1,7 +1,7 @@
 """BoundlessBPE (Schmidt, Reddy, Tanner & Pinter, COLM 2025): byte-level BPE with PickyBPE-style
 deletions and *supermerges* of two adjacent whole pretokens into a superword.
 
-boundless-bpe.txt §3.1 (the three operations), §3.2 and Listing 1 (inference), App. A (the
+[boundless §3.1] (the three operations), §3.2 and Listing 1 (inference), App. A (the
 pre-tokenisation regex), App. B (training: :func:`train`, from :mod:`core.variants.boundless_train`). Semantics are
 those of the authors' code, kensho-technologies/boundlessbpe @9c7ef2e
 (reference-implementations.md §5; TEST_VECTORS V8/V8b).
@@ -34,23 +34,32 @@ snake-case branch takes only lower-case letters (``"_Case"`` -> ``"_", "Case"``,
 Reporting: :func:`shortfall` says, with the numbers, why a trained |V| is under its target (deleted
 tokens keep their slots of the budget, as in the authors' code; or no pairs were left).
 """
+
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from itertools import accumulate
 from collections.abc import Iterable
+from itertools import accumulate
 
 from core.errors import InputError
+from core.model import BTETokeniser
 from core.pretokenisers import RegexSplit
 from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.pretokenisers.real_patterns import ULTIMATE_PATTERN
 from core.tokeniser import ids_in_order
 from core.trace import Trace, TraceEvent
-from core.model import BTETokeniser
-from core.variants.base import (CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, TrainingRun, initial_alphabet,
-                                merge_list_graph, read_envelope, read_flag)
+from core.variants.base import (
+    CACHE_LIMIT,
+    FORMAT_PREFIX,
+    FORMAT_VERSION,
+    TrainingRun,
+    initial_alphabet,
+    merge_list_graph,
+    read_envelope,
+    read_flag,
+)
 from core.variants.boundless_train import train  # noqa: F401  (the trainer, App. B)
 
 KIND = "boundless"
@@ -103,18 +112,18 @@ class BoundlessBPE:
 
     kind = KIND
 
-    def __init__(self, operations: Iterable, pretokeniser: Pretokeniser, *, blowup: bool = True,
-                 name: str = ""):
+    def __init__(self, operations: Iterable, pretokeniser: Pretokeniser, *, blowup: bool = True, name: str = ""):
         if not initial_alphabet(pretokeniser):
-            raise InputError(f"BoundlessBPE needs a byte-level pre-tokeniser (RegexSplit with "
-                             f"byte_level=True or ByteLevel), got {pretokeniser!r}")
+            raise InputError(
+                f"BoundlessBPE needs a byte-level pre-tokeniser (RegexSplit with "
+                f"byte_level=True or ByteLevel), got {pretokeniser!r}"
+            )
         if not isinstance(blowup, bool):
             raise InputError(f"blowup must be true or false, got {blowup!r}")
         self.pretokeniser = pretokeniser
         self.blowup = blowup
         self.name = name or KIND
-        self.operations: tuple[tuple[str, ...], ...] = tuple(
-            _check_operation(n, op) for n, op in enumerate(operations))
+        self.operations: tuple[tuple[str, ...], ...] = tuple(_check_operation(n, op) for n, op in enumerate(operations))
         merges: dict[tuple[str, str], list[int]] = {}
         supermerges: dict[tuple[str, str], list[int]] = {}
         deletions: dict[str, list[int]] = {}
@@ -126,8 +135,10 @@ class BoundlessBPE:
             if kind == "deletion":
                 token = parts[0]
                 if len(token) < 2 or token not in word_tokens:
-                    raise InputError(f"operation {index}: deletion of {token!r}, which is not a "
-                                     f"multi-byte token formed by an earlier merge and still present")
+                    raise InputError(
+                        f"operation {index}: deletion of {token!r}, which is not a "
+                        f"multi-byte token formed by an earlier merge and still present"
+                    )
                 deletions.setdefault(token, []).append(index)
                 word_tokens.discard(token)
                 present.discard(token)
@@ -137,8 +148,7 @@ class BoundlessBPE:
                 continue
             missing = [p for p in parts if p not in ever]
             if missing:
-                raise InputError(f"operation {index}: {kind} uses {missing[0]!r}, which no earlier "
-                                 f"operation forms")
+                raise InputError(f"operation {index}: {kind} uses {missing[0]!r}, which no earlier operation forms")
             token = parts[0] + parts[1]
             if kind == "merge":
                 merges.setdefault((parts[0], parts[1]), []).append(index)
@@ -175,9 +185,12 @@ class BoundlessBPE:
     def merge_graph(self) -> BTETokeniser:
         """The merges (not the supermerges or deletions) as a merge graph over the 256 bytes,
         each pair at its first operation's position."""
-        return merge_list_graph(initial_alphabet(self.pretokeniser),
-                                (tuple(parts) for kind, *parts in self.operations if kind == "merge"),
-                                self.pretokeniser, self.name)
+        return merge_list_graph(
+            initial_alphabet(self.pretokeniser),
+            (tuple(parts) for kind, *parts in self.operations if kind == "merge"),
+            self.pretokeniser,
+            self.name,
+        )
 
     def token_ids(self) -> dict[str, int]:
         """Ids in sorted vocabulary order (BoundlessBPE files keep no ids)."""
@@ -222,14 +235,19 @@ class BoundlessBPE:
                 if kind == "supermerge":
                     left, right, new = change
                     at = current.index(left)
-                    current[at:at + 2] = [new]
+                    current[at : at + 2] = [new]
                     state[new] = chunks[new]
                 else:
                     state[change[0]] = change[1]
             tokens = tuple(t for node in current for t in state[node])
             events.append(TraceEvent(kind, self._label(kind, parts), tokens, index))
-        return Trace(text, pretokens, tuple(ch for p in pretokens for ch in p), tuple(events),
-                     {"chunks": [list(chunks[node]) for node in order]})
+        return Trace(
+            text,
+            pretokens,
+            tuple(ch for p in pretokens for ch in p),
+            tuple(events),
+            {"chunks": [list(chunks[node]) for node in order]},
+        )
 
     def to_json(self) -> dict:
         return {
@@ -251,13 +269,16 @@ class BoundlessBPE:
         try:
             return cls(operations, pretokeniser, blowup=blowup, name=name)
         except InputError as err:
-            raise InputError(f"field 'operations': {err.message}"
-                             if err.message.startswith("operation") else err.message, source) from None
+            raise InputError(
+                f"field 'operations': {err.message}" if err.message.startswith("operation") else err.message, source
+            ) from None
 
     def __repr__(self) -> str:
         counts = self.counts()
-        return (f"BoundlessBPE(name={self.name!r}, |V|={self.vocab_size}, merges={counts['merge']}, "
-                f"supermerges={counts['supermerge']}, deletions={counts['deletion']})")
+        return (
+            f"BoundlessBPE(name={self.name!r}, |V|={self.vocab_size}, merges={counts['merge']}, "
+            f"supermerges={counts['supermerge']}, deletions={counts['deletion']})"
+        )
 
     # -- inference ----------------------------------------------------------------------------
 
@@ -384,11 +405,12 @@ def _check_operation(index: int, op) -> tuple[str, ...]:
     """``op`` as a tuple of strings, or InputError naming the operation."""
     if isinstance(op, (list, tuple)) and op and op[0] in OPERATION_KINDS:
         size = 2 if op[0] == "deletion" else 3
-        if len(op) == size and all(isinstance(p, str) and p and all(c in CHAR_TO_BYTE for c in p)
-                                   for p in op[1:]):
+        if len(op) == size and all(isinstance(p, str) and p and all(c in CHAR_TO_BYTE for c in p) for p in op[1:]):
             return tuple(op)
-    raise InputError(f"operation {index}: expected [\"merge\"|\"supermerge\", left, right] or "
-                     f"[\"deletion\", token] over the GPT-2 byte alphabet, got {op!r}")
+    raise InputError(
+        f'operation {index}: expected ["merge"|"supermerge", left, right] or '
+        f'["deletion", token] over the GPT-2 byte alphabet, got {op!r}'
+    )
 
 
 def shortfall(run: TrainingRun, target: int) -> str | None:
@@ -406,8 +428,9 @@ def shortfall(run: TrainingRun, target: int) -> str | None:
             f"{slots - size:,} of the {slots:,} vocabulary slots (256 bytes + {summary['merges']:,} merges + "
             f"{summary['supermerges']:,} supermerges) belong to tokens deleted during training "
             f"({summary['deletions']:,} deletions). As in the authors' code, a deleted token keeps its slot; "
-            "boundless-bpe.txt §3.1 speaks of deletions freeing up space, which the option deleted_slots=freed "
-            "trains")
+            "[boundless §3.1] speaks of deletions freeing up space, which the option deleted_slots=freed "
+            "trains"
+        )
     if summary["stopped"] != "vocab_size reached":
         reasons.append(f"training stopped at {slots:,} of {target:,} slots: {summary['stopped']}")
     return f"|V| {size:,} for a target of {target:,}: " + "; ".join(reasons) + "."

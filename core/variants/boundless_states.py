@@ -1,4 +1,4 @@
-"""The two states of BoundlessBPE training (boundless-bpe.txt §3.1 and App. B): the words state
+"""The two states of BoundlessBPE training ([boundless §3.1 and App. B]): the words state
 (unique pretokens x counts, every pair countable) and the superword state (documents of whole
 pretokens, only unlocked tokens pair up), with the pair counts of the authors' ``get_stats``.
 
@@ -15,6 +15,7 @@ pretoken or the document, and a run of a million equal tokens is one run (mergin
 it halves it at once). Which runs a pair may start at is indexed (lazily: entries are checked
 on use), so a merge visits only the pair's occurrences.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -83,8 +84,9 @@ class _Runs(_PairQueue):
     """Weighted token sequences as one array of linked runs (``text[r]`` None once ``r`` is
     gone); ``countable`` None means every token pairs up."""
 
-    def __init__(self, sequences: Iterable[Sequence[str]], weights: Sequence[int], countable: set[str] | None,
-                 beat: Heartbeat):
+    def __init__(
+        self, sequences: Iterable[Sequence[str]], weights: Sequence[int], countable: set[str] | None, beat: Heartbeat
+    ):
         super().__init__()
         self.weights = list(weights)
         self.countable = countable
@@ -191,7 +193,7 @@ class _Runs(_PairQueue):
             total[token] = total.get(token, 0) + n
             size += n
             chain.append(r)
-        for r in old[len(runs):]:
+        for r in old[len(runs) :]:
             text[r] = None
         self.whole = self.whole or size == 1 < self.tokens_in[owner]
         self.tokens_in[owner] = size
@@ -239,8 +241,11 @@ class _Runs(_PairQueue):
                 s = after[r]
                 if s == -1 or text[s] != right:
                     continue
-                runs = ([[left, length[r] - 1]] if length[r] > 1 else []) + [[merged, 1]] \
+                runs = (
+                    ([[left, length[r] - 1]] if length[r] > 1 else [])
+                    + [[merged, 1]]
                     + ([[right, length[s] - 1]] if length[s] > 1 else [])
+                )
                 done += weights[owner[r]]
                 self._replace([r, s], runs, delta)
         return done

@@ -1,4 +1,4 @@
-"""BoundlessBPE training: boundless-bpe.txt §3.1 and App. B, with the semantics of the authors'
+"""BoundlessBPE training: [boundless §3.1 and App. B], with the semantics of the authors'
 ``FasterHalfDirectRegexTokenizer.train`` (kensho-technologies/boundlessbpe @9c7ef2e,
 reference-implementations.md §5; TEST_VECTORS V8 is reproduced exactly).
 
@@ -52,6 +52,7 @@ of equal tokens and update pair counts incrementally around each occurrence (laz
 a step costs time in proportion to the occurrences it changes, however long the pretoken or the
 document.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -61,8 +62,8 @@ import regex
 
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.options import check_int
+from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.train_bpe import PROGRESS_EVERY
 from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet
 from core.variants.boundless_states import Superwords, Words
@@ -101,12 +102,16 @@ def _check_corpus(corpus) -> TrainingCorpus:
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
     if corpus.documents is None:
-        raise InputError("BoundlessBPE needs running text: supermerges join neighbouring pretokens "
-                         "of a document, and this corpus only has pretoken counts (train from text, "
-                         "e.g. TrainingCorpus.from_texts, not from word counts)")
+        raise InputError(
+            "BoundlessBPE needs running text: supermerges join neighbouring pretokens "
+            "of a document, and this corpus only has pretoken counts (train from text, "
+            "e.g. TrainingCorpus.from_texts, not from word counts)"
+        )
     if not initial_alphabet(corpus.pretokeniser):
-        raise InputError(f"BoundlessBPE works on bytes: use a byte-level pre-tokeniser (e.g. "
-                         f"core.variants.boundless.boundless_pretokeniser()), got {corpus.pretokeniser!r}")
+        raise InputError(
+            f"BoundlessBPE works on bytes: use a byte-level pre-tokeniser (e.g. "
+            f"core.variants.boundless.boundless_pretokeniser()), got {corpus.pretokeniser!r}"
+        )
     return corpus
 
 
@@ -116,10 +121,19 @@ def _option(value, name: str, allowed) -> str:
     return value
 
 
-def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, int], None] | None = None,
-          threshold: float = 0.9, ios_rule: str = ">=", blowup: bool = True,
-          merge_pattern: str = "improved", deleted_slots: str = "kept", tie: str = "supermerge",
-          name: str = "") -> TrainingRun:
+def train(
+    corpus: TrainingCorpus,
+    vocab_size: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    threshold: float = 0.9,
+    ios_rule: str = ">=",
+    blowup: bool = True,
+    merge_pattern: str = "improved",
+    deleted_slots: str = "kept",
+    tie: str = "supermerge",
+    name: str = "",
+) -> TrainingRun:
     """BoundlessBPE training with the options of the module docstring.
 
     Events: "merge" (count = pair count c_ab; detail: IoS of both parts, the token unlocked if
@@ -166,8 +180,11 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     def record(kind: str, parts: tuple[str, ...], count: int, detail: dict) -> None:
         operations.append((kind, *map(_shown, parts)))
         counts[kind] += 1
-        label = f"delete {_shown(parts[0])}" if kind == "deletion" else \
-            f"{_shown(parts[0])} + {_shown(parts[1])} -> {_shown(parts[0] + parts[1])}"
+        label = (
+            f"delete {_shown(parts[0])}"
+            if kind == "deletion"
+            else f"{_shown(parts[0])} + {_shown(parts[1])} -> {_shown(parts[0] + parts[1])}"
+        )
         events.append(TrainingEvent(step, kind, label, count, len(present), detail))
 
     def add(token: str) -> dict:
@@ -189,13 +206,19 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
             left_count, right_count = words.frequency[left], words.frequency[right]
             _, whole = words.merge(left, right)
             pieces.setdefault(token, (left, right))
-            detail = {**add(token), "left_count": left_count, "right_count": right_count,
-                      "ios_left": word_count / left_count, "ios_right": word_count / right_count}
+            detail = {
+                **add(token),
+                "left_count": left_count,
+                "right_count": right_count,
+                "ios_left": word_count / left_count,
+                "ios_right": word_count / right_count,
+            }
             if whole and supers.unlock(token):
                 detail["unlocked"] = _shown(token)
             record("merge", (left, right), word_count, detail)
-            for part, part_count in ((left, left_count),) if left == right else \
-                    ((left, left_count), (right, right_count)):
+            for part, part_count in (
+                ((left, left_count),) if left == right else ((left, left_count), (right, right_count))
+            ):
                 ios = word_count / part_count
                 if len(part) > 1 and (ios > threshold if strict else ios >= threshold):
                     replacement = tuple(part) if blowup else pieces[part]
@@ -205,12 +228,19 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
                     if freed:
                         words.release(part)
                         supers.release(part)
-                    record("deletion", (part,), part_count,
-                           {"token": _shown(part), "ios": ios, "merge": _shown(token), "blown_up": blown})
+                    record(
+                        "deletion",
+                        (part,),
+                        part_count,
+                        {"token": _shown(part), "ios": ios, "merge": _shown(token), "blown_up": blown},
+                    )
         else:
             left, right = super_best[1]
-            detail = {**add(left + right), "left_count": supers.occurrences(left),
-                      "right_count": supers.occurrences(right)}
+            detail = {
+                **add(left + right),
+                "left_count": supers.occurrences(left),
+                "right_count": supers.occurrences(right),
+            }
             supers.merge(left, right)
             record("supermerge", (left, right), super_count, detail)
         step += 1
@@ -221,10 +251,21 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
 
     tokeniser = BoundlessBPE(operations, corpus.pretokeniser, blowup=blowup, name=name)
     summary = {
-        "merges": counts["merge"], "supermerges": counts["supermerge"], "deletions": counts["deletion"],
-        "vocab_size": tokeniser.vocab_size, "slots": len(taken), "stopped": stopped,
-        "documents": len(corpus.documents), "unique_pretokens": len(corpus.pretoken_counts),
-        "options": {"threshold": threshold, "ios_rule": ios_rule, "blowup": blowup,
-                    "merge_pattern": merge_pattern, "deleted_slots": deleted_slots, "tie": tie},
+        "merges": counts["merge"],
+        "supermerges": counts["supermerge"],
+        "deletions": counts["deletion"],
+        "vocab_size": tokeniser.vocab_size,
+        "slots": len(taken),
+        "stopped": stopped,
+        "documents": len(corpus.documents),
+        "unique_pretokens": len(corpus.pretoken_counts),
+        "options": {
+            "threshold": threshold,
+            "ios_rule": ios_rule,
+            "blowup": blowup,
+            "merge_pattern": merge_pattern,
+            "deleted_slots": deleted_slots,
+            "tie": tie,
+        },
     }
     return TrainingRun(tokeniser, tuple(events), summary)

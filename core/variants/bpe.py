@@ -2,8 +2,9 @@
 
 Training is :func:`core.train_bpe.train_bpe` (HF-identical; Sennrich et al. 2016, Alg. 1); the
 tokeniser is a :class:`core.model.BTETokeniser`, whose trace lists the merges in the order BTE
-segmentation applies them (bpe-knockout.txt §3.2).
+segmentation applies them ([knockout §3.2]).
 """
+
 from __future__ import annotations
 
 from core.train_bpe import tokeniser_from_training, train_bpe
@@ -13,10 +14,17 @@ from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun, initi
 def train(corpus: TrainingCorpus, vocab_size: int, *, progress=None, min_frequency: int = 0) -> TrainingRun:
     """HF-identical BPE on the corpus's pretoken counts (with all 256 bytes in the alphabet of a
     byte-level tokeniser); one "merge" event per merge."""
-    result = train_bpe(corpus.pretoken_counts, vocab_size, min_frequency=min_frequency, progress=progress,
-                       initial_alphabet=initial_alphabet(corpus.pretokeniser))
+    result = train_bpe(
+        corpus.pretoken_counts,
+        vocab_size,
+        min_frequency=min_frequency,
+        progress=progress,
+        initial_alphabet=initial_alphabet(corpus.pretokeniser),
+    )
     tokeniser = tokeniser_from_training(result, corpus.pretokeniser, name="bpe")
     base = len(result.alphabet) + len(result.special_tokens)
-    events = tuple(TrainingEvent(i, "merge", f"{left} + {right}", count, base + i + 1)
-                   for i, ((left, right), count) in enumerate(zip(result.merges, result.merge_counts)))
+    events = tuple(
+        TrainingEvent(i, "merge", f"{left} + {right}", count, base + i + 1)
+        for i, ((left, right), count) in enumerate(zip(result.merges, result.merge_counts))
+    )
     return TrainingRun(tokeniser, events, {"merges": len(result.merges)})

@@ -4,6 +4,7 @@ page): how much of their learned vocabularies they share.
 No paper section: descriptive statistics. "Learned" types are the types longer than one
 character, so the shared single-character (or byte) alphabet does not drown the comparison.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -21,7 +22,14 @@ def vocabulary_overlap(vocabularies: Mapping[str, frozenset[str]]) -> list[dict]
     rows = []
     for a, b in combinations(learned, 2):
         shared, union = learned[a] & learned[b], learned[a] | learned[b]
-        rows.append({"a": a, "b": b, "shared": len(shared), "only a": len(learned[a] - learned[b]),
-                     "only b": len(learned[b] - learned[a]),
-                     "jaccard": len(shared) / len(union) if union else 1.0})
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "shared": len(shared),
+                "only a": len(learned[a] - learned[b]),
+                "only b": len(learned[b] - learned[a]),
+                "jaccard": len(shared) / len(union) if union else 1.0,
+            }
+        )
     return rows

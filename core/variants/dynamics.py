@@ -1,9 +1,10 @@
 """Training dynamics read off a training log (core.variants.base.TrainingEvent list).
 
-boundless-bpe.txt §4, Fig. 2 (the count of each selected merge or supermerge over training) and
+[boundless §4, Fig. 2] (the count of each selected merge or supermerge over training) and
 Fig. 3 (the fraction of merges and supermerges over successive intervals of operations); the same
 views show Scaffold-BPE's scaffold/re-admission events and PickyBPE's removals.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -21,10 +22,18 @@ def kind_fractions(events: Sequence, interval: int) -> list[dict]:
     kinds = list(dict.fromkeys(e.kind for e in events))
     rows = []
     for start in range(0, len(events), interval):
-        block = events[start:start + interval]
+        block = events[start : start + interval]
         counts = Counter(e.kind for e in block)
-        rows.extend({"start": start, "end": start + len(block), "kind": kind,
-                     "fraction": counts[kind] / len(block), "count": counts[kind]} for kind in kinds)
+        rows.extend(
+            {
+                "start": start,
+                "end": start + len(block),
+                "kind": kind,
+                "fraction": counts[kind] / len(block),
+                "count": counts[kind],
+            }
+            for kind in kinds
+        )
     return rows
 
 

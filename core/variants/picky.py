@@ -1,7 +1,7 @@
 """PickyBPE (Chizhov, Arnett, Korotkova & Yamshchikov, EMNLP 2024, "BPE Gets Picky"): BPE that
 removes an intermediate type as soon as a merge has used up nearly all of its occurrences.
 
-rebpe.txt §2.1 (PickyBPE marks parents during vocabularisation and records an *event list* of
+[rebpe §2.1] (PickyBPE marks parents during vocabularisation and records an *event list* of
 merge events and split events) and App. A.4 (the criterion, Eq. 2). The details follow the
 authors' code, pchizhov/picky_bpe @038fcb9 ``bpe_trainer.py``/``language.py``/
 ``picky_tokenize.py``, as reference-implementations.md §3 describes it.
@@ -57,6 +57,7 @@ own characters (tests/test_picky.py has a corpus where it is not).
 Checked against the authors' code (V5 of TEST_VECTORS.md, scripts/compare_picky.py) and against a
 literal recount implementation (tests/test_picky.py).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -69,13 +70,22 @@ from functools import cached_property
 
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.options import check_choice, check_int
-from core.train_bpe import OCCURRENCES_PER_BEAT, PROGRESS_EVERY, _collect_word_counts, _initial_vocab
-from core.trace import Trace, TraceEvent
 from core.model import BTETokeniser
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, merge_list_graph,
-                                TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope,
-                                read_flag)
+from core.options import check_choice, check_int
+from core.trace import Trace, TraceEvent
+from core.train_bpe import OCCURRENCES_PER_BEAT, PROGRESS_EVERY, _collect_word_counts, _initial_vocab
+from core.variants.base import (
+    FORMAT_PREFIX,
+    FORMAT_VERSION,
+    PretokenSegmenter,
+    TrainingCorpus,
+    TrainingEvent,
+    TrainingRun,
+    initial_alphabet,
+    merge_list_graph,
+    read_envelope,
+    read_flag,
+)
 
 KIND = "picky"
 MERGE, SPLIT = "merge", "split"
@@ -138,8 +148,15 @@ class PickyBPE(PretokenSegmenter):
 
     kind = KIND
 
-    def __init__(self, alphabet: Iterable[str], events: Iterable[PickyEvent], pretokeniser, *,
-                 whole_word: bool = True, name: str = ""):
+    def __init__(
+        self,
+        alphabet: Iterable[str],
+        events: Iterable[PickyEvent],
+        pretokeniser,
+        *,
+        whole_word: bool = True,
+        name: str = "",
+    ):
         self.alphabet: tuple[str, ...] = tuple(dict.fromkeys(alphabet))
         bad = [a for a in self.alphabet if not isinstance(a, str) or len(a) != 1]
         if bad:
@@ -171,8 +188,9 @@ class PickyBPE(PretokenSegmenter):
     def merge_graph(self) -> BTETokeniser:
         """The merge events as a merge graph, each pair at its first event's position; removed
         types stay vertices (what PickyBPE splits at inference is not part of the graph)."""
-        return merge_list_graph(self.alphabet, (e.parts for e in self.events if e.kind == MERGE),
-                                self.pretokeniser, self.name)
+        return merge_list_graph(
+            self.alphabet, (e.parts for e in self.events if e.kind == MERGE), self.pretokeniser, self.name
+        )
 
     def replay(self, pretoken: str):
         """The event replay on ``pretoken``'s characters (no shortcut): yields (event id, tokens
@@ -222,8 +240,9 @@ class PickyBPE(PretokenSegmenter):
         for k, pretoken in enumerate(pretokens):
             if self._shortcut(pretoken):
                 state[k] = (pretoken,)
-                events.append(TraceEvent("whole", f"{pretoken} is a type: kept whole",
-                                         tuple(t for s in state for t in s)))
+                events.append(
+                    TraceEvent("whole", f"{pretoken} is a type: kept whole", tuple(t for s in state for t in s))
+                )
                 continue
             for event_id, tokens in self.replay(pretoken):
                 changes.setdefault(event_id, []).append((k, tokens))
@@ -246,7 +265,7 @@ class PickyBPE(PretokenSegmenter):
         }
 
     @classmethod
-    def from_json(cls, obj, source: str = "<json>") -> "PickyBPE":
+    def from_json(cls, obj, source: str = "<json>") -> PickyBPE:
         name, pretokeniser = read_envelope(obj, KIND, source)
         whole_word = read_flag(obj, "whole_word", True, source)
         alphabet = obj.get("alphabet")
@@ -257,8 +276,13 @@ class PickyBPE(PretokenSegmenter):
             raise InputError("field 'events' must be a list of [kind, token, [parts]]", source)
         events = []
         for n, item in enumerate(raw):
-            if (not isinstance(item, list) or len(item) != 3 or not isinstance(item[1], str)
-                    or not isinstance(item[2], list) or not all(isinstance(p, str) and p for p in item[2])):
+            if (
+                not isinstance(item, list)
+                or len(item) != 3
+                or not isinstance(item[1], str)
+                or not isinstance(item[2], list)
+                or not all(isinstance(p, str) and p for p in item[2])
+            ):
                 raise InputError(f"field 'events' item {n}: expected [kind, token, [parts]], got {item!r}", source)
             events.append(PickyEvent(item[0], item[1], tuple(item[2])))
         try:
@@ -268,8 +292,7 @@ class PickyBPE(PretokenSegmenter):
 
     def __repr__(self) -> str:
         splits = sum(e.kind == SPLIT for e in self.events)
-        return (f"PickyBPE(name={self.name!r}, |V|={self.vocab_size}, events={len(self.events)}, "
-                f"splits={splits})")
+        return f"PickyBPE(name={self.name!r}, |V|={self.vocab_size}, events={len(self.events)}, splits={splits})"
 
 
 def _merge_all(tokens: list[str], pair: tuple[str, ...], result: str) -> list[str]:
@@ -287,9 +310,18 @@ def _merge_all(tokens: list[str], pair: tuple[str, ...], result: str) -> list[st
     return out
 
 
-def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, int], None] | None = None,
-          threshold: float = 0.9, comparison: str = ">", tie: str = "insertion", reserved_specials: int = 0,
-          whole_word: bool = True, name: str = "") -> TrainingRun:
+def train(
+    corpus: TrainingCorpus,
+    vocab_size: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    threshold: float = 0.9,
+    comparison: str = ">",
+    tie: str = "insertion",
+    reserved_specials: int = 0,
+    whole_word: bool = True,
+    name: str = "",
+) -> TrainingRun:
     """PickyBPE training with the options of the module docstring.
 
     Stops when |V| (alphabet included) + ``reserved_specials`` reaches ``vocab_size``, or no pair
@@ -302,8 +334,12 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     """
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
-    if (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
-            or not math.isfinite(threshold) or threshold < 0):
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, numbers.Real)
+        or not math.isfinite(threshold)
+        or threshold < 0
+    ):
         raise InputError(f"threshold must be a number >= 0, got {threshold!r}")
     if not isinstance(whole_word, bool):
         raise InputError(f"whole_word must be true or false, got {whole_word!r}")
@@ -312,15 +348,19 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
     inclusive = check_choice("comparison", comparison, COMPARISONS) == ">="
     insertion = check_choice("tie", tie, TIE_RULES) == "insertion"
     target = int(check_int("vocab_size", vocab_size, 0)) - reserved
-    trainer = _Trainer(counts, initial_alphabet(corpus.pretokeniser), float(threshold), inclusive, insertion,
-                       target, progress)
+    trainer = _Trainer(
+        counts, initial_alphabet(corpus.pretokeniser), float(threshold), inclusive, insertion, target, progress
+    )
     if target < trainer.n_atoms:
-        raise InputError(f"vocab_size {vocab_size} is smaller than the {trainer.n_atoms} alphabet characters "
-                         f"plus {reserved} reserved special tokens")
+        raise InputError(
+            f"vocab_size {vocab_size} is smaller than the {trainer.n_atoms} alphabet characters "
+            f"plus {reserved} reserved special tokens"
+        )
     stopped = trainer.run(target)
     strings = trainer.strings
-    events = [PickyEvent(kind, strings[token], tuple(strings[p] for p in parts))
-              for kind, token, parts in trainer.events]
+    events = [
+        PickyEvent(kind, strings[token], tuple(strings[p] for p in parts)) for kind, token, parts in trainer.events
+    ]
     tokeniser = PickyBPE(trainer.alphabet, events, corpus.pretokeniser, whole_word=whole_word, name=name)
     summary = {
         "vocab_size": tokeniser.vocab_size,
@@ -331,8 +371,13 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
         "additional_merges": trainer.additional,
         "removed_types": len(tokeniser.removed_types),
         "stopped": stopped,
-        "options": {"threshold": threshold, "comparison": comparison, "tie": tie,
-                    "reserved_specials": reserved, "whole_word": whole_word},
+        "options": {
+            "threshold": threshold,
+            "comparison": comparison,
+            "tie": tie,
+            "reserved_specials": reserved,
+            "whole_word": whole_word,
+        },
     }
     return TrainingRun(tokeniser, tuple(trainer.log), summary)
 
@@ -342,8 +387,16 @@ class _Trainer:
     ids, packed pair keys, a lazy max-heap) plus what removals need: type frequencies, the
     words each pair and each merged type may occur in (supersets, checked on use)."""
 
-    def __init__(self, counts: dict[str, int], extra_atoms: tuple[str, ...], threshold: float,
-                 inclusive: bool, insertion: bool, target: int, progress=None):
+    def __init__(
+        self,
+        counts: dict[str, int],
+        extra_atoms: tuple[str, ...],
+        threshold: float,
+        inclusive: bool,
+        insertion: bool,
+        target: int,
+        progress=None,
+    ):
         self.strings, self.ids, self.alphabet = _initial_vocab(counts, (), extra_atoms, None)
         self.n_atoms = len(self.strings)
         self.beat = beat = Heartbeat(progress, max(0, target - self.n_atoms))
@@ -473,8 +526,9 @@ class _Trainer:
         detail = {"event": event_id, "merged": merged}
         if restored or additional:
             detail["restored" if restored else "additional"] = True
-        self.log.append(TrainingEvent(event_id, MERGE, f"{strings[left]} + {strings[right]} -> {string}",
-                                      count, self.size, detail))
+        self.log.append(
+            TrainingEvent(event_id, MERGE, f"{strings[left]} + {strings[right]} -> {string}", count, self.size, detail)
+        )
         if left == right:
             freq[left] -= 2 * merged
             self._scrutinise(left, merged)
@@ -622,6 +676,13 @@ class _Trainer:
         for key in neighbours:
             self._drop(key)
         strings = self.strings
-        self.log.append(TrainingEvent(event_id, SPLIT, f"{strings[token]} -> {' '.join(strings[p] for p in parts)}",
-                                      remaining, self.size,
-                                      {"event": event_id, "ios": ios, "parts": [strings[p] for p in parts]}))
+        self.log.append(
+            TrainingEvent(
+                event_id,
+                SPLIT,
+                f"{strings[token]} -> {' '.join(strings[p] for p in parts)}",
+                remaining,
+                self.size,
+                {"event": event_id, "ios": ios, "parts": [strings[p] for p in parts]},
+            )
+        )

@@ -3,6 +3,7 @@
 No paper section: plumbing for ``train --algorithm``, ``segment`` and the explorer pages. Modules
 are imported on first use, so loading one family never pays for the others.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -16,11 +17,11 @@ from core.variants.base import TrainingCorpus, TrainingRun
 #: algorithm -> (module with ``train``, fixed options, description)
 ALGORITHMS: dict[str, tuple[str, dict, str]] = {
     "bpe": ("core.variants.bpe", {}, "BPE (Sennrich et al. 2016; merges identical to HF tokenizers)"),
-    "scaffold": ("core.variants.scaffold", {}, "Scaffold-BPE (scaffold-bpe.txt Alg. 1-2)"),
-    "picky": ("core.variants.picky", {}, "PickyBPE (rebpe.txt §2.1; IoS removal during training)"),
-    "boundless": ("core.variants.boundless", {}, "BoundlessBPE (boundless-bpe.txt; supermerges across pretokens)"),
-    "unigram": ("core.unigram.trainer", {"pruning": "loss"}, "Unigram (unigram.txt Alg. 1; loss-based pruning)"),
-    "unigram-fsp": ("core.unigram.trainer", {"pruning": "fsp"}, "Unigram with Flat Score Pruning (unigram.txt §4)"),
+    "scaffold": ("core.variants.scaffold", {}, "Scaffold-BPE ([scaffold Alg. 1-2])"),
+    "picky": ("core.variants.picky", {}, "PickyBPE ([rebpe §2.1]; IoS removal during training)"),
+    "boundless": ("core.variants.boundless", {}, "BoundlessBPE ([boundless]; supermerges across pretokens)"),
+    "unigram": ("core.unigram.trainer", {"pruning": "loss"}, "Unigram ([unigram Alg. 1]; loss-based pruning)"),
+    "unigram-fsp": ("core.unigram.trainer", {"pruning": "fsp"}, "Unigram with Flat Score Pruning ([unigram §4])"),
 }
 
 #: pre-tokeniser names the CLI and the pages offer
@@ -33,7 +34,7 @@ PRETOKENISERS = {
 
 
 def default_pretokeniser(algorithm: str) -> Pretokeniser:
-    """BoundlessBPE's own pattern for BoundlessBPE (boundless-bpe.txt App. A), GPT-2 byte-level
+    """BoundlessBPE's own pattern for BoundlessBPE ([boundless App. A]), GPT-2 byte-level
     pre-tokenisation for the others."""
     return PRETOKENISERS["boundless" if algorithm == "boundless" else "bytelevel"]()
 
@@ -48,8 +49,11 @@ def algorithm_options(algorithm: str) -> dict[str, object]:
     """The options ``algorithm``'s trainer takes, with their defaults."""
     module, fixed, _ = ALGORITHMS[check_algorithm(algorithm)]
     parameters = inspect.signature(importlib.import_module(module).train).parameters
-    return {name: p.default for name, p in parameters.items()
-            if p.kind is p.KEYWORD_ONLY and name != "progress" and name not in fixed}
+    return {
+        name: p.default
+        for name, p in parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name != "progress" and name not in fixed
+    }
 
 
 def train(algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=None, **options) -> TrainingRun:
@@ -60,4 +64,3 @@ def train(algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=N
         raise InputError(f"{algorithm} has no option {', '.join(unknown)}; its options: {', '.join(known) or 'none'}")
     module, fixed, _ = ALGORITHMS[algorithm]
     return importlib.import_module(module).train(corpus, vocab_size, progress=progress, **fixed, **options)
-

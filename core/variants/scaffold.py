@@ -1,7 +1,7 @@
 """Scaffold-BPE (Lian et al., AAAI 2025): BPE whose low-frequency intermediate tokens become
 *scaffold* tokens, used while encoding but demolished before output.
 
-scaffold-bpe.txt §3.1 and Algorithm 1 (training), §3.2 and Algorithm 2 (encoding). There is no
+[scaffold §3.1 and Algorithm 1] (training), §3.2 and Algorithm 2 (encoding). There is no
 official code (reference-implementations.md §4); every reading below that the paper leaves open
 is an option of :func:`train`, defaults first:
 
@@ -43,6 +43,7 @@ reverse the merge forming it and recurse into scaffold parts, parts that are nor
 table is precomputed, as §3.2 suggests. When several merges form one string the shortest
 result wins, ties to the lowest-ranked merge.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -54,11 +55,18 @@ from core.deadline import Heartbeat
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
 from core.options import check_choice, check_int
-from core.train_bpe import (PROGRESS_EVERY, _collect_word_counts, _initial_vocab,
-                            _merge_words)
 from core.trace import Trace, TraceEvent
-from core.variants.base import (FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter,
-                                TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet, read_envelope)
+from core.train_bpe import PROGRESS_EVERY, _collect_word_counts, _initial_vocab, _merge_words
+from core.variants.base import (
+    FORMAT_PREFIX,
+    FORMAT_VERSION,
+    PretokenSegmenter,
+    TrainingCorpus,
+    TrainingEvent,
+    TrainingRun,
+    initial_alphabet,
+    read_envelope,
+)
 
 KIND = "scaffold"
 TIE_RULES = ("scaffold-first", "pair-first")
@@ -70,7 +78,7 @@ _MASK = (1 << _SHIFT) - 1
 
 class ScaffoldBPE(PretokenSegmenter):
     """A trained Scaffold-BPE tokeniser: the merges of E as a BTE tokeniser (``bte``) and the
-    scaffold set S. ``vocabulary`` is V = types of E minus S (scaffold-bpe.txt Eq. 2-3)."""
+    scaffold set S. ``vocabulary`` is V = types of E minus S ([scaffold Eq. 2-3])."""
 
     kind = KIND
 
@@ -122,8 +130,14 @@ class ScaffoldBPE(PretokenSegmenter):
             trace = self.bte.trace_pretoken(pretoken)
             for step in trace.steps:
                 merge = step.merge
-                events.append(TraceEvent("merge", f"{' + '.join(merge.parts)} -> {merge.result}",
-                                         (*done, *step.tokens, *rest), merge.rank))
+                events.append(
+                    TraceEvent(
+                        "merge",
+                        f"{' + '.join(merge.parts)} -> {merge.result}",
+                        (*done, *step.tokens, *rest),
+                        merge.rank,
+                    )
+                )
             done.extend(trace.tokens)
         scaffolded = tuple(done)
         out: list[str] = []
@@ -131,11 +145,14 @@ class ScaffoldBPE(PretokenSegmenter):
             pieces = self.demolish(token)
             out.extend(pieces)
             if pieces != (token,):
-                events.append(TraceEvent("demolish", f"{token} -> {' '.join(pieces)}",
-                                         (*out, *scaffolded[k + 1:])))
-        return Trace(text, pretokens, initial, tuple(events),
-                     {"scaffolded": list(scaffolded),
-                      "demolished": sorted({t for t in scaffolded if t in self._demolished})})
+                events.append(TraceEvent("demolish", f"{token} -> {' '.join(pieces)}", (*out, *scaffolded[k + 1 :])))
+        return Trace(
+            text,
+            pretokens,
+            initial,
+            tuple(events),
+            {"scaffolded": list(scaffolded), "demolished": sorted({t for t in scaffolded if t in self._demolished})},
+        )
 
     def to_json(self) -> dict:
         return {
@@ -157,22 +174,29 @@ class ScaffoldBPE(PretokenSegmenter):
             raise InputError("field 'merges' must be a list of [left, right] pairs", source)
         types = set(alphabet)
         for n, merge in enumerate(merges):
-            if (not isinstance(merge, list) or len(merge) != 2
-                    or not all(isinstance(p, str) and p in types for p in merge)):
-                raise InputError(f"field 'merges' item {n}: expected [left, right] over the alphabet "
-                                 f"and earlier merges, got {merge!r}", source)
+            if (
+                not isinstance(merge, list)
+                or len(merge) != 2
+                or not all(isinstance(p, str) and p in types for p in merge)
+            ):
+                raise InputError(
+                    f"field 'merges' item {n}: expected [left, right] over the alphabet "
+                    f"and earlier merges, got {merge!r}",
+                    source,
+                )
             types.add(merge[0] + merge[1])
         scaffold = _string_list(obj, "scaffold_tokens", source)
         try:
-            bte = BTETokeniser(alphabet, [Merge(i, tuple(m)) for i, m in enumerate(merges)],
-                               pretokeniser, name=name)
+            bte = BTETokeniser(alphabet, [Merge(i, tuple(m)) for i, m in enumerate(merges)], pretokeniser, name=name)
             return cls(bte, scaffold, name)
         except InputError as err:
             raise InputError(err.message, source) from None
 
     def __repr__(self) -> str:
-        return (f"ScaffoldBPE(name={self.name!r}, |V|={self.vocab_size}, |S|={len(self.scaffold_tokens)}, "
-                f"|merges|={len(self.bte.merges)})")
+        return (
+            f"ScaffoldBPE(name={self.name!r}, |V|={self.vocab_size}, |S|={len(self.scaffold_tokens)}, "
+            f"|merges|={len(self.bte.merges)})"
+        )
 
 
 def _string_list(obj: dict, field: str, source: str) -> list[str]:
@@ -196,10 +220,18 @@ def _demolition_table(bte: BTETokeniser, scaffold: frozenset[str]) -> dict[str, 
     return table
 
 
-def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, int], None] | None = None,
-          tie: str = "scaffold-first", min_frequency: int = 0, protect_atoms: bool = True,
-          scaffold_priority: str = "current", name: str = "") -> TrainingRun:
-    """Scaffold-BPE training, scaffold-bpe.txt Alg. 1, with the options of the module docstring.
+def train(
+    corpus: TrainingCorpus,
+    vocab_size: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    tie: str = "scaffold-first",
+    min_frequency: int = 0,
+    protect_atoms: bool = True,
+    scaffold_priority: str = "current",
+    name: str = "",
+) -> TrainingRun:
+    """Scaffold-BPE training, [scaffold Alg. 1], with the options of the module docstring.
 
     ``vocab_size`` counts normal tokens only (alphabet included). Events: "merge" (count = the
     pair count), "scaffold" (a token marked; count = its frequency, detail["head"] = f(Q.head)),
@@ -211,18 +243,24 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
     if not isinstance(protect_atoms, bool):
         raise InputError(f"protect_atoms must be true or false, got {protect_atoms!r}")
-    trainer = _Trainer(_collect_word_counts(corpus.pretoken_counts), int(check_int("vocab_size", vocab_size, 0)),
-                       tie=check_choice("tie", tie, TIE_RULES),
-                       min_frequency=int(check_int("min_frequency", min_frequency, 0)),
-                       protect_atoms=protect_atoms,
-                       scaffold_priority=check_choice("scaffold_priority", scaffold_priority, SCAFFOLD_PRIORITIES),
-                       alphabet=initial_alphabet(corpus.pretokeniser), progress=progress)
+    trainer = _Trainer(
+        _collect_word_counts(corpus.pretoken_counts),
+        int(check_int("vocab_size", vocab_size, 0)),
+        tie=check_choice("tie", tie, TIE_RULES),
+        min_frequency=int(check_int("min_frequency", min_frequency, 0)),
+        protect_atoms=protect_atoms,
+        scaffold_priority=check_choice("scaffold_priority", scaffold_priority, SCAFFOLD_PRIORITIES),
+        alphabet=initial_alphabet(corpus.pretokeniser),
+        progress=progress,
+    )
     stopped = trainer.run()
     ids = trainer.id_to_word
     # HF keeps a pair chosen twice once, at its later rank (core.train_bpe does the same).
     last = {pair: rank for rank, pair in enumerate(trainer.chosen)}
-    merges = [Merge(i, (ids[left], ids[right]))
-              for i, (left, right) in enumerate(p for rank, p in enumerate(trainer.chosen) if last[p] == rank)]
+    merges = [
+        Merge(i, (ids[left], ids[right]))
+        for i, (left, right) in enumerate(p for rank, p in enumerate(trainer.chosen) if last[p] == rank)
+    ]
     bte = BTETokeniser(trainer.alphabet, merges, corpus.pretokeniser, name=name)
     tokeniser = ScaffoldBPE(bte, (ids[t] for t in trainer.scaffold), name)
     kinds = [e.kind for e in trainer.events]
@@ -234,8 +272,12 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress: Callable[[int, i
         "markings": kinds.count("scaffold"),
         "readmissions": kinds.count("readmit"),
         "stopped": stopped,
-        "options": {"tie": tie, "min_frequency": min_frequency, "protect_atoms": protect_atoms,
-                    "scaffold_priority": scaffold_priority},
+        "options": {
+            "tie": tie,
+            "min_frequency": min_frequency,
+            "protect_atoms": protect_atoms,
+            "scaffold_priority": scaffold_priority,
+        },
     }
     return TrainingRun(tokeniser, tuple(trainer.events), summary)
 
@@ -244,8 +286,18 @@ class _Trainer:
     """State of one Alg. 1 run on unique words x counts (the speed-ups of core.train_bpe: int
     ids, packed pair keys, a lazy max-heap, only the words holding a pair are visited)."""
 
-    def __init__(self, counts: dict[str, int], vocab_size: int, *, tie: str, min_frequency: int,
-                 protect_atoms: bool, scaffold_priority: str, alphabet: tuple[str, ...] = (), progress=None):
+    def __init__(
+        self,
+        counts: dict[str, int],
+        vocab_size: int,
+        *,
+        tie: str,
+        min_frequency: int,
+        protect_atoms: bool,
+        scaffold_priority: str,
+        alphabet: tuple[str, ...] = (),
+        progress=None,
+    ):
         self.id_to_word, self.word_to_id, self.alphabet = _initial_vocab(counts, (), alphabet, None)
         self.base_size = len(self.id_to_word)
         if vocab_size < self.base_size:
@@ -282,8 +334,10 @@ class _Trainer:
                 where.setdefault(key, set()).add(index)
             beat.work(len(symbols))
         self.sequence = itertools.count()
-        self.heap = [(-self.pair_counts[key], self.pair_class, key, next(self.sequence), positions)
-                     for key, positions in where.items()]
+        self.heap = [
+            (-self.pair_counts[key], self.pair_class, key, next(self.sequence), positions)
+            for key, positions in where.items()
+        ]
         heapq.heapify(self.heap)
         self.scaffold: set[int] = set()
         self.size = self.base_size  # |V|
@@ -333,8 +387,9 @@ class _Trainer:
         self.scaffold.discard(token)
         self.size += 1
         string = self.id_to_word[token]
-        self.events.append(TrainingEvent(self.step, "readmit", f"readmit {string}", count, self.size,
-                                         {"token": string, **detail}))
+        self.events.append(
+            TrainingEvent(self.step, "readmit", f"readmit {string}", count, self.size, {"token": string, **detail})
+        )
 
     def _merge(self, key: int, count: int, positions: set[int]) -> None:
         """Alg. 1 lines 6 and 11-23: merge the pair everywhere, then mark parents."""
@@ -357,8 +412,9 @@ class _Trainer:
                 return
             detail["existing"] = True
         self.chosen.append((left, right))
-        delta, created, merged = _merge_words(words, weights, positions, left, right, new_id, _SHIFT,
-                                              self.token_len, None, self.beat)
+        delta, created, merged = _merge_words(
+            words, weights, positions, left, right, new_id, _SHIFT, self.token_len, None, self.beat
+        )
         pair_counts = self.pair_counts
         for pair, change in delta.items():
             pair_counts[pair] = pair_counts.get(pair, 0) + change
@@ -376,13 +432,20 @@ class _Trainer:
         head = self.head()
         detail.update(f_left=freq[left], f_right=freq[right], head=head)
         self.events.append(TrainingEvent(self.step, "merge", label, count, self.size, detail))
-        for parent in ((left,) if left == right else (left, right)):
+        for parent in (left,) if left == right else (left, right):
             if parent in self.scaffold or (self.protect_atoms and parent < self.base_size):
                 continue
             if freq[parent] < head:
                 self.scaffold.add(parent)
                 self.size -= 1
                 heapq.heappush(heap, (-freq[parent], self.token_class, parent, next(sequence), None))
-                self.events.append(TrainingEvent(
-                    self.step, "scaffold", f"scaffold {ids[parent]}", freq[parent], self.size,
-                    {"token": ids[parent], "head": head, "child": string}))
+                self.events.append(
+                    TrainingEvent(
+                        self.step,
+                        "scaffold",
+                        f"scaffold {ids[parent]}",
+                        freq[parent],
+                        self.size,
+                        {"token": ids[parent], "head": head, "child": string},
+                    )
+                )

@@ -1,5 +1,6 @@
 """What every browser test needs: record requests that leave 127.0.0.1, wait for a Streamlit run
 to finish, check that no error box is shown, and screenshot the whole page."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -25,10 +26,12 @@ def outside_requests(page: Page) -> list[str]:
 
 def wait_for_app(page: Page, timeout: int = SLOW) -> None:
     """Connected, script finished, no skeleton left (as Streamlit's own e2e suite waits)."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached",
-                           timeout=timeout)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached", timeout=timeout
+    )
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=timeout
+    )
     expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
 
 
@@ -41,8 +44,9 @@ def no_error_boxes(page: Page) -> None:
 def screenshot(page: Page, path, settle_ms: int = 800) -> None:
     """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it
     (and let plotly and vis-network redraw at the new size)."""
-    height = page.evaluate("Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')]"
-                           ".map(e => e.scrollHeight))")
+    height = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], section, body')].map(e => e.scrollHeight))"
+    )
     size = page.viewport_size or {"width": 1280, "height": 800}
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
     page.wait_for_timeout(settle_ms)

@@ -4,6 +4,7 @@ Recipe of research/explorers-and-streamlit.md §3.10. Never ``playwright install
 the ``chromium`` Debian package (``apt-get install -y chromium``), driven by pytest-playwright.
 Without it the tests fail under ``CI=true`` and are skipped (with the reason) otherwise.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 STARTUP_SECONDS = 90
 
 
@@ -41,8 +49,9 @@ def missing(reason: str):
 @pytest.fixture(scope="session")
 def chromium_executable() -> str:
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        missing(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium); "
-                "never `playwright install`")
+        missing(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium); never `playwright install`"
+        )
     return CHROMIUM
 
 
@@ -72,8 +81,17 @@ def streamlit_server():
     url = f"http://127.0.0.1:{port}"
     log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
     log_path = log_dir / "streamlit.log"
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-               f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+    ]
     # stdout to a file, never a PIPE (a full pipe blocks the server).
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
@@ -89,8 +107,7 @@ def streamlit_server():
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n"
-                            f"{log_path.read_text(errors='replace')}")
+                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text(errors='replace')}")
             time.sleep(0.25)
         yield url
     finally:

@@ -6,6 +6,7 @@
 - The word debugger: stepping, URL state, escaping, and the time one update takes on the Dutch 40k
   (printed and written to test-artifacts/word-debugger-timing.json; measured, not asserted).
 """
+
 from __future__ import annotations
 
 import json
@@ -19,14 +20,15 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-from app import available_pages, url_path  # noqa: E402
+from app import available_pages, url_path
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 
 SLOW = 300_000  # ms: a first visit may run knockout and ReBPE on the Dutch 40k
 PAGES = available_pages()
@@ -40,8 +42,10 @@ def sidebar_titles(page: Page) -> list[str]:
 
 # --- deep links on a fresh server ---------------------------------------------------------------
 
-@pytest.mark.parametrize("file, title", [(file, title) for file, title, _ in PAGES],
-                         ids=[url_path(file) for file, *_ in PAGES])
+
+@pytest.mark.parametrize(
+    "file, title", [(file, title) for file, title, _ in PAGES], ids=[url_path(file) for file, *_ in PAGES]
+)
 def test_deep_link_on_a_fresh_server(page: Page, fresh_app_url: str, artifacts_dir, file: str, title: str) -> None:
     outside = outside_requests(page)
     page.goto(f"{fresh_app_url}/{url_path(file)}")
@@ -62,6 +66,7 @@ def test_deep_link_on_a_fresh_server(page: Page, fresh_app_url: str, artifacts_d
 
 
 # --- the workspace ------------------------------------------------------------------------------
+
 
 def test_workspace_shows_what_is_loaded(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
@@ -176,15 +181,29 @@ def test_word_debugger_update_speed(page: Page, app_url: str, artifacts_dir) -> 
     expect(header(page)).to_have_text("“gids”", timeout=SLOW)
     words = page.get_by_label("Words (separated by spaces)", exact=True)
     timings: dict[str, list[float]] = {"new word": [], "one step back": []}
-    for word in ["bruidsjurk", "masterthesis", "reanimatietechniek", "arbeidsongeschiktheidsverzekering",
-                 "kinderboeken", "gidsen", "bruidstaart", "voetballer"]:
+    for word in [
+        "bruidsjurk",
+        "masterthesis",
+        "reanimatietechniek",
+        "arbeidsongeschiktheidsverzekering",
+        "kinderboeken",
+        "gidsen",
+        "bruidstaart",
+        "voetballer",
+    ]:
         words.fill(word)
         timings["new word"].append(timed(page, lambda: words.press("Enter"), "h2", f"“{word}”"))
         n_steps = int(re.search(r"of (\d+):", page.get_by_text(re.compile(r"Step \d+ of \d+:")).inner_text()).group(1))
         back = one_merge_back(page)
         timings["one step back"].append(timed(page, back.click, "p", f"Step {n_steps - 1} of {n_steps}:"))
     no_error_boxes(page)
-    summary = {kind: {"median_s": round(statistics.median(values), 3), "max_s": round(max(values), 3),
-                      "runs": [round(v, 3) for v in values]} for kind, values in timings.items()}
+    summary = {
+        kind: {
+            "median_s": round(statistics.median(values), 3),
+            "max_s": round(max(values), 3),
+            "runs": [round(v, 3) for v in values],
+        }
+        for kind, values in timings.items()
+    }
     (artifacts_dir / "word-debugger-timing.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\nword debugger on nl-40k:", json.dumps(summary))

@@ -5,6 +5,7 @@ language, the token-frequency view links to the Compare page, and nothing leaves
 Also measures each view on its first (uncached) and second (cached) load; the times are printed and
 written to test-artifacts/distributions-timing.json (measurements, not assertions).
 """
+
 from __future__ import annotations
 
 import json
@@ -17,12 +18,14 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
+
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILE = "pages/distributions.py"
@@ -35,7 +38,7 @@ def url_path() -> str:
 
     for spec in app.PAGES:
         if spec[0] == PAGE_FILE:
-            if len(spec) >= 4:                      # (file, title, url_path, icon)
+            if len(spec) >= 4:  # (file, title, url_path, icon)
                 return spec[2]
             return app.url_path(spec[0]) if hasattr(app, "url_path") else Path(PAGE_FILE).stem
     pytest.fail(f"{PAGE_FILE} is not in app.py PAGES")
@@ -84,15 +87,17 @@ def test_distributions_page_renders_offline(page: Page, app_url: str, artifacts_
     timing["blame_cached_s"] = timed_load(page, base, BLAME_CHARTS)
 
     # The sweep: its own view, its caption read off its numbers.
-    timing["sweep_first_s"] = choose_view(page, "Threshold sweep", SWEEP_CHARTS,
-                                          "Threshold sweep (bpe-knockout App. A.3)")
+    timing["sweep_first_s"] = choose_view(
+        page, "Threshold sweep", SWEEP_CHARTS, "Threshold sweep (bpe-knockout App. A.3)"
+    )
     expect(page).to_have_url(re.compile(r"[?&]view=Threshold"))
     expect(page.get_by_text("Threshold sweep (bpe-knockout App. A.3)")).to_be_visible()
     expect(page.get_by_text(re.compile(r"precision goes from .* and is highest at t = "))).to_be_visible()
 
     # Corpus distributions: the Dutch word counts by default (the tokeniser is Dutch).
-    timing["corpus_first_s"] = choose_view(page, "Corpus distributions", CORPUS_CHARTS,
-                                           "Summary over the 40,000 words of nl_wordfreq")
+    timing["corpus_first_s"] = choose_view(
+        page, "Corpus distributions", CORPUS_CHARTS, "Summary over the 40,000 words of nl_wordfreq"
+    )
     expect(page).to_have_url(re.compile(r"[?&]view=Corpus"))
     expect(page.get_by_text("Summary over the 40,000 words of nl_wordfreq")).to_be_visible()
     no_error_boxes(page)
@@ -140,8 +145,13 @@ def test_compare_page_row_click_shows_both_trees(page: Page, app_url: str, artif
     from core.samples import DUTCH_40K, SAMPLE_DIR, reference_paths
 
     words = [e.word for e in load_references(reference_paths()["nl_morph"]).entries]
-    third = compare_tokenisers(load_tokeniser(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"),
-                               load_tokeniser(DUTCH_40K), words).differences[2].word
+    third = (
+        compare_tokenisers(
+            load_tokeniser(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json"), load_tokeniser(DUTCH_40K), words
+        )
+        .differences[2]
+        .word
+    )
     outside = outside_requests(page)
     page.goto(f"{app_url}/compare?a=nl-bpe-4k-wordfreq&b=nl-40k")
     wait_for_app(page)
@@ -153,7 +163,7 @@ def test_compare_page_row_click_shows_both_trees(page: Page, app_url: str, artif
     wait_for_app(page)
     expect(page).to_have_url(re.compile(rf"[?&]word={re.escape(quote_plus(third))}(&|$)"), timeout=30_000)
     wait_for_app(page)
-    expect(page.get_by_text(f"{third} →").first).to_be_visible(timeout=SLOW)   # its segmentation blocks
+    expect(page.get_by_text(f"{third} →").first).to_be_visible(timeout=SLOW)  # its segmentation blocks
     expect(page.locator(".merge-tree img")).to_have_count(2, timeout=SLOW)
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "compare-row-click.png")

@@ -3,6 +3,7 @@
 Uses the fixtures of tests/e2e/conftest.py (a Streamlit server on a free loopback port, Debian's
 chromium). Timings are printed (``pytest -s``), never asserted.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,14 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
-from playwright.sync_api import Frame, Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Frame, Page, expect
 
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
+
+pytestmark = pytest.mark.browser
 
 GRAPH_PATH = "merge_graph"  # app.py: the url_path of pages/merge_graph.py is its file stem
 DRAWN = "#graph[data-drawn='1'] canvas"
@@ -64,11 +67,14 @@ def wait_for_graph(page: Page, condition: str, timeout: float = 30.0) -> Frame:
 def click_node(page: Page, frame: Frame, type_: str) -> None:
     """Click the node of ``type_`` where vis-network drew it."""
     page.locator("iframe.merge-graph").scroll_into_view_if_needed()
-    point = frame.evaluate("""(id) => {
+    point = frame.evaluate(
+        """(id) => {
         const p = network.canvasToDOM(network.getPositions([id])[id]);
         const r = document.querySelector("#graph canvas").getBoundingClientRect();
         return {x: r.left + p.x, y: r.top + p.y};
-    }""", f"t:{type_}")
+    }""",
+        f"t:{type_}",
+    )
     box = page.locator("iframe.merge-graph").bounding_box()
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
 
@@ -111,8 +117,10 @@ def test_graph_page_draws_offline_and_recentres_on_click(page: Page, app_url: st
 
 def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str, artifacts_dir) -> None:
     outside = outside_requests(page)
-    page.goto(f"{app_url}/{GRAPH_PATH}?tokeniser=a1_scenario2a&view=types+and+merges"
-              f"&compare={quote(chr(39).join(['the paper', 's knockout']))}&draw=after")
+    page.goto(
+        f"{app_url}/{GRAPH_PATH}?tokeniser=a1_scenario2a&view=types+and+merges"
+        f"&compare={quote(chr(39).join(['the paper', 's knockout']))}&draw=after"
+    )
     wait_for_app(page)
     frame = graph_frame(page)
     assert centre_of(frame) == "_bruids"

@@ -1,6 +1,7 @@
 """Honest links in real headless Chromium (issue 14): a link copied after an upload opens the same
 view in a new browser context (another session of the same server, which finds the file in its
 upload store); a link naming an upload the server does not have says so."""
+
 from __future__ import annotations
 
 import json
@@ -12,18 +13,19 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app  # noqa: E402
-from tests.e2e.test_workspace_state import CHOOSER, NAV, UPLOAD  # noqa: E402
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Browser, Page, expect
 
-from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.samples import scenario_paths  # noqa: E402
-from ui import upload_store  # noqa: E402
-from ui.upload_store import digest  # noqa: E402
+from core.formats.tokeniser_files import load_tokeniser
+from core.samples import scenario_paths
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
+from tests.e2e.test_workspace_state import CHOOSER, NAV, UPLOAD
+from ui import upload_store
+from ui.upload_store import digest
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 
 WORD = ".st-key-word input"
 PROJECTOR = {"width": 1280, "height": 720}
@@ -35,12 +37,16 @@ def query(page: Page) -> dict[str, str]:
 
 def first_word_tokens(page: Page) -> list[str]:
     """The chips of the first word the word debugger shows (``data-token`` of each)."""
-    return page.locator(".tok-word").first.locator(".tok-chip").evaluate_all(
-        "chips => chips.map(chip => chip.dataset.token)")
+    return (
+        page.locator(".tok-word")
+        .first.locator(".tok-chip")
+        .evaluate_all("chips => chips.map(chip => chip.dataset.token)")
+    )
 
 
 def test_a_copied_link_with_an_upload_opens_the_same_view_in_a_new_context(
-        page: Page, browser: Browser, app_url: str, artifacts_dir) -> None:
+    page: Page, browser: Browser, app_url: str, artifacts_dir
+) -> None:
     scenario = load_tokeniser(scenario_paths()["a1_scenario2a"])
     data = json.dumps(scenario.to_json()).encode()
     page.goto(f"{app_url}/?tokeniser=a1_scenario1")
@@ -49,7 +55,9 @@ def test_a_copied_link_with_an_upload_opens_the_same_view_in_a_new_context(
     expect(page.locator(CHOOSER)).to_have_value("upload: mine.json", timeout=60_000)
     wait_for_app(page)
     assert query(page)["tokeniser"] == "upload:" + digest(data)  # the Workspace's own address bar
-    assert upload_store.has("tokeniser", digest(data))  # the server's store: EXPLORER_CACHE_DIR, a temporary folder (conftest)
+    assert upload_store.has(
+        "tokeniser", digest(data)
+    )  # the server's store: EXPLORER_CACHE_DIR, a temporary folder (conftest)
 
     page.locator(NAV.format("/word_debugger")).click()
     wait_for_app(page)

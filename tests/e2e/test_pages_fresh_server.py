@@ -6,6 +6,7 @@ Each page is opened by its link in a fresh browser context, in the sidebar's ord
 its title and no error box or traceback. How long that takes is measured by
 ``bench/bench_pages.py``, never asserted here.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,14 +16,15 @@ import pytest
 from tests.e2e.conftest import running_in_ci, streamlit_server
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-from app import available_pages, url_path  # noqa: E402
-from tests.e2e.browser_support import LOOPBACK, SLOW, no_error_boxes, outside_requests, wait_for_app  # noqa: E402
+from app import available_pages, url_path
+from tests.e2e.browser_support import LOOPBACK, SLOW, no_error_boxes, outside_requests, wait_for_app
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 PAGES = available_pages()
 
 
@@ -35,8 +37,9 @@ def empty_cache_app_url(chromium_executable, tmp_path_factory):
             yield url
 
 
-@pytest.mark.parametrize("file, title", [(file, title) for file, title, _ in PAGES],
-                         ids=[url_path(file) for file, *_ in PAGES])
+@pytest.mark.parametrize(
+    "file, title", [(file, title) for file, title, _ in PAGES], ids=[url_path(file) for file, *_ in PAGES]
+)
 def test_page_opens_on_a_fresh_server(page: Page, empty_cache_app_url: str, file: str, title: str) -> None:
     outside = outside_requests(page)
     page.goto(f"{empty_cache_app_url}/{url_path(file)}")

@@ -2,6 +2,7 @@
 stepper on a teaching scenario, the → and ← keys step, and Prev, Next and both trees lie inside the
 720 px viewport without scrolling. Saves test-artifacts/stepper-presentation-1280x720.png (the
 viewport as the class sees it)."""
+
 from __future__ import annotations
 
 import re
@@ -11,12 +12,14 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app  # noqa: E402
-from playwright.sync_api import Locator, Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Locator, Page, expect
 
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
+
+pytestmark = pytest.mark.browser
 
 PROJECTOR = {"width": 1280, "height": 720}
 
@@ -34,8 +37,10 @@ def inside_viewport(locator: Locator, what: str) -> None:
     box = locator.bounding_box()
     assert box is not None, f"{what} is not drawn"
     assert box["x"] >= 0 and box["y"] >= 0, (what, box)
-    assert box["x"] + box["width"] <= PROJECTOR["width"] and box["y"] + box["height"] <= PROJECTOR["height"], \
-        (what, box)
+    assert box["x"] + box["width"] <= PROJECTOR["width"] and box["y"] + box["height"] <= PROJECTOR["height"], (
+        what,
+        box,
+    )
 
 
 def test_arrow_keys_step_and_everything_fits_the_projector(page: Page, app_url: str, artifacts_dir) -> None:

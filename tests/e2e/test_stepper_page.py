@@ -1,6 +1,7 @@
 """The stepper and blocked-merges pages in real headless Chromium: stepping changes the shown tree,
 no request leaves 127.0.0.1, no exception box. Also records how long one step takes on the Dutch 40k
 (written to test-artifacts/stepper-speed.txt; a measurement, never an assertion)."""
+
 from __future__ import annotations
 
 import re
@@ -11,12 +12,14 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
+
+pytestmark = pytest.mark.browser
 
 FIRST_RUN_MS = 240_000  # the first ReBPE run on the Dutch 40k, on a slow shared machine
 
@@ -64,8 +67,7 @@ def test_scenario_button_and_link_to_a_step(page: Page, app_url: str, artifacts_
     outside = outside_requests(page)
     page.goto(f"{app_url}/stepper?tokeniser=a1_scenario2a&step=3")
     wait_for_app(page)
-    expect(step_heading(page)).to_have_text(re.compile(r"^Step 3 of 9 · iteration 1 · reification"),
-                                            timeout=60_000)
+    expect(step_heading(page)).to_have_text(re.compile(r"^Step 3 of 9 · iteration 1 · reification"), timeout=60_000)
     page.get_by_role("button", name="2b(ii)", exact=True).click()
     expect(step_heading(page)).to_have_text(re.compile(r"^Step 0 of 12"), timeout=30_000)
     wait_for_app(page)

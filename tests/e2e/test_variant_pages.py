@@ -1,5 +1,6 @@
 """The Pre-tokenisers, Train & compare, Training dynamics and Unigram lattice pages in real headless Chromium:
 they render offline (no request leaves 127.0.0.1), show no error box, and keep the view in the URL."""
+
 from __future__ import annotations
 
 import re
@@ -9,14 +10,15 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-from core.variants.registry import ALGORITHMS  # noqa: E402
+from core.variants.registry import ALGORITHMS
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 
 
 def test_pretokenisers_show_the_papers_examples(page: Page, app_url: str, artifacts_dir) -> None:
@@ -52,8 +54,14 @@ def test_training_dynamics_scrubber_moves_the_step(page: Page, app_url: str, art
     wait_for_app(page)
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
     # why |V| ends under the target, in words: deleted tokens keep their slots
-    expect(page.get_by_test_id("stAlert").filter(has_text=re.compile(r"for a target of 400: \d+ of the 400 "
-                                                                      r"vocabulary slots"))).to_be_visible()
+    expect(
+        page.get_by_test_id("stAlert").filter(
+            has_text=re.compile(
+                r"for a target of 400: \d+ of the 400 "
+                r"vocabulary slots"
+            )
+        )
+    ).to_be_visible()
     expect(page.get_by_text("slots filled (deleted tokens keep theirs)")).to_be_attached()
     page.get_by_role("slider", name="Training step").focus()
     page.keyboard.press("ArrowRight")

@@ -1,6 +1,7 @@
 """The word debugger in real headless Chromium at 1280×720: running text from a link (chips with
 ids, whitespace and split bytes visible, the link menu of a chip leading to the word's tree), and
 presentation mode stepped with the arrow keys. Screenshots go to test-artifacts/ to be looked at."""
+
 from __future__ import annotations
 
 import re
@@ -11,12 +12,14 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.e2e
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
+
+pytestmark = pytest.mark.browser
 
 PROJECTOR = {"width": 1280, "height": 720}
 SENTENCE = "De bruidsjurk van mijn zus kost 1.000 €, zei ze  —\nin Tokio (東京) 😀 naïef!"
@@ -72,8 +75,11 @@ def test_presentation_mode_steps_with_the_arrow_keys(page: Page, app_url: str, a
     page.keyboard.press("ArrowRight")
     expect(step).to_have_text(re.compile(r"^Step 8 of 9"))
     wait_for_app(page)
-    for element in (page.get_by_role("button", name="Prev"), page.get_by_role("button", name="Next"),
-                    page.locator(".merge-tree img")):
+    for element in (
+        page.get_by_role("button", name="Prev"),
+        page.get_by_role("button", name="Next"),
+        page.locator(".merge-tree img"),
+    ):
         box = element.bounding_box()
         assert box is not None and box["y"] + box["height"] <= PROJECTOR["height"], element
     no_error_boxes(page)

@@ -1,5 +1,6 @@
 """What the user loaded stays loaded, in real headless Chromium: an uploaded tokeniser is still the
 choice after a step of the stepper (a fragment rerun) and a page switch through the sidebar."""
+
 from __future__ import annotations
 
 import json
@@ -9,15 +10,16 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.samples import scenario_paths  # noqa: E402
+from core.formats.tokeniser_files import load_tokeniser
+from core.samples import scenario_paths
+from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 
 UPLOAD = ".st-key-upload_tokeniser input[type=file]"
 CHOOSER = ".st-key-ws_tokeniser input"

@@ -7,6 +7,7 @@ visited in the same session, and on the merge graph payload types are centred, i
 a node's tooltip shown. No dialog may open and no frame may hold an element a payload injected.
 The server is the loopback one of tests/e2e/conftest.py; nothing else is requested.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,17 +17,18 @@ import pytest
 from tests.e2e.conftest import running_in_ci
 
 if not running_in_ci():  # under CI a missing playwright must be an error, not a skip
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright "
-                                                      "pytest-playwright)")
-from tests.e2e.browser_support import LOOPBACK, outside_requests, screenshot, wait_for_app  # noqa: E402
-from tests.e2e.test_graph_page import graph_frame, wait_for_graph  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+    pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright pytest-playwright)"
+    )
+from playwright.sync_api import Page, expect
 
-from app import available_pages  # noqa: E402
-from core.model import BTETokeniser, Merge  # noqa: E402
-from core.pretokenisers.whitespace import WhitespaceSplit  # noqa: E402
+from app import available_pages
+from core.model import BTETokeniser, Merge
+from core.pretokenisers.whitespace import WhitespaceSplit
+from tests.e2e.browser_support import LOOPBACK, outside_requests, screenshot, wait_for_app
+from tests.e2e.test_graph_page import graph_frame, wait_for_graph
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.browser
 
 #: Payloads without whitespace (a type of a whitespace-split tokeniser, a reference word); the
 #: default centre of the merge graph is the last one (the result of the last merge).
@@ -41,8 +43,13 @@ TYPES = [
     "<img/src=x/onerror=alert(1)>",
 ]
 #: Payloads with spaces: specials, metadata, file names, corpus lines.
-SPACED = ["<img src=x onerror=alert(11)>", "</script><script>alert(12)</script>", '"><svg onload=alert(13)>',
-          "${alert(14)} `alert(15)`", "[click](javascript:alert(16))"]
+SPACED = [
+    "<img src=x onerror=alert(11)>",
+    "</script><script>alert(12)</script>",
+    '"><svg onload=alert(13)>',
+    "${alert(14)} `alert(15)`",
+    "[click](javascript:alert(16))",
+]
 TOKENISER_FILE = "<img src=x onerror=alert(21)>.json"
 REFERENCE_FILE = '"><svg onload=alert(22)>.tsv'
 CORPUS_FILE = "${alert(23)} <img src=x onerror=alert(24)>.txt"
@@ -81,11 +88,16 @@ def hostile_tokeniser() -> bytes:
                 merges.append(Merge(len(merges), (built, char)))
                 results.add(built + char)
             built += char
-    metadata = {"title": SPACED[0] + " " + SPACED[4], "section": SPACED[2], "explanation": " ".join(SPACED),
-                "knockout": SPACED[1],
-                "words": [{"word": w, "before": [w[:3], w[3:]], "after": [w]} for w in TYPES[:3] + TYPES[-1:]]}
-    tokeniser = BTETokeniser(alphabet, merges, WhitespaceSplit(), specials=SPACED[:2], name=SPACED[0],
-                             metadata=metadata)
+    metadata = {
+        "title": SPACED[0] + " " + SPACED[4],
+        "section": SPACED[2],
+        "explanation": " ".join(SPACED),
+        "knockout": SPACED[1],
+        "words": [{"word": w, "before": [w[:3], w[3:]], "after": [w]} for w in TYPES[:3] + TYPES[-1:]],
+    }
+    tokeniser = BTETokeniser(
+        alphabet, merges, WhitespaceSplit(), specials=SPACED[:2], name=SPACED[0], metadata=metadata
+    )
     return json.dumps(tokeniser.to_json(), ensure_ascii=False).encode("utf-8")
 
 
@@ -105,7 +117,8 @@ def upload(page: Page, kind: str, label: str, name: str, data: bytes, mime: str)
     uploader.locator("input[type=file]").set_input_files({"name": name, "mimeType": mime, "buffer": data})
     # (the browser sends a double quote in a file name as %22)
     expect(page.get_by_role("combobox", name=kind, exact=True)).to_have_value(
-        "upload: " + name.replace('"', "%22"), timeout=WAIT)
+        "upload: " + name.replace('"', "%22"), timeout=WAIT
+    )
     wait_for_app(page, WAIT)
 
 
@@ -132,8 +145,9 @@ def centre_graph_on(page: Page, label: str):
     box = page.get_by_role("textbox", name="Type at the centre")
     box.fill(label)
     box.press("Enter")
-    frame = wait_for_graph(page, f"nodes.some(n => n.role === 'center' && n.focus === {json.dumps(label)})",
-                           timeout=WAIT / 1000)
+    frame = wait_for_graph(
+        page, f"nodes.some(n => n.role === 'center' && n.focus === {json.dumps(label)})", timeout=WAIT / 1000
+    )
     settled(page)
     return frame
 
@@ -183,7 +197,9 @@ def test_hostile_strings_never_run(page: Page, app_url: str, artifacts_dir) -> N
         check(title)
         if file == "pages/merge_graph.py":
             frame = graph_frame(page)
-            assert frame.evaluate("network.body.data.nodes.get().filter(n => n.role === 'center')[0].focus") == TYPES[-1]
+            assert (
+                frame.evaluate("network.body.data.nodes.get().filter(n => n.role === 'center')[0].focus") == TYPES[-1]
+            )
             assert TYPES[-1] in hover_centre(page, frame)  # the tooltip shows the payload as text
             check(f"{title}: {TYPES[-1]}")
             for label in TYPES[:3]:
