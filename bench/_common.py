@@ -84,7 +84,7 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
 
     def fmt(row):
         cells = [str(row[0]).ljust(widths[0])]
-        cells += [str(c).rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells += [str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         return "  ".join(cells).rstrip()
 
     print(fmt(headers))

@@ -1,4 +1,4 @@
-"""`blocked` on real tokenisers: o200k against GPT-2 in one run (issue 12, point 3).
+"""`blocked` on real tokenisers: o200k against GPT-2 in one run.
 
 Real files from ``scripts/fetch_real_tokenisers.py``'s cache (``$REAL_TOKENISERS_DIR``, default
 ``~/.cache/structured-tokenisers/real``): GPT-2 as ``gpt2/`` (merges.txt + vocab.json, one merge per
@@ -13,7 +13,7 @@ Per tokeniser and repetition, three figures:
 - **command**: ``python -m core blocked --tokeniser FILE`` as a subprocess, wall clock (interpreter
   start, imports, load, scan, output), i.e. what a user waits for.
 
-Best of ``--repeats`` (default 3). The target (issue 12): o200k within 3x of GPT-2; each ratio is
+Best of ``--repeats`` (default 3). The target: o200k within 3x of GPT-2; each ratio is
 printed against both GPT-2 files with ``met``/``MISSED``. Exit status 1 when a file is missing.
 """
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -97,8 +98,8 @@ def main(argv=None) -> int:
         out = {}
         out["pretokenise"], corpus = timed(lambda: TrainingCorpus.from_texts(lines, boundless_pretokeniser()))
         for size in sizes:
-            out[f"boundless_{size}"], runs[size] = timed(lambda: train(corpus, size))
-            out[f"bpe_{size}"], bpe_runs[size] = timed(lambda: bpe.train(corpus, size))
+            out[f"boundless_{size}"], runs[size] = timed(partial(train, corpus, size))
+            out[f"bpe_{size}"], bpe_runs[size] = timed(partial(bpe.train, corpus, size))
         reps.append(out)
     best, median = summarise(reps)
     print(

@@ -332,7 +332,8 @@ def at_least(value: float | None, limit: float, peer_seconds: float | None = Non
     return f"target >= {limit:g}: MISSED (needs ours <= {peer_seconds / limit:.2f})"
 
 
-def main(argv=None) -> int:
+def parse_args(argv) -> tuple[argparse.Namespace, list[str]]:
+    """The command line and the modes it asks for (exits with usage on a bad value)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--tokeniser",
@@ -359,35 +360,26 @@ def main(argv=None) -> int:
     parser.add_argument("--child", choices=list(MODES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, Path(args.tokeniser), Path(args.reference))
-        return 0
+        return args, []
     if args.repeats < 1 or args.peer_repeats < 1:
         parser.error("--repeats and --peer-repeats must be at least 1")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or any(m not in MODES for m in modes):
         parser.error(f"--modes takes a comma-separated subset of {','.join(MODES)}")
+    return args, modes
 
-    tokeniser_path, reference_path, what = default_inputs(args)
-    base = load_tokeniser(tokeniser_path)
-    references = load_references(reference_path)
-    entries = references.entries
-    python, peer_version, peer_line = check_peer()
-    env = {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "loadavg_1min_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "peers_venv": os.environ.get("PEERS_VENV"),
-        "bpe_knockout": peer_version,
-    }
+
+def print_header(args, env: dict, inputs: tuple[Path, Path, str], base, references, peer_line: str) -> None:
+    tokeniser_path, reference_path, what = inputs
     print(f"# Python {env['python']} ({env['implementation']}), {env['cpus']} CPUs, {env['machine']}")
     print(
         f"# tokeniser: {shown(tokeniser_path)} ({what}); |V| {len(base.types):,} + {len(base.specials)} special "
         f"tokens, {len(base.merges):,} merges, pre-tokeniser {base.pretokeniser.kind}"
     )
-    print(f"# reference: {shown(reference_path)}; {len(entries):,} words ({len(references.rejected)} lines rejected)")
+    print(
+        f"# reference: {shown(reference_path)}; {len(references.entries):,} words "
+        f"({len(references.rejected)} lines rejected)"
+    )
     print(peer_line)
     print(
         f"# ours: best of {args.repeats} repetitions, whole run incl. tracing the reference, loading excluded; "
@@ -396,55 +388,44 @@ def main(argv=None) -> int:
     )
     sys.stdout.flush()
 
-    peer: dict[str, list[dict]] = {}
-    reps: list[dict[str, float]] = [{} for _ in range(args.repeats)]
-    last_run = {}
-    for mode in modes:
-        if python is not None:
-            peer[mode] = []
-            for _ in range(args.peer_repeats):
-                outcome = run_peer_once(python, tokeniser_path, reference_path, MODES[mode][2], args.peer_timeout)
-                peer[mode].append(outcome)
-                if "error" in outcome:
-                    print(f"# peer {mode} run FAILED: {outcome['error']}")
-                    break
-        for r in range(args.repeats):
-            reps[r].update(ours_once(tokeniser_path, reference_path, mode))
-        last_run[mode] = MODES[mode][1](load_tokeniser(tokeniser_path), entries)  # for the agreement checks
-    best, median = summarise(reps)
 
-    rows, ratios, verdicts, agree_rows, agree_json, peer_json = [], {}, {}, [], {}, {}
-    disagree = False
-    for mode in modes:
-        label, _, _, target = MODES[mode]
-        ours, tracing = best[f"{mode}_ours"], best[f"{mode}_ours_tracing"]
-        good = [o for o in peer.get(mode, []) if "error" not in o]
-        peer_seconds = None
-        if good:
-            best_peer = min(good, key=lambda o: o["seconds"])
-            peer_seconds = best_peer["seconds"]
-            ratio = best_peer["seconds"] / ours
-            peer_cells = [f"{best_peer['seconds']:.2f}", f"{best_peer['wall']:.1f}", f"{ratio:.1f}x"]
-            peer_json[mode] = [{k: v for k, v in o.items() if k != "run"} for o in peer[mode]]
-            rows_a, record = agreement(mode, last_run[mode], best_peer["run"])
-            agree_rows += rows_a
-            agree_json[mode] = record
-            disagree |= not record["agree"]
-        else:
-            ratio = None
-            peer_cells = ["n/a", "n/a", "n/a"]
-        ratios[mode] = ratio
-        verdicts[mode] = None if ratio is None else ratio >= target
-        rows.append(
-            [
-                label,
-                f"{ours:.2f}",
-                f"{tracing:.2f} ({tracing / ours:.0%})",
-                *peer_cells,
-                at_least(ratio, target, peer_seconds),
-            ]
-        )
+def peer_runs(python: Path, tokeniser_path: Path, reference_path: Path, mode: str, args) -> list[dict]:
+    """``--peer-repeats`` runs of the peer in ``mode``, stopping at the first failure."""
+    outcomes = []
+    for _ in range(args.peer_repeats):
+        outcome = run_peer_once(python, tokeniser_path, reference_path, MODES[mode][2], args.peer_timeout)
+        outcomes.append(outcome)
+        if "error" in outcome:
+            print(f"# peer {mode} run FAILED: {outcome['error']}")
+            break
+    return outcomes
 
+
+def mode_result(mode: str, best: dict[str, float], peer_outcomes: list[dict], run) -> dict:
+    """One mode's table row, ratio and, when the peer ran, its figures and the agreement check."""
+    label, _, _, target = MODES[mode]
+    ours, tracing = best[f"{mode}_ours"], best[f"{mode}_ours_tracing"]
+    good = [o for o in peer_outcomes if "error" not in o]
+    result: dict = {"ratio": None, "peer_seconds": None, "peer_cells": ["n/a", "n/a", "n/a"]}
+    if good:
+        best_peer = min(good, key=lambda o: o["seconds"])
+        result["peer_seconds"] = best_peer["seconds"]
+        result["ratio"] = best_peer["seconds"] / ours
+        result["peer_cells"] = [f"{best_peer['seconds']:.2f}", f"{best_peer['wall']:.1f}", f"{result['ratio']:.1f}x"]
+        result["peer_json"] = [{k: v for k, v in o.items() if k != "run"} for o in peer_outcomes]
+        result["agreement"] = agreement(mode, run, best_peer["run"])
+    result["verdict"] = None if result["ratio"] is None else result["ratio"] >= target
+    result["row"] = [
+        label,
+        f"{ours:.2f}",
+        f"{tracing:.2f} ({tracing / ours:.0%})",
+        *result["peer_cells"],
+        at_least(result["ratio"], target, result["peer_seconds"]),
+    ]
+    return result
+
+
+def print_tables(rows: list[list[str]], ratios: dict, agree_rows: list[list[str]], agree_json: dict) -> None:
     print()
     print_table(["run (seconds)", "ours", "of which tracing", "peer", "peer wall", "peer/ours", "target"], rows)
     if any(ratio is not None for ratio in ratios.values()):
@@ -466,6 +447,48 @@ def main(argv=None) -> int:
     note = load_note()
     if note:
         print(note)
+
+
+def main(argv=None) -> int:
+    args, modes = parse_args(argv)
+    if args.child:
+        child(args.child, Path(args.tokeniser), Path(args.reference))
+        return 0
+
+    tokeniser_path, reference_path, what = default_inputs(args)
+    base = load_tokeniser(tokeniser_path)
+    references = load_references(reference_path)
+    entries = references.entries
+    python, peer_version, peer_line = check_peer()
+    env = {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "loadavg_1min_at_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "peers_venv": os.environ.get("PEERS_VENV"),
+        "bpe_knockout": peer_version,
+    }
+    print_header(args, env, (tokeniser_path, reference_path, what), base, references, peer_line)
+
+    peer: dict[str, list[dict]] = {}
+    reps: list[dict[str, float]] = [{} for _ in range(args.repeats)]
+    last_run = {}
+    for mode in modes:
+        if python is not None:
+            peer[mode] = peer_runs(python, tokeniser_path, reference_path, mode, args)
+        for r in range(args.repeats):
+            reps[r].update(ours_once(tokeniser_path, reference_path, mode))
+        last_run[mode] = MODES[mode][1](load_tokeniser(tokeniser_path), entries)  # for the agreement checks
+    best, median = summarise(reps)
+
+    results = {mode: mode_result(mode, best, peer.get(mode, []), last_run[mode]) for mode in modes}
+    agreements = {mode: r["agreement"] for mode, r in results.items() if "agreement" in r}
+    agree_rows = [row for rows_a, _ in agreements.values() for row in rows_a]
+    agree_json = {mode: record for mode, (_, record) in agreements.items()}
+    ratios = {mode: r["ratio"] for mode, r in results.items()}
+    print_tables([r["row"] for r in results.values()], ratios, agree_rows, agree_json)
     write_json(
         args.json,
         {
@@ -478,18 +501,18 @@ def main(argv=None) -> int:
             "peer_repeats": args.peer_repeats,
             "seconds_best": best,
             "seconds_median": median,
-            "peer": peer_json,
+            "peer": {mode: r["peer_json"] for mode, r in results.items() if "peer_json" in r},
             "ratios_peer_over_ours": ratios,
             "targets": {
                 "knockout_peer_over_ours_min": MODES["knockout"][3],
                 "rebpe_peer_over_ours_min": MODES["rebpe"][3],
-                "met": verdicts,
+                "met": {mode: r["verdict"] for mode, r in results.items()},
             },
             "agreement": agree_json,
             "repetitions": reps,
         },
     )
-    return 1 if disagree else 0
+    return 0 if all(record["agree"] for record in agree_json.values()) else 1
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Knockout and ReBPE on a real LLM tokeniser (Llama 3) against the same on GPT-2, one run.
 
-What it measures (issue 12, "Speed")
+What it measures
     For each tokeniser (default: Llama 3's ``tokenizer.json`` as Meta ships it: 128k types, 280k
     merges, 90k types formed by several merges, ``ignore_merges``; and GPT-2's vocab.json +
     merges.txt: 50k types, one merge per type) and the reference given as the first argument

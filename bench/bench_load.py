@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import math
 import os
 import random
@@ -358,10 +359,8 @@ async def run_session(
         session.done = True
     except Exception as err:  # a timeout or a missing element: the session stops here
         session.failure = f"{session.stage}: {type(err).__name__}: {str(err).splitlines()[0][:200]}"
-        try:  # an error box is often why
+        with contextlib.suppress(Exception):  # an error box is often why
             await no_errors(session, page, session.stage)
-        except Exception:
-            pass
 
 
 # --- the run ---------------------------------------------------------------------------------------------

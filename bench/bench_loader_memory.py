@@ -219,10 +219,10 @@ def _row(label: str, path: Path, ours: dict, hf: dict) -> list[str]:
             f"{ours['rss_mb'] * 2**20 / merges:.0f}",
         ]
     if "rss_mb" not in hf:
-        return first + ["-"] * 4
+        return [*first, "-", "-", "-", "-"]
     merges = ours.get("merges") or (path.read_bytes().count(b"\n") - 1 if path.name == "merges.txt" else None)
     per_merge = f"{hf['rss_mb'] * 2**20 / merges:.0f}" if merges else "-"
-    return first + [f"{hf['seconds']:.1f}", f"{hf['rss_mb']:.0f}", f"{hf['peak_mb']:.0f}", per_merge]
+    return [*first, f"{hf['seconds']:.1f}", f"{hf['rss_mb']:.0f}", f"{hf['peak_mb']:.0f}", per_merge]
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Instant pages (issue 14): every page's first open on a freshly started server, then a few interactions.
+"""Instant pages: every page's first open on a freshly started server, then a few interactions.
 
 Starts ``streamlit run app.py`` on a free loopback port (``tests/e2e/conftest.streamlit_server``)
 with ``EXPLORER_CACHE_DIR`` pointing to a fresh temporary folder, so no result cached on disk by an
@@ -37,6 +37,7 @@ start or a page shows an error box or a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -78,18 +79,15 @@ BUSY = (
     "[data-testid=stStatusWidgetRunningIcon]"
 )
 # The run-state change count once the page has finished (see the docstring), else false.
-FINISHED = (
-    """([title, after]) => {
+FINISHED = """([title, after]) => {
     const app = document.querySelector("[data-testid=stApp]");
     if (!app || app.dataset.testConnectionState !== "CONNECTED" || app.dataset.testScriptState !== "notRunning"
-        || window.__benchChanges <= after || document.querySelector(%r)) return false;
+        || window.__benchChanges <= after || document.querySelector(BUSY_SELECTOR)) return false;
     const titles = [...document.querySelectorAll("[data-testid=stMain] h1")]
         .map(h => h.textContent.trim().toLowerCase().split(/\\s+/)[0]);
     const failed = document.querySelector("[data-testid=stException], [data-testid=stAlertContentError]");
     return titles.includes(title) || failed ? window.__benchChanges : false;
-}"""
-    % BUSY
-)
+}""".replace("BUSY_SELECTOR", repr(BUSY))
 
 
 class Missing(Exception):
@@ -308,10 +306,8 @@ def visit(browser, url: str, path: str, title: str, meter: Meter) -> PageResult:
             result.errors += [f"{name}: {text}" for text in page.evaluate(ERRORS)]
     except Exception as err:  # a timeout or a page that went away: the page's remaining figures are missing
         result.skipped["(rest of the page)"] = f"{type(err).__name__}: {str(err).splitlines()[0][:160]}"
-        try:
+        with contextlib.suppress(Exception):
             result.errors += [f"when it stopped: {text}" for text in page.evaluate(ERRORS)]
-        except Exception:
-            pass
     finally:
         end = meter.read()
         result.cpu_page, result.rss_after = end.cpu_since(start)[0], end.rss
@@ -374,7 +370,7 @@ def median(values: list[float]) -> float | None:
 def summarise(repetitions: list[list[PageResult]]) -> list[dict]:
     """Per page, the medians over the repetitions (the pages are in the same order in every one)."""
     rows = []
-    for same in zip(*repetitions):
+    for same in zip(*repetitions, strict=True):
         later_names = [name for name, _ in INTERACTIONS.get(same[0].path, [])]
         rows.append(
             {

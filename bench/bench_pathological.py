@@ -46,6 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import itertools
+
 from bench._common import environment, environment_line, load_note, print_table, verdict, write_json
 from core.samples import PATHOLOGICAL_KINDS, pathological_text
 
@@ -73,7 +75,7 @@ def child(algorithm: str, kind: str, size: int, vocab_size: int) -> None:
             {
                 "pretokenise": pretokenised - start,
                 "seconds": calls[-1] - pretokenised,
-                "gap": max(b - a for a, b in zip(calls, calls[1:])),
+                "gap": max(b - a for a, b in itertools.pairwise(calls)),
                 "peak_mb": peak / 1024,
                 "rise_mb": (peak - before) / 1024,
                 "vocab_size": run.tokeniser.vocab_size,

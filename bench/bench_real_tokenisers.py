@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import argparse
 import base64
-import gc
+import contextlib
 import importlib.util
 import json
 import resource
@@ -49,7 +49,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json
+from bench._common import ROOT, environment, environment_line, load_note, print_table, timed, write_json
 
 WORDS = ROOT / "sample_data" / "counts" / "en_wordfreq.tsv"
 
@@ -131,13 +131,6 @@ def _hf(hf):
 # -- one side of one tokeniser, in a fresh interpreter -------------------------------------------
 
 
-def _timed(fn):
-    gc.collect()
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
-
-
 def run_worker(side: str, name: str, limit: int) -> dict:
     fetcher = _fetcher()
     entry = json.loads((fetcher.cache_dir(None) / "manifest.json").read_text(encoding="utf-8"))
@@ -148,12 +141,10 @@ def run_worker(side: str, name: str, limit: int) -> dict:
     if side == "ours":
         from core.formats.tokeniser_files import load_tokeniser
     else:  # import the library before the baseline, as core is imported on our side
-        try:
+        with contextlib.suppress(ImportError):  # reported by load_reference
             importlib.import_module(
                 {"tokenizers": "tokenizers", "sentencepiece": "sentencepiece"}.get(entry["reference"], "tiktoken")
             )
-        except ImportError:
-            pass  # reported by load_reference
     base = maxrss_mb()
     out: dict = {"baseline_mb": base}
     try:
@@ -164,15 +155,15 @@ def run_worker(side: str, name: str, limit: int) -> dict:
                 getattr(tokeniser, "engine", None)  # compile the merge tables now, as part of loading
                 return tokeniser.tokenise_word
 
-            out["load"], one = _timed(load)
-            out["cold"], tokens = _timed(lambda: [one(w) for w in words])
-            out["cached"], _ = _timed(lambda: [one(w) for w in words])
+            out["load"], one = timed(load)
+            out["cold"], tokens = timed(lambda: [one(w) for w in words])
+            out["cached"], _ = timed(lambda: [one(w) for w in words])
         else:
-            out["load"], (one, batch) = _timed(lambda: load_reference(entry, path))
-            out["cold"], tokens = _timed(lambda: [one(t) for t in texts])
-            out["cached"], _ = _timed(lambda: [one(t) for t in texts])
-            _, (_, fresh_batch) = _timed(lambda: load_reference(entry, path))
-            out["batch"], _ = _timed(lambda: fresh_batch(texts))
+            out["load"], (one, _) = timed(lambda: load_reference(entry, path))
+            out["cold"], tokens = timed(lambda: [one(t) for t in texts])
+            out["cached"], _ = timed(lambda: [one(t) for t in texts])
+            _, (_, fresh_batch) = timed(lambda: load_reference(entry, path))
+            out["batch"], _ = timed(lambda: fresh_batch(texts))
     except Exception as err:
         # InputError: its message without the file name (the row names the tokeniser)
         out["error"] = getattr(err, "message", None) or f"{type(err).__name__}: {err}"
@@ -329,7 +320,7 @@ def main(argv=None) -> int:
                 reps[side].append(spawn(side, entry["name"], n, args.timeout))
         ours, ref = best(reps["ours"]), best(reps["ref"])
         differ = (
-            sum(a != b for a, b in zip(ours["lengths"], ref["lengths"]))
+            sum(a != b for a, b in zip(ours["lengths"], ref["lengths"], strict=True))
             if "lengths" in ours and "lengths" in ref
             else None
         )

@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,7 @@ from core.run_archive import run_to_json, tokeniser_digest  # noqa: E402
 from scripts.precompute_samples import RUNS  # noqa: E402
 from ui import result_cache  # noqa: E402
 from ui.rebpe_runs import (  # noqa: E402
+    ComputedRun,
     blocked_content_key,
     compute_reparation,
     compute_run,
@@ -59,6 +61,31 @@ def size_kb(key: str) -> str:
     return f"{(result_cache.PRECOMPUTED_DIR / result_cache.file_name(key)).stat().st_size / 1024:.0f}"
 
 
+def run_rows(label: str, config, tokeniser, references, repeats: int) -> tuple[list[str], ComputedRun]:
+    """The row of one precomputed run: compute, archive size, load, all steps, write; and the run."""
+    key = run_content_key(tokeniser, references, config)
+    compute_seconds, run = timed(lambda: marked(compute_run((label,), tokeniser, references, config), key))
+    loads = [timed(lambda: stored_run((label,), tokeniser, references, config, refuse)) for _ in range(repeats)]
+    steps_seconds, _ = timed(lambda: [step.tokeniser for step in loads[-1][1].steps])
+    write_seconds, _ = timed(lambda: result_cache.store("run", key, lambda: run_to_json(tokeniser, run.parts())))
+    row = [
+        f"run: {label}",
+        f"{compute_seconds:.2f}",
+        size_kb(key),
+        f"{min(t for t, _ in loads):.3f}",
+        f"{steps_seconds:.3f}",
+        f"{write_seconds:.2f}",
+    ]
+    return row, run
+
+
+def after_run_row(name: str, key: str, compute, load, repeats: int) -> list[str]:
+    """The row of a result computed on a run's final tokeniser (blocked merges, a reparation)."""
+    compute_seconds, _ = timed(compute)
+    best = min(timed(load)[0] for _ in range(repeats))
+    return [name, f"{compute_seconds:.2f}", size_kb(key), f"{best:.3f}", "", ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -72,36 +99,28 @@ def main() -> None:
     digest_seconds, _ = timed(lambda: tokeniser_digest(tokeniser))
     rows = []
     for label, config, blocked, modes in RUNS:
-        key = run_content_key(tokeniser, references, config)
-        compute_seconds, run = timed(lambda: marked(compute_run((label,), tokeniser, references, config), key))
-        loads = [
-            timed(lambda: stored_run((label,), tokeniser, references, config, refuse)) for _ in range(args.repeats)
-        ]
-        steps_seconds, _ = timed(lambda: [step.tokeniser for step in loads[-1][1].steps])
-        write_seconds, _ = timed(lambda: result_cache.store("run", key, lambda: run_to_json(tokeniser, run.parts())))
-        rows.append(
-            [
-                f"run: {label}",
-                f"{compute_seconds:.2f}",
-                size_kb(key),
-                f"{min(t for t, _ in loads):.3f}",
-                f"{steps_seconds:.3f}",
-                f"{write_seconds:.2f}",
-            ]
-        )
+        row, run = run_rows(label, config, tokeniser, references, args.repeats)
+        rows.append(row)
+        final = run.tokeniser
         if blocked:
-            key = blocked_content_key(run.tokeniser, words)
-            compute_seconds, _ = timed(lambda: find_blocked_merges(run.tokeniser, list(words)))
-            load = min(timed(lambda: stored_blocked_report(run.tokeniser, words))[0] for _ in range(args.repeats))
             rows.append(
-                [f"blocked merges after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}", "", ""]
+                after_run_row(
+                    f"blocked merges after {label}",
+                    blocked_content_key(final, words),
+                    partial(find_blocked_merges, final, list(words)),
+                    partial(stored_blocked_report, final, words),
+                    args.repeats,
+                )
             )
         for mode in modes:
-            key = reparation_content_key(run.tokeniser, mode, words)
-            compute_seconds, _ = timed(lambda: compute_reparation(run.tokeniser, mode, words))
-            load = min(timed(lambda: stored_reparation(run.tokeniser, mode, words))[0] for _ in range(args.repeats))
             rows.append(
-                [f"reparation ({mode}) after {label}", f"{compute_seconds:.2f}", size_kb(key), f"{load:.3f}", "", ""]
+                after_run_row(
+                    f"reparation ({mode}) after {label}",
+                    reparation_content_key(final, mode, words),
+                    partial(compute_reparation, final, mode, words),
+                    partial(stored_reparation, final, mode, words),
+                    args.repeats,
+                )
             )
     print(f"# {DEFAULT_TOKENISER} with {DEFAULT_REFERENCE}; seconds; load = best of {args.repeats}")
     print_table(["result", "compute", "KB", "load", "all steps", "write"], rows)

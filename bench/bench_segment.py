@@ -61,7 +61,7 @@ TARGET_COLD = 20.0
 
 def load_ours():
     tokeniser = load_tokeniser(DUTCH_40K)
-    tokeniser.engine  # compile the merge tables now: part of loading, not of the first pass
+    _ = tokeniser.engine  # compile the merge tables now: part of loading, not of the first pass
     return tokeniser
 
 
@@ -89,7 +89,7 @@ def check_agreement(words) -> tuple[int, list[tuple[str, list[str], list[str]]]]
     """Disagreements between ours and HF on separately loaded tokenisers (timings stay cold)."""
     ours = pass_ours(load_ours(), words)
     theirs = pass_hf(load_hf(), words)
-    bad = [(w, list(a), list(b)) for w, a, b in zip(words, ours, theirs) if list(a) != list(b)]
+    bad = [(w, list(a), list(b)) for w, a, b in zip(words, ours, theirs, strict=True) if list(a) != list(b)]
     return len(bad), bad[:5]
 
 
@@ -132,7 +132,7 @@ def breakdown(words, repeats: int) -> tuple[dict[str, float], dict[str, float], 
         runs["pretokenise_ours"].append(timed(lambda: [pretokenise(" " + w) for w in words])[0])
         runs["segment_uncached_ours"].append(timed(lambda: [segment_uncached(p) for p in pretokens])[0])
         runs["cache_hit_ours"].append(timed(lambda: [segment(p) for p in pretokens])[0])
-    best, mid = summarise([dict(zip(runs, values)) for values in zip(*runs.values())])
+    best, mid = summarise([dict(zip(runs, values, strict=True)) for values in zip(*runs.values(), strict=True)])
     return best, mid, len(pretokens)
 
 

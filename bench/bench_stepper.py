@@ -12,7 +12,7 @@ Figures (best of ``--repeats`` for the per-step ones):
 
 The browser-side figure (Next pressed to the finished rerun on screen) is measured by
 ``tests/e2e/test_stepper_page.py::test_one_step_on_the_dutch_40k`` and written to
-``test-artifacts/stepper-speed.txt``. Target: one step under 2 s (issue 4).
+``test-artifacts/stepper-speed.txt``. Target: one step under 2 s.
 
     python bench/bench_stepper.py [--repeats 3] [--steps 6] [--json FILE]
 """
@@ -20,16 +20,16 @@ The browser-side figure (Next pressed to the finished rerun on screen) is measur
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._common import timed  # noqa: E402
 from core.formats.references import load_references  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
 from core.rebpe import ReBPEConfig, run_rebpe  # noqa: E402
@@ -37,13 +37,6 @@ from core.reference_state import TokenisedReference  # noqa: E402
 from core.samples import DUTCH_40K, reference_paths  # noqa: E402
 
 TARGET_SECONDS = 2.0
-
-
-def timed(function):
-    gc.collect()
-    started = time.perf_counter()
-    result = function()
-    return time.perf_counter() - started, result
 
 
 def step_views(tokeniser, run, initial, words, index: int) -> None:
@@ -110,12 +103,12 @@ def main() -> int:
 
     views = []
     for index in range(1, min(args.steps, len(run.steps)) + 1):
-        best = min(timed(lambda: step_views(tokeniser, run, initial, words, index))[0] for _ in range(args.repeats))
+        best = min(timed(partial(step_views, tokeniser, run, initial, words, index))[0] for _ in range(args.repeats))
         views.append(best)
-    pages = [min(column) for column in zip(*(page_runs(args.steps) for _ in range(args.repeats)))]
+    pages = [min(column) for column in zip(*(page_runs(args.steps) for _ in range(args.repeats)), strict=True)]
 
     print(f"{'step':>4}  {'step views':>10}  {'page run':>9}")
-    for index, (view, page) in enumerate(zip(views, pages), 1):
+    for index, (view, page) in enumerate(zip(views, pages, strict=False), 1):
         print(f"{index:>4}  {view:>9.3f}s  {page:>8.3f}s")
     worst = max(pages)
     print(

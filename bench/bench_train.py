@@ -94,7 +94,7 @@ def hf_merges(tokenizer) -> list[tuple[str, str]]:
 
 
 def first_difference(ours: list[tuple[str, str]], theirs: list[tuple[str, str]]) -> str | None:
-    for rank, (a, b) in enumerate(zip(ours, theirs)):
+    for rank, (a, b) in enumerate(zip(ours, theirs, strict=False)):
         if a != b:
             return f"rank {rank}: ours {a!r} vs HF {b!r}"
     if len(ours) != len(theirs):

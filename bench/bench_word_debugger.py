@@ -11,7 +11,7 @@ cached; the tokenisers after knockout/ReBPE/trimming are, as in the page):
 
 The browser-side figure (typing to the finished rerun on screen) is measured by
 ``tests/e2e/test_browser.py::test_word_debugger_update_speed`` and written to
-``test-artifacts/word-debugger-timing.json``. Target: under 0.5 s (issue 4).
+``test-artifacts/word-debugger-timing.json``. Target: under 0.5 s.
 
     python bench/bench_word_debugger.py [--repeats 3] [--json FILE]
 """

@@ -1,6 +1,176 @@
-"""Core engine for structured subword tokenisers (BPE/BTE, knockout, ReBPE, ...).
+"""Core engine for structured subword tokenisers (BPE/BTE, knockout, ReBPE, ...), and its Python API.
 
-UI-free: nothing here imports streamlit, plotly or pyvis.
+UI-free: nothing here imports streamlit, plotly or pyvis. Every name in ``__all__`` is importable
+from ``core``; each is loaded on first use, so ``import core`` stays fast. A session::
+
+    from pathlib import Path
+    import core
+    tok = core.load_tokeniser("sample_data/tokenisers/bpe-40k_oscar-nl-clean/tokenizer.json")
+    trace = tok.trace_text(" bruidsjurk")  # as in running text; trace.tokens, trace.events
+    entries = core.load_references("sample_data/references/nl_morph.tsv").entries
+    knocked = core.run_knockout(tok, entries, core.KnockoutConfig(threshold=0.5))  # [knockout §3]
+    rebpe = core.run_rebpe(tok, entries, core.ReBPEConfig())  # [rebpe Alg. 1]; .steps: every phase
+    print(core.evaluate_morphology(rebpe.tokeniser, entries).summary())
+    run = core.train("bpe", core.load_word_counts("sample_data/counts/en_wordfreq.tsv"), 1000)
+    Path("out").mkdir(exist_ok=True)
+    core.save_tokeniser(run.tokeniser, "out/en-bpe-1k.json")  # project JSON; hf=True: tokenizer.json
+
+``viz.notebook`` draws traces, merge trees, merge graphs and Unigram lattices inline in Jupyter.
+The reference of every name is ``docs/api.md``.
 """
 
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what the lazy loader below hands out, for type checkers and editors
+    from core.blocked import find_blocked_merges
+    from core.errors import InputError
+    from core.evaluation import MorphScores, evaluate_morphology
+    from core.explain import trace_word
+    from core.formats.corpora import iter_text_lines, load_word_counts
+    from core.formats.references import ReferenceEntry, load_references
+    from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
+    from core.graph import neighbourhood
+    from core.knockout import knock_out
+    from core.model import BTETokeniser, Merge
+    from core.pretokenisers.base import Pretokeniser
+    from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+    from core.steps import StepReport
+    from core.tokeniser import Tokeniser, require
+    from core.tokeniser_summary import summarise
+    from core.trace import Trace, TraceEvent
+    from core.variants.base import TrainingCorpus, TrainingRun
+    from core.variants.registry import algorithm_options
+
+#: public name -> the module that defines it (imported on first use)
+_EXPORTS = {
+    "AnnealConfig": "core.rebpe",
+    "BTETokeniser": "core.model",
+    "InputError": "core.errors",
+    "KnockoutConfig": "core.rebpe",
+    "Merge": "core.model",
+    "MorphScores": "core.evaluation",
+    "ReBPEConfig": "core.rebpe",
+    "ReferenceEntry": "core.formats.references",
+    "StepReport": "core.steps",
+    "Tokeniser": "core.tokeniser",
+    "Trace": "core.trace",
+    "TraceEvent": "core.trace",
+    "TrainingCorpus": "core.variants.base",
+    "TrainingRun": "core.variants.base",
+    "algorithm_options": "core.variants.registry",
+    "evaluate_morphology": "core.evaluation",
+    "find_blocked_merges": "core.blocked",
+    "iter_text_lines": "core.formats.corpora",
+    "knock_out": "core.knockout",
+    "load_references": "core.formats.references",
+    "load_tokeniser": "core.formats.tokeniser_files",
+    "load_word_counts": "core.formats.corpora",
+    "neighbourhood": "core.graph",
+    "require": "core.tokeniser",
+    "run_knockout": "core.rebpe",
+    "run_rebpe": "core.rebpe",
+    "save_tokeniser": "core.formats.tokeniser_files",
+    "summarise": "core.tokeniser_summary",
+    "trace_word": "core.explain",
+}
+
+__all__ = [
+    "AnnealConfig",
+    "BTETokeniser",
+    "InputError",
+    "KnockoutConfig",
+    "Merge",
+    "MorphScores",
+    "ReBPEConfig",
+    "ReferenceEntry",
+    "StepReport",
+    "Tokeniser",
+    "Trace",
+    "TraceEvent",
+    "TrainingCorpus",
+    "TrainingRun",
+    "__version__",
+    "algorithm_options",
+    "evaluate_morphology",
+    "find_blocked_merges",
+    "iter_text_lines",
+    "knock_out",
+    "load_references",
+    "load_tokeniser",
+    "load_word_counts",
+    "neighbourhood",
+    "require",
+    "run_knockout",
+    "run_rebpe",
+    "save_tokeniser",
+    "summarise",
+    "trace_word",
+    "train",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: import a public name's module when the name is first used."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names (what tab completion offers)."""
+    return list(__all__)
+
+
+def train(
+    algorithm: str,
+    corpus: TrainingCorpus | Mapping[str, int] | Iterable[str],
+    vocab_size: int,
+    *,
+    pretokeniser: Pretokeniser | str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> TrainingRun:
+    """Train ``algorithm`` (bpe, scaffold, picky, boundless, unigram, unigram-fsp) to ``vocab_size``
+    types, as ``python -m core train`` does; the run's ``tokeniser`` is the result.
+
+    ``corpus``: a :class:`TrainingCorpus`, word counts (word -> count, each word as in running
+    text) or texts (one document each). ``pretokeniser``: an object or a name (bytelevel, boundless,
+    metaspace, whitespace); default the algorithm's own. ``options``: see :func:`algorithm_options`.
+    """
+    from core.errors import InputError
+    from core.variants import registry
+    from core.variants.base import TrainingCorpus
+
+    registry.check_algorithm(algorithm)
+    if isinstance(corpus, TrainingCorpus):
+        if pretokeniser is not None:
+            raise InputError("a TrainingCorpus is already pre-tokenised: pass it without a pretokeniser")
+        return registry.train(algorithm, corpus, vocab_size, progress=progress, **options)
+    if isinstance(corpus, (str, os.PathLike)):
+        raise InputError(
+            "train takes texts or word counts, not a path or a single string: pass core.load_word_counts(path) "
+            "for a word<TAB>count file, core.iter_text_lines(path) for a corpus with one document per line, "
+            "or [text] for one document"
+        )
+    if isinstance(pretokeniser, str):
+        if pretokeniser not in registry.PRETOKENISERS:
+            raise InputError(
+                f"unknown pretokeniser {pretokeniser!r}; choose one of {', '.join(registry.PRETOKENISERS)}"
+            )
+        pretokeniser = registry.PRETOKENISERS[pretokeniser]()
+    chosen = pretokeniser if pretokeniser is not None else registry.default_pretokeniser(algorithm)
+    if isinstance(corpus, Mapping):
+        prepared = TrainingCorpus.from_word_counts(corpus, chosen)
+    else:
+        prepared = TrainingCorpus.from_texts(corpus, chosen)
+    return registry.train(algorithm, prepared, vocab_size, progress=progress, **options)

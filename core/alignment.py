@@ -10,7 +10,9 @@ lies inside one letter's bytes or next to a marker.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from core.errors import InputError
 
@@ -32,7 +34,7 @@ class AlignedWord:
     pretokens: tuple[AlignedPretoken, ...]
     pretoken_splits: frozenset[int]  # word positions where one pretoken ends and the next begins
 
-    def predicted_splits(self, segmentations: list[tuple[str, ...]]) -> set[int]:
+    def predicted_splits(self, segmentations: Sequence[tuple[str, ...]]) -> set[int]:
         """Split positions of the word given one token sequence per pretoken.
 
         Tokens are placed on the pretoken's characters; one that does not continue the text (the
@@ -40,7 +42,7 @@ class AlignedWord:
         that does not occur (an unk token or byte token standing for unknown characters) ends the
         pretoken's splits, as what follows it cannot be placed."""
         splits = set(self.pretoken_splits)
-        for pretoken, tokens in zip(self.pretokens, segmentations):
+        for pretoken, tokens in zip(self.pretokens, segmentations, strict=True):
             text, offset = pretoken.text, 0
             for token in tokens[:-1]:
                 if not text.startswith(token, offset):
@@ -67,19 +69,19 @@ def align_word(pretokeniser, word: str) -> AlignedWord:
         p = source - WORD_OFFSET
         return p if 0 < p < n else None
 
-    aligned = []
+    aligned: list[AlignedPretoken] = []
     splits: set[int] = set()
     last_source = -1
     for pretoken in pretokeniser.pretokenise_with_sources(text):
         sources = pretoken.sources
         first = next((s for s in sources if s >= 0), -1)
-        if aligned and first >= 0 and first != last_source and position(first) is not None:
-            splits.add(position(first))
+        if aligned and first >= 0 and first != last_source and (split := position(first)) is not None:
+            splits.add(split)
         # boundary k lies between characters k and k+1: a word position when both come from the
         # word and from different characters of it
         boundaries = tuple(
             b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
-            for a, b in zip(sources, sources[1:])
+            for a, b in pairwise(sources)
         )
         aligned.append(AlignedPretoken(pretoken.text, boundaries))
         last_source = next((s for s in reversed(sources) if s >= 0), last_source)

@@ -3,8 +3,8 @@
 Every reference word is segmented as in running text; each removed boundary between two
 pretoken characters was removed by exactly one merge (a tuple merge removes several). N(m)
 counts the boundaries m removed; B(m) the removed boundaries where the reference has a split
-(false negatives; over-splits are never blamed). This follows the authors' implementation
-(shared/research/bpe-knockout-peer.md §3): word types with weight 1 by default, and a tuple merge
+(false negatives; over-splits are never blamed). This follows the authors' implementation (the
+``bpe_knockout`` package): word types with weight 1 by default, and a tuple merge
 charged for every boundary it removes; ``tuples_once`` counts each merge at most once per word
 (their ``blame_tuples_once``). ``weights`` gives the frequency-weighted variant of App. A.5.
 Holdout (§4.1 "Holdout") is a train/test split of the reference: blame on one part.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from core.model import Merge
 from core.reference_state import TokenisedReference
@@ -78,7 +79,7 @@ class TypeBlame:
         return self.blame / self.applications if self.applications else 0.0
 
     def to_json(self) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "merge": str(self.merge),
             "rank": self.merge.rank,
             "blame": self.blame,

@@ -87,7 +87,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from heapq import nsmallest
 from itertools import groupby
@@ -104,10 +104,12 @@ OTHER = "other"
 SCENARIOS = (IGNORED, RECRUITED, CASCADE, OTHER)
 
 
-def _merge_json(merge: Merge | None) -> dict | None:
-    if merge is None:
-        return None
+def _merge_fields(merge: Merge) -> dict:
     return {"merge": str(merge), "rank": merge.rank, "parts": list(merge.parts), "result": merge.result}
+
+
+def _merge_json(merge: Merge | None) -> dict | None:
+    return None if merge is None else _merge_fields(merge)
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ class BlockedMerge:
 
     def to_json(self) -> dict:
         return {
-            **_merge_json(self.merge),
+            **_merge_fields(self.merge),
             "limited_tokens": list(self.limited_tokens),
             "scenario": self.scenario,
             "blocking_merge": _merge_json(self.blocking_merge),
@@ -241,7 +243,7 @@ def _describe(
             f"vocabulary, and {found}.",
         )
     if not crossed:
-        unformed = [p for p, seg in zip(merge.parts, _split_as(limited, merge.parts)) if len(seg) > 1]
+        unformed = [p for p, seg in zip(merge.parts, _split_as(limited, merge.parts), strict=True) if len(seg) > 1]
         later = [q for p in unformed for q in tokeniser.produced_by.get(p, ()) if q.rank > merge.rank]
         why = f", being formed only later by {', '.join(repr(str(q)) for q in later)}" if later else ""
         return (
@@ -373,10 +375,14 @@ class _Forming:
         # first, exactly as in the engine.
         binary = merges if not tuples else [m for m in merges if not m.is_tuple]
         self.pair_rank: dict[tuple[str, ...], Rank] = dict(
-            zip(map(attrgetter("parts"), binary), map(attrgetter("rank"), binary))
+            zip(map(attrgetter("parts"), binary), map(attrgetter("rank"), binary), strict=True)
         )
         #: type -> the merge forming it from its own string (None: no merge does)
         self.forming: dict[str, Merge | None] = {}
+        #: certificates: type -> the rank its monotone tree completes, and its two parts
+        self.prio: dict[str, Rank] = {c: -math.inf for c in tokeniser.alphabet if len(c) == 1}
+        self.left: dict[str, str] = {}
+        self.right: dict[str, str] = {}
         self.simulated = 0
         self._run()
 
@@ -399,77 +405,80 @@ class _Forming:
         return next((m for m in self.produced_by.get(type_, ()) if m.parts == pair), None)
 
     def _run(self) -> None:
-        produced_by, forming = self.produced_by, self.forming
-        pair_rank = self.pair_rank
-        pair_get = pair_rank.get
-        never, start = math.inf, -math.inf
-        prio: dict[str, Rank] = {c: start for c in self.tokeniser.alphabet if len(c) == 1}
-        left: dict[str, str] = {}
-        right: dict[str, str] = {}
+        produced_by, forming, prio, left, right = self.produced_by, self.forming, self.prio, self.left, self.right
         prio_get = prio.get
+        verdict = self._verdict_function()
         tuple_check = self.general or bool(self.tuple_results)
         for type_ in sorted(produced_by, key=len):
             found = None
             undecided = tuple_check and (self.general or self._may_fire_tuple(type_))
             if not undecided:
                 for merge in produced_by[type_]:
-                    parts = merge.parts
-                    if len(parts) != 2:
-                        undecided = True
-                        continue
-                    l, r = parts
-                    pl, pr = prio_get(l), prio_get(r)
-                    if pl is None or pr is None:
-                        if pl is None and len(l) == 1:
-                            prio[l] = pl = start
-                        if pr is None and len(r) == 1:
-                            prio[r] = pr = start
-                        if pl is None or pr is None:
-                            # a part without a certificate: never formed (so this merge never
-                            # fires, App. A.2), or formed by a non-monotone tree (run BPE)
-                            if forming.get(l) is not None or forming.get(r) is not None:
-                                undecided = True
-                            continue
-                    p = merge.rank
-                    if pl >= p or pr >= p:
-                        undecided = True
-                        continue
-                    # walk both spines back in time (see the class docstring)
-                    u, v, du, dv, bu, bv = l, r, never, never, pl, pr
-                    verdict = None
-                    while True:
-                        if bu > bv:
-                            du, u = bu, right[u]
-                            bu = prio[u]
-                        elif bv > bu:
-                            dv, v = bv, left[v]
-                            bv = prio[v]
-                        elif bu == start:
-                            verdict = True
-                            break
-                        else:
-                            break  # a tie across the boundary: undecided
-                        q = pair_get((u, v))
-                        if q is not None:
-                            end = du if du < dv else dv
-                            if q < end:
-                                verdict = False
-                                break
-                            if q == end:
-                                break
-                    if verdict:
+                    forms = verdict(merge)
+                    if forms:
                         found = merge
                         break
-                    if verdict is None:
+                    if forms is None:
                         undecided = True
             if found is None and undecided:
                 found = self._simulate(type_)
             forming[type_] = found
-            if found is not None and len(found.parts) == 2:
-                l, r = found.parts
-                pl, pr = prio_get(l), prio_get(r)
+            if found is not None and len(found.parts) == 2:  # certify a monotone tree
+                lpart, rpart = found.parts
+                pl, pr = prio_get(lpart), prio_get(rpart)
                 if pl is not None and pr is not None and pl < found.rank and pr < found.rank:
-                    prio[type_], left[type_], right[type_] = found.rank, l, r
+                    prio[type_], left[type_], right[type_] = found.rank, lpart, rpart
+
+    def _part_priority(self, part: str) -> Rank | None:
+        """A part's certificate (the rank its tree completes); a character outside the alphabet
+        gets one on first sight, as an atom."""
+        priority = self.prio.get(part)
+        if priority is None and len(part) == 1:
+            priority = self.prio[part] = -math.inf
+        return priority
+
+    def _verdict_function(self) -> Callable[[Merge], bool | None]:
+        """``verdict(merge)``: True when the binary ``merge`` forms its type from the type's own
+        string, False when it certainly does not, None when BPE must be run (a tuple merge, a part
+        certified after the merge, a tie across the boundary). A closure over the tables: it runs
+        once per merge."""
+        prio, left, right, forming = self.prio, self.left, self.right, self.forming
+        prio_get, pair_get, part_priority = prio.get, self.pair_rank.get, self._part_priority
+        never, start = math.inf, -math.inf
+
+        def verdict(merge: Merge) -> bool | None:
+            if len(merge.parts) != 2:
+                return None
+            lpart, rpart = merge.parts
+            pl, pr = prio_get(lpart), prio_get(rpart)
+            if pl is None or pr is None:
+                pl, pr = part_priority(lpart), part_priority(rpart)
+                if pl is None or pr is None:
+                    # a part without a certificate: never formed (so this merge never fires,
+                    # App. A.2), or formed by a non-monotone tree (run BPE)
+                    return None if forming.get(lpart) is not None or forming.get(rpart) is not None else False
+            if pl >= merge.rank or pr >= merge.rank:
+                return None
+            # walk both spines back in time (see the class docstring)
+            u, v, du, dv, bu, bv = lpart, rpart, never, never, pl, pr
+            while True:
+                if bu > bv:
+                    du, u = bu, right[u]
+                    bu = prio[u]
+                elif bv > bu:
+                    dv, v = bv, left[v]
+                    bv = prio[v]
+                else:
+                    return True if bu == start else None  # at the atoms; or a tie across the boundary
+                q = pair_get((u, v))
+                if q is not None:
+                    end = du if du < dv else dv
+                    if q < end:
+                        return False
+                    if q == end:
+                        return None
+
+        return verdict
 
 
 def _grouped_by_result(tokeniser: BTETokeniser) -> dict[str, tuple[Merge, ...]]:
@@ -585,7 +594,7 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
         blocked: list[Merge] = []
         never_formed: dict[str, Merge] = {}  # type -> its lowest-ranked (blocked) merge
         n_alternatives = n_types = not_lowest = 0
-        with_alternatives: list[str] = []
+        with_alternatives: dict[str, Merge] = {}  # type -> its primary merge
         for type_, merges in produced_by.items():
             if len(merges) == 1:
                 if forming[type_] is None:
@@ -601,13 +610,13 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
             else:
                 n_alternatives += len(merges) - 1
                 n_types += 1
-                with_alternatives.append(type_)
+                with_alternatives[type_] = primary
                 if merges[0] is not primary and merges[0] != primary:
                     not_lowest += 1
         blocked.sort(key=attrgetter("rank"))
         examples = [
-            AlternativeExample(t, forming[t], tuple(m for m in produced_by[t] if m != forming[t]))
-            for t in nsmallest(MAX_EXAMPLES, with_alternatives, key=lambda t: forming[t].rank)
+            AlternativeExample(t, with_alternatives[t], tuple(m for m in produced_by[t] if m != with_alternatives[t]))
+            for t in nsmallest(MAX_EXAMPLES, with_alternatives, key=lambda t: with_alternatives[t].rank)
         ]
         whole = {t for t in never_formed if emitted_whole(tokeniser, t)}
         cascade = set(never_formed)

@@ -1,28 +1,68 @@
-"""Command line: ``python -m core segment|train|train-bpe|evaluate|graph|knockout|rebpe|blocked ...``.
+"""Command line: ``structok COMMAND ...`` (= ``python -m core COMMAND ...``); the arguments are in
+:mod:`core.cli_parser`.
 
 Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2; output files
-(``--out``, ``--report``, ...) are checked before the work starts.
+(``--out``, ``--report``, ...) are checked, and their missing folders made, before the work starts.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from core.cli_parser import MARKERS, PROGRAM, TRAINER_OPTION_HELP, build_parser
 from core.errors import InputError, excerpt, shorten
 from core.formats.output_files import check_output_path, write_text
 
-MARKERS = {"▁": "▁", "Ġ": "Ġ", "_": "_", "none": None}
-
-
-def _progress(total: int, description: str, unit: str = "w"):
-    """A tqdm bar on stderr for long work (hidden for small jobs)."""
+if TYPE_CHECKING:
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=description, unit=unit, disable=total < 2000, file=sys.stderr, leave=False)
+#: what a trainer's progress counts (core.variants.base: ``progress(done, total)``)
+TRAINING_UNITS = {"bpe": "merge", "unigram": "piece", "unigram-fsp": "piece"}
+#: progress bars are shown for this many steps or more
+BAR_FROM = 2000
+
+
+class _Bar:
+    """A progress callback ``(done, total)`` drawing a tqdm bar on stderr. The bar is made at the
+    first report with a total (0: not known yet), so its total is the reporter's own and never
+    changes; hidden below ``BAR_FROM`` steps unless ``hidden`` says otherwise. With ``total``,
+    :meth:`advance` counts steps itself."""
+
+    def __init__(self, description: str, unit: str, *, total: int = 0, hidden: bool | None = None):
+        self.description, self.unit, self.hidden = description, unit, hidden
+        self.total, self.done = total, 0
+        self.bar: tqdm | None = None
+
+    def advance(self, steps: int = 1) -> None:
+        self(self.done + steps, self.total)
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        self.done = done
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total,
+                desc=self.description,
+                unit=self.unit,
+                disable=total < BAR_FROM if self.hidden is None else self.hidden,
+                file=sys.stderr,
+                leave=False,
+            )
+        self.bar.update(done - self.bar.n)
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _read_words(args) -> list[str]:
@@ -59,18 +99,16 @@ def _load(args, capability: str | None = None):
 
 def cmd_segment(args) -> int:
     tokeniser = _load(args)
-    if args.text is not None:  # running text: BoundlessBPE's supermerges may span words
-        items = [(args.text, args.text)]
-    else:
-        items = [(word, " " + word) for word in _read_words(args)]
+    # --text: running text as a whole (BoundlessBPE's supermerges may span words)
+    items = [(args.text, args.text)] if args.text is not None else [(word, " " + word) for word in _read_words(args)]
     results = []
-    with _progress(len(items), "segmenting") as bar:
+    with _Bar("segmenting", "word", total=len(items)) as bar:
         for word, text in items:
             item = {"word": word, "tokens": tokeniser.tokenise(text)}
             if args.trace:
                 item["trace"] = tokeniser.trace_text(text).to_json()
             results.append(item)
-            bar.update()
+            bar.advance()
     if args.json:
         json.dump(results, sys.stdout, ensure_ascii=False, indent=1 if args.trace else None)
         print()
@@ -96,6 +134,32 @@ def _option_values(pairs: list[str]) -> dict:
     return options
 
 
+def option_lines(algorithm: str) -> list[str]:
+    """``train --algorithm X --list-options``: each option of X's trainer, its default and meaning."""
+    from core.variants.registry import ALGORITHMS, algorithm_options
+
+    module, fixed, description = ALGORITHMS[algorithm]
+    meanings = TRAINER_OPTION_HELP[module]
+    options = algorithm_options(algorithm)
+    lines = [f"{algorithm}: {description}", "options (--option KEY=VALUE, VALUE read as JSON when it parses):"]
+    if not options:
+        lines.append("  none")
+    for key, default in options.items():
+        lines.append(f"  {key}={json.dumps(default, ensure_ascii=False)}")
+        lines.append(f"      {meanings[key]}")
+    lines += [f"fixed for {algorithm}: {key}={json.dumps(value)}" for key, value in fixed.items()]
+    return lines
+
+
+def _required_for_training(args) -> None:
+    """The arguments train needs unless it only lists options (argparse cannot say 'unless')."""
+    missing = [name for name, value in (("--vocab-size", args.vocab_size), ("--out", args.out)) if value is None]
+    if not (args.corpus or args.counts):
+        missing.insert(0, "--corpus or --counts")
+    if missing:
+        args.usage_error(f"the following arguments are required: {', '.join(missing)}")
+
+
 def cmd_train(args) -> int:
     import time
 
@@ -106,6 +170,10 @@ def cmd_train(args) -> int:
     from core.variants.boundless import shortfall
 
     algorithm = registry.check_algorithm(args.algorithm)
+    if args.list_options:
+        print("\n".join(option_lines(algorithm)))
+        return 0
+    _required_for_training(args)
     pretokeniser = (
         registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser else registry.default_pretokeniser(algorithm)
     )
@@ -115,14 +183,9 @@ def cmd_train(args) -> int:
         else:
             corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
     options = _option_values(args.option)
-    with _progress(args.vocab_size, f"training {algorithm}", unit="type") as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-
+    with _Bar(f"training {algorithm}", TRAINING_UNITS.get(algorithm, "type")) as bar:
         started = time.perf_counter()
-        run = registry.train(algorithm, corpus, args.vocab_size, progress=progress, **options)
+        run = registry.train(algorithm, corpus, args.vocab_size, progress=bar, **options)
         seconds = time.perf_counter() - started
     tokeniser = run.tokeniser
     tokeniser.name = Path(args.out).stem
@@ -156,27 +219,12 @@ def cmd_train_bpe(args) -> int:
     counts = load_word_counts(args.counts)
     pretokeniser = WhitespaceSplit() if marker is None else Metaspace(replacement=marker)
     words = {(marker or "") + word: count for word, count in counts.items()}
-    with _progress(args.vocab_size, "training", unit="merge") as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-
-        result = train_bpe(words, args.vocab_size, min_frequency=args.min_frequency, progress=progress)
+    with _Bar("training", "merge") as bar:
+        result = train_bpe(words, args.vocab_size, min_frequency=args.min_frequency, progress=bar)
     tokeniser = tokeniser_from_training(result, pretokeniser, name=Path(args.out).stem)
     save_tokeniser(tokeniser, args.out, hf=args.hf)
     print(f"{len(result.merges)} merges, |V| = {tokeniser.vocab_size} -> {args.out}", file=sys.stderr)
     return 0
-
-
-def _unaligned_argument(parser) -> None:
-    parser.add_argument(
-        "--unaligned",
-        choices=["exclude", "raise"],
-        default="exclude",
-        help="reference words the tokeniser cannot align (its normalisation changes their length): "
-        "exclude them and say how many (default), or stop with an error",
-    )
 
 
 def cmd_evaluate(args) -> int:
@@ -189,14 +237,14 @@ def cmd_evaluate(args) -> int:
     if references.rejected:
         print(references.summary(), file=sys.stderr)
     weights = load_word_counts(args.weights) if args.weights else None
-    with _progress(len(references.entries), "evaluating") as bar:
+    with _Bar("evaluating", "word", total=len(references.entries)) as bar:
         scores = evaluate_morphology(
             tokeniser,
             references.entries,
             weights=weights,
             free=args.free,
             unaligned=args.unaligned,
-            progress=bar.update,
+            progress=bar.advance,
         )
     print(json.dumps(scores.to_json()) if args.json else scores.summary())
     return 0
@@ -213,27 +261,75 @@ def cmd_inspect(args) -> int:
     return 0
 
 
-def cmd_graph(args) -> int:
+def _check_type(tokeniser, args) -> None:
+    """InputError when ``--type`` is not a type, with the types its pretokens are as a hint."""
+    if args.type in tokeniser.types:
+        return
+    guesses = [
+        p
+        for text in (args.type, " " + args.type)
+        for p in tokeniser.pretokeniser.pretokenise(text)
+        if p in tokeniser.types
+    ]
+    hint = f"; did you mean {', '.join(map(excerpt, list(dict.fromkeys(guesses))[:5]))}?" if guesses else ""
+    raise InputError(f"type {excerpt(args.type)} is not in the vocabulary{hint}", args.tokeniser)
+
+
+def _fire_counters(tokeniser, args) -> dict:
+    """How often each merge fires on ``--reference`` and ``--corpus`` (those given), by name."""
     from core.formats.corpora import iter_text_lines
-    from core.graph import neighbourhood
     from core.merge_usage import FireCounter
 
-    tokeniser = _load(args, "merge_graph")
-    if args.type not in tokeniser.types:
-        guesses = [
-            p
-            for text in (args.type, " " + args.type)
-            for p in tokeniser.pretokeniser.pretokenise(text)
-            if p in tokeniser.types
-        ]
-        hint = f"; did you mean {', '.join(map(excerpt, list(dict.fromkeys(guesses))[:5]))}?" if guesses else ""
-        raise InputError(f"type {excerpt(args.type)} is not in the vocabulary{hint}", args.tokeniser)
     counters = {}
     if args.reference:
         words = [e.word for e in _load_reference_entries(args.reference, False)]
         counters["reference"] = FireCounter.from_words(tokeniser, words, "reference")
     if args.corpus:
         counters["corpus"] = FireCounter.from_lines(tokeniser, iter_text_lines(args.corpus), "corpus")
+    return counters
+
+
+def _graph_lines(tokeniser, hood, args, counters: dict, fire_counts: dict | None) -> list[str]:
+    """The neighbourhood as text: its types by role, the centre's merges, every merge shown."""
+
+    def fires(merge) -> str:
+        if not fire_counts:
+            return ""
+        return "  fires " + ", ".join(f"{counts.get(merge, 0)}x on the {name}" for name, counts in fire_counts.items())
+
+    cut = f", {len(hood.roles)} of {hood.found}{'+' if hood.more else ''} types" if hood.truncated else ""
+    lines = [f"neighbourhood of {args.type!r} (depth {args.depth}, following {args.follow} merges{cut})"]
+    for type_, role in hood.roles.items():
+        listed = hood.merges_of(type_)
+        many = f"  ({len(listed) - 1} alternative{'s' if len(listed) > 2 else ''})" if len(listed) > 1 else ""
+        lines.append(f"  {role:<12} d={hood.distances[type_]}  {type_}{many}")
+    center_merges = hood.merges_of(hood.center)
+    if len(center_merges) > 1:
+        lines.append(
+            f"merges of {hood.center!r}: {len(center_merges)} (1 primary, {len(center_merges) - 1} alternatives)"
+        )
+        for merge, primary in center_merges:
+            kind = "primary    " if primary else "alternative"
+            lines.append(f"  {kind} {merge.rank:>8}  {' + '.join(merge.parts)}{fires(merge)}")
+        if tokeniser.ignore_merges and counters:
+            whole = ", ".join(f"{c.whole(hood.center)}x on the {name}" for name, c in counters.items())
+            lines.append(f"  emitted whole (ignore_merges): {whole}")
+    lines.append("merges:")
+    for merge in sorted(hood.merges, key=lambda m: m.rank):
+        mark = "   (alternative)" if merge in hood.alternatives else ""
+        lines.append(
+            f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}"
+            f"{'   (tuple)' if merge.is_tuple else ''}{mark}{fires(merge)}"
+        )
+    return lines
+
+
+def cmd_graph(args) -> int:
+    from core.graph import neighbourhood
+
+    tokeniser = _load(args, "merge_graph")
+    _check_type(tokeniser, args)
+    counters = _fire_counters(tokeniser, args)
     hood = neighbourhood(
         tokeniser,
         args.type,
@@ -244,46 +340,15 @@ def cmd_graph(args) -> int:
     )
     shown = hood.shown_merges()
     fire_counts = {name: counter.counts(shown) for name, counter in counters.items()} or None
-    if args.json:
-        out = hood.to_json(fire_counts)
-        out["follow"] = args.follow
-        if counters and tokeniser.ignore_merges:
-            for entry in out["types"]:
-                entry["emitted_whole"] = {name: c.whole(entry["type"]) for name, c in counters.items()}
-        print(json.dumps(out, ensure_ascii=False))
+    if not args.json:
+        print("\n".join(_graph_lines(tokeniser, hood, args, counters, fire_counts)))
         return 0
-
-    def fires(merge) -> str:
-        return (
-            "  fires " + ", ".join(f"{counts.get(merge, 0)}x on the {name}" for name, counts in fire_counts.items())
-            if fire_counts
-            else ""
-        )
-
-    cut = f", {len(hood.roles)} of {hood.found}{'+' if hood.more else ''} types" if hood.truncated else ""
-    print(f"neighbourhood of {args.type!r} (depth {args.depth}, following {args.follow} merges{cut})")
-    for type_, role in hood.roles.items():
-        listed = hood.merges_of(type_)
-        many = f"  ({len(listed) - 1} alternative{'s' if len(listed) > 2 else ''})" if len(listed) > 1 else ""
-        print(f"  {role:<12} d={hood.distances[type_]}  {type_}{many}")
-    center_merges = hood.merges_of(hood.center)
-    if len(center_merges) > 1:
-        print(f"merges of {hood.center!r}: {len(center_merges)} (1 primary, {len(center_merges) - 1} alternatives)")
-        for merge, primary in center_merges:
-            kind = "primary    " if primary else "alternative"
-            print(f"  {kind} {merge.rank:>8}  {' + '.join(merge.parts)}{fires(merge)}")
-        if tokeniser.ignore_merges and counters:
-            print(
-                "  emitted whole (ignore_merges): "
-                + ", ".join(f"{c.whole(hood.center)}x on the {name}" for name, c in counters.items())
-            )
-    print("merges:")
-    for merge in sorted(hood.merges, key=lambda m: m.rank):
-        mark = "   (alternative)" if merge in hood.alternatives else ""
-        print(
-            f"  {merge.rank:>8}  {' + '.join(merge.parts)} -> {merge.result}"
-            f"{'   (tuple)' if merge.is_tuple else ''}{mark}{fires(merge)}"
-        )
+    out = hood.to_json(fire_counts)
+    out["follow"] = args.follow
+    if counters and tokeniser.ignore_merges:
+        for entry in out["types"]:
+            entry["emitted_whole"] = {name: c.whole(entry["type"]) for name, c in counters.items()}
+    print(json.dumps(out, ensure_ascii=False))
     return 0
 
 
@@ -299,27 +364,63 @@ def _load_reference_entries(path: str, free: bool):
     return entries
 
 
-def _edit_command(args, run_edit) -> int:
-    """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, save, report."""
-    import time
-
-    from core.blame import holdout_split
-    from core.evaluation import evaluate_morphology
-    from core.formats.corpora import load_word_counts
-    from core.formats.tokeniser_files import save_tokeniser
-
+def _checked_graph(args):
+    """The ``--tokeniser`` as a merge graph; InputError when it breaks the graph's invariants."""
     tokeniser = _load(args, "merge_graph")
-    entries = _load_reference_entries(args.reference, args.free)
     problems = tokeniser.check_invariants()
     if problems:
         raise InputError(
             "the tokeniser breaks the merge-graph invariants: " + "; ".join(map(shorten, problems[:3])), args.tokeniser
         )
-    evaluation = entries
-    if args.holdout is not None:
-        if not 0 < args.holdout < 1:
-            raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
-        entries, evaluation = holdout_split(entries, args.holdout, args.seed)
+    return tokeniser
+
+
+def _blame_and_evaluation(args) -> tuple[list, list]:
+    """(entries blame uses, entries F1 is measured on): the whole reference twice, or with
+    ``--holdout`` its two parts."""
+    from core.blame import holdout_split
+
+    entries = _load_reference_entries(args.reference, args.free)
+    if args.holdout is None:
+        return entries, entries
+    if not 0 < args.holdout < 1:
+        raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
+    return holdout_split(entries, args.holdout, args.seed)
+
+
+def _write_hf(args, tokeniser) -> str | None:
+    """Write ``--hf-out`` (if given); the reason when no tokenizer.json can express ``tokeniser``."""
+    if not args.hf_out:
+        return None
+    from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
+
+    problem = hf_json_problem(tokeniser)
+    if problem is None:
+        write_text(args.hf_out, json.dumps(tokeniser_to_hf_json(tokeniser), ensure_ascii=False) + "\n")
+    return problem
+
+
+def _measured_on(args, after, blamed: int) -> str:
+    """Which reference the F1 was measured on, and how it relates to the one blame used."""
+    excluded = f", {after.excluded} excluded (cannot be aligned)" if after.excluded else ""
+    if args.holdout is None:
+        return f"on {args.reference} ({after.words} words{excluded}; blame used the same reference)"
+    return (
+        f"on the held-out {1 - args.holdout:.0%} of {args.reference} ({after.words} words{excluded}; "
+        f"blame used the other {blamed} words)"
+    )
+
+
+def _edit_command(args, run_edit) -> int:
+    """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, save, report."""
+    import time
+
+    from core.evaluation import evaluate_morphology
+    from core.formats.corpora import load_word_counts
+    from core.formats.tokeniser_files import save_tokeniser
+
+    tokeniser = _checked_graph(args)
+    entries, evaluation = _blame_and_evaluation(args)
     options = {
         "free": args.free,
         "weights": load_word_counts(args.weights) if args.weights else None,
@@ -331,13 +432,7 @@ def _edit_command(args, run_edit) -> int:
     seconds = time.perf_counter() - started
     after = evaluate_morphology(run.tokeniser, evaluation, free=args.free)
     save_tokeniser(run.tokeniser, args.out)
-    hf_problem = None
-    if args.hf_out:
-        from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
-
-        hf_problem = hf_json_problem(run.tokeniser)
-        if hf_problem is None:
-            write_text(args.hf_out, json.dumps(tokeniser_to_hf_json(run.tokeniser), ensure_ascii=False) + "\n")
+    hf_problem = _write_hf(args, run.tokeniser)
     report = {
         **report,
         "settings": {
@@ -345,6 +440,12 @@ def _edit_command(args, run_edit) -> int:
             "blame": args.blame,
             "threshold": args.threshold,
             "hf_out": args.hf_out,
+        },
+        "evaluated_on": {
+            "reference": args.reference,
+            "words": after.words,
+            "holdout": args.holdout,
+            "blame_words": len(entries),
         },
         "vocab_size_before": tokeniser.vocab_size,
         "vocab_size_after": run.tokeniser.vocab_size,
@@ -357,11 +458,11 @@ def _edit_command(args, run_edit) -> int:
         report["hf_out_problem"] = hf_problem
     if args.report:
         write_text(args.report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
-    excluded = f"; {after.excluded} reference words excluded (cannot be aligned)" if after.excluded else ""
+    written = ", ".join([args.out] + ([args.hf_out] if args.hf_out and hf_problem is None else []))
     print(
         f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
-        f"(Pr {after.precision:.4f}, Re {after.recall:.4f}; {after.words} words{excluded}); {seconds:.2f} s -> {args.out}"
-        + (f", {args.hf_out}" if args.hf_out and hf_problem is None else ""),
+        f"(Pr {after.precision:.4f}, Re {after.recall:.4f}) {_measured_on(args, after, len(entries))}; "
+        f"{seconds:.2f} s -> {written}",
         file=sys.stderr,
     )
     if hf_problem is not None:
@@ -411,8 +512,9 @@ def cmd_rebpe(args) -> int:
     )
 
     def edit(tokeniser, entries, options):
-        with _progress(max(args.max_iterations, 2000) if len(entries) >= 2000 else 0, "iterations", "it") as bar:
-            run = run_rebpe(tokeniser, entries, config, progress=lambda i, step: bar.update(), **options)
+        # an iteration is slow only on a large reference; ReBPE may stop before the last one
+        with _Bar("ReBPE", "iteration", total=args.max_iterations, hidden=len(entries) < BAR_FROM) as bar:
+            run = run_rebpe(tokeniser, entries, config, progress=lambda i, step: bar.advance(), **options)
         return run, {"steps": [step.to_json() for step in run.steps]}
 
     return _edit_command(args, edit)
@@ -445,187 +547,6 @@ def cmd_blocked(args) -> int:
     return 0
 
 
-TOKENISER_HELP = (
-    "a tokenizer.json, project JSON, merges.txt (vocab.json beside it), SentencePiece .model, "
-    "tiktoken rank file, a folder as transformers saves it, or hf:ORG/NAME from the local HF cache"
-)
-
-
-def _at_least(minimum: int):
-    """An argparse type: an integer >= ``minimum``."""
-
-    def integer(text: str) -> int:
-        value = int(text)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text}")
-        return value
-
-    return integer
-
-
-def _tokeniser_arguments(p: argparse.ArgumentParser) -> None:
-    from core.variants.registry import PRETOKENISERS
-
-    p.add_argument("--tokeniser", required=True, help=TOKENISER_HELP)
-    p.add_argument(
-        "--pretokeniser",
-        choices=list(PRETOKENISERS),
-        help="pre-tokeniser of a merges.txt, instead of the inferred one (default: inferred, and said so)",
-    )
-    p.add_argument(
-        "--pattern",
-        help="split pattern of a tiktoken rank file: r50k_base, p50k_base, cl100k_base, "
-        "o200k_base, llama3, or a regex (default: detected from the file, and said so)",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m core", description="Structured subword tokenisers: BPE/BTE engine."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("inspect", help="what a tokeniser file holds: family, sizes, pipeline, specials, unknowns")
-    _tokeniser_arguments(p)
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=cmd_inspect)
-
-    p = sub.add_parser("segment", help="tokenise words as they appear in running text")
-    _tokeniser_arguments(p)
-    p.add_argument("--json", action="store_true", help="print a JSON array of {word, tokens}")
-    p.add_argument("--trace", action="store_true", help="include every applied merge and the merge trees")
-    p.add_argument("--words-file", help="a text file of words (whitespace separated)")
-    p.add_argument("--text", help="segment this running text as a whole (BoundlessBPE supermerges span words)")
-    p.add_argument("words", nargs="*")
-    p.set_defaults(func=cmd_segment)
-
-    p = sub.add_parser(
-        "train", help="train any tokeniser family: bpe, scaffold, picky, boundless, unigram, unigram-fsp"
-    )
-    p.add_argument("--algorithm", required=True, help="bpe, scaffold, picky, boundless, unigram or unigram-fsp")
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--corpus", help="a text file; every line is one document")
-    source.add_argument("--counts", help="word<TAB>count file (each word as in running text, ' ' + word)")
-    p.add_argument("--vocab-size", type=int, required=True)
-    p.add_argument("--out", required=True, help="the trained tokeniser (project JSON)")
-    p.add_argument("--json-report", help="write the training log and summary as JSON here")
-    p.add_argument(
-        "--pretokeniser",
-        choices=["bytelevel", "boundless", "metaspace", "whitespace"],
-        help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise",
-    )
-    p.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an algorithm option, e.g. threshold=0.9 (repeatable)",
-    )
-    p.set_defaults(func=cmd_train)
-
-    p = sub.add_parser("train-bpe", help="train BPE on word counts (merges identical to HF BpeTrainer)")
-    p.add_argument("--counts", required=True, help="word<TAB>count file")
-    p.add_argument("--vocab-size", type=int, required=True, help="alphabet + merges, as HF counts it")
-    p.add_argument("--marker", choices=list(MARKERS), default="▁", help="word-start marker prepended to each word")
-    p.add_argument("--min-frequency", type=int, default=0)
-    p.add_argument("--out", required=True)
-    p.add_argument("--hf", action="store_true", help="write an HF tokenizer.json instead of project JSON")
-    p.set_defaults(func=cmd_train_bpe)
-
-    p = sub.add_parser("evaluate", help="morphological precision/recall/F1 of split positions")
-    _tokeniser_arguments(p)
-    p.add_argument("--reference", required=True, help="reference segmentations (tsv, morphynet, celex, sigmorphon)")
-    p.add_argument("--weights", help="word<TAB>count file for frequency weighting")
-    p.add_argument("--free", action="store_true", help="whole-word (free morph) boundaries only")
-    _unaligned_argument(p)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_evaluate)
-
-    p = sub.add_parser("graph", help="the merge-graph neighbourhood of a type")
-    _tokeniser_arguments(p)
-    p.add_argument("--type", required=True)
-    p.add_argument("--depth", type=_at_least(0), default=2)
-    p.add_argument(
-        "--max-nodes", type=_at_least(1), default=60, help="types kept: the merge tree first, then the nearest"
-    )
-    p.add_argument(
-        "--siblings-per-parent", type=_at_least(0), help="half-siblings kept per parent (lowest ranks first)"
-    )
-    p.add_argument(
-        "--follow",
-        choices=["primary", "all"],
-        default="primary",
-        help="primary: walk the merge that forms each type from its own string (default); all: every "
-        "merge (types formed by several merges, e.g. tiktoken/SentencePiece conversions)",
-    )
-    p.add_argument("--reference", help="reference file: how often each merge fires on its words (as in running text)")
-    p.add_argument("--corpus", help="a text file: how often each merge fires on it")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_graph)
-    for name, func, text in (
-        ("knockout", cmd_knockout, "BPE-knockout: remove merges with blame ratio >= threshold"),
-        ("rebpe", cmd_rebpe, "ReBPE: knockout, reparation, reification (and annealing) until stable"),
-    ):
-        p = sub.add_parser(name, help=text)
-        _tokeniser_arguments(p)
-        p.add_argument("--reference", required=True)
-        p.add_argument("--out", required=True, help="the edited tokeniser (project JSON)")
-        p.add_argument("--threshold", type=float, default=0.5)
-        p.add_argument("--free", action="store_true", help="blame and evaluate on free-morph boundaries only")
-        p.add_argument("--report", help="write a JSON report here")
-        p.add_argument("--weights", help="word<TAB>count file: frequency-weighted blame (bpe-knockout App. A.5)")
-        p.add_argument("--holdout", type=float, help="blame on this fraction of the reference, evaluate on the rest")
-        p.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
-        _unaligned_argument(p)
-        p.add_argument(
-            "--knockout-unit",
-            choices=["type", "merge"],
-            default="type",
-            help="type (default): a type leaves V when B and N summed over all merges forming it reach "
-            "the threshold; merge: only a blamed merge goes, and its type stays while another merge "
-            "forms it (the same with one merge per type)",
-        )
-        p.add_argument(
-            "--blame",
-            choices=["tree", "applied"],
-            default="tree",
-            help="with ignore_merges, a reference word that is a whole type is blamed through the merges "
-            "of its own tree (tree, default) or not at all (applied: applied merges only)",
-        )
-        p.add_argument(
-            "--hf-out",
-            metavar="PATH",
-            help="also write an HF tokenizer.json (ids kept); exit 2 with the reason when no "
-            "tokenizer.json can express the result (tuple merges, shared ranks)",
-        )
-        p.set_defaults(func=func)
-        if name == "knockout":
-            p.add_argument("--min-vocab-size", type=int, default=0)
-            p.add_argument("--tuples-once", action="store_true", help="count each merge once per word")
-            p.add_argument("--cascade", action="store_true", help="remove descendants instead of making tuple merges")
-        else:
-            p.add_argument("--anneal", action="store_true", help="anneal before the first knockout")
-            p.add_argument("--no-reify", action="store_true")
-            p.add_argument(
-                "--no-expand", action="store_true", help="link existing submerges only (backwards compatible)"
-            )
-            p.add_argument("--max-iterations", type=int, default=100)
-            p.add_argument(
-                "--reparation",
-                choices=["limited", "undo"],
-                default="limited",
-                help="limited: Alg. 2 as written (LIMITEDBPE); undo: the authors' implementation",
-            )
-
-    p = sub.add_parser("blocked", help="tuple merges that can never apply, and unreachable types")
-    _tokeniser_arguments(p)
-    p.add_argument("--reference", help="reference file: example words for each blocked merge")
-    p.add_argument("--limit", type=_at_least(0), default=200, help="blocked merges listed in the text output (0: all)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_blocked)
-    return parser
-
-
 @contextmanager
 def _naming(path: str):
     """Errors raised inside that name no file (e.g. ``<corpus>: empty corpus``) name ``path``."""
@@ -637,16 +558,48 @@ def _naming(path: str):
         raise InputError(err.message, path, err.line) from None
 
 
+def cmd_sample_text(args) -> int:
+    from core.samples import running_text
+
+    lines = list(running_text())
+    write_text(args.out, "".join(line + "\n" for line in lines))
+    print(f"{len(lines):,} lines of English running text (PSF licence) -> {args.out}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {
+    "inspect": cmd_inspect,
+    "segment": cmd_segment,
+    "train": cmd_train,
+    "train-bpe": cmd_train_bpe,
+    "evaluate": cmd_evaluate,
+    "graph": cmd_graph,
+    "knockout": cmd_knockout,
+    "rebpe": cmd_rebpe,
+    "blocked": cmd_blocked,
+    "sample-text": cmd_sample_text,
+}
 OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out")
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _prepare_output(path: str) -> None:
+    """Make the missing folders of an output file, then check it can be written there."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot make its folder {str(folder)!r}: {err.strerror or err}", path) from None
+    check_output_path(path)
+
+
+def main(argv: list[str] | None = None, prog: str = PROGRAM) -> int:
+    """Run one command; ``prog`` is the name the help shows (``python -m core`` passes its own)."""
+    args = build_parser(prog).parse_args(argv)
     try:
         for option in OUTPUT_OPTIONS:  # before the work, not after it
             if getattr(args, option, None):
-                check_output_path(getattr(args, option))
-        return args.func(args)
+                _prepare_output(getattr(args, option))
+        return COMMANDS[args.command](args)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

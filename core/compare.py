@@ -85,6 +85,9 @@ class Segmentations:
     def tokenise_word(self, word: str) -> list[str]:
         return list(self.segment(word).tokens)
 
+    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
+        return tuple(self.tokeniser.segment_pretoken(pretoken))
+
 
 @dataclass(frozen=True)
 class WordDifference:
@@ -161,6 +164,8 @@ def word_counts(words: Iterable[str] | Mapping[str, int]) -> dict[str, int]:
 
 def compare_word(word: str, count: int, a: WordSegmentation, b: WordSegmentation) -> WordDifference | None:
     """The difference of one word, or None when both segment it alike (both must be aligned)."""
+    if a.splits is None or b.splits is None:
+        raise ValueError(f"compare_word needs two aligned segmentations of {word!r}")
     only_a, only_b = tuple(sorted(a.splits - b.splits)), tuple(sorted(b.splits - a.splits))
     if not only_a and not only_b and len(a.tokens) == len(b.tokens):
         return None

@@ -220,10 +220,11 @@ def token_counts(
     tokenise = getattr(tokeniser, "tokenise", None)
     if not callable(tokenise):
         raise InputError(f"{type(tokeniser).__name__} has no tokenise(text) method")
+    declared: frozenset[str] | None
     if vocabulary is not None:
         if isinstance(vocabulary, str):
             raise InputError("vocabulary must be a collection of token types, not one string")
-        declared: frozenset[str] | None = frozenset(vocabulary)
+        declared = frozenset(vocabulary)
         size = len(declared)
     else:
         size, declared = _declared_vocabulary(tokeniser)
@@ -252,10 +253,8 @@ def token_counts(
 def _stats(
     counter: Mapping[str, int], characters: int, n_bytes: int, size: int, declared: frozenset[str] | None
 ) -> CorpusStats:
-    if declared is not None:
-        oov = sum(1 for token in counter if token not in declared)
-    else:  # only a size is known: at least the excess of types over it is out of the vocabulary
-        oov = max(0, len(counter) - size)
+    # With only a size known, at least the excess of types over it is out of the vocabulary.
+    oov = sum(1 for token in counter if token not in declared) if declared is not None else max(0, len(counter) - size)
     return CorpusStats(
         tokens=sum(counter.values()),
         characters=characters,
@@ -483,6 +482,8 @@ def summary(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> dict:
     """
     _require_tokens(stats, "a corpus summary")
     alpha = _check_alpha(alpha)
+    slope: float | None
+    intercept: float | None
     try:
         slope, intercept = zipf_fit(stats)
     except InputError:

@@ -30,7 +30,7 @@ Progress = Callable[[int, int], None]
 
 class Deadline:
     """A progress callback that passes ``(done, total)`` on to ``progress`` (if any; at most
-    every ``every`` seconds, and always when ``done`` reaches ``total``) and then raises
+    every ``every`` seconds, and always when ``done`` reaches a known ``total``) and then raises
     InputError when ``seconds`` have passed since ``started`` (a ``clock()`` reading, so several
     runs can share one budget; default: when the Deadline was made)."""
 
@@ -52,7 +52,7 @@ class Deadline:
 
     def __call__(self, done: int, total: int) -> None:
         now = self._clock()
-        if self.progress is not None and (now >= self._next_report or done >= total):
+        if self.progress is not None and (now >= self._next_report or done >= total > 0):
             self._next_report = now + self.every
             self.progress(done, total)
         if now >= self._ends:

@@ -44,20 +44,21 @@ def metrics_table(steps: Sequence[StepReport], initial=None) -> list[dict]:
             }
         )
     for step in steps:
-        m = step.metrics
+        m = step.metrics  # None: a step scored on nothing, a row without scores
         rows.append(
             {
                 "iteration": step.iteration,
                 "phase": step.phase,
                 "vocab_size": step.vocab_size,
                 "tuple_merges": step.tuple_merges,
-                "precision": m.precision,
-                "recall": m.recall,
-                "f1": m.f1,
-                "delta_f1": None if previous is None else m.f1 - previous,
+                "precision": None if m is None else m.precision,
+                "recall": None if m is None else m.recall,
+                "f1": None if m is None else m.f1,
+                "delta_f1": None if previous is None or m is None else m.f1 - previous,
             }
         )
-        previous = m.f1
+        if m is not None:
+            previous = m.f1
     return rows
 
 
@@ -105,11 +106,11 @@ def threshold_sweep(
     rows = []
     for threshold in thresholds:
         if unit == "type":
-            selected = select_types_for_knockout(blames, tokeniser, threshold)
-            knocked_tok, edit = knock_out(tokeniser, [b.type for b in selected])
+            types = select_types_for_knockout(blames, tokeniser, threshold)
+            knocked_tok, edit = knock_out(tokeniser, [b.type for b in types])
         else:
-            selected = select_for_knockout(blames, threshold)
-            knocked_tok, edit = knock_out_merges(tokeniser, [b.merge for b in selected])
+            merges = select_for_knockout(blames, threshold)
+            knocked_tok, edit = knock_out_merges(tokeniser, [b.merge for b in merges])
         affected: set[int] = set()
         for merge in edit.removed:
             affected |= reference.index.get(merge, set())
@@ -120,7 +121,9 @@ def threshold_sweep(
         for i in affected:
             state = reference.words[i]
             counts[i] = split_counts(predicted_splits(knocked_tok, state.aligned), state.gold)
-        scores = morph_scores(((w.weight, *c) for w, c in zip(reference.words, counts)), len(reference.unaligned))
+        scores = morph_scores(
+            ((w.weight, *c) for w, c in zip(reference.words, counts, strict=True)), len(reference.unaligned)
+        )
         rows.append(
             {
                 "threshold": threshold,

@@ -103,10 +103,8 @@ def _hf_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) ->
     nxt = [i + 1 if i + 1 < n else -1 for i in range(n)]
     prv = [i - 1 for i in range(n)]
     alive = [True] * n
-    queue: list[tuple[int, int]] = []  # (merge index = rank order, symbol position)
-    for i in range(n):
-        for idx, _width in _hf_matches(tables, sym, nxt, i):
-            queue.append((idx, i))
+    # (merge index = rank order, symbol position)
+    queue = [(idx, i) for i in range(n) for idx, _width in _hf_matches(tables, sym, nxt, i)]
     heapq.heapify(queue)
     skipped: list[tuple[int, int]] = []
     always_skip = p >= 1.0
@@ -128,46 +126,44 @@ def _hf_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) ->
             if j < 0 or sym[j] != part:
                 break
             members.append(j)
-        if len(members) != tables.widths[idx] or sym[pos] != tables.parts[idx][0]:
-            continue
-        sym[pos] = tables.results[idx]
-        for k in members[1:]:
-            alive[k] = False
-        after = nxt[members[-1]]
-        nxt[pos] = after
-        if after >= 0:
-            prv[after] = pos
-        # Queue every candidate whose window contains the new symbol.
-        start, back = pos, 0
-        while start >= 0 and back < tables.window:
-            for cand, width in _hf_matches(tables, sym, nxt, start):
-                if width > back:
-                    heapq.heappush(queue, (cand, start))
-            start, back = prv[start], back + 1
+        if len(members) == tables.widths[idx] and sym[pos] == tables.parts[idx][0]:
+            _hf_apply(tables, sym, nxt, prv, alive, queue, idx, members)
     return tuple(sym[i] for i in range(n) if alive[i])
+
+
+def _hf_apply(
+    tables: _Tables,
+    sym: list[str],
+    nxt: list[int],
+    prv: list[int],
+    alive: list[bool],
+    queue: list[tuple[int, int]],
+    idx: int,
+    members: list[int],
+) -> None:
+    """Merge ``idx`` at ``members`` (``nxt``, ``prv``, ``alive``: the links and liveness of every
+    position), then queue every candidate whose window contains the new symbol."""
+    pos = members[0]
+    sym[pos] = tables.results[idx]
+    for k in members[1:]:
+        alive[k] = False
+    after = nxt[members[-1]]
+    nxt[pos] = after
+    if after >= 0:
+        prv[after] = pos
+    start, back = pos, 0
+    while start >= 0 and back < tables.window:
+        for cand, width in _hf_matches(tables, sym, nxt, start):
+            if width > back:
+                heapq.heappush(queue, (cand, start))
+        start, back = prv[start], back + 1
 
 
 # --- subword-nmt apply_bpe.py with dropout ---------------------------------------------------------
 def _nmt_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -> tuple[str, ...]:
     word = list(pretoken)
     while len(word) > 1:
-        best, positions = None, []
-        for i in range(len(word)):
-            candidates = []
-            if i + 1 < len(word):
-                idx = tables.pairs.get((word[i], word[i + 1]))
-                if idx is not None:
-                    candidates.append(idx)
-            for idx, parts in tables.tuples.get(word[i], ()):
-                if tuple(word[i : i + len(parts)]) == parts:
-                    candidates.append(idx)
-            for idx in candidates:
-                if p > 0.0 and not rng.random() > p:  # the occurrence is dropped
-                    continue
-                if best is None or idx < best:
-                    best, positions = idx, [i]
-                elif idx == best:
-                    positions.append(i)
+        best, positions = _nmt_best(tables, word, p, rng)
         if best is None:
             break
         width, result = tables.widths[best], tables.results[best]
@@ -181,6 +177,32 @@ def _nmt_segment(tables: _Tables, pretoken: str, p: float, rng: random.Random) -
         new_word.extend(word[i:])
         word = new_word
     return tuple(word)
+
+
+def _nmt_best(tables: _Tables, word: list[str], p: float, rng: random.Random) -> tuple[int | None, list[int]]:
+    """The lowest-ranked merge among the candidate occurrences that survive dropout, and the
+    positions where it survives (None, [] when nothing survives)."""
+    best: int | None = None
+    positions: list[int] = []
+    pairs_get, tuples_get, drop = tables.pairs.get, tables.tuples.get, p > 0.0
+    last = len(word) - 1
+    for i, symbol in enumerate(word):
+        candidates = []
+        if i < last:
+            idx = pairs_get((symbol, word[i + 1]))
+            if idx is not None:
+                candidates.append(idx)
+        for idx, parts in tuples_get(symbol, ()):
+            if tuple(word[i : i + len(parts)]) == parts:
+                candidates.append(idx)
+        for idx in candidates:
+            if drop and not rng.random() > p:  # the occurrence is dropped
+                continue
+            if best is None or idx < best:
+                best, positions = idx, [i]
+            elif idx == best:
+                positions.append(i)
+    return best, positions
 
 
 # --- public API ----------------------------------------------------------------------------------

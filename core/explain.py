@@ -21,7 +21,8 @@ and the tokens a competing merge "trapped".
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from core.alignment import AlignedWord, align_word
@@ -89,12 +90,14 @@ def trace_word(tokeniser: BTETokeniser, word: str) -> WordTrace:
     if not word:
         raise InputError("no word to trace")
     text = " " + word
+    aligned: AlignedWord | None
     try:
-        aligned: AlignedWord | None = align_word(tokeniser.pretokeniser, word)
-        pretokens = [p.text for p in aligned.pretokens]
+        aligned = align_word(tokeniser.pretokeniser, word)
     except InputError:
         aligned = None
         pretokens = tokeniser.pretokeniser.pretokenise(text)
+    else:
+        pretokens = [p.text for p in aligned.pretokens]
     traces = tuple(tokeniser.trace_pretoken(p) for p in pretokens)
     offsets, total = [], 0
     for trace in traces:
@@ -194,6 +197,12 @@ class Boundary:
     def split(self) -> bool:
         return self.merge is None
 
+    def crossing(self) -> tuple[Merge, int, int] | None:
+        """(merge, step, word position) of a word position a merge removed, else None."""
+        if self.merge is None or self.step is None or self.position is None:
+            return None
+        return self.merge, self.step, self.position
+
     @property
     def verdict(self) -> str:
         """correct split / missed split / extra split / correctly merged, or "" (not comparable)."""
@@ -228,7 +237,8 @@ def word_boundaries(traced: WordTrace, reference_splits: Iterable[int] | None = 
         for k, merge in enumerate(trace.boundary_merges):
             position = positions[k] if k < len(positions) else None
             reference = None if splits is None or position is None else position in splits
-            step = None if boundary_steps[k] is None else traced.global_step(i, boundary_steps[k])
+            local = boundary_steps[k]
+            step = None if local is None else traced.global_step(i, local)
             out.append(Boundary(i, k, position, trace.pretoken[k], trace.pretoken[k + 1], reference, merge, step))
     return tuple(out)
 
@@ -329,15 +339,59 @@ def pieces(traced: WordTrace, splits: Iterable[int]) -> list[tuple[int, int, int
     for i, trace in enumerate(traced.traces):
         positions = traced.aligned.pretokens[i].boundary_positions if traced.aligned is not None else ()
         cuts = [k + 1 for k, p in enumerate(positions) if p is not None and p in wanted]
-        for start, end in zip([0, *cuts], [*cuts, len(trace.pretoken)]):
+        for start, end in pairwise([0, *cuts, len(trace.pretoken)]):
             out.append((i, start, end))
     return out
 
 
 def standalone_segmentation(tokeniser: BTETokeniser, traced: WordTrace, splits: Iterable[int]) -> list[tuple[str, ...]]:
-    """Each piece of the word (cut at ``splits``) segmented on its own, as in bpe-knockout App. A.4
+    """Each piece of the word (cut at ``splits``) segmented on its own, as in [knockout App. A.4]
     ("segmenting the two distinct substrings separately")."""
     return [tokeniser.segment_pretoken(traced.traces[i].pretoken[a:b]) for i, a, b in pieces(traced, splits)]
+
+
+#: the merge node that took a part: (its local step, its merge, the node)
+_Taker = tuple[int, Merge, MergeTree]
+
+
+def _formed_nodes(trace: SegmentationTrace) -> tuple[set[tuple[int, str]], dict[tuple[int, str], _Taker]]:
+    """The (start, token) of every node of the word's merge trees, and for each child node the
+    merge node that took it: (its local step, its merge, its node)."""
+    formed: set[tuple[int, str]] = set()
+    parent: dict[tuple[int, str], _Taker] = {}
+    for tree in trace.trees:
+        for node in _nodes(tree):
+            formed.add((node.start, node.token))
+            if node.merge is not None and node.step is not None:  # a merged node (it has children)
+                for child in node.children:
+                    parent[(child.start, child.token)] = (node.step, node.merge, node)
+    return formed, parent
+
+
+def _piece_traps(tokeniser: BTETokeniser, trace: SegmentationTrace, start: int, end: int) -> Iterable[tuple[Trap, int]]:
+    """The traps of the piece ``start:end`` of a traced pretoken, each with the local step of its
+    trapping merge (the Trap's ``step`` is left 0): the merges of the piece's standalone trees
+    whose parts all formed in the word but which did not fire, because the part taken first went
+    to a merge reaching outside the piece."""
+    formed, parent = _formed_nodes(trace)
+    piece = trace.pretoken[start:end]
+    alone = tokeniser.trace_pretoken(piece)
+    for token_tree in alone.trees:
+        if (start + token_tree.start, token_tree.token) in formed:
+            continue
+        for node in _nodes(token_tree):
+            if node.merge is None or (start + node.start, node.token) in formed:
+                continue
+            if not all((start + c.start, c.token) in formed for c in node.children):
+                continue
+            # The part taken first is what kept this merge from firing; it is a trap when the
+            # merge that took it reaches outside the piece.
+            takers = [(parent[key], c) for c in node.children if (key := (start + c.start, c.token)) in parent]
+            if not takers:
+                continue
+            (step, merge, taker), child = min(takers, key=lambda tc: tc[0][0])
+            if taker.start < start or taker.start + len(taker.token) > end:
+                yield Trap(piece, token_tree.token, node.merge, child.token, merge, 0, alone.tokens), step
 
 
 def find_traps(
@@ -347,49 +401,10 @@ def find_traps(
     traps: list[Trap] = []
     seen: set[tuple[Merge, Merge]] = set()
     for i, start, end in pieces(traced, splits):
-        trace = traced.traces[i]
-        formed: set[tuple[int, str]] = set()
-        parent: dict[tuple[int, str], MergeTree] = {}
-        for tree in trace.trees:
-            for node in _nodes(tree):
-                formed.add((node.start, node.token))
-                for child in node.children:
-                    parent[(child.start, child.token)] = node
-        piece = trace.pretoken[start:end]
-        alone = tokeniser.trace_pretoken(piece)
-        for token_tree in alone.trees:
-            if (start + token_tree.start, token_tree.token) in formed:
-                continue
-            for node in _nodes(token_tree):
-                key = (start + node.start, node.token)
-                if node.merge is None or key in formed:
-                    continue
-                if not all((start + c.start, c.token) in formed for c in node.children):
-                    continue
-                # The part taken first is what kept this merge from firing; it is a trap when the
-                # merge that took it reaches outside the piece.
-                takers = [
-                    (parent[(start + c.start, c.token)], c)
-                    for c in node.children
-                    if (start + c.start, c.token) in parent
-                ]
-                if not takers:
-                    continue
-                taker, child = min(takers, key=lambda tc: tc[0].step)
-                crosses = taker.start < start or taker.start + len(taker.token) > end
-                if crosses and (node.merge, taker.merge) not in seen:
-                    seen.add((node.merge, taker.merge))
-                    traps.append(
-                        Trap(
-                            piece,
-                            token_tree.token,
-                            node.merge,
-                            child.token,
-                            taker.merge,
-                            traced.global_step(i, taker.step),
-                            alone.tokens,
-                        )
-                    )
+        for trap, taker_step in _piece_traps(tokeniser, traced.traces[i], start, end):
+            if (trap.blocked, trap.trapping) not in seen:
+                seen.add((trap.blocked, trap.trapping))
+                traps.append(replace(trap, step=traced.global_step(i, taker_step)))
     if counterfactual and traps:
         from core.knockout import knock_out
 
@@ -448,7 +463,8 @@ class Explanation:
     @property
     def missed(self) -> tuple[Boundary, ...]:
         """Reference boundaries a merge removed, in the order the merges fired."""
-        return tuple(sorted((b for b in self.boundaries if b.verdict == MISSED_SPLIT), key=lambda b: b.step))
+        missed = [b for b in self.boundaries if b.verdict == MISSED_SPLIT]  # each removed by a merge: a step
+        return tuple(sorted(missed, key=lambda b: b.step or 0))
 
     @property
     def extra(self) -> tuple[Boundary, ...]:
@@ -489,25 +505,24 @@ class Explanation:
                 "and there is no other split."
             )
         else:
-            first = self.first_crossing
-            if first is not None:
+            crossings = [c for b in self.missed if (c := b.crossing()) is not None]
+            if crossings:
+                merge, step, position = crossings[0]
                 out.append(
-                    f"The first merge that crossed a reference boundary is {merge_text(first.merge)} "
-                    f"(rank {_rank(first.merge.rank)}, step {first.step}): it glued "
-                    f"{word_fmt(self.cut(first.position))} together, so that split is lost."
+                    f"The first merge that crossed a reference boundary is {merge_text(merge)} "
+                    f"(rank {_rank(merge.rank)}, step {step}): it glued "
+                    f"{word_fmt(self.cut(position))} together, so that split is lost."
                 )
-                later = self.missed[1:]
+                later = crossings[1:]
                 if later:
-                    named = ", ".join(
-                        f"{merge_text(b.merge)} at {word_fmt(self.cut(b.position))}" for b in later[:MAX_LISTED]
-                    )
+                    named = ", ".join(f"{merge_text(m)} at {word_fmt(self.cut(at))}" for m, _, at in later[:MAX_LISTED])
                     more = f" and {len(later) - MAX_LISTED} more" if len(later) > MAX_LISTED else ""
                     out.append(f"Later merges crossed reference boundaries too: {named}{more}.")
             else:
                 out.append("No merge crossed a reference boundary: every reference split is kept.")
-            extra = self.extra
+            extra = [b.position for b in self.extra if b.position is not None]  # compared: all word positions
             if extra:
-                named = ", ".join(word_fmt(self.cut(b.position)) for b in extra[:MAX_LISTED])
+                named = ", ".join(word_fmt(self.cut(at)) for at in extra[:MAX_LISTED])
                 more = f" and {len(extra) - MAX_LISTED} more" if len(extra) > MAX_LISTED else ""
                 noun = "a split" if len(extra) == 1 else f"{len(extra)} splits"
                 out.append(f"The tokeniser makes {noun} the reference does not have: {named}{more}.")

@@ -21,8 +21,9 @@ and both settings give exactly the paper's neighbourhood.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -97,7 +98,7 @@ def is_primary(tokeniser: BTETokeniser, merge: Merge) -> bool:
 
 
 def _merge_json(merge: Merge, primary: bool, fire_counts) -> dict:
-    out = {
+    out: dict[str, Any] = {
         "rank": merge.rank,
         "parts": list(merge.parts),
         "result": merge.result,
@@ -187,64 +188,15 @@ def neighbourhood(
     if center not in tokeniser.types:
         raise KeyError(center)
     check_choice("follow", follow, FOLLOW)
-    everything = follow == ALL
-    produced_by, used_by = tokeniser.produced_by, tokeniser.used_by
-
-    def forming(type_: str) -> tuple[Merge, ...]:
-        if everything:
-            return produced_by.get(type_, ())
-        merge = tokeniser.primary_merge(type_)
-        return (merge,) if merge is not None else ()
-
-    def followed(merge: Merge) -> bool:
-        return everything or is_primary(tokeniser, merge)
-
-    roles: dict[str, str] = {center: CENTER}
-    distances: dict[str, int] = {center: 0}
-    frontier = [center]
-    for distance in range(1, depth + 1):  # ancestors: the center's merge tree
-        following = []
-        for type_ in frontier:
-            for part in dict.fromkeys(p for merge in forming(type_) for p in merge.parts):
-                if part not in roles:
-                    roles[part], distances[part] = ANCESTOR, distance
-                    following.append(part)
-        frontier = following
+    walk = _Walk(tokeniser, everything=follow == ALL)
+    roles, distances = walk.ancestors(center, depth)
     ancestors = [t for t in roles if t != center]
-    # (distance, rank, type, role): rank order is merge-list order, and merges sharing a rank form one type
-    candidates: list[tuple[int, float, str, str]] = []
     seen = set(roles)
-    more = False
-    frontier = [center]
-    for distance in range(1, depth + 1):  # descendants
-        following = []
-        for type_ in frontier:
-            for merge in used_by.get(type_, ()):
-                if merge.result in seen or not followed(merge):
-                    continue
-                if len(candidates) >= ENUMERATION_LIMIT:
-                    more = True
-                    break
-                seen.add(merge.result)
-                candidates.append((distance, merge.rank, merge.result, DESCENDANT))
-                following.append(merge.result)
-        frontier = following
-    extra_siblings = 0  # half-siblings beyond siblings_per_parent (counted, not kept)
-    if depth >= 1:
-        for part in dict.fromkeys(p for merge in forming(center) for p in merge.parts):
-            taken = 0
-            for merge in used_by.get(part, ()):
-                if merge.result in seen or not followed(merge):
-                    continue
-                seen.add(merge.result)
-                if siblings_per_parent is not None and taken >= siblings_per_parent:
-                    extra_siblings += 1
-                    continue
-                candidates.append((1, merge.rank, merge.result, HALF_SIBLING))
-                taken += 1
+    candidates, more = walk.descendants(center, depth, seen)
+    extra_siblings = walk.half_siblings(center, seen, candidates, siblings_per_parent) if depth >= 1 else 0
     candidates.sort(key=lambda c: (c[0], c[1]))
     found = 1 + len(ancestors) + len(candidates) + extra_siblings
-    keep = [center] + ancestors[: max(0, max_nodes - 1)]
+    keep = [center, *ancestors[: max(0, max_nodes - 1)]]
     room = max(0, max_nodes - len(keep))
     hood = Neighbourhood(center, depth, found=found, more=more, follow=follow)
     for type_ in keep:
@@ -252,8 +204,94 @@ def neighbourhood(
     for distance, _, type_, role in candidates[:room]:
         hood.roles[type_], hood.distances[type_] = role, distance
     hood.truncated = more or found > len(hood.roles)
-    collected = hood.roles
-    hood.type_merges = {t: produced_by[t] for t in collected if t in produced_by}
+    _add_merges(hood, tokeniser, walk.everything)
+    return hood
+
+
+#: (distance, rank, type, role) of a descendant or half-sibling: rank order is merge-list order,
+#: and merges sharing a rank form one type
+_Candidate = tuple[int, float, str, str]
+
+
+class _Walk:
+    """Steps through the merge graph: via every merge (``everything``) or via primary merges only."""
+
+    def __init__(self, tokeniser: BTETokeniser, *, everything: bool):
+        self.tokeniser, self.everything = tokeniser, everything
+        self.produced_by, self.used_by = tokeniser.produced_by, tokeniser.used_by
+
+    def forming(self, type_: str) -> tuple[Merge, ...]:
+        if self.everything:
+            return self.produced_by.get(type_, ())
+        merge = self.tokeniser.primary_merge(type_)
+        return (merge,) if merge is not None else ()
+
+    def followed(self, merge: Merge) -> bool:
+        return self.everything or is_primary(self.tokeniser, merge)
+
+    def parents(self, type_: str) -> Iterable[str]:
+        """The parts of the merges forming ``type_`` (each once, in order)."""
+        return dict.fromkeys(p for merge in self.forming(type_) for p in merge.parts)
+
+    def ancestors(self, center: str, depth: int) -> tuple[dict[str, str], dict[str, int]]:
+        """Roles and distances of the center and its ancestors (its merge tree) up to ``depth``."""
+        roles: dict[str, str] = {center: CENTER}
+        distances: dict[str, int] = {center: 0}
+        frontier = [center]
+        for distance in range(1, depth + 1):
+            following = []
+            for type_ in frontier:
+                for part in self.parents(type_):
+                    if part not in roles:
+                        roles[part], distances[part] = ANCESTOR, distance
+                        following.append(part)
+            frontier = following
+        return roles, distances
+
+    def descendants(self, center: str, depth: int, seen: set[str]) -> tuple[list[_Candidate], bool]:
+        """Descendants up to ``depth`` not yet ``seen`` (added to it), and whether the enumeration
+        stopped at ENUMERATION_LIMIT."""
+        candidates: list[_Candidate] = []
+        more = False
+        frontier = [center]
+        for distance in range(1, depth + 1):
+            following = []
+            for type_ in frontier:
+                for merge in self.used_by.get(type_, ()):
+                    if merge.result in seen or not self.followed(merge):
+                        continue
+                    if len(candidates) >= ENUMERATION_LIMIT:
+                        more = True
+                        break
+                    seen.add(merge.result)
+                    candidates.append((distance, merge.rank, merge.result, DESCENDANT))
+                    following.append(merge.result)
+            frontier = following
+        return candidates, more
+
+    def half_siblings(self, center: str, seen: set[str], candidates: list[_Candidate], per_parent: int | None) -> int:
+        """Add the other children of the center's parents not yet ``seen`` to ``candidates``, at
+        most ``per_parent`` per parent; returns how many more there were (counted, not kept)."""
+        extra = 0
+        for part in self.parents(center):
+            taken = 0
+            for merge in self.used_by.get(part, ()):
+                if merge.result in seen or not self.followed(merge):
+                    continue
+                seen.add(merge.result)
+                if per_parent is not None and taken >= per_parent:
+                    extra += 1
+                    continue
+                candidates.append((1, merge.rank, merge.result, HALF_SIBLING))
+                taken += 1
+        return extra
+
+
+def _add_merges(hood: Neighbourhood, tokeniser: BTETokeniser, everything: bool) -> None:
+    """Every merge of the collected types, their primary merges, and the merges to draw: between
+    collected types the followed ones, plus every merge of the center."""
+    collected, center = hood.roles, hood.center
+    hood.type_merges = {t: tokeniser.produced_by[t] for t in collected if t in tokeniser.produced_by}
     hood.primary = {t: tokeniser.primary_merge(t) for t in hood.type_merges}
     merges = {
         m
@@ -261,7 +299,6 @@ def neighbourhood(
         for m in ms
         if ((everything or m == hood.primary[t]) and any(p in collected for p in m.parts))
         or (t == center and m != hood.primary[t])
-    }  # every merge of the center
+    }
     hood.merges = sorted(merges, key=lambda m: m.rank)
     hood.alternatives = frozenset(m for m in hood.merges if m != hood.primary.get(m.result))
-    return hood

@@ -115,26 +115,44 @@ def knock_out_merges(
 
 
 def _remove(tokeniser: BTETokeniser, types: list[str], dropped: Iterable[Merge]) -> tuple[BTETokeniser, KnockoutEdit]:
+    """Remove the single merges ``dropped`` (their types stay) and knock out ``types`` (Alg. 1)."""
     originals = tokeniser.merges
-    parts = [m.parts for m in originals]
+    parts = [m.parts for m in originals]  # current parts, by position
     alive = [True] * len(originals)
+    removed = _drop_merges(tokeniser, dropped, alive)
+    removed += _absorb(tokeniser, types, parts, alive)
+    if not removed:
+        return tokeniser, KnockoutEdit((), ())
+    new_merges, rewired, collapsed = _rebuild(originals, parts, alive)
+    new = derive(tokeniser, new_merges)
+    gone = tuple(t for t in dict.fromkeys(m.result for m in removed) if t not in new.types)
+    return new, KnockoutEdit(tuple(removed), tuple(rewired), tuple(collapsed), gone)
+
+
+def _drop_merges(tokeniser: BTETokeniser, dropped: Iterable[Merge], alive: list[bool]) -> list[Merge]:
+    """Mark single merges whose type stays as removed; the ones that were alive, in order."""
     position = tokeniser.merge_index
     removed: list[Merge] = []
-    for merge in dropped:  # single merges whose type stays
+    for merge in dropped:
         i = position.get(merge)
         if i is not None and alive[i]:
             alive[i] = False
             removed.append(merge)
-    leaving = set(types)
-    users: dict[str, set[int]] = {t: set() for t in types}  # only the knocked-out types' users are asked for
-    for i, merge_parts in enumerate(parts):
-        for part in merge_parts:
-            if part in leaving:
-                users[part].add(i)
-    for type_ in types:  # Alg. 1, one type after the other
+    return removed
+
+
+def _absorb(tokeniser: BTETokeniser, types: list[str], parts: list[tuple[str, ...]], alive: list[bool]) -> list[Merge]:
+    """Alg. 1, one type after the other: remove every merge of the type (lines 4-7) and let each
+    merge using it absorb the parts of its primary merge as they are at that moment (lines 8-12).
+    Edits ``parts`` and ``alive`` in place; returns the merges removed."""
+    originals, position = tokeniser.merges, tokeniser.merge_index
+    removed: list[Merge] = []
+    users = _users(types, parts)
+    for type_ in types:
         own = [position[m] for m in tokeniser.produced_by[type_]]
-        primary = position[tokeniser.primary_merge(type_)]
-        old_parts = parts[primary]  # lines 4-7 (parts as rewired by earlier knockouts)
+        primary = tokeniser.primary_merge(type_)
+        assert primary is not None, type_  # the callers pass only types that merges form
+        old_parts = parts[position[primary]]  # as rewired by earlier knockouts of the batch
         for i in own:
             if alive[i]:
                 alive[i] = False
@@ -142,7 +160,7 @@ def _remove(tokeniser: BTETokeniser, types: list[str], dropped: Iterable[Merge])
             for part in parts[i]:
                 if part in users:
                     users[part].discard(i)
-        for child in sorted(users.pop(type_)):  # lines 8-12
+        for child in sorted(users.pop(type_)):
             if not alive[child]:
                 continue
             expanded: list[str] = []
@@ -152,8 +170,25 @@ def _remove(tokeniser: BTETokeniser, types: list[str], dropped: Iterable[Merge])
             for part in old_parts:
                 if part in users:
                     users[part].add(child)
-    if not removed:
-        return tokeniser, KnockoutEdit((), ())
+    return removed
+
+
+def _users(types: list[str], parts: list[tuple[str, ...]]) -> dict[str, set[int]]:
+    """Knocked-out type -> positions of the merges using it (only these types are asked for)."""
+    leaving = set(types)
+    users: dict[str, set[int]] = {t: set() for t in types}
+    for i, merge_parts in enumerate(parts):
+        for part in merge_parts:
+            if part in leaving:
+                users[part].add(i)
+    return users
+
+
+def _rebuild(
+    originals: tuple[Merge, ...], parts: list[tuple[str, ...]], alive: list[bool]
+) -> tuple[list[Merge], list[tuple[Merge, Merge]], list[Merge]]:
+    """The surviving merges with their new parts (rank order), the (before, after) rewirings, and
+    the merges collapsed into a lower-ranked merge with the same parts."""
     new_merges: list[Merge] = []
     rewired: list[tuple[Merge, Merge]] = []
     collapsed: list[Merge] = []
@@ -172,20 +207,17 @@ def _remove(tokeniser: BTETokeniser, types: list[str], dropped: Iterable[Merge])
         seen_parts.add(after.parts)
         new_merges.append(after)
         rewired.append((merge, after))
-    if collapsed:  # a collapsed merge may have come before an unchanged one with the same parts
-        unchanged = {m.parts for m in new_merges}
-        if len(unchanged) != len(new_merges):
-            first: dict[tuple[str, ...], Merge] = {}
-            for merge in new_merges:
-                if merge.parts not in first:
-                    first[merge.parts] = merge
-                else:
-                    collapsed.append(merge)
-            new_merges = list(first.values())
-            rewired = [(a, b) for a, b in rewired if first.get(b.parts) is b]
-    new = derive(tokeniser, new_merges)
-    gone = tuple(t for t in dict.fromkeys(m.result for m in removed) if t not in new.types)
-    return new, KnockoutEdit(tuple(removed), tuple(rewired), tuple(collapsed), gone)
+    if collapsed and len({m.parts for m in new_merges}) != len(new_merges):
+        # a collapsed merge may have come before an unchanged one with the same parts
+        first: dict[tuple[str, ...], Merge] = {}
+        for merge in new_merges:
+            if merge.parts not in first:
+                first[merge.parts] = merge
+            else:
+                collapsed.append(merge)
+        new_merges = list(first.values())
+        rewired = [(a, b) for a, b in rewired if first.get(b.parts) is b]
+    return new_merges, rewired, collapsed
 
 
 def _knock_out_cascading(tokeniser: BTETokeniser, types: Iterable[str]) -> tuple[BTETokeniser, KnockoutEdit]:

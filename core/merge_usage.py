@@ -118,8 +118,8 @@ class FireCounter:
             return list(range(len(self.pretokens)))
         if self._bigrams is None:
             index: dict[str, list[int]] = {}
-            for i, surface in enumerate(self._surface):
-                for bigram in {surface[k : k + 2] for k in range(len(surface) - 1)}:
+            for i, text in enumerate(self._surface):
+                for bigram in {text[k : k + 2] for k in range(len(text) - 1)}:
                     index.setdefault(bigram, []).append(i)
             self._bigrams = index
         bigrams, surface = self._bigrams, self._surface

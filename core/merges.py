@@ -106,6 +106,6 @@ def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str])
                     add_pair((left, right))
         if len(ranks) > MAX_MERGES:
             check_merge_count(len(ranks))
-    merges = list(map(Merge, ranks, pairs, repeat(dict(zip(parts, parts)))))
+    merges = list(map(Merge, ranks, pairs, repeat(dict(zip(parts, parts, strict=True)))))
     merges.sort(key=attrgetter("rank"))  # a no-op pass when the tokens came in rank order
     return merges

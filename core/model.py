@@ -33,7 +33,7 @@ from core.pretokenisers.base import Pretokeniser
 from core.pretokenisers.registry import pretokeniser_from_spec
 from core.segmentation import SegmentationEngine, SegmentationTrace
 from core.trace import Trace, TraceEvent
-from core.unknowns import UnknownPolicy
+from core.unknowns import DEFAULT_UNKNOWN, UnknownPolicy
 
 __all__ = ["PROJECT_FORMAT", "PROJECT_VERSION", "BTETokeniser", "Merge", "Rank"]
 
@@ -69,7 +69,7 @@ class BTETokeniser:
         ignore_merges: bool = False,
         name: str = "",
         metadata: Mapping[str, Any] | None = None,
-        unknown: UnknownPolicy = UnknownPolicy(),
+        unknown: UnknownPolicy = DEFAULT_UNKNOWN,
         atoms: Iterable[str] = (),
         end_of_word_suffix: str = "",
         dropout: float | None = None,
@@ -194,7 +194,8 @@ class BTETokeniser:
         strings, if at all). A type its own string does not reach (a blocked type) keeps its
         lowest-ranked merge as primary; :attr:`self_formed` tells them apart. With one merge per
         type ([knockout §3.1]) every merge is primary and there are no alternatives."""
-        return {type_: self.primary_merge(type_) for type_ in self.produced_by}
+        # (never None here: every type of produced_by has a merge)
+        return {type_: merge for type_ in self.produced_by if (merge := self.primary_merge(type_)) is not None}
 
     def primary_merge(self, type_: str) -> Merge | None:
         """The primary merge of ``type_`` (None for an alphabet type or an unknown string);
@@ -358,7 +359,10 @@ class BTETokeniser:
         return out
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any], source: str = "<project json>") -> BTETokeniser:
+    def from_json(cls, obj: Any, source: str = "<project json>") -> BTETokeniser:
+        """The tokeniser a saved project JSON value describes; InputError naming ``source`` when
+        ``obj`` is not one."""
+
         def require(condition: bool, message: str) -> None:
             if not condition:
                 raise InputError(message, source)
@@ -428,7 +432,7 @@ class BTETokeniser:
         dropout = obj.get("dropout")
         require(
             dropout is None
-            or (isinstance(dropout, numbers.Real) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
+            or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
             "field 'dropout' must be null or a number in [0, 1]",
         )
         try:

@@ -38,7 +38,7 @@ def check_bool(name: str, value: Any, owner: str | None = None) -> bool:
 def check_int(name: str, value: Any, minimum: int = 0, owner: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InputError(f"{_label(name, owner)} must be an integer >= {minimum}, got {excerpt(value)}")
-    return value
+    return int(value)
 
 
 def check_number(
@@ -56,11 +56,11 @@ def check_number(
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
     ok = ok and (low < value if low_open else low <= value) and (value < high if high_open else value <= high)
     if not ok:
-        bounds = [
+        ends = [
             f"{'>' if low_open else '>='} {low}" if low != -math.inf else "",
             f"{'<' if high_open else '<='} {high}" if high != math.inf else "",
         ]
-        bounds = " and ".join(b for b in bounds if b)
+        bounds = " and ".join(b for b in ends if b)
         raise InputError(
             f"{_label(name, owner)} must be a number{' ' + bounds if bounds else ''}, got {excerpt(value)}"
         )

@@ -2,12 +2,12 @@
 
 [rebpe Alg. 1] (iteration, §3.3) and Alg. 2 (reification phase: reparation lines 2-15 (§3.1),
 discovery of binary submerges lines 18-26, their insertion lines 27-52 (§3.2)), annealing (§3.4),
-with the details resolved as the authors' implementation does (shared/research/
-bpe-knockout-peer.md §3-5): knockout of every merge with R(m) >= ½ in one batch; reification
-pairs processed by the number of tuple merges containing them (most first); an existing submerge
-is linked only if it is exactly (p1, p2) and ranked before the tuple; a new submerge gets rank
-r - ε before the earliest tuple it serves (ε = 0.001); annealing keeps pairs with at least 3
-amenable applications and an amenability ratio of at least 0.8, appended after the last merge.
+with the details resolved as the authors' implementation (the ``bpe_knockout`` package) does:
+knockout of every merge with R(m) >= ½ in one batch; reification pairs processed by the number of
+tuple merges containing them (most first); an existing submerge is linked only if it is exactly
+(p1, p2) and ranked before the tuple; a new submerge gets rank r - ε before the earliest tuple it
+serves (ε = 0.001); annealing keeps pairs with at least 3 amenable applications and an amenability
+ratio of at least 0.8, appended after the last merge.
 Every phase is a pure function of a tokeniser returning a new tokeniser and a StepReport; the
 shared TokenisedReference only caches traces (re-tracing just the words an edit can change).
 
@@ -31,9 +31,10 @@ import time
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from itertools import pairwise
+from typing import Any, Literal, get_args
 
-from core.blame import compute_blame, select_for_knockout, select_types_for_knockout
+from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 from core.knockout import derive, knock_out, knock_out_merges
@@ -201,22 +202,13 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
     blames = compute_blame(run.reference, tuples_once=config.tuples_once)
     budget = max(0, len(tokeniser.types) - config.min_vocab_size)
     if config.unit == "type":
-        selected = select_types_for_knockout(blames, tokeniser, config.threshold, max_removals=budget)
-        new, edit = knock_out(tokeniser, [b.type for b in selected], cascade=config.cascade)
+        types = select_types_for_knockout(blames, tokeniser, config.threshold, max_removals=budget)
+        new, edit = knock_out(tokeniser, [b.type for b in types], cascade=config.cascade)
+        details = [b.to_json() for b in types]
     else:
-        selected = select_for_knockout(blames, config.threshold, max_removals=None)
-        chosen, leaving, produced_by = [], set(), tokeniser.produced_by
-        for b in selected:  # the budget counts types leaving V
-            merges = produced_by.get(b.merge.result, ())
-            if len(merges) <= 1 or all(
-                m in blames and blames[m].ratio >= config.threshold and blames[m].blame > 0 for m in merges
-            ):
-                if b.merge.result not in leaving and len(leaving) >= budget:
-                    continue
-                leaving.add(b.merge.result)
-            chosen.append(b)
-        selected = chosen
-        new, edit = knock_out_merges(tokeniser, [b.merge for b in selected], cascade=config.cascade)
+        merges = _merges_within_budget(blames, tokeniser, config, budget)
+        new, edit = knock_out_merges(tokeniser, [b.merge for b in merges], cascade=config.cascade)
+        details = [b.to_json() for b in merges]
     updates = {after.result: KNOCKOUT for _, after in edit.rewired}
     return run.commit(
         "knockout",
@@ -225,9 +217,29 @@ def knockout_phase(run: Run, config: KnockoutConfig, iteration: int = 0) -> Step
         started,
         removed=(*edit.removed, *edit.collapsed),
         rewired=edit.rewired,
-        details=[b.to_json() for b in selected],
+        details=details,
         origin_updates=updates,
     )
+
+
+def _merges_within_budget(
+    blames: dict[Merge, MergeBlame], tokeniser: BTETokeniser, config: KnockoutConfig, budget: int
+) -> list[MergeBlame]:
+    """The merges to knock out one by one (``unit="merge"``); the budget counts the types leaving V
+    (a type leaves when all of its merges qualify)."""
+    chosen: list[MergeBlame] = []
+    leaving: set[str] = set()
+    produced_by = tokeniser.produced_by
+    for b in select_for_knockout(blames, config.threshold, max_removals=None):
+        merges = produced_by.get(b.merge.result, ())
+        if len(merges) <= 1 or all(
+            m in blames and blames[m].ratio >= config.threshold and blames[m].blame > 0 for m in merges
+        ):
+            if b.merge.result not in leaving and len(leaving) >= budget:
+                continue
+            leaving.add(b.merge.result)
+        chosen.append(b)
+    return chosen
 
 
 # --- reparation ([rebpe §3.1, Alg. 2 lines 2-15]) -----------------------------------------------------
@@ -236,7 +248,7 @@ def _tokens_before_rank(engine: SegmentationEngine, string: str, rank: Rank) -> 
     merge, then undo the boundaries removed by merges ranked r or later."""
     _, boundaries = engine.boundary_trace(string)
     cuts = [k + 1 for k, merge in enumerate(boundaries) if merge is None or merge.rank >= rank]
-    return tuple(string[i:j] for i, j in zip([0, *cuts], [*cuts, len(string)]))
+    return tuple(string[i:j] for i, j in pairwise([0, *cuts, len(string)]))
 
 
 class RepairEngine(SegmentationEngine):
@@ -245,9 +257,11 @@ class RepairEngine(SegmentationEngine):
 
     def __init__(self, merges: Iterable[Merge]):
         super().__init__(merges)
-        self.merges = list(self.merges)
-        self.tuple_index = {first: list(entries) for first, entries in self.tuple_index.items()}
-        self._tuple_results = set(self._tuple_results)
+        # editable copies of the tables, in place of the read-only ones
+        self._merge_list = list(self.merges)
+        self._tuple_lists = {first: list(entries) for first, entries in self.tuple_index.items()}
+        self._result_set = set(self._tuple_results)
+        self.merges, self.tuple_index, self._tuple_results = self._merge_list, self._tuple_lists, self._result_set
 
     def replace_merge(self, old: Merge, new: Merge) -> None:
         """In place: swap ``old`` for ``new`` at the same rank. Merges sharing a rank keep sharing
@@ -260,7 +274,7 @@ class RepairEngine(SegmentationEngine):
         assert not self.shared_ranks or new.result == old.result
         for merge, add in ((old, False), (new, True)):
             if merge.is_tuple:
-                entries = self.tuple_index.setdefault(merge.parts[0], [])
+                entries = self._tuple_lists.setdefault(merge.parts[0], [])
                 if add:
                     entries.append((i, merge.parts))
                     entries.sort()
@@ -271,14 +285,14 @@ class RepairEngine(SegmentationEngine):
                 self.pair_index[(merge.parts[0], merge.parts[1])] = i
             else:
                 del self.pair_index[(merge.parts[0], merge.parts[1])]
-        self.merges[j] = new
+        self._merge_list[j] = new
         parts_index = self.__dict__.get("_parts_index")
         if parts_index is not None:
             parts_index.pop(old.parts, None)
             parts_index[new.parts] = new
         self.window = max(self.window, len(new.parts))
         if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
-            self._tuple_results.add(new.result)
+            self._result_set.add(new.result)
             self._tuple_result_lengths = tuple(sorted({*self._tuple_result_lengths, len(new.result)}))
         self._cache.clear()
         self._inner.clear()
@@ -297,7 +311,8 @@ def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[B
     """
     check_choice("reparation", mode, REPARATION_MODES)
     # LIMITEDBPE sees earlier repairs, so it needs an engine of its own; "undo" only reads.
-    engine = RepairEngine(tokeniser.merges) if mode == "limited" else tokeniser.engine
+    repair_engine = RepairEngine(tokeniser.merges) if mode == "limited" else None
+    engine = repair_engine or tokeniser.engine
     repaired = []
     existing = {m.parts for m in tokeniser.merges} if tokeniser.multi_merge_types else None
     for merge in tokeniser.merges:
@@ -313,8 +328,8 @@ def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[B
                     continue
                 existing.add(tokens)
             fixed = Merge(merge.rank, tokens)
-            if mode == "limited":
-                engine.replace_merge(merge, fixed)
+            if repair_engine is not None:
+                repair_engine.replace_merge(merge, fixed)
             repaired.append((merge, fixed))
     if not repaired:
         return tokeniser, []
@@ -322,7 +337,7 @@ def repair(tokeniser: BTETokeniser, mode: ReparationMode = "limited") -> tuple[B
     return derive(tokeniser, [fixes.get(m, m) for m in tokeniser.merges]), repaired
 
 
-def reparation_phase(run: Run, iteration: int = 0, mode: str = "limited") -> StepReport:
+def reparation_phase(run: Run, iteration: int = 0, mode: ReparationMode = "limited") -> StepReport:
     started = time.perf_counter()
     new, repaired = repair(run.tokeniser, mode)
     return run.commit(
@@ -364,86 +379,123 @@ def reify(
     of another merge (possible only when a type has several merges) collapses into the
     lower-ranked of the two; the dropped merge is left out of the new tokeniser.
     """
-    merges = tokeniser.merges
-    parts: list[tuple[str, ...]] = [m.parts for m in merges]  # current parts, by position (then created ones)
-    ranks: list[Rank] = [m.rank for m in merges]
-    alive = [True] * len(merges)
+    suggestions = _suggestions(tokeniser.merges, blacklist)
+    if not suggestions:
+        return tokeniser, [], [], set()
+    reification = _Reification(tokeniser, link=link, expand=expand, epsilon=epsilon)
+    ranks = reification.ranks
+    order = sorted(suggestions, key=lambda p: (-len(suggestions[p]), min(ranks[k] for k in suggestions[p])))
+    for left, right in order:  # lines 28-52
+        reification.reify_pair(left, right, suggestions[(left, right)])
+    return reification.outcome()
+
+
+def _suggestions(merges: Iterable[Merge], blacklist: set[tuple[str, ...]]) -> dict[tuple[str, str], list[int]]:
+    """Alg. 2 lines 19-26: every adjacent pair inside a tuple merge (blacklisted pairs left out) ->
+    the positions of the tuple merges containing it, in rank order."""
     suggestions: dict[tuple[str, str], list[int]] = {}
-    for k, merge in enumerate(merges):  # lines 19-26
+    for k, merge in enumerate(merges):
         if not merge.is_tuple:
             continue
-        for pair in zip(merge.parts, merge.parts[1:]):
+        for pair in pairwise(merge.parts):
             if pair not in blacklist:
                 entry = suggestions.setdefault(pair, [])
                 if k not in entry:
                     entry.append(k)
-    if not suggestions:
-        return tokeniser, [], [], set()
-    by_parts: dict[tuple[str, ...], int] = {p: k for k, p in enumerate(parts)}
-    order = sorted(suggestions, key=lambda p: (-len(suggestions[p]), min(ranks[k] for k in suggestions[p])))
-    types = set(tokeniser.types)
-    created: list[tuple[int, Rank]] = []  # (position of the new merge, rank of the tuple it precedes)
-    reused: set[str] = set()
-    for left, right in order:  # lines 28-52
-        result = left + right
-        tuples = [
-            k
-            for k in suggestions[(left, right)]
-            if alive[k] and any(a == left and b == right for a, b in zip(parts[k], parts[k][1:]))
-        ]
+    return suggestions
+
+
+class _Reification:
+    """The merge list while reification links and creates submerges (Alg. 2 lines 28-52): the
+    current parts, rank and liveness of each merge by position, created merges appended."""
+
+    def __init__(self, tokeniser: BTETokeniser, *, link: bool, expand: bool, epsilon: float):
+        self.tokeniser = tokeniser
+        self.link, self.expand, self.epsilon = link, expand, epsilon
+        merges = tokeniser.merges
+        self.parts: list[tuple[str, ...]] = [m.parts for m in merges]
+        self.ranks: list[Rank] = [m.rank for m in merges]
+        self.alive = [True] * len(merges)
+        self.by_parts: dict[tuple[str, ...], int] = {p: k for k, p in enumerate(self.parts)}
+        self.types = set(tokeniser.types)
+        self.created: list[tuple[int, Rank]] = []  # (position of the new merge, rank of the tuple it precedes)
+        self.reused: set[str] = set()  # results of existing merges that were linked
+
+    def reify_pair(self, left: str, right: str, suggested: list[int]) -> None:
+        """Link or create the submerge ``left + right`` and use it in every tuple merge (of
+        ``suggested``) that still contains the pair and is ranked after the submerge."""
+        parts = self.parts
+        tuples = [k for k in suggested if self.alive[k] and (left, right) in pairwise(parts[k])]
         if not tuples:
-            continue
-        if result not in types:
-            if not expand:
-                continue
-            target = min(ranks[k] for k in tuples)
-            rank: Rank = target - epsilon
-            types.add(result)
-            by_parts[(left, right)] = len(parts)
-            created.append((len(parts), target))
-            parts.append((left, right))
-            ranks.append(rank)
-            alive.append(True)
-        else:
-            sub = by_parts.get((left, right))
-            if not link or sub is None or not alive[sub]:
-                continue
-            rank = ranks[sub]
+            return
+        rank = self._submerge_rank(left, right, tuples)
+        if rank is None:
+            return
         for k in tuples:
-            if rank < ranks[k]:
-                new_parts = _replace_pair(parts[k], left, right)
-                other = by_parts.get(new_parts)
-                if other is not None and alive[other] and other != k:  # two merges now alike: keep the lower
-                    drop, keep = (other, k) if ranks[k] < ranks[other] else (k, other)
-                    alive[drop] = False
-                    by_parts[new_parts] = keep
-                    if keep != k:
-                        continue
-                if by_parts.get(parts[k]) == k:
-                    del by_parts[parts[k]]
-                parts[k] = new_parts
-                by_parts[new_parts] = k
-                if result in tokeniser.types:
-                    reused.add(result)
-    n = len(merges)
-    if not created and all(alive) and all(parts[k] is merges[k].parts for k in range(n)):
-        return tokeniser, [], [], reused  # nothing linked or created: the same tokeniser
-    provisional = [(Merge(ranks[k], parts[k]), target) for k, target in created]
-    final_ranks = _spread_new_ranks(tokeniser, provisional, epsilon)
-    out: list[Merge] = []
-    rewired: list[tuple[Merge, Merge]] = []
-    for k, merge in enumerate(merges):
-        if not alive[k]:
-            continue
-        if parts[k] is merge.parts:
-            out.append(merge)
-        else:
-            after = Merge(merge.rank, parts[k])
-            out.append(after)
-            rewired.append((merge, after))
-    new_merges = [Merge(final_ranks[merge.result], merge.parts) for merge, _ in provisional]
-    new = derive(tokeniser, [*out, *new_merges])
-    return new, new_merges, rewired, reused
+            if rank < self.ranks[k]:
+                self._rewire(k, left, right)
+
+    def _submerge_rank(self, left: str, right: str, tuples: list[int]) -> Rank | None:
+        """The rank of the submerge: a new merge at r - ε before the earliest tuple it serves
+        (``expand``), or an existing merge that is exactly (left, right) (``link``); None: neither."""
+        if left + right not in self.types:
+            if not self.expand:
+                return None
+            target = min(self.ranks[k] for k in tuples)
+            rank: Rank = target - self.epsilon
+            self.types.add(left + right)
+            self.by_parts[(left, right)] = len(self.parts)
+            self.created.append((len(self.parts), target))
+            self.parts.append((left, right))
+            self.ranks.append(rank)
+            self.alive.append(True)
+            return rank
+        sub = self.by_parts.get((left, right))
+        if not self.link or sub is None or not self.alive[sub]:
+            return None
+        return self.ranks[sub]
+
+    def _rewire(self, k: int, left: str, right: str) -> None:
+        """REPLACE the pair in merge ``k``; when that makes it equal to another live merge, the
+        lower-ranked of the two stays."""
+        parts, by_parts, alive, ranks = self.parts, self.by_parts, self.alive, self.ranks
+        new_parts = _replace_pair(parts[k], left, right)
+        other = by_parts.get(new_parts)
+        if other is not None and alive[other] and other != k:  # two merges now alike: keep the lower
+            drop, keep = (other, k) if ranks[k] < ranks[other] else (k, other)
+            alive[drop] = False
+            by_parts[new_parts] = keep
+            if keep != k:
+                return
+        if by_parts.get(parts[k]) == k:
+            del by_parts[parts[k]]
+        parts[k] = new_parts
+        by_parts[new_parts] = k
+        if left + right in self.tokeniser.types:
+            self.reused.add(left + right)
+
+    def outcome(self) -> tuple[BTETokeniser, list[Merge], list[tuple[Merge, Merge]], set[str]]:
+        """What :func:`reify` returns: the new tokeniser, created merges, rewirings, reused types."""
+        tokeniser, parts, alive = self.tokeniser, self.parts, self.alive
+        merges = tokeniser.merges
+        if not self.created and all(alive) and all(parts[k] is merges[k].parts for k in range(len(merges))):
+            return tokeniser, [], [], self.reused  # nothing linked or created: the same tokeniser
+        provisional = [(Merge(self.ranks[k], parts[k]), target) for k, target in self.created]
+        final_ranks = _spread_new_ranks(tokeniser, provisional, self.epsilon)
+        out: list[Merge] = []
+        rewired: list[tuple[Merge, Merge]] = []
+        for k, merge in enumerate(merges):
+            if not alive[k]:
+                continue
+            if parts[k] is merge.parts:
+                out.append(merge)
+            else:
+                after = Merge(merge.rank, parts[k])
+                out.append(after)
+                rewired.append((merge, after))
+        new_merges = [Merge(final_ranks[merge.result], merge.parts) for merge, _ in provisional]
+        new = derive(tokeniser, [*out, *new_merges])
+        return new, new_merges, rewired, self.reused
 
 
 def _spread_new_ranks(tokeniser: BTETokeniser, created: list[tuple[Merge, Rank]], epsilon: float) -> dict[str, Rank]:
@@ -493,15 +545,15 @@ def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[
     amenable: dict[tuple[str, str], float] = {}
     total: dict[tuple[str, str], float] = {}
     for state in reference.words:
-        for pretoken, tokens in zip(state.aligned.pretokens, state.segmentations):
+        for pretoken, tokens in zip(state.aligned.pretokens, state.segmentations, strict=True):
             offset = 0
-            for left, right in zip(tokens, tokens[1:]):
+            for left, right in pairwise(tokens):
                 offset += len(left)
                 pair = (left, right)
                 total[pair] = total.get(pair, 0) + state.weight
                 if pretoken.boundary_positions[offset - 1] not in state.gold:
                     amenable[pair] = amenable.get(pair, 0) + state.weight
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"pair": p, "amenable": a, "total": total[p], "ratio": a / total[p]}
         for p, a in amenable.items()
         if a >= config.min_applications and a / total[p] >= config.min_ratio

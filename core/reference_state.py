@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, get_args
@@ -45,8 +46,8 @@ class WordState:
     weight: float
     aligned: AlignedWord
     gold: frozenset[int]
-    segmentations: list[tuple[str, ...]]
-    boundary_merges: list[tuple[Merge | None, ...]]
+    segmentations: Sequence[tuple[str, ...]]  # a tuple once the reference is frozen
+    boundary_merges: Sequence[tuple[Merge | None, ...]]
     tp: int = 0
     fp: int = 0
     fn: int = 0
@@ -111,13 +112,13 @@ class BlameTally:
         self.tuples_once = tuples_once
         self.totals: dict[Merge, list] = {}
 
-    def add(self, state: WordState, boundary_merges: list, sign: int) -> None:
+    def add(self, state: WordState, boundary_merges: Sequence[tuple[Merge | None, ...]], sign: int) -> None:
         """Add (sign +1) or withdraw (sign -1) one word's contribution under ``boundary_merges``."""
         weight, gold, totals = sign * state.weight, state.gold, self.totals
         counted_n: set[Merge] = set()
         counted_b: set[Merge] = set()
-        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges):
-            for merge, position in zip(boundaries, pretoken.boundary_positions):
+        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges, strict=True):
+            for merge, position in zip(boundaries, pretoken.boundary_positions, strict=True):
                 if merge is None:
                     continue
                 entry = totals.get(merge)
@@ -160,13 +161,17 @@ class TokenisedReference:
         self.free = free
         self.blame = blame
         reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
-        self.words: list[WordState] = [WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words]
+        self.words: Sequence[WordState] = [
+            WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words
+        ]
         self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
-        self.index: dict[Merge, set[int]] = {}
+        self._index: dict[Merge, set[int]] = {}  # kept up to date by every re-trace
+        #: merge -> the words it fired in (read-only once frozen)
+        self.index: Mapping[Merge, AbstractSet[int]] = self._index
         self._tallies: dict[bool, BlameTally] = {}
-        self._untallied: dict[int, list] = {}  # word -> its boundary merges when the tallies last saw it
+        self._untallied: dict[int, Sequence[tuple[Merge | None, ...]]] = {}  # word -> boundary merges last tallied
         self._frozen_totals: dict[bool, Mapping[Merge, tuple]] | None = None  # set by freeze()
-        self._pretoken_owner: dict[str, set[int]] = {}
+        self._pretoken_owner: Mapping[str, AbstractSet[int]] = {}
         self._haystack = ""
         self._containing: dict[str, frozenset[int]] = {}
         self._haystack_starts: list[int] = []
@@ -177,14 +182,16 @@ class TokenisedReference:
 
     # --- incremental maintenance ----------------------------------------------------------------
     def _build_pretoken_index(self) -> None:
+        owners: dict[str, set[int]] = {}
         for i, state in enumerate(self.words):
             for pretoken in state.aligned.pretokens:
-                self._pretoken_owner.setdefault(pretoken.text, set()).add(i)
-        self._haystack_pretokens = list(self._pretoken_owner)
+                owners.setdefault(pretoken.text, set()).add(i)
+        self._pretoken_owner = owners
+        self._haystack_pretokens = list(owners)
         starts, offset = [], 0
-        for pretoken in self._haystack_pretokens:
+        for text in self._haystack_pretokens:
             starts.append(offset)
-            offset += len(pretoken) + 1
+            offset += len(text) + 1
         self._haystack = "\0".join(self._haystack_pretokens)
         self._haystack_starts = starts
         self._longest_pretoken = max(map(len, self._haystack_pretokens), default=0)
@@ -226,7 +233,7 @@ class TokenisedReference:
         if self._tallies and i not in self._untallied:
             self._untallied[i] = state.boundary_merges
         for merge in state.merges_applied():
-            users = self.index.get(merge)
+            users = self._index.get(merge)
             if users is not None:
                 users.discard(i)
         engine = self.tokeniser.engine
@@ -238,12 +245,12 @@ class TokenisedReference:
                 (tokens, tree_boundaries(engine, p.text))
                 if len(tokens) == 1 and len(p.text) > 1 and p.text in whole
                 else (tokens, boundaries)
-                for p, (tokens, boundaries) in zip(state.aligned.pretokens, results)
+                for p, (tokens, boundaries) in zip(state.aligned.pretokens, results, strict=True)
             ]
         state.segmentations = [tokens for tokens, _ in results]
         state.boundary_merges = [boundaries for _, boundaries in results]
         for merge in state.merges_applied():
-            self.index.setdefault(merge, set()).add(i)
+            self._index.setdefault(merge, set()).add(i)
         state.tp, state.fp, state.fn = split_counts(state.predicted(), state.gold)
 
     def update(self, tokeniser: BTETokeniser) -> list[tuple[int, tuple[str, ...]]]:
@@ -261,16 +268,7 @@ class TokenisedReference:
             raise ValueError("an edited tokeniser must keep the pre-tokeniser of the reference")
         old_ids, new_ids = set(map(id, self.tokeniser.merges)), set(map(id, tokeniser.merges))
         gone = [m for m in self.tokeniser.merges if id(m) not in new_ids] if old_ids - new_ids else []
-        candidates: set[int] = set()
-        for merge in gone:
-            candidates |= self.index.get(merge, set())
-        if new_ids - old_ids:
-            self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
-        if tokeniser.ignore_merges or self.tokeniser.ignore_merges:  # whole pretokens whose type left V
-            owners = self._pretoken_owner
-            for merge in gone:
-                if merge.result in owners and merge.result not in tokeniser.types:
-                    candidates |= owners[merge.result]
+        candidates = self._words_to_retrace(tokeniser, gone, old_ids, new_ids)
         self.tokeniser = tokeniser
         changed = []
         for i in sorted(candidates):
@@ -279,9 +277,27 @@ class TokenisedReference:
             if self.words[i].tokens != before:
                 changed.append((i, before))
         for merge in gone:
-            if not self.index.get(merge):
-                self.index.pop(merge, None)
+            if not self._index.get(merge):
+                self._index.pop(merge, None)
         return changed
+
+    def _words_to_retrace(
+        self, tokeniser: BTETokeniser, gone: list[Merge], old_ids: set[int], new_ids: set[int]
+    ) -> set[int]:
+        """The words that can segment differently under ``tokeniser``: a merge that is ``gone``
+        fired in them, or a new merge's result occurs in one of their pretokens, or (under
+        ``ignore_merges``) a pretoken of theirs was a type that left V."""
+        candidates: set[int] = set()
+        for merge in gone:
+            candidates |= self._index.get(merge, set())
+        if new_ids - old_ids:
+            self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
+        if tokeniser.ignore_merges or self.tokeniser.ignore_merges:  # whole pretokens whose type left V
+            owners = self._pretoken_owner
+            for merge in gone:
+                if merge.result in owners and merge.result not in tokeniser.types:
+                    candidates |= owners[merge.result]
+        return candidates
 
     @property
     def frozen(self) -> bool:
@@ -301,7 +317,7 @@ class TokenisedReference:
                 state.segmentations = tuple(state.segmentations)
                 state.boundary_merges = tuple(state.boundary_merges)
             self.words = tuple(self.words)
-            self.index = MappingProxyType({m: frozenset(users) for m, users in self.index.items()})
+            self.index = MappingProxyType({m: frozenset(users) for m, users in self._index.items()})
             self._pretoken_owner = MappingProxyType(
                 {p: frozenset(owners) for p, owners in self._pretoken_owner.items()}
             )
@@ -315,9 +331,9 @@ class TokenisedReference:
             return self._frozen_totals[tuples_once]
         for i, before in self._untallied.items():
             state = self.words[i]
-            for tally in self._tallies.values():
-                tally.add(state, before, -1)
-                tally.add(state, state.boundary_merges, +1)
+            for kept in self._tallies.values():
+                kept.add(state, before, -1)
+                kept.add(state, state.boundary_merges, +1)
         self._untallied.clear()
         tally = self._tallies.get(tuples_once)
         if tally is None:

@@ -183,7 +183,8 @@ def apply_delta(before: BTETokeniser, delta: Mapping, merges: Sequence[Merge]) -
     kept = [m for m in before.merges if m not in removed] if removed else list(before.merges)
     type_ids = delta.get("type_ids")
     if "ids_set" in delta:
-        type_ids = _apply_mapping_delta(before.type_ids, delta["ids_removed"], delta["ids_set"])
+        # (written only for a tokeniser with ids of its own: before.type_ids is set)
+        type_ids = _apply_mapping_delta(before.type_ids or {}, delta["ids_removed"], delta["ids_set"])
     return before.with_merges(
         kept + [merges[i] for i in delta["added"]],
         alphabet=delta.get("alphabet"),
@@ -193,8 +194,8 @@ def apply_delta(before: BTETokeniser, delta: Mapping, merges: Sequence[Merge]) -
 
 
 # --- step reports ------------------------------------------------------------------------------------
-def scores_from_json(raw: Mapping | None) -> MorphScores | None:
-    return None if raw is None else MorphScores(**raw)
+def scores_from_json(raw: Mapping) -> MorphScores:
+    return MorphScores(**raw)
 
 
 def _words_json(changed: Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> list:
@@ -222,7 +223,8 @@ def _apply_mapping_delta(before: Mapping, removed: Iterable, changed: Mapping) -
 def steps_to_json(start: BTETokeniser, steps: Sequence[StepReport], table: MergeTable) -> list[dict]:
     """Every step report, its tokeniser and its origins as deltas against the step before."""
     out = []
-    tokeniser, origins = start, {m.result: PREEXISTING for m in start.merges}
+    tokeniser = start
+    origins: Mapping[str, str] = {m.result: PREEXISTING for m in start.merges}
     for step in steps:
         if step.tokeniser is None:
             raise NotArchivable(f"step {step.phase} {step.iteration} keeps no tokeniser")
@@ -265,8 +267,12 @@ class _Chain:
 
     def tokeniser(self, index: int) -> BTETokeniser:
         with self.lock:
-            known = next((i for i in range(index, -1, -1) if self.built[i] is not None), -1)
-            tokeniser = self.start if known < 0 else self.built[known]
+            known, tokeniser = -1, self.start
+            for i in range(index, -1, -1):
+                built = self.built[i]
+                if built is not None:
+                    known, tokeniser = i, built
+                    break
             for i in range(known + 1, index + 1):
                 tokeniser = self.built[i] = apply_delta(tokeniser, self.deltas[i], self.merges)
             return tokeniser
@@ -306,7 +312,7 @@ def steps_from_json(
             types_removed=tuple(step["types_removed"]),
             types_added=tuple(step["types_added"]),
             changed_words=_words_from_json(step["changed_words"]),
-            metrics=scores_from_json(step["metrics"]),
+            metrics=None if step["metrics"] is None else scores_from_json(step["metrics"]),
             vocab_size=step["vocab_size"],
             tuple_merges=step["tuple_merges"],
             origins=origins,
@@ -361,8 +367,12 @@ def run_from_json(obj: Mapping, start: BTETokeniser) -> RunParts:
 
 
 # --- blocked-merge scans and reparations --------------------------------------------------------
+def _merge(raw: Mapping) -> Merge:
+    return Merge(raw["rank"], tuple(raw["parts"]))
+
+
 def _merge_or_none(raw: Mapping | None) -> Merge | None:
-    return None if raw is None else Merge(raw["rank"], tuple(raw["parts"]))
+    return None if raw is None else _merge(raw)
 
 
 def blocked_from_json(obj: Mapping) -> BlockedReport:
@@ -371,7 +381,7 @@ def blocked_from_json(obj: Mapping) -> BlockedReport:
     return BlockedReport(
         blocked=tuple(
             BlockedMerge(
-                _merge_or_none(b),
+                _merge(b),
                 tuple(b["limited_tokens"]),
                 b["scenario"],
                 _merge_or_none(b["blocking_merge"]),
@@ -386,9 +396,7 @@ def blocked_from_json(obj: Mapping) -> BlockedReport:
         alternative_types=alternatives["types"],
         lowest_ranked_not_primary=alternatives["lowest_ranked_not_primary"],
         alternative_examples=tuple(
-            AlternativeExample(
-                e["type"], _merge_or_none(e["primary"]), tuple(_merge_or_none(m) for m in e["alternatives"])
-            )
+            AlternativeExample(e["type"], _merge(e["primary"]), tuple(_merge(m) for m in e["alternatives"]))
             for e in alternatives["examples"]
         ),
         whole_only_types=tuple(obj["whole_only_types"]),

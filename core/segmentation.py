@@ -20,11 +20,13 @@ every character boundary, the merge that removed it (the basis of blame, [knocko
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from heapq import heapify, heappop, heappush
 from operator import attrgetter
+from typing import cast
 
 from core.merges import Merge, Rank
 from core.unknowns import UnknownPolicy
@@ -125,25 +127,29 @@ class SegmentationEngine:
         unknown: UnknownPolicy | None = None,
         suffix: str = "",
     ):
-        self.merges: tuple[Merge, ...] = tuple(sorted(merges, key=attrgetter("rank")))
+        self.merges: Sequence[Merge] = tuple(sorted(merges, key=attrgetter("rank")))
         self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
         # A merge's priority is the index of the first merge of its rank, so comparing priorities
         # compares ranks, and merges sharing a rank tie (the leftmost occurrence wins).
-        priorities = list(range(len(self.merges)))
-        for i in range(1, len(priorities)):
+        first_of_rank = list(range(len(self.merges)))
+        for i in range(1, len(first_of_rank)):
             if self.ranks[i] == self.ranks[i - 1]:
-                priorities[i] = priorities[i - 1]
-        self.shared_ranks = priorities != list(range(len(priorities)))
-        if self.ranks == tuple(priorities) and set(map(type, self.ranks)) <= {int}:
-            priorities = self.ranks  # the merges' own int objects: no second int per merge
-        self.pair_index: dict[tuple[str, str], int] = {
-            m.parts: p for m, p in zip(self.merges, priorities) if not m.is_tuple
+                first_of_rank[i] = first_of_rank[i - 1]
+        self.shared_ranks = first_of_rank != list(range(len(first_of_rank)))
+        priorities: Sequence[int] = first_of_rank
+        if self.ranks == tuple(first_of_rank) and set(map(type, self.ranks)) <= {int}:
+            # the ranks are exactly 0, 1, 2, ... as ints (checked just above): the merges' own int
+            # objects serve as priorities, no second int per merge
+            priorities = cast("tuple[int, ...]", self.ranks)
+        #: binary merge parts -> priority
+        self.pair_index: dict[tuple[str, ...], int] = {
+            m.parts: p for m, p in zip(self.merges, priorities, strict=True) if not m.is_tuple
         }
         tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-        for merge, priority in zip(self.merges, priorities):
+        for merge, priority in zip(self.merges, priorities, strict=True):
             if merge.is_tuple:
                 tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
-        self.tuple_index: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
+        self.tuple_index: Mapping[str, Sequence[tuple[int, tuple[str, ...]]]] = {
             first: tuple(entries) for first, entries in tuple_index.items()
         }
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
@@ -155,7 +161,7 @@ class SegmentationEngine:
         self._atoms: dict[str, tuple[str, ...]] = {}  # first character -> longer atoms, longest first
         for atom in sorted({a for a in atoms if len(a) > 1}, key=len, reverse=True):
             self._atoms[atom[0]] = (*self._atoms.get(atom[0], ()), atom)
-        self.known = known
+        self.known: frozenset[str] = known if known is not None else frozenset()
         self.suffix = suffix
         self.unknown = unknown if unknown is not None and not unknown.is_default and known is not None else None
         self._cache: dict[str, tuple[str, ...]] = {}
@@ -165,7 +171,7 @@ class SegmentationEngine:
     def _merge_of(self) -> dict[str, Merge] | None:
         """type -> the merge forming it when each type has one (blame's boundaries; built on first
         use, as segmenting alone never needs it)."""
-        merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges))
+        merge_of = dict(zip(map(attrgetter("result"), self.merges), self.merges, strict=True))
         return merge_of if len(merge_of) == len(self.merges) else None
 
     def atomise(self, pretoken: str) -> list[str]:
@@ -223,7 +229,7 @@ class SegmentationEngine:
     def _index_tuple_results(self) -> None:
         """The strings tuple merges form, by length: a tuple merge can only fire in a pretoken
         that contains its result, so other pretokens take the binary fast path."""
-        self._tuple_results: frozenset[str] = frozenset(
+        self._tuple_results: AbstractSet[str] = frozenset(
             "".join(parts) for entries in self.tuple_index.values() for _, parts in entries
         )
         self._tuple_result_lengths: tuple[int, ...] = tuple(sorted({len(r) for r in self._tuple_results}))
@@ -297,12 +303,13 @@ class SegmentationEngine:
         """
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
             return (pretoken,), (None,) * (len(pretoken) - 1)
-        if self._merge_of is not None and self.unknown is None and not self.suffix:
+        merge_of = self._merge_of
+        if merge_of is not None and self.unknown is None and not self.suffix:
             tokens = self.segment(pretoken)
-            boundary: list[Merge | None] = list(self._inner_boundaries(tokens[0]))
+            boundary: list[Merge | None] = list(self._inner_boundaries(tokens[0], merge_of))
             for token in tokens[1:]:
                 boundary.append(None)
-                boundary.extend(self._inner_boundaries(token))
+                boundary.extend(self._inner_boundaries(token, merge_of))
             return tokens, tuple(boundary)
         symbols = self.atomise(pretoken)
         starts, start = [], 0
@@ -319,11 +326,12 @@ class SegmentationEngine:
         self._run(symbols, len(self.merges), record)
         return tuple(symbols), tuple(boundary)
 
-    def _inner_boundaries(self, token: str) -> tuple[Merge | None, ...]:
-        """The merges that removed the boundaries inside ``token`` (cached per type)."""
+    def _inner_boundaries(self, token: str, merge_of: dict[str, Merge]) -> tuple[Merge | None, ...]:
+        """The merges that removed the boundaries inside ``token`` (cached per type), read off
+        ``merge_of`` (:attr:`_merge_of`: the one merge forming each type)."""
         cached = self._inner.get(token)
         if cached is None:
-            merge = self._merge_of.get(token)
+            merge = merge_of.get(token)
             if merge is None:
                 cached = (None,) * (len(token) - 1)
             else:
@@ -331,7 +339,7 @@ class SegmentationEngine:
                 for j, part in enumerate(merge.parts):
                     if j:
                         inner.append(merge)
-                    inner.extend(self._inner_boundaries(part))
+                    inner.extend(self._inner_boundaries(part, merge_of))
                 cached = tuple(inner)
             self._inner[token] = cached
         return cached
@@ -371,7 +379,8 @@ class SegmentationEngine:
         """``_run_binary`` for long pretokens in O(n log n), as HF's ``Word::merge_all``: a heap
         of (priority, position) over a linked list of symbols. Positions keep their order, so the
         heap pops the lowest priority, leftmost first, as the list scan does; an entry whose pair
-        has changed since it was pushed is skipped."""
+        has changed since it was pushed is skipped. A position merged into its left neighbour holds
+        ``""`` (symbols are never empty)."""
         get = self.pair_index.get
         n = len(symbols)
         after = list(range(1, n + 1))
@@ -381,10 +390,10 @@ class SegmentationEngine:
         while heap:
             priority, i = heappop(heap)
             j = after[i]
-            if symbols[i] is None or j >= n or get((symbols[i], symbols[j])) != priority:
+            if not symbols[i] or j >= n or get((symbols[i], symbols[j])) != priority:
                 continue  # stale: i was merged into its left neighbour, or its pair changed
             symbols[i] += symbols[j]
-            symbols[j] = None
+            symbols[j] = ""
             after[i] = k = after[j]
             if k < n:
                 before[k] = i
@@ -393,7 +402,7 @@ class SegmentationEngine:
             h = before[i]
             if h >= 0 and (p := get((symbols[h], symbols[i]))) is not None:
                 heappush(heap, (p, h))
-        symbols[:] = [symbol for symbol in symbols if symbol is not None]
+        symbols[:] = [symbol for symbol in symbols if symbol]
 
     def _run(self, symbols: list[str], limit: int, record) -> None:
         """General BTE loop with tuple merges, a rank limit and an optional step recorder.
@@ -401,6 +410,35 @@ class SegmentationEngine:
         A candidate is encoded as one int, ``merge index << 16 | width``, so ``min`` picks the
         lowest rank and ``list.index`` the leftmost position.
         """
+        candidate = self._candidate_function(symbols, limit)
+        cands = [candidate(i) for i in range(len(symbols))]
+        span_get = self.tuple_span.get
+        window = self.window
+        none = _NONE
+        while cands:
+            best = min(cands)
+            if best >= none:
+                return
+            i = cands.index(best)
+            width = best & 0xFFFF
+            if record is not None:
+                merge = self.merge_at(symbols, i, width) if self.shared_ranks else self.merges[best >> 16]
+            symbols[i : i + width] = ["".join(symbols[i : i + width])]
+            if record is not None:
+                record(i, width, merge)
+            del cands[i + 1 : i + width]
+            cands[i] = candidate(i)
+            if i:
+                cands[i - 1] = candidate(i - 1)
+            # a tuple merge starting further left can reach symbol i only if it is long enough
+            for j in range(max(0, i - window + 1), i - 1):
+                if span_get(symbols[j], 0) > i - j:
+                    cands[j] = candidate(j)
+
+    def _candidate_function(self, symbols: list[str], limit: int) -> Callable[[int], int]:
+        """``candidate(i)``: the best merge (encoded as in :meth:`_run`) starting at ``symbols[i]``
+        among the first ``limit`` merges, or ``_NONE``. A closure over the tables: it runs once per
+        position and per merge applied."""
         pair_get = self.pair_index.get
         tuple_get = self.tuple_index.get if self.tuple_index else None
         none = _NONE
@@ -422,25 +460,4 @@ class SegmentationEngine:
                         break
             return best
 
-        cands = [candidate(i) for i in range(len(symbols))]
-        span_get = self.tuple_span.get
-        window = self.window
-        while cands:
-            best = min(cands)
-            if best >= none:
-                return
-            i = cands.index(best)
-            width = best & 0xFFFF
-            if record is not None:
-                merge = self.merge_at(symbols, i, width) if self.shared_ranks else self.merges[best >> 16]
-            symbols[i : i + width] = ["".join(symbols[i : i + width])]
-            if record is not None:
-                record(i, width, merge)
-            del cands[i + 1 : i + width]
-            cands[i] = candidate(i)
-            if i:
-                cands[i - 1] = candidate(i - 1)
-            # a tuple merge starting further left can reach symbol i only if it is long enough
-            for j in range(max(0, i - window + 1), i - 1):
-                if span_get(symbols[j], 0) > i - j:
-                    cands[j] = candidate(j)
+        return candidate

@@ -22,7 +22,7 @@ Saved files: every family writes ``to_json()`` with a ``"format"`` key that
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from core.errors import InputError, excerpt
@@ -70,6 +70,15 @@ class Tokeniser(Protocol):
     def trace_text(self, text: str) -> Trace: ...
 
     def to_json(self) -> dict: ...
+
+
+class SegmentsWords(Protocol):
+    """What word statistics need: a word tokenised as in running text, or one pretoken segmented
+    (a BTE tokeniser, a TrimmedBPE, or a memo of either such as ``core.compare.Segmentations``)."""
+
+    def tokenise_word(self, word: str) -> list[str]: ...
+
+    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]: ...
 
 
 def specials_of(tokeniser: Tokeniser) -> tuple[str, ...]:
@@ -130,11 +139,10 @@ def from_saved_json(obj, source: str) -> Tokeniser:
     """The tokeniser a saved project file describes (any family); InputError naming ``source``."""
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-    spec = SAVED_FORMATS.get(obj.get("format")) if isinstance(obj.get("format"), str) else None
+    format_ = obj.get("format")
+    spec = SAVED_FORMATS.get(format_) if isinstance(format_, str) else None
     if spec is None:
-        raise InputError(
-            f"unknown tokeniser format {excerpt(obj.get('format'))}; known: {', '.join(SAVED_FORMATS)}", source
-        )
+        raise InputError(f"unknown tokeniser format {excerpt(format_)}; known: {', '.join(SAVED_FORMATS)}", source)
     module, name = spec
     return getattr(importlib.import_module(module), name).from_json(obj, source)
 
@@ -145,6 +153,7 @@ class WrapsBPE:
     ``{"format", "version": 1, "tokeniser": <the BTE tokeniser's JSON>, ...}``."""
 
     tokeniser: BTETokeniser
+    tokenise: Callable[[str], list[str]]  # each wrapper's own post-processed segmentation
 
     @property
     def pretokeniser(self) -> Pretokeniser:

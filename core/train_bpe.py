@@ -118,7 +118,7 @@ def _initial_vocab(counts, special_tokens, initial_alphabet, limit_alphabet):
     for word, count in counts.items():
         for ch, n in Counter(word).items():
             char_freq[ch] += n * count
-    forced = float("inf")  # HF gives initial-alphabet characters usize::MAX
+    forced = 1 + sum(char_freq.values())  # above every count (HF gives initial-alphabet characters usize::MAX)
     for ch in initial_alphabet:
         if not isinstance(ch, str) or len(ch) != 1:
             raise InputError(f"initial_alphabet entries must be single characters, got {ch!r}")
@@ -161,12 +161,10 @@ def train_bpe(
     and again during long phases (:class:`core.deadline.Heartbeat`); it may raise to stop training.
     """
     counts = _collect_word_counts(word_counts)
-    vocab_size = int(check_int("vocab_size", vocab_size, 0))
-    min_frequency = int(check_int("min_frequency", min_frequency, 0))
-    if limit_alphabet is not None:
-        limit_alphabet = int(check_int("limit_alphabet", limit_alphabet, 0))
-    if max_token_length is not None:
-        max_token_length = int(check_int("max_token_length", max_token_length, 1))
+    vocab_size = check_int("vocab_size", vocab_size, 0)
+    min_frequency = check_int("min_frequency", min_frequency, 0)
+    limit_alphabet = None if limit_alphabet is None else check_int("limit_alphabet", limit_alphabet, 0)
+    max_token_length = None if max_token_length is None else check_int("max_token_length", max_token_length, 1)
     if isinstance(special_tokens, str):
         raise InputError("special_tokens must be a list of strings, not a single string")
     special_tokens = tuple(special_tokens)
@@ -177,68 +175,10 @@ def train_bpe(
             f"vocab_size {vocab_size} is smaller than the {len(alphabet)} alphabet "
             f"characters plus {base_size - len(alphabet)} special tokens"
         )
-
-    # Step 3 (HF tokenize_words): words as lists of symbol ids; characters outside the vocabulary
-    # (dropped by limit_alphabet) vanish. One-symbol words have no pairs and are left out.
-    total = vocab_size - base_size
-    beat = Heartbeat(progress, total)
-    words: list[list[int]] = []
-    weights: list[int] = []
-    for word, count in counts.items():
-        symbols = [word_to_id[ch] for ch in word if ch in word_to_id]
-        beat.work(len(word))
-        if len(symbols) > 1:
-            words.append(symbols)
-            weights.append(count)
-
-    shift = max(vocab_size, base_size).bit_length() + 1
-    mask = (1 << shift) - 1
-    token_len = [len(t) for t in id_to_word]  # HF Symbol.len: characters covered
-
-    # Step 4 (HF count_pairs): overlapping windows x word count; one heap entry per pair.
-    pair_counts: dict[int, int] = {}
-    where: dict[int, set[int]] = {}
-    for index, symbols in enumerate(words):
-        count = weights[index]
-        for left, right in zip(symbols, symbols[1:]):
-            key = left << shift | right
-            pair_counts[key] = pair_counts.get(key, 0) + count
-            where.setdefault(key, set()).add(index)
-        beat.work(len(symbols))
-    sequence = itertools.count()  # heap tie-break between entries of the same pair and count
-    heap = [(-pair_counts[key], key, next(sequence), positions) for key, positions in where.items()]
-    heapq.heapify(heap)
-
-    # Step 5 (HF merge loop). chosen: (left, right, new_id, count) per pop that merged.
-    chosen: list[tuple[int, int, int, int]] = []
-    while len(id_to_word) < vocab_size and heap:
-        neg_count, key, _, positions = heapq.heappop(heap)
-        current = pair_counts[key]
-        if -neg_count != current:  # stale entry: re-queue with the current count
-            heapq.heappush(heap, (-current, key, next(sequence), positions))
-            continue
-        if current < 1 or min_frequency > current:
-            break
-        left, right = key >> shift, key & mask
-        new_string = id_to_word[left] + id_to_word[right]
-        new_id = word_to_id.get(new_string)
-        if new_id is None:
-            new_id = len(id_to_word)
-            word_to_id[new_string] = new_id
-            id_to_word.append(new_string)
-            token_len.append(len(new_string))
-        chosen.append((left, right, new_id, current))
-        delta, created, _ = _merge_words(
-            words, weights, positions, left, right, new_id, shift, token_len, max_token_length, beat
-        )
-        for pair, change in delta.items():
-            pair_counts[pair] = pair_counts.get(pair, 0) + change
-        for pair, pair_words in created.items():
-            count = pair_counts[pair]
-            if count > 0:
-                heapq.heappush(heap, (-count, pair, next(sequence), pair_words))
-        if len(chosen) % PROGRESS_EVERY == 0:
-            beat.report(len(id_to_word) - base_size)
+    beat = Heartbeat(progress, vocab_size - base_size)
+    words, weights = _tokenize_words(counts, word_to_id, beat)
+    learner = _Learner(words, weights, id_to_word, word_to_id, vocab_size, max_token_length, beat)
+    chosen = learner.run(min_frequency)
     beat.report(len(id_to_word) - base_size)
 
     # HF stores merges in a pair -> (rank, id) map: a pair chosen twice keeps its later rank.
@@ -251,6 +191,110 @@ def train_bpe(
         merge_counts=tuple(count for _, _, _, count in kept),
         vocab={token: i for i, token in enumerate(id_to_word)},
     )
+
+
+def _tokenize_words(
+    counts: dict[str, int], word_to_id: dict[str, int], beat: Heartbeat
+) -> tuple[list[list[int]], list[int]]:
+    """HF ``tokenize_words``: words as lists of symbol ids, and their counts; characters outside
+    the vocabulary (dropped by limit_alphabet) vanish. One-symbol words have no pairs and are left
+    out."""
+    words: list[list[int]] = []
+    weights: list[int] = []
+    for word, count in counts.items():
+        symbols = [word_to_id[ch] for ch in word if ch in word_to_id]
+        beat.work(len(word))
+        if len(symbols) > 1:
+            words.append(symbols)
+            weights.append(count)
+    return words, weights
+
+
+class _Learner:
+    """HF ``count_pairs`` and the merge loop over the tokenized words; pair keys are
+    ``left << shift | right``. ``id_to_word`` and ``word_to_id`` grow with every new token."""
+
+    def __init__(self, words, weights, id_to_word, word_to_id, vocab_size, max_token_length, beat):
+        self.words, self.weights = words, weights
+        self.id_to_word, self.word_to_id = id_to_word, word_to_id
+        self.vocab_size, self.max_token_length, self.beat = vocab_size, max_token_length, beat
+        self.base_size = len(id_to_word)
+        self.shift = max(vocab_size, self.base_size).bit_length() + 1
+        self.token_len = [len(t) for t in id_to_word]  # HF Symbol.len: characters covered
+        self.sequence = itertools.count()  # heap tie-break between entries of the same pair and count
+
+    def count_pairs(self) -> tuple[dict[int, int], list]:
+        """Overlapping windows x word count, and one heap entry ``(-count, key, tie, words
+        holding the pair)`` per pair."""
+        shift, weights, beat = self.shift, self.weights, self.beat
+        pair_counts: dict[int, int] = {}
+        where: dict[int, set[int]] = {}
+        for index, symbols in enumerate(self.words):
+            count = weights[index]
+            for left, right in itertools.pairwise(symbols):
+                key = left << shift | right
+                pair_counts[key] = pair_counts.get(key, 0) + count
+                where.setdefault(key, set()).add(index)
+            beat.work(len(symbols))
+        heap = [(-pair_counts[key], key, next(self.sequence), positions) for key, positions in where.items()]
+        heapq.heapify(heap)
+        return pair_counts, heap
+
+    def new_token(self, left: int, right: int) -> int:
+        """The id of the merged string, a new one unless the string exists already."""
+        new_string = self.id_to_word[left] + self.id_to_word[right]
+        new_id = self.word_to_id.get(new_string)
+        if new_id is None:
+            new_id = len(self.id_to_word)
+            self.word_to_id[new_string] = new_id
+            self.id_to_word.append(new_string)
+            self.token_len.append(len(new_string))
+        return new_id
+
+    def run(self, min_frequency: int) -> list[tuple[int, int, int, int]]:
+        """The merge loop; returns (left, right, new_id, count) per pop that merged."""
+        pair_counts, heap = self.count_pairs()
+        id_to_word, vocab_size, shift, sequence, beat = (
+            self.id_to_word,
+            self.vocab_size,
+            self.shift,
+            self.sequence,
+            self.beat,
+        )
+        mask = (1 << shift) - 1
+        chosen: list[tuple[int, int, int, int]] = []
+        while len(id_to_word) < vocab_size and heap:
+            neg_count, key, _, positions = heapq.heappop(heap)
+            current = pair_counts[key]
+            if -neg_count != current:  # stale entry: re-queue with the current count
+                heapq.heappush(heap, (-current, key, next(sequence), positions))
+                continue
+            if current < 1 or min_frequency > current:
+                break
+            left, right = key >> shift, key & mask
+            new_id = self.new_token(left, right)
+            chosen.append((left, right, new_id, current))
+            delta, created, _ = _merge_words(
+                self.words,
+                self.weights,
+                positions,
+                left,
+                right,
+                new_id,
+                shift,
+                self.token_len,
+                self.max_token_length,
+                beat,
+            )
+            for pair, change in delta.items():
+                pair_counts[pair] = pair_counts.get(pair, 0) + change
+            for pair, pair_words in created.items():
+                count = pair_counts[pair]
+                if count > 0:
+                    heapq.heappush(heap, (-count, pair, next(sequence), pair_words))
+            if len(chosen) % PROGRESS_EVERY == 0:
+                beat.report(len(id_to_word) - self.base_size)
+        return chosen
 
 
 def _merge_words(words, weights, positions, left, right, new_id, shift, token_len, max_length, beat):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError
 from core.options import check_choice, check_number
-from core.tokeniser import WrapsBPE
+from core.tokeniser import SegmentsWords, WrapsBPE
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ RULES = ("subword-nmt", "tktkt")
 FORMAT = "variant:trimmed"
 
 
-def token_frequencies(tokeniser: BTETokeniser, word_counts: Mapping[str, int], *, as_words: bool = True) -> Counter:
+def token_frequencies(tokeniser: SegmentsWords, word_counts: Mapping[str, int], *, as_words: bool = True) -> Counter:
     """Token counts in the BPE-segmented corpus (subword-nmt ``get_vocab.py`` on BPE output).
 
     With ``as_words`` each key is a word tokenised as in running text (``tokenise_word``: the

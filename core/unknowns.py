@@ -65,37 +65,41 @@ class UnknownPolicy:
         if all(t in known for t in tokens):
             return tokens
         out: list[str] = []
+        unk = self.unk_token or ""  # written only while an unk is pending, which needs an unk token
         pending = False  # an unk not yet written (fused runs, HF's deferred order)
         for token in tokens:
             if token in known:
                 if pending and not self.show_surface:
-                    out.append(self.unk_token)
+                    out.append(unk)
                 pending = False
                 out.append(token)
-                continue
-            if self.byte_fallback and self._bytes_known(token, known):
+            elif self.byte_fallback and self._bytes_known(token, known):
                 if pending and not self.defer_unk and not self.show_surface:
-                    out.append(self.unk_token)
+                    out.append(unk)
                 pending = pending and self.defer_unk
                 out.extend(byte_token(b) for b in token.encode("utf-8", "surrogatepass"))
-                continue
-            if self.unk_token is None:
-                if not self.drop_unknown:
-                    out.append(token)
-                continue
-            if self.show_surface:
-                if pending and self.fuse_unk:
-                    out[-1] += token
-                else:
-                    out.append(token)
-                pending = True
-                continue
-            if pending and not self.fuse_unk:
-                out.append(self.unk_token)
-            pending = True
+            else:
+                pending = self._unknown(out, token, pending)
         if pending and not self.show_surface:
-            out.append(self.unk_token)
+            out.append(unk)
         return tuple(out)
+
+    def _unknown(self, out: list[str], token: str, pending: bool) -> bool:
+        """Write what an unknown token without byte fallback becomes; returns whether an unk is
+        now pending."""
+        if self.unk_token is None:
+            if not self.drop_unknown:
+                out.append(token)
+            return pending
+        if self.show_surface:
+            if pending and self.fuse_unk:
+                out[-1] += token
+            else:
+                out.append(token)
+            return True
+        if pending and not self.fuse_unk:
+            out.append(self.unk_token)
+        return True
 
     def to_json(self) -> dict:
         return {
@@ -134,3 +138,6 @@ class UnknownPolicy:
         if not parts:
             parts.append("dropped" if self.drop_unknown else "kept as their own tokens")
         return ", then ".join(parts)
+
+
+DEFAULT_UNKNOWN = UnknownPolicy()  # the policy of a tokeniser that declares none

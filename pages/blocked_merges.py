@@ -250,7 +250,7 @@ else:
         help="Merges of types that no merge forms from their own string (alternatives excluded)",
     )
     columns[1].metric("Unreachable types", f"{len(report.unreachable_types):,}")
-    for column, name in zip(columns[2:], CLASSES):
+    for column, name in zip(columns[2:], CLASSES, strict=True):
         column.metric(f"scenario {name}", f"{counts[name]:,}")
 
 if report.alternatives and not present:
@@ -288,7 +288,7 @@ else:
     all_rows = sv.blocked_rows(report.blocked, display)
     picked_indices = [
         i
-        for i, (b, row) in enumerate(zip(report.blocked, all_rows))
+        for i, (b, row) in enumerate(zip(report.blocked, all_rows, strict=True))
         if b.scenario in classes and sv.filter_rows([row], query)
     ]
     rows = [all_rows[i] for i in picked_indices]

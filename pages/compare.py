@@ -1,6 +1,6 @@
 """Compare tokenisers: the words two tokenisers segment differently, and one word's trees side by side.
 
-Issue 14, point 4. Thin: the comparison is core's (``core.compare``: each word's split positions,
+Thin: the comparison is core's (``core.compare``: each word's split positions,
 the boundary edit distance between them), the choices (workspace tokenisers, and each "after
 knockout" / "after ReBPE"), the word sources and the cached comparisons are ``ui.comparisons``';
 chips and trees come from ``viz``. The first view is the choosers alone: the comparison runs once
@@ -9,6 +9,8 @@ the URL (``?a=…&b=…&source=…&word=…``).
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import pandas as pd
 import streamlit as st
@@ -53,7 +55,7 @@ def marked(word: str, positions) -> str:
     if not positions:
         return ""
     cuts = [0, *positions, len(word)]
-    return "|".join(word[i:j] for i, j in zip(cuts, cuts[1:]))
+    return "|".join(word[i:j] for i, j in pairwise(cuts))
 
 
 def difference_rows(differences, display_a, display_b, counted: bool) -> pd.DataFrame:

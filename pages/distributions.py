@@ -1,14 +1,15 @@
 """Blame & distributions: how blame is spread over the merges, and how tokens are spread over a corpus.
 
-Page 6 of issue 4; issue 14 made it open fast and added token frequencies of two tokenisers. Thin on
-purpose: the numbers come from core (``blame``, ``diagnostics``, ``corpus_metrics``, ``compare``),
-every figure from ``viz.plots``, knockout and ReBPE from ``ui.rebpe_runs.cached_run`` and the two
-tokenisers from ``ui.comparisons``. One view at a time (a segmented control, not tabs: every tab
-would run), so nothing heavy runs before the chosen view needs it, and then with progress. Heavy
-results are cached by the names of what is loaded plus the parameters (``st.cache_resource`` for
-traced references, shared by every session and so frozen; ``st.cache_data`` for rows and counts),
-and the threshold sweep and the corpus statistics also on disk by the content of their inputs
-(``ui.result_cache``), across server restarts.
+Four views: merge blame, the knockout threshold sweep, corpus distributions, and the token
+frequencies of two tokenisers. Thin on purpose: the numbers come from core (``blame``,
+``diagnostics``, ``corpus_metrics``, ``compare``), every figure from ``viz.plots``, knockout and
+ReBPE from ``ui.rebpe_runs.cached_run`` and the two tokenisers from ``ui.comparisons``. One view
+at a time (a segmented control, not tabs: every tab would run), so nothing heavy runs before the
+chosen view needs it, and then with progress. Heavy results are cached by the names of what is
+loaded plus the parameters (``st.cache_resource`` for traced references, shared by every session
+and so frozen; ``st.cache_data`` for rows and counts), and the threshold sweep and the corpus
+statistics also on disk by the content of their inputs (``ui.result_cache``), across server
+restarts.
 The corpus view reads, by default, the shipped word counts in the tokeniser's language
 (``Workspace.counts_name``). The view and its settings are in the URL.
 """
@@ -257,7 +258,7 @@ def render_blame(ws, threshold: float) -> None:
         f"{len(ko.removed):,}",
         delta=f"{len(ko.removed) / n_merges:.1%} of the merges" if n_merges else None,
         **quiet,
-        help="Merges with R(m) ≥ threshold (and B(m) > 0). bpe-knockout Table 8 calls |M†| / |M| the pruning rate.",
+        help="Merges with R(m) ≥ threshold (and B(m) > 0). [knockout Table 8] calls |M†| / |M| the pruning rate.",
     )
     m3.metric(
         "Effective dropout",
@@ -265,7 +266,7 @@ def render_blame(ws, threshold: float) -> None:
         delta="p_eff,ret (App. A.6)",
         **quiet,
         help="Σ N(m) over the knocked-out merges / Σ N(m) over all merges: the share of merge "
-        "applications that knockout makes impossible (bpe-knockout App. A.6, Eq. 2).",
+        "applications that knockout makes impossible ([knockout App. A.6, Eq. 2]).",
     )
     change = 100 * (ko.after.f1 - ko.before.f1)
     m4.metric(
@@ -307,7 +308,7 @@ def render_blame(ws, threshold: float) -> None:
             plots.knocked_rank_histogram(ranks, n_merges),
             "knocked-out-ranks",
             plots.rank_rows(ranks, n_merges),
-            "bpe-knockout Fig. 6: knocked-out merges come from the whole merge list, not only its end.",
+            "[knockout Fig. 6]: knocked-out merges come from the whole merge list, not only its end.",
         )
     changes = word_changes(tok_key, ref_key, threshold, tok, ko.tokeniser, [w.word for w in reference.words])
     with right:
@@ -315,7 +316,7 @@ def render_blame(ws, threshold: float) -> None:
             plots.tokens_change_figure(changes),
             "tokens-per-word-change",
             plots.change_rows(changes),
-            "bpe-knockout App. A.4 / Fig. 4: most words keep their token count or gain tokens; a few lose "
+            "[knockout App. A.4, Fig. 4]: most words keep their token count or gain tokens; a few lose "
             "one, when a removed merge had trapped a token.",
         )
 
@@ -364,7 +365,7 @@ def thresholds_text(thresholds: list[float]) -> str:
 
 
 def sweep_caption(rows: list[dict]) -> str:
-    """What the sweep figure shows, read off its rows, next to what bpe-knockout App. A.3 found."""
+    """What the sweep figure shows, read off its rows, next to what [knockout App. A.3] found."""
     first, last = rows[0], rows[-1]
     precision, at_p = highest(rows, "precision")
     recall, at_r = highest(rows, "recall")
@@ -376,7 +377,7 @@ def sweep_caption(rows: list[dict]) -> str:
         f"{thresholds_text(at_f)} ({f1:.1%})."
     )
     near = any(abs(t - PAPER_PRECISION_PEAK) <= 0.05 + 1e-9 for t in at_p)
-    paper = "bpe-knockout App. A.3 (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5" + (
+    paper = "[knockout App. A.3] (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5" + (
         ", as here." if near else "; on this tokeniser and reference it does not."
     )
     return (
@@ -394,7 +395,7 @@ def render_sweep(ws, threshold: float) -> None:
     tok_key, ref_key = keys(ws)
     reference, _ = traced(tok_key, ref_key, ws.tokeniser, ws.references)
     sweep = stored_sweep(ws.tokeniser, ws.references, reference)
-    st.subheader("Threshold sweep (bpe-knockout App. A.3)")
+    st.subheader("Threshold sweep ([knockout App. A.3])")
     show(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep, sweep_caption(sweep))
 
 
@@ -447,11 +448,8 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
     return RUNNING_TEXT, f"{ws.corpus_name}@{digest}", n_lines
 
 
-def render_corpus(ws, threshold: float) -> None:
-    text, corpus_key, n_lines = corpus_text(ws)
-    if n_lines == 0:
-        st.info("The corpus has no lines: choose another one on the Workspace page.")
-        return
+def corpus_controls(ws) -> tuple[float, list[str]]:
+    """The Rényi order α and the other shipped tokenisers to compare."""
     c1, c2 = st.columns(2)
     with c1:
         alpha = st.slider(
@@ -465,8 +463,7 @@ def render_corpus(ws, threshold: float) -> None:
             help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
             "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.",
         )
-    name = ws.tokeniser_name
-    others = [other for other in SAMPLE_TOKENISERS if other != name]
+    others = [other for other in SAMPLE_TOKENISERS if other != ws.tokeniser_name]
     with c2:
         extra = st.multiselect(
             "Also compare",
@@ -476,9 +473,14 @@ def render_corpus(ws, threshold: float) -> None:
             placeholder="other shipped tokenisers",
             help="Add shipped tokenisers to every table and figure below.",
         )
+    return alpha, extra
 
-    tok_key = keys(ws)[0]
-    segmenters = {name: (tok_key, ws.tokeniser)}  # every family tokenises; knockout and ReBPE need a merge graph
+
+def corpus_segmenters(ws, threshold: float, extra: list[str]) -> dict[str, tuple[str, object]]:
+    """label -> (cache key, segmenter): the workspace tokeniser, its knockout and ReBPE (when it has a
+    merge graph) and the ``extra`` shipped tokenisers."""
+    name = ws.tokeniser_name
+    segmenters = {name: (keys(ws)[0], ws.tokeniser)}  # every family tokenises; knockout and ReBPE need a merge graph
     graph_ws = merge_graph_or_notice(ws, "Adding the “+ knockout” and “+ ReBPE” rows")
     if graph_ws is not None:
         graph_key, ref_key = keys(graph_ws)
@@ -494,9 +496,12 @@ def render_corpus(ws, threshold: float) -> None:
     for other in extra:
         if other in SAMPLE_TOKENISERS:
             segmenters[other] = (other, sample_tokeniser(SAMPLE_TOKENISERS[other]))
+    return segmenters
 
-    lines = ws.corpus_lines()[:n_lines] if n_lines is not None else None
-    what = f"{n_lines:,} lines" if lines is not None else f"the {len(sample_counts(text)):,} words of {text}"
+
+def tokenise_all(segmenters, what: str, text: str, corpus_key: str, lines) -> dict[str, cm.CorpusStats]:
+    """Every segmenter's statistics over the corpus ``lines`` (or, without lines, the word counts
+    ``text``), with a progress bar."""
     progress = st.empty()
     stats: dict[str, cm.CorpusStats] = {}
     for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
@@ -507,7 +512,11 @@ def render_corpus(ws, threshold: float) -> None:
             corpus_stats(key, corpus_key, segmenter, lines) if lines is not None else count_stats(key, text, segmenter)
         )
     progress.empty()
+    return stats
 
+
+def summaries_of(stats: Mapping[str, cm.CorpusStats], alpha: float) -> dict[str, dict]:
+    """Each segmenter's summary metrics; those that cannot be summarised are named in a warning."""
     summaries, skipped = {}, []
     for label, s in stats.items():
         try:
@@ -516,13 +525,12 @@ def render_corpus(ws, threshold: float) -> None:
             skipped.append(f"{label}: {err}")
     if skipped:
         st.warning("Left out: " + "; ".join(md_escape(s) for s in skipped))
-    if not summaries:
-        return
-    colours = plots.colour_map(summaries)
-    table = plots.summary_rows(summaries)
+    return summaries
 
+
+def render_summary_table(table: list[dict], what: str, word_counts: bool, alpha: float) -> None:
     st.subheader(f"Summary over {what}")
-    if lines is None:
+    if word_counts:
         st.caption(
             "Each word is tokenised once, as in running text, and its tokens counted as often as the word "
             "occurs; characters and bytes are the words' own (the spaces between words are not counted)."
@@ -545,8 +553,11 @@ def render_corpus(ws, threshold: float) -> None:
         icon=":material/download:",
     )
 
-    zipf = {label: cm.zipf_curve(stats[label]) for label in summaries}
-    frequency = {label: cm.token_frequency_curve(stats[label]) for label in summaries}
+
+def render_frequency_curves(stats: Mapping[str, cm.CorpusStats], labels, colours) -> None:
+    """Zipf's law and the token frequencies by rank, side by side."""
+    zipf = {label: cm.zipf_curve(stats[label]) for label in labels}
+    frequency = {label: cm.token_frequency_curve(stats[label]) for label in labels}
     left, right = st.columns(2)
     with left:
         show(
@@ -567,10 +578,13 @@ def render_corpus(ws, threshold: float) -> None:
             plots.token_frequency_figure(frequency, colours, log_x=log_rank),
             "token-frequency",
             plots.curve_rows(frequency, "rank", "log10_count_plus_1"),
-            "boundless-bpe Fig. 4: the flat tail at 0 is the vocabulary this text never uses.",
+            "[boundless Fig. 4]: the flat tail at 0 is the vocabulary this text never uses.",
             slot,
         )
 
+
+def render_renyi(segmenters, corpus_key: str, stats, summaries, alpha: float, colours) -> None:
+    """Rényi efficiency over α, next to how to read the metrics."""
     renyi = {
         label: sorted(
             set(renyi_curve(segmenters[label][0], corpus_key, stats[label]))
@@ -591,12 +605,32 @@ def render_corpus(ws, threshold: float) -> None:
             "special tokens included)\n\n"
             "- **Rényi efficiency** H<sub>α</sub>(p) / log |V|: 1 when every type is used equally often. "
             "Zouhar et al. (2023) found α = 2.5 tracks downstream quality best.\n"
-            "- **Shannon entropy** H = −Σ p log₂ p bits per token (scaffold-bpe Eq. 4); "
+            "- **Shannon entropy** H = −Σ p log₂ p bits per token ([scaffold Eq. 4]); "
             "**redundancy** R = 1 − H / log₂ |V| (Eq. 5): lower is more balanced.\n"
             "- **Bytes / characters per token**: higher means the text is compressed into fewer tokens.\n"
             "- **Vocabulary used**: the share of the vocabulary's types that occur at least once in this text.",
             unsafe_allow_html=True,
         )
+
+
+def render_corpus(ws, threshold: float) -> None:
+    text, corpus_key, n_lines = corpus_text(ws)
+    if n_lines == 0:
+        st.info("The corpus has no lines: choose another one on the Workspace page.")
+        return
+    alpha, extra = corpus_controls(ws)
+    segmenters = corpus_segmenters(ws, threshold, extra)
+    lines = ws.corpus_lines()[:n_lines] if n_lines is not None else None
+    what = f"{n_lines:,} lines" if lines is not None else f"the {len(sample_counts(text)):,} words of {text}"
+    stats = tokenise_all(segmenters, what, text, corpus_key, lines)
+    summaries = summaries_of(stats, alpha)
+    if not summaries:
+        return
+    colours = plots.colour_map(summaries)
+    table = plots.summary_rows(summaries)
+    render_summary_table(table, what, lines is None, alpha)
+    render_frequency_curves(stats, list(summaries), colours)
+    render_renyi(segmenters, corpus_key, stats, summaries, alpha, colours)
     show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
 
 
@@ -743,7 +777,7 @@ if view != TOKENS_VIEW:
         )
     with right:
         st.markdown(
-            "**Blame** (bpe-knockout §3.4): over the reference words, **N(m)** counts the character boundaries "
+            "**Blame** ([knockout §3.4]): over the reference words, **N(m)** counts the character boundaries "
             "merge m removed and **B(m)** those of them where the reference has a morph boundary. "
             f"Knockout removes every merge with **R(m) = B(m) / N(m) ≥ {threshold:g}**."
         )

@@ -63,7 +63,8 @@ export default function (component) {
     frame = document.createElement("iframe");
     frame.className = "merge-graph";
     frame.title = "Merge graph";
-    frame.style.cssText = "box-sizing:border-box;width:100%;border:1px solid #d6d3d1;border-radius:8px;display:block;background:#fff";
+    frame.style.cssText = "box-sizing:border-box;width:100%;border:1px solid #d6d3d1;border-radius:8px;"
+      + "display:block;background:#fff";
     parentElement.appendChild(frame);
   }
   frame.style.height = data.height + "px";

@@ -35,7 +35,7 @@ def use_example(name: str) -> None:
 
 st.write("Examples from the papers:")
 buttons = st.columns(len(EXAMPLES))
-for column, (name, (_, where)) in zip(buttons, EXAMPLES.items()):
+for column, (name, (_, where)) in zip(buttons, EXAMPLES.items(), strict=True):
     column.button(name, help=where, on_click=use_example, args=(name,), key=f"example_{name}", width="stretch")
 
 if "text" not in st.session_state and "text" not in st.query_params:

@@ -14,6 +14,7 @@ its progress box) below a page that is already there.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -391,7 +392,8 @@ def show_neighbourhood(index: int, step) -> None:
         sv.neighbourhood_rows(after, type_, display), hide_index=True, width="stretch", column_config=RANK_COLUMN
     )
     if type_ in tokeniser.types:
-        try:
+        # Suppressed: the graph page is not in this app's navigation (the page run alone).
+        with contextlib.suppress(StreamlitAPIException):
             st.page_link(
                 GRAPH_PAGE,
                 icon=":material/hub:",
@@ -399,8 +401,6 @@ def show_neighbourhood(index: int, step) -> None:
                 label=f"Open {md_escape(shown(type_, display))} in the merge graph (the loaded tokeniser, "
                 "before any step)",
             )
-        except StreamlitAPIException:  # the graph page is not in this app's navigation (the page run alone)
-            pass
 
 
 def show_downloads(index: int) -> None:
@@ -483,8 +483,128 @@ def counts_row(step, index: int, changed: list[str], after) -> None:
         delta=None if change is None else f"{change:+.2f} points",
         delta_color="off" if change is not None and abs(change) < 0.005 else "normal",
     )
-    for column, (label, value) in zip(columns[1:], counts):
+    for column, (label, value) in zip(columns[1:], counts, strict=False):  # step 0 has fewer counts
         column.metric(label, value, help=words_help if label == sv.WORDS_CHANGED else None)
+
+
+def word_label(step, changed: list[str]) -> str:
+    if not step:
+        return "Word"
+    if changed:
+        return f"Word ({changed_count(changed)} changed by this step, marked •, listed first)"
+    return "Word (this step changes no word; any reference word)"
+
+
+def word_and_trees(columns, options: list[str], changed: list[str], before, after, step, index: int) -> bool:
+    """The word chooser and the word's trees before and after the step (whether a character is
+    spelled by several symbols); without words, a notice and the step buttons."""
+    word_column, follow_column = columns
+    if not options:
+        word_column.caption("The reference has no word this tokeniser can segment.")
+        step_buttons(*st.columns([1, 1]), index)
+        return False
+    marked = set(changed)
+    if st.session_state.get(WORD) not in options:
+        st.session_state[WORD] = options[0]
+    word = word_column.selectbox(
+        word_label(step, changed),
+        options,
+        key=WORD,
+        format_func=lambda w: f"• {w}" if w in marked else w,
+        label_visibility="collapsed" if present else "visible",
+    )
+    write_to_url("word", word)
+    follow_column.toggle(
+        "Follow word",
+        key="stepper_follow",
+        help="On: keep this word when stepping. Off: every step selects the first word it changed.",
+    )
+    return tree_row(word, before, after, step, index)
+
+
+def charts(index: int) -> None:
+    """F1 over the steps, next to one chosen diagnostic."""
+    chart_left, chart_right = st.columns(2)
+    chart_left.plotly_chart(sv.f1_figure(steps, computed.initial, index), key="stepper_f1")
+    with chart_right:
+        # One diagnostic at a time: every chart costs the browser a plotly render on each step.
+        chart = st.segmented_control(
+            "Diagnostics",
+            list(DIAGNOSTICS),
+            default=next(iter(DIAGNOSTICS)),
+            key="stepper_chart",
+            label_visibility="collapsed",
+            required=True,
+        )
+        figure = DIAGNOSTICS.get(chart or "", sv.origins_figure)
+        st.plotly_chart(figure(steps, index), key="stepper_diagnostic")
+
+
+def csv_download(rows: list[dict], key: str, file_name: str) -> None:
+    st.download_button(
+        "Download as CSV",
+        lambda rows=rows: sv.rows_to_csv(rows),
+        on_click="ignore",
+        key=key,
+        file_name=file_name,
+        mime="text/csv",
+    )
+
+
+def show_merges_changed(step, index: int) -> None:
+    if step is None or not step.changed:
+        st.caption("No merge changed in this step." if step else "Step 0 changes nothing.")
+        return
+    rows = merge_rows_of(repr(computed.key), index, computed)
+    query = st.text_input("Search merges", key="stepper_merge_search", placeholder="e.g. ids")
+    shown_rows = sv.filter_rows(rows, query, ["merge before", "merge after", "type", "origin", "change"])
+    st.caption(f"{len(shown_rows):,} of {len(rows):,} merges")
+    st.dataframe(
+        shown_rows,
+        hide_index=True,
+        width="stretch",
+        column_config=RANK_COLUMN,
+        height="auto" if len(shown_rows) <= 10 else 360,
+    )
+    csv_download(rows, "stepper_dl_merges", f"step{index}-merges.csv")
+
+
+def show_words_changed(step, index: int, changed: list[str], after) -> None:
+    if step is None or not changed:
+        st.caption("This step changed no reference word." if step else "Step 0 changes nothing.")
+        return
+    new_tokens = {w for w, *_ in step.changed_words}
+    rows = sv.changed_word_rows(
+        step.changed_words, display, [(w, after.tokenise_word(w)) for w in changed if w not in new_tokens]
+    )
+    st.caption(md_escape(sv.words_changed_help(len(changed), len(step.changed_words))))
+    st.dataframe(rows, hide_index=True, width="stretch", height="auto" if len(rows) <= 10 else 360)
+    csv_download(rows, "stepper_dl_words", f"step{index}-words.csv")
+
+
+def show_metrics(index: int) -> None:
+    st.caption(
+        "The run so far as one row of [rebpe Table 4] (F1 of BPE, then the change each phase "
+        "made, in percentage points), and every phase in detail."
+    )
+    st.dataframe([sv.table4_row(steps, computed.initial, index)], hide_index=True)
+    rows = sv.metrics_rows(steps, computed.initial, index)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    csv_download(rows, "stepper_dl_metrics", "metrics.csv")
+
+
+def detail_tabs(step, index: int, changed: list[str], after) -> None:
+    tabs = st.tabs(["Merges changed", "Words changed", "Merge neighbourhood", "Metrics (Table 4)", "Download"])
+    with tabs[0]:
+        show_merges_changed(step, index)
+    with tabs[1]:
+        show_words_changed(step, index, changed, after)
+    with tabs[2]:
+        show_neighbourhood(index, step)
+    with tabs[3]:
+        show_metrics(index)
+    with tabs[4]:
+        show_downloads(index)
 
 
 @st.fragment
@@ -504,10 +624,8 @@ def stepper_panel() -> None:
     options, changed = word_options(index)
     if present:
         counts_row(step, index, changed, after)
-
-    if not present:
+    else:
         word_column, slider_column, follow_column = st.columns([3, 3, 1.3], vertical_alignment="bottom")
-    labels = "collapsed" if present else "visible"
     with slider_column:
         st.slider(
             "Step (0 = the tokeniser as loaded)",
@@ -517,34 +635,10 @@ def stepper_panel() -> None:
             key=slider_key(index, last),
             on_change=slide,
             args=(index, last),
-            label_visibility=labels,
+            label_visibility="collapsed" if present else "visible",
         )
     write_to_url("step", index, default=0)
-    spelled = False
-    if options:
-        marked = set(changed)
-        label = (
-            f"Word ({changed_count(changed)} changed by this step, marked •, listed first)"
-            if step and changed
-            else "Word (this step changes no word; any reference word)"
-            if step
-            else "Word"
-        )
-        if st.session_state.get(WORD) not in options:
-            st.session_state[WORD] = options[0]
-        word = word_column.selectbox(
-            label, options, key=WORD, format_func=lambda w: f"• {w}" if w in marked else w, label_visibility=labels
-        )
-        write_to_url("word", word)
-        follow_column.toggle(
-            "Follow word",
-            key="stepper_follow",
-            help="On: keep this word when stepping. Off: every step selects the first word it changed.",
-        )
-        spelled = tree_row(word, before, after, step, index)
-    else:
-        word_column.caption("The reference has no word this tokeniser can segment.")
-        step_buttons(*st.columns([1, 1]), index)
+    spelled = word_and_trees((word_column, follow_column), options, changed, before, after, step, index)
     if present:
         return
     st.caption(sv.TREE_HELP)
@@ -552,84 +646,8 @@ def stepper_panel() -> None:
         tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "", characters=spelled)
     )
     counts_row(step, index, changed, after)  # below the trees, so that stepping does not move them
-
-    chart_left, chart_right = st.columns(2)
-    chart_left.plotly_chart(sv.f1_figure(steps, computed.initial, index), key="stepper_f1")
-    with chart_right:
-        # One diagnostic at a time: every chart costs the browser a plotly render on each step.
-        chart = st.segmented_control(
-            "Diagnostics",
-            list(DIAGNOSTICS),
-            default=next(iter(DIAGNOSTICS)),
-            key="stepper_chart",
-            label_visibility="collapsed",
-            required=True,
-        )
-        figure = DIAGNOSTICS.get(chart or "", sv.origins_figure)
-        st.plotly_chart(figure(steps, index), key="stepper_diagnostic")
-
-    tabs = st.tabs(["Merges changed", "Words changed", "Merge neighbourhood", "Metrics (Table 4)", "Download"])
-    with tabs[0]:
-        if step is None or not step.changed:
-            st.caption("No merge changed in this step." if step else "Step 0 changes nothing.")
-        else:
-            rows = merge_rows_of(repr(computed.key), index, computed)
-            query = st.text_input("Search merges", key="stepper_merge_search", placeholder="e.g. ids")
-            shown_rows = sv.filter_rows(rows, query, ["merge before", "merge after", "type", "origin", "change"])
-            st.caption(f"{len(shown_rows):,} of {len(rows):,} merges")
-            st.dataframe(
-                shown_rows,
-                hide_index=True,
-                width="stretch",
-                column_config=RANK_COLUMN,
-                height="auto" if len(shown_rows) <= 10 else 360,
-            )
-            st.download_button(
-                "Download as CSV",
-                lambda rows=rows: sv.rows_to_csv(rows),
-                on_click="ignore",
-                key="stepper_dl_merges",
-                file_name=f"step{index}-merges.csv",
-                mime="text/csv",
-            )
-    with tabs[1]:
-        if step is None or not changed:
-            st.caption("This step changed no reference word." if step else "Step 0 changes nothing.")
-        else:
-            new_tokens = {w for w, *_ in step.changed_words}
-            rows = sv.changed_word_rows(
-                step.changed_words, display, [(w, after.tokenise_word(w)) for w in changed if w not in new_tokens]
-            )
-            st.caption(md_escape(sv.words_changed_help(len(changed), len(step.changed_words))))
-            st.dataframe(rows, hide_index=True, width="stretch", height="auto" if len(rows) <= 10 else 360)
-            st.download_button(
-                "Download as CSV",
-                lambda rows=rows: sv.rows_to_csv(rows),
-                on_click="ignore",
-                key="stepper_dl_words",
-                file_name=f"step{index}-words.csv",
-                mime="text/csv",
-            )
-    with tabs[2]:
-        show_neighbourhood(index, step)
-    with tabs[3]:
-        st.caption(
-            "The run so far as one row of [rebpe Table 4] (F1 of BPE, then the change each phase "
-            "made, in percentage points), and every phase in detail."
-        )
-        st.dataframe([sv.table4_row(steps, computed.initial, index)], hide_index=True)
-        rows = sv.metrics_rows(steps, computed.initial, index)
-        st.dataframe(rows, hide_index=True, width="stretch")
-        st.download_button(
-            "Download as CSV",
-            lambda rows=rows: sv.rows_to_csv(rows),
-            on_click="ignore",
-            key="stepper_dl_metrics",
-            file_name="metrics.csv",
-            mime="text/csv",
-        )
-    with tabs[4]:
-        show_downloads(index)
+    charts(index)
+    detail_tabs(step, index, changed, after)
 
 
 RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}

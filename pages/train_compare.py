@@ -1,6 +1,6 @@
 """Train & compare: several tokeniser families trained on the same corpus to the same size, side by side.
 
-Issue 5's comparison page. Every family goes through the one interface (core/variants): train
+Every family goes through the one interface (core/variants): train
 on the workspace corpus (its first lines), then a summary per family (size, training time,
 corpus metrics), the overlap of the learned vocabularies, the Zipf and token-frequency curves, and a
 text segmented by each family with its own trace (BPE merges, Scaffold-BPE demolitions, PickyBPE

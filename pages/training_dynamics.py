@@ -1,4 +1,4 @@
-"""Training dynamics: what a tokeniser's training did, step by step (issue 5).
+"""Training dynamics: what a tokeniser's training did, step by step.
 
 For one family trained on the first lines of the workspace corpus: the count behind every
 selected operation ([boundless Fig. 2]), the share of merges, supermerges, deletions,
@@ -86,7 +86,7 @@ if not events:
 
 totals = kind_totals(events)
 metric_columns = st.columns(len(totals))
-for column, (kind, n) in zip(metric_columns, totals.items()):
+for column, (kind, n) in zip(metric_columns, totals.items(), strict=True):
     column.metric(kind, f"{n:,}", help=EXPLAINED.get(kind))
 
 # --- scrubber --------------------------------------------------------------------------------------

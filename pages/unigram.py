@@ -1,5 +1,4 @@
-"""Unigram lattice: a word's lattice and Viterbi path, the training trajectory, and Unigram vs FSP vs BPE
-(issue 6).
+"""Unigram lattice: a word's lattice and Viterbi path, the training trajectory, and Unigram vs FSP vs BPE.
 
 [unigram §2-4]: every vocabulary piece that matches the word is an arc of the lattice with its
 log-probability; the Viterbi path is the segmentation; forward-backward gives the probability of a
@@ -225,6 +224,7 @@ if rounds:
             ("objective", "objective (NLL per character, Eq. 2)"),
             ("tokens", "tokens on the training corpus"),
         ],
+        strict=True,
     ):
         with column:
             st.plotly_chart(trajectory_figure(rounds, field, title), config=CHART_CONFIG, key=f"chart_{field}")

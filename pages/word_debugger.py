@@ -481,7 +481,7 @@ def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
     elif step == 0:
         st.markdown(f"**Step 0 of {n_steps}:** every character is a token of its own.")
     else:
-        pretoken, merge = fired
+        _, merge = fired
         tail = " — the final segmentation." if step == n_steps else "."
         st.markdown(
             f"**Step {step} of {n_steps}:** {' + '.join(fmt(p) for p in merge.parts)} → {fmt(merge.result)} "

@@ -16,6 +16,8 @@ presentation mode (``?tokeniser=<scenario>&present=1``, ``ui.presentation``), on
 
 from __future__ import annotations
 
+import contextlib
+from itertools import cycle
 from pathlib import Path
 
 import streamlit as st
@@ -182,7 +184,7 @@ def teach_card() -> None:
             "**Teach** · the scenarios of the ReBPE paper (App. A), each in the Knockout & ReBPE stepper "
             "in presentation mode: the arrow keys step."
         )
-        for column, name in zip(st.columns(2) * len(ws.SCENARIOS), ws.SCENARIOS):
+        for column, name in zip(cycle(st.columns(2)), ws.SCENARIOS):
             title = str(ws.sample_metadata(name).get("title") or name)
             column.page_link(
                 STEPPER,
@@ -378,8 +380,6 @@ links = [
     ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:", "blame ratios, Zipf, Rényi"),
 ]
 links = [link for link in links if (ROOT / link[0]).is_file()]  # pages being built may be absent
-for column, (page, label, icon, what) in zip(st.columns(2) * len(links), links):
-    try:
+for column, (page, label, icon, what) in zip(cycle(st.columns(2)), links):
+    with contextlib.suppress(StreamlitAPIException):  # a page file that app.py does not list
         column.page_link(page, label=f"{label} — {what}", icon=icon)
-    except StreamlitAPIException:  # a page file that app.py does not list
-        pass

@@ -288,7 +288,7 @@ def steps(events: list[list]) -> list[tuple]:
 
 
 def first_difference(ours: list, theirs: list) -> int | None:
-    for n, (a, b) in enumerate(zip(ours, theirs)):
+    for n, (a, b) in enumerate(zip(ours, theirs, strict=False)):
         if a != b:
             return n
     return None if len(ours) == len(theirs) else min(len(ours), len(theirs))

@@ -45,7 +45,7 @@ def main() -> None:
     ours_rounds = [sorted(str(m) for m in s.removed) for s in run.steps if s.phase == "knockout"]
     peer_rounds = [sorted(m["merge"] for m in event["merges"]) for event in peer_run["knocked_out_merges"]]
     print(f"knocked out per round  ours {[len(r) for r in ours_rounds]}  peer {[len(r) for r in peer_rounds]}")
-    for i, (a, b) in enumerate(zip(ours_rounds, peer_rounds), 1):
+    for i, (a, b) in enumerate(zip(ours_rounds, peer_rounds, strict=False), 1):
         print(
             f"  round {i}: identical sets: {a == b}"
             + (

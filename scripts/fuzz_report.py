@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -117,7 +118,7 @@ def _run(label: str, inputs, seconds: float, load) -> dict:
     examples: dict[str, str] = {}
     started = time.perf_counter()
     for item in inputs:
-        result, detail = limited(seconds, lambda: load(item))
+        result, detail = limited(seconds, partial(load, item))
         counts[result] += 1
         counts["with line"] += detail == "line"
         if result not in ("loaded", "clean"):

@@ -1,17 +1,25 @@
-"""Shared test fixtures.
+"""Shared test fixtures and settings, safe under pytest-xdist (each worker is its own process).
 
-The explorer's disk folder (result cache, upload store: ``ui.storage``) is a fresh temporary
-folder for each test session (and the servers it starts), so no run depends on an earlier one.
+- The explorer's disk folder (result cache, upload store: ``ui.storage``) is a fresh temporary
+  folder for each test process (and the servers it starts), removed when it exits, so no run
+  depends on an earlier one and no two workers share one.
+- Hypothesis keeps its example database outside the repository, in
+  ``~/.cache/structured-tokenisers/hypothesis`` (safe to share between workers: one file per
+  example); under ``CI`` its own "ci" profile keeps none.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -20,7 +28,14 @@ if str(ROOT) not in sys.path:
 from core.samples import DUTCH_40K  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
-os.environ["EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="explorer-cache-")
+EXPLORER_CACHE = tempfile.mkdtemp(prefix="explorer-cache-")
+os.environ["EXPLORER_CACHE_DIR"] = EXPLORER_CACHE
+atexit.register(shutil.rmtree, EXPLORER_CACHE, ignore_errors=True)
+
+HYPOTHESIS_DATABASE = Path("~/.cache/structured-tokenisers/hypothesis").expanduser()
+if settings.default.database is not None:  # the "ci" profile Hypothesis loads when CI is set keeps none
+    settings.register_profile("project", settings(), database=DirectoryBasedExampleDatabase(HYPOTHESIS_DATABASE))
+    settings.load_profile("project")
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ side (deep links, URL updates, rendering, offline) is in tests/e2e/.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -159,7 +160,7 @@ def test_chips_mark_unknown_tokens_ids_and_markers():
 def test_adjacent_chips_differ_in_colour():
     out = token_chips_html(list("abcde"))
     colours = re.findall(r"background:(#[0-9a-f]{6})", out)
-    assert len(colours) == 5 and all(a != b for a, b in zip(colours, colours[1:]))
+    assert len(colours) == 5 and all(a != b for a, b in itertools.pairwise(colours))
 
 
 def test_segmentation_html_escapes_the_word():
@@ -191,7 +192,7 @@ def test_md_escape_leaves_no_active_markdown():
 def test_short_names_are_unique_and_url_friendly():
     assert short_name("nl-40k (BPE-knockout paper)") == "nl-40k"
     assert short_name("a1_scenario2a") == "a1_scenario2a"
-    assert list(CHOICES)[0] == "nl-40k"
+    assert next(iter(CHOICES)) == "nl-40k"
     assert len(CHOICES) == len(tokeniser_paths())
     assert all(re.fullmatch(r"[\w.-]+", name) for name in CHOICES)
     with pytest.raises(ValueError):
@@ -228,7 +229,7 @@ def test_facts_notes_and_legend(dutch40k):
     scenario = load_tokeniser(scenario_paths()["a1_scenario2a"])
     assert markers(scenario.pretokeniser) == ("_", "↑")
     assert "`↑`" in marker_legend(scenario.pretokeniser)
-    kind, text = tokeniser_note("a1_scenario2a", scenario.metadata)
+    _kind, text = tokeniser_note("a1_scenario2a", scenario.metadata)
     assert text.startswith("**Scenario 2a") and "\\_bru\\+ids" in text and "`id s`" in text
     bare = load_tokeniser(scenario_paths()["a3_moving_merges"])
     assert markers(bare.pretokeniser) == ()

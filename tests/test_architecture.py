@@ -39,7 +39,7 @@ def test_importing_the_whole_engine_loads_no_ui_library():
     assert out.stdout.strip() == "[]"
 
 
-# --- escaping: one module (issue 13) ---------------------------------------------------------------
+# --- escaping: one module ---------------------------------------------------------------------------
 ROOT = CORE.parent
 ESCAPING = ROOT / "viz" / "escaping.py"
 ESCAPE_MODULES = {"markupsafe", "xml.sax.saxutils", "cgi", "bleach"}

@@ -9,6 +9,7 @@ import ast
 import itertools
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
@@ -269,7 +270,7 @@ def test_listing_1(paper_model):
 
 def _stats(seq, countable=None) -> Counter:
     out, previous = Counter(), None
-    for pair in zip(seq, seq[1:]):
+    for pair in itertools.pairwise(seq):
         if (countable is not None and not set(pair) <= countable) or (pair[0] == pair[1] and pair == previous):
             previous = None
         else:
@@ -303,6 +304,91 @@ def _first_byte_order(counts: Counter, taken) -> tuple | None:
     return min(pairs, key=lambda p: (-counts[p], _bytes(p[0]), _bytes(p[1])), default=None)
 
 
+@dataclass
+class _LiteralRun:
+    """What App. B keeps between steps; every count is recomputed from it at every step."""
+
+    words: dict[str, list[str]]  # each pretoken type as its current tokens
+    counts: Counter  # how often each pretoken type occurs
+    docs: list[list[str]]  # every document as its pretokens, joined by supermerges
+    options: dict
+    unlocked: set = field(default_factory=set)
+    taken: set = field(default_factory=lambda: set(BYTE_TO_CHAR.values()))  # |V|
+    operations: list = field(default_factory=list)
+    first_pair: dict = field(default_factory=dict)
+
+    def unlockable(self, token: str) -> bool:
+        """A whole pretoken that is a whole character string matching the merge pattern."""
+        try:
+            text = _bytes(token).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return MERGE_PATTERNS[self.options["merge_pattern"]](text)
+
+    def word_pairs(self) -> Counter:
+        """Pairs of adjacent tokens inside pretokens, weighted by the pretokens' counts."""
+        found = Counter()
+        for w, seq in self.words.items():
+            for pair, n in _stats(seq).items():
+                found[pair] += n * self.counts[w]
+        return found
+
+    def super_pairs(self) -> Counter:
+        """Pairs of adjacent unlocked pretokens in the documents."""
+        found = Counter()
+        for seq in self.docs:
+            found.update(_stats(seq, self.unlocked))
+        return found
+
+    def frequency(self) -> Counter:
+        """How often each token occurs in the corpus as it is now."""
+        found = Counter()
+        for w, seq in self.words.items():
+            for t in seq:
+                found[t] += self.counts[w]
+        return found
+
+    def merge(self, pair: tuple[str, str], count: int) -> None:
+        """A regular merge, then the deletion of each of its parts whose IoS reaches the threshold."""
+        frequency = self.frequency()
+        whole = False
+        for w, seq in self.words.items():
+            new = _merged(seq, pair)
+            whole |= len(new) == 1 < len(seq)
+            self.words[w] = new
+        token = pair[0] + pair[1]
+        self.operations.append(("merge", *pair))
+        self.first_pair.setdefault(token, pair)
+        self.taken.add(token)
+        for part in dict.fromkeys(pair):
+            self.delete_if_intermediate(part, count / frequency[part])
+        if whole and self.unlockable(token):
+            self.unlocked.add(token)
+
+    def delete_if_intermediate(self, part: str, ios: float) -> None:
+        """Delete ``part`` when its IoS reaches the threshold, splitting it back everywhere."""
+        reaches = (
+            ios >= self.options["threshold"] if self.options["ios_rule"] == ">=" else ios > self.options["threshold"]
+        )
+        if len(part) <= 1 or not reaches:
+            return
+        pieces = list(part) if self.options["blowup"] else list(self.first_pair[part])
+        for w, seq in self.words.items():
+            self.words[w] = [p for t in seq for p in (pieces if t == part else [t])]
+        self.operations.append(("deletion", part))
+        if self.options["deleted_slots"] == "freed":  # taken is |V|, which the pieces are part of
+            self.taken.discard(part)
+            self.taken.update(pieces)
+
+    def supermerge(self, pair: tuple[str, str]) -> None:
+        """Join two adjacent whole pretokens; the result is unlocked unless both are the same."""
+        self.docs = [_merged(seq, pair) for seq in self.docs]
+        if pair[0] != pair[1]:
+            self.unlocked.add(pair[0] + pair[1])
+        self.operations.append(("supermerge", *pair))
+        self.taken.add(pair[0] + pair[1])
+
+
 def literal_train(
     texts,
     vocab_size,
@@ -317,105 +403,73 @@ def literal_train(
     pretokeniser = boundless_pretokeniser()
     documents = [d for d in (pretokeniser.pretokenise(t) for t in texts) if d]
     counts = Counter(p for d in documents for p in d)
-    words = {w: list(w) for w in counts}
-    docs = [list(d) for d in documents]
-    unlocked, taken, operations, first_pair = set(), set(BYTE_TO_CHAR.values()), [], {}
-
-    def unlockable(token):
-        try:
-            text = _bytes(token).decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        return MERGE_PATTERNS[merge_pattern](text)
-
-    while len(taken) < vocab_size:
-        word_pairs = Counter()
-        for w, seq in words.items():
-            for pair, n in _stats(seq).items():
-                word_pairs[pair] += n * counts[w]
-        super_pairs = Counter()
-        for seq in docs:
-            super_pairs.update(_stats(seq, unlocked))
-        wbest, sbest = _first_byte_order(word_pairs, taken), _first_byte_order(super_pairs, taken)
+    options = {
+        "threshold": threshold,
+        "ios_rule": ios_rule,
+        "blowup": blowup,
+        "merge_pattern": merge_pattern,
+        "deleted_slots": deleted_slots,
+    }
+    run = _LiteralRun({w: list(w) for w in counts}, counts, [list(d) for d in documents], options)
+    while len(run.taken) < vocab_size:
+        word_pairs, super_pairs = run.word_pairs(), run.super_pairs()
+        wbest, sbest = _first_byte_order(word_pairs, run.taken), _first_byte_order(super_pairs, run.taken)
         if wbest is None and sbest is None:
             break
         wc = word_pairs[wbest] if wbest else -1
         sc = super_pairs[sbest] if sbest else -1
         if wc > sc or (tie == "merge" and wc == sc):
-            frequency = Counter()
-            for w, seq in words.items():
-                for t in seq:
-                    frequency[t] += counts[w]
-            whole = False
-            for w, seq in words.items():
-                new = _merged(seq, wbest)
-                whole |= len(new) == 1 < len(seq)
-                words[w] = new
-            token = wbest[0] + wbest[1]
-            operations.append(("merge", *wbest))
-            first_pair.setdefault(token, wbest)
-            taken.add(token)
-            for part in dict.fromkeys(wbest):
-                ios = wc / frequency[part]
-                if len(part) > 1 and (ios >= threshold if ios_rule == ">=" else ios > threshold):
-                    pieces = list(part) if blowup else list(first_pair[part])
-                    for w, seq in words.items():
-                        words[w] = [p for t in seq for p in (pieces if t == part else [t])]
-                    operations.append(("deletion", part))
-                    if deleted_slots == "freed":  # taken is |V|, which the pieces are part of
-                        taken.discard(part)
-                        taken.update(pieces)
-            if whole and unlockable(token):
-                unlocked.add(token)
+            run.merge(wbest, wc)
         else:
-            docs = [_merged(seq, sbest) for seq in docs]
-            if sbest[0] != sbest[1]:
-                unlocked.add(sbest[0] + sbest[1])
-            operations.append(("supermerge", *sbest))
-            taken.add(sbest[0] + sbest[1])
-    return operations
+            run.supermerge(sbest)
+    return run.operations
+
+
+def _applies(operation: tuple, chunks: list[list[str]]) -> bool:
+    """Whether a merge, deletion or supermerge has something to act on in ``chunks``."""
+    kind, *parts = operation
+    if kind == "merge":
+        return any(tuple(c[i : i + 2]) == tuple(parts) for c in chunks for i in range(len(c)))
+    if kind == "deletion":
+        return any(parts[0] in c for c in chunks)
+    return any(a == [parts[0]] and b == [parts[1]] for a, b in itertools.pairwise(chunks))
+
+
+def _applied(operation: tuple, chunks: list[list[str]], pieces_of) -> list[list[str]]:
+    """``chunks`` after one operation: merge pairs, split a deleted token, join whole chunks."""
+    kind, *parts = operation
+    if kind == "merge":
+        return [_merged(c, tuple(parts)) for c in chunks]
+    if kind == "deletion":
+        pieces = pieces_of(parts[0])
+        return [[p for t in c for p in (pieces if t == parts[0] else [t])] for c in chunks]
+    i = 0
+    while i < len(chunks) - 1:
+        if chunks[i] == [parts[0]] and chunks[i + 1] == [parts[1]]:
+            chunks[i : i + 2] = [[parts[0] + parts[1]]]
+        i += 1
+    return chunks
 
 
 def literal_tokenise(tokeniser: BoundlessBPE, text: str) -> list[str]:
-    """§3.2 as FasterRegexInference.encode_ordinary_chunks does it: rescan everything per step."""
+    """§3.2 as FasterRegexInference.encode_ordinary_chunks does it: rescan everything per step,
+    applying the first operation after the last one applied that has something to act on."""
     chunks = [list(p) for p in tokeniser.pretokeniser.pretokenise(text)]
     ops = tokeniser.operations
     first_pair = {}
     for kind, *parts in ops:
         if kind == "merge":
             first_pair.setdefault(parts[0] + parts[1], parts)
+
+    def pieces_of(token: str) -> list[str]:
+        return list(token) if tokeniser.blowup else first_pair[token]
+
     previous = -1
     while True:
-        candidates = []
-        for index, (kind, *parts) in enumerate(ops):
-            if index <= previous:
-                continue
-            if (
-                (kind == "merge" and any(tuple(c[i : i + 2]) == tuple(parts) for c in chunks for i in range(len(c))))
-                or (kind == "deletion" and any(parts[0] in c for c in chunks))
-                or (
-                    kind == "supermerge"
-                    and any(a == [parts[0]] and b == [parts[1]] for a, b in zip(chunks, chunks[1:]))
-                )
-            ):
-                candidates.append(index)
-            if candidates:
-                break
-        if not candidates:
+        previous = next((i for i in range(previous + 1, len(ops)) if _applies(ops[i], chunks)), None)
+        if previous is None:
             return [t for c in chunks for t in c]
-        previous = candidates[0]
-        kind, *parts = ops[previous]
-        if kind == "merge":
-            chunks = [_merged(c, tuple(parts)) for c in chunks]
-        elif kind == "deletion":
-            pieces = list(parts[0]) if tokeniser.blowup else first_pair[parts[0]]
-            chunks = [[p for t in c for p in (pieces if t == parts[0] else [t])] for c in chunks]
-        else:
-            i = 0
-            while i < len(chunks) - 1:
-                if chunks[i] == [parts[0]] and chunks[i + 1] == [parts[1]]:
-                    chunks[i : i + 2] = [[parts[0] + parts[1]]]
-                i += 1
+        chunks = _applied(ops[previous], chunks, pieces_of)
 
 
 # -- property tests ------------------------------------------------------------------------

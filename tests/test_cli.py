@@ -205,3 +205,52 @@ def test_train_says_why_boundless_ends_under_its_target(tmp_path, options, note)
     size = 278 if note else 290
     assert f"boundless: |V| = {size} in" in stderr[0] and load_tokeniser(out).vocab_size == size
     assert [line for line in stderr if line.startswith("note:")] == ([note] if note else [])
+
+
+def test_blocked_names_the_unreachable_types_and_what_it_counts():
+    out = run("blocked", "--tokeniser", str(SAMPLE_DIR / "scenarios" / "a1_scenario2b_ii.json")).stdout.splitlines()
+    assert out[0] == "1 blocked merge (0 tuple merges); 1 unreachable type: 'uids'"
+    assert out[1].split() == ["rank", "5", "uid", "+", "s", "[2b(ii)]", "finds", "u", "ids"]
+
+
+@pytest.mark.parametrize("holdout", [None, "0.75"])
+def test_knockout_says_which_reference_the_f1_was_measured_on(tmp_path, holdout):
+    reference = SAMPLE_DIR / "references" / "nl_morph.tsv"
+    words = sum(1 for line in reference.read_text(encoding="utf-8").splitlines() if line.strip())
+    out, report = tmp_path / "new" / "folders" / "ko.json", tmp_path / "reports" / "ko.json"
+    args = ["knockout", "--tokeniser", str(SAMPLE_DIR / "tokenisers" / "nl-bpe-4k-wordfreq.json")]
+    args += ["--reference", str(reference), "--out", str(out), "--report", str(report)]
+    stderr = run(*args, *(["--holdout", holdout] if holdout else [])).stderr
+    data = json.loads(report.read_text())  # both missing folders were made
+    assert out.exists() and data["evaluated_on"]["reference"] == str(reference)
+    evaluated = data["after"]["words"]
+    if holdout is None:
+        assert evaluated == words and data["evaluated_on"]["blame_words"] == words
+        assert f" on {reference} ({words} words; blame used the same reference); " in stderr
+    else:
+        blamed = data["evaluated_on"]["blame_words"]
+        assert blamed + evaluated == words and blamed == round(0.75 * words)
+        assert f" on the held-out 25% of {reference} ({evaluated} words; blame used the other {blamed} words); " in (
+            stderr
+        )
+
+
+def test_a_vocab_json_alone_points_to_its_merges_txt(tmp_path):
+    vocab = tmp_path / "vocab.json"
+    vocab.write_text(json.dumps({"a": 0, "b": 1, "ab": 2}), encoding="utf-8")
+    proc = run("inspect", "--tokeniser", str(vocab), check=False)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {vocab}: this looks like a vocab.json")
+    assert "merges.txt" in proc.stderr and "field 'model'" not in proc.stderr
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b\n", encoding="utf-8")
+    loaded = run("segment", "--tokeniser", str(tmp_path / "merges.txt"), "--json", "--pretokeniser", "whitespace", "ab")
+    assert json.loads(loaded.stdout)[0]["tokens"] == ["ab"]  # the merges.txt finds the vocab.json beside it
+
+
+def test_sample_text_writes_the_running_text_one_document_per_line(tmp_path):
+    from core.samples import running_text
+
+    out = tmp_path / "out" / "text.txt"
+    stderr = run("sample-text", "--out", str(out)).stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines == list(running_text()) and len(lines) > 5000 and all(line.strip() for line in lines)
+    assert f"{len(lines):,} lines of English running text (PSF licence) -> {out}" in stderr

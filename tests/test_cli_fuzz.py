@@ -61,23 +61,15 @@ def test_hand_made_command_lines_end_cleanly(args, valid, tmp_path):
     assert edge_case_outcome(args, tmp_path, valid)[0] in ("loaded", "clean")
 
 
-def test_an_output_folder_that_does_not_exist_stops_the_command_before_the_work(valid, tmp_path):
-    code, error = run_cli(
-        [
-            "train",
-            "--algorithm",
-            "bpe",
-            "--corpus",
-            valid["C"],
-            "--vocab-size",
-            "280",
-            "--out",
-            str(tmp_path / "o.json"),
-            "--json-report",
-            str(tmp_path / "nodir" / "r.json"),
-        ]
-    )
-    assert code == 2 and error == f"{tmp_path / 'nodir' / 'r.json'}: folder {str(tmp_path / 'nodir')!r} does not exist"
+def test_missing_output_folders_are_made_and_a_file_in_the_way_stops_the_command_before_the_work(valid, tmp_path):
+    train = ["train", "--algorithm", "bpe", "--corpus", valid["C"], "--vocab-size", "280"]
+    report = tmp_path / "new" / "deeper" / "r.json"
+    assert run_cli([*train, "--out", str(tmp_path / "made" / "o.json"), "--json-report", str(report)]) == (0, None)
+    assert (tmp_path / "made" / "o.json").exists() and json.loads(report.read_text(encoding="utf-8"))
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    blocked = tmp_path / "file" / "r.json"
+    code, error = run_cli([*train, "--out", str(tmp_path / "o.json"), "--json-report", str(blocked)])
+    assert code == 2 and error.startswith(f"{blocked}: cannot make its folder {str(tmp_path / 'file')!r}: ")
     assert not (tmp_path / "o.json").exists()  # refused before training, not after
     code, error = run_cli(["knockout", "--tokeniser", valid["T"], "--reference", valid["R"], "--out", str(tmp_path)])
     assert code == 2 and error == f"{tmp_path}: is a folder; expected the name of a file to write"

@@ -70,6 +70,7 @@ def distribution_facts(reference) -> tuple:
     )
 
 
+@pytest.mark.slow
 def test_sessions_at_once_match_one_at_a_time(references):
     alone = load_tokeniser(DUTCH_40K)
     expected = {

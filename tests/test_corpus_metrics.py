@@ -173,7 +173,7 @@ def test_renyi_efficiency_and_redundancy_by_hand(stats):
     expected = -(2 / 3) * math.log2(2**-2.5 + 3**-2.5 + 6**-2.5) / 2
     assert renyi_efficiency(stats) == pytest.approx(expected, rel=1e-12)
     assert renyi_efficiency(stats, alpha=2) == pytest.approx(math.log2(36 / 14) / 2, rel=1e-12)
-    # scaffold-bpe Eq. 5: R = 1 - H / log2 |V|
+    # [scaffold Eq. 5]: R = 1 - H / log2 |V|
     assert redundancy(stats) == pytest.approx(1 - H_BITS / 2, rel=1e-12)
     assert redundancy(stats) == pytest.approx(0.2704260415, abs=1e-9)
     assert redundancy(stats) == pytest.approx(1 - renyi_efficiency(stats, alpha=1), abs=1e-15)
@@ -196,7 +196,7 @@ def test_zipf_curve(stats):
 
 
 def test_token_frequency_curve_includes_unused_types(stats):
-    # boundless-bpe Fig. 4: log10(count + 1), unused types plotted at 0
+    # [boundless Fig. 4]: log10(count + 1), unused types plotted at 0
     curve = token_frequency_curve(stats)
     assert [r for r, _ in curve] == [1, 2, 3, 4]
     assert [v for _, v in curve] == pytest.approx([math.log10(4), math.log10(3), math.log10(2), 0.0])
@@ -286,7 +286,7 @@ def test_efficiency_bounded_and_renyi_non_increasing(counts, unused):
     stats = CorpusStats.from_counts({f"t{i}": c for i, c in enumerate(counts)}, vocab_size=len(counts) + unused)
     alphas = [0, 0.3, 0.9, 0.999, 1, 1.001, 1.5, 2, 2.5, 4, 20, math.inf]
     entropies = [renyi_entropy(stats, a) for a in alphas]
-    assert all(later <= earlier + 1e-9 for earlier, later in zip(entropies, entropies[1:]))
+    assert all(later <= earlier + 1e-9 for earlier, later in itertools.pairwise(entropies))
     assert entropies[0] == pytest.approx(math.log2(len(counts)))
     if stats.support_size >= 2:
         for alpha in alphas:

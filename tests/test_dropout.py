@@ -168,7 +168,7 @@ def test_invalid_arguments():
 def test_ignore_merges_only_without_dropout():
     merges = [Merge(0, ("b", "c")), Merge(1, ("a", "b"))]
     # "ab" is a type, but BPE on "abc" gives a|bc; ignore_merges keeps a pretoken that is a type.
-    tok = BTETokeniser("abc", merges + [Merge(2, ("a", "bc"))], WhitespaceSplit(), ignore_merges=True)
+    tok = BTETokeniser("abc", [*merges, Merge(2, ("a", "bc"))], WhitespaceSplit(), ignore_merges=True)
     rng = random.Random(0)
     assert dropout_segment(tok, "ab", 0, rng) == ("ab",) == tok.segment_pretoken("ab")
     assert dropout_segment(tok, "ab", 1, rng) == ("a", "b")  # HF skips ignore_merges under dropout

@@ -122,7 +122,7 @@ def test_masterthesis_trap_in_the_dutch_40k(dutch40k):
     assert master.trapping == Merge(640, ("er", "t")) and master.taken == "er"
     assert master.blocked.parts == ("ast", "er") and master.blocked.rank > master.trapping.rank
     assert master.piece == "Ġmaster" and master.piece_tokens == ("Ġmaster",)
-    # knocking out ert frees Ġmaster (bpe-knockout App. A.4)
+    # knocking out ert frees Ġmaster ([knockout App. A.4])
     assert master.without[0] == "Ġmaster"
     sentences = explained.sentences(plain)
     assert sentences[0].startswith(
@@ -134,7 +134,7 @@ def test_masterthesis_trap_in_the_dutch_40k(dutch40k):
 
 
 def test_bruidsjurk_trap_is_figure_one(dutch40k):
-    """bpe-knockout Fig. 1: id + s takes the id that Ġbru + id needs; knocking out ids fixes it."""
+    """[knockout Fig. 1]: id + s takes the id that Ġbru + id needs; knocking out ids fixes it."""
     explained = explain_word(dutch40k, "bruidsjurk", ("bruid", "s", "jurk"), counterfactual=True)
     (trap,) = explained.traps
     assert (trap.token, trap.taken) == ("Ġbruid", "id")

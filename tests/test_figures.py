@@ -1,4 +1,4 @@
-"""Figures for papers and slides (issue 14, "Figures"): standalone SVG of trees, graphs and lattices,
+"""Figures for papers and slides: standalone SVG of trees, graphs and lattices,
 LaTeX forest of trees, integer ranks in all of them, a tree legend that matches the drawing, and
 the download buttons."""
 
@@ -91,9 +91,9 @@ def test_graph_svg_is_standalone_and_keeps_the_interactive_positions(dutch40k, s
         assert len([e for e in root.iter(f"{SVG}line") if e.get("class") == "edge"]) == len(edges)
         # the same layout, shifted as a whole: every box where place() put its node
         shift = None
-        for node, group in zip(nodes, drawn_nodes):
+        for node, group in zip(nodes, drawn_nodes, strict=True):
             rect = group.find(f"{SVG}rect")
-            left, top, width, height = node_box(node)
+            left, top, width, _height = node_box(node)
             offset = (float(rect.get("x")) - left, float(rect.get("y")) - top)
             shift = shift or offset
             assert offset == pytest.approx(shift, abs=0.11)  # rounded to 0.1 px in the document
@@ -242,6 +242,7 @@ def test_forest_draws_the_svg_states(dutch40k, after2a):
 
 
 @pytest.mark.skipif(shutil.which("lualatex") is None, reason="LuaLaTeX is not installed")
+@pytest.mark.slow
 def test_forest_compiles_with_lualatex(tmp_path, after2a):
     pretokens = pretokens_of(chain_tokeniser(HOSTILE_WORD), HOSTILE_WORD) + pretokens_of(after2a, "bruids")
     (tmp_path / "tree.tex").write_text(merge_tree_forest(pretokens, reference={(1, 4)}), encoding="utf-8")

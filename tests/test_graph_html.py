@@ -7,6 +7,7 @@ these tests check what the browser receives. The browser side is in tests/e2e/te
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import tomllib
@@ -332,7 +333,7 @@ def test_precomputed_layout_has_no_overlaps(dutch40k):
             rows.setdefault(node["y"], []).append(node)
         for row in rows.values():
             row.sort(key=lambda n: n["x"])
-            for left, right in zip(row, row[1:]):
+            for left, right in itertools.pairwise(row):
                 assert right["x"] - left["x"] >= (node_width(left) + node_width(right)) / 2 - 0.5, (left, right)
         assert {node["role"] for node in nodes} >= {CENTER, ANCESTOR, OTHER}
 

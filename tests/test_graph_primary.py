@@ -1,4 +1,4 @@
-"""Issue 12, point 2: the graph, the word debugger and ``graph`` with several merges per type.
+"""The graph, the word debugger and ``graph`` with several merges per type.
 
 Primary merges (the merge forming a type from its own string) and alternatives, ``follow="primary"|"all"``,
 how often each merge fires (core.merge_usage), on a small hand-made tokeniser whose merges share
@@ -224,6 +224,7 @@ def llama3():
     return load_tokeniser(str(real_file("llama3", "tokenizer.json")))
 
 
+@pytest.mark.slow
 def test_llama3_understanding_and_four_spaces(llama3):
     hood = neighbourhood(llama3, "Ġunderstanding", depth=1)
     listed = hood.merges_of("Ġunderstanding")
@@ -245,6 +246,7 @@ def run_cli(*args) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.slow
 def test_cli_graph_on_llama3(tmp_path):
     path = str(real_file("llama3", "tokenizer.json"))
     corpus = tmp_path / "corpus.txt"
@@ -329,6 +331,7 @@ def llama3_app(fresh_streamlit_caches):
     return at
 
 
+@pytest.mark.slow
 def test_merge_graph_page_on_llama3(llama3_app):
     from tests.test_page_merge_graph import graph_nodes
 
@@ -353,6 +356,7 @@ def test_merge_graph_page_on_llama3(llama3_app):
     assert {n["focus"]: n["role"] for n in graph_nodes(at) if n["role"] != "merge"}["standing"] == "ancestor"
 
 
+@pytest.mark.slow
 def test_word_debugger_lists_each_tokens_merges_on_llama3(llama3_app):
     at = llama3_app
     at.switch_page("pages/word_debugger.py")

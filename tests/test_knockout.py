@@ -152,7 +152,7 @@ def test_incremental_reference_matches_fresh_tracing(case, seed):
     lines = []
     for word in words:
         cuts = sorted(rng.sample(range(1, len(word)), k=rng.randint(0, len(word) - 1)))
-        pieces = [word[i:j] for i, j in zip([0, *cuts], [*cuts, len(word)])]
+        pieces = [word[i:j] for i, j in zip([0, *cuts], [*cuts, len(word)], strict=True)]
         lines.append(f"{word}\t{' '.join(pieces)}")
     refs = parse_references("\n".join(lines) + "\n", "r.tsv").entries
     run = run_knockout(tok, refs)

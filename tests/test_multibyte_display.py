@@ -1,4 +1,4 @@
-"""One box per character, however many bytes it has (issue 14, "Display"): é, emoji, a ZWJ family
+"""One box per character, however many bytes it has: é, emoji, a ZWJ family
 and CJK in the word debugger's blame strip, the tree's character row and the lattice header.
 
 The strip is an HTML table with a fixed layout, so every column's x position follows from the
@@ -92,7 +92,7 @@ def test_one_box_per_grapheme_in_a_byte_level_strip(dutch40k, case):
     top = strip.rows[0]
     boxes = [cell for cell in top if cell["class"] == "char"]
     assert [b["text"] for b in boxes] == ["Ġ", *graphemes(word)]  # the marker, then one box per character
-    for box, character in zip(boxes[1:], graphemes(word)):
+    for box, character in zip(boxes[1:], graphemes(word), strict=True):
         assert int(box["symbols"]) == len(character.encode("utf-8"))  # a byte-level symbol is a byte
         assert len(box["ticks"]) == int(box["symbols"]) - 1  # one tick between each two of its bytes
     # No two labels at one x position: the columns are laid side by side at the widths they set, each

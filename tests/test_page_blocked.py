@@ -200,6 +200,7 @@ def test_reparation_of_a_moved_listing_explains_why_it_stays_blocked():
     assert list(still["blocked merge"]) == ["b + cd"]
 
 
+@pytest.mark.slow
 def test_dutch_40k_reparation_explains_the_919_merges_still_blocked():
     at = open_page()
     at.button(key="blocked_apply").click().run()

@@ -110,6 +110,7 @@ def test_a_scenario_against_itself_after_knockout():
     assert highlighted(left) == ["_bruids"] and sorted(highlighted(right)) == ["_bruid", "s"]
 
 
+@pytest.mark.slow
 def test_word_counts_weight_the_summary():
     counts = load_word_counts(count_paths()["nl_wordfreq"])
     at = run_page(tokeniser="a1_scenario1", a="a1_scenario1", b="a1_scenario1 after knockout", source="nl_wordfreq")

@@ -111,6 +111,7 @@ def test_blame_view_renders_with_defaults(dutch_blame):
     assert labels.count("Figure (HTML)") == 4 and labels.count("Data (CSV)") == 4
 
 
+@pytest.mark.slow
 def test_the_sweep_view_and_its_caption_say_what_the_figure_shows(dutch_blame):
     at = run_page(view=SWEEP)
     assert_clean(at)
@@ -137,6 +138,7 @@ def test_the_sweep_view_and_its_caption_say_what_the_figure_shows(dutch_blame):
     assert "peaks near 0.5" not in caption or near_half
 
 
+@pytest.mark.slow
 def test_the_sweep_and_the_corpus_statistics_are_kept_on_disk():
     """By the content of their inputs (ui.result_cache): a fresh server process reads them back. The
     default workspace's sweep ships precomputed (scripts/precompute_samples.py); its corpus statistics
@@ -313,6 +315,7 @@ def test_corpus_size_and_extra_tokenisers():
 
 
 # --- token frequencies of two tokenisers -------------------------------------------------------------
+@pytest.mark.slow
 def test_token_frequency_view_shows_core_differences_by_default():
     """Defaults: the workspace tokeniser against itself after knockout, over the counts of its language."""
     at = run_page(view=TOKENS)

@@ -198,7 +198,7 @@ def test_the_shown_neighbourhood_downloads_as_svg_with_integer_ranks():
     with recorded_figures() as figures:
         at = run_page(tokeniser="a1_scenario2a", view="types and merges", compare="the paper's knockout")
     assert_clean(at)
-    assert [b.proto.label for b in at.get("download_button")][0] == "SVG"
+    assert next(b.proto.label for b in at.get("download_button")) == "SVG"
     stem, svg = figures["merge_graph_figure"]
     assert stem == "merge-graph-_bruids-types and merges" and svg.startswith("<svg")
     drawn = graph_nodes(at)  # the SVG draws the nodes the interactive graph shows, labels and all

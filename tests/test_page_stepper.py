@@ -156,7 +156,8 @@ def test_merge_search_and_downloads():
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels  # it has a tuple merge now
     step_slider(at).set_value(0).run()
     labels = [b.proto.label for b in at.get("download_button")]
-    # no tuple merge at step 0, but the scenario's ReBPE pre-tokeniser has no tokenizer.json equivalent: said, not offered
+    # no tuple merge at step 0, but the scenario's ReBPE pre-tokeniser has no tokenizer.json equivalent:
+    # said, not offered
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels
     assert any("No HF tokenizer" in c.value and "tokeniser has no HF" in c.value.replace("\\", "") for c in at.caption)
 

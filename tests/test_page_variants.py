@@ -92,7 +92,7 @@ def test_dynamics_of_boundless_shows_supermerges_and_why_it_ends_under_its_targe
 def test_compare_explains_the_boundless_shortfall_and_nothing_else():
     at = run_page(COMPARE, timeout=TIMEOUT, via_app=True, algorithms=["bpe", "boundless"], size="300", lines="200")
     assert_clean(at)
-    sizes = dict(zip(at.dataframe[0].value["tokeniser"], at.dataframe[0].value["|V|"]))
+    sizes = dict(zip(at.dataframe[0].value["tokeniser"], at.dataframe[0].value["|V|"], strict=True))
     assert sizes["bpe"] == 300 and sizes["boundless"] < 300
     notes = [i.value for i in at.info if "for a target" in i.value]
     assert len(notes) == 1 and notes[0].startswith(
@@ -130,7 +130,7 @@ def test_unigram_lattice_viterbi_and_comparison():
     assert all("".join(tokens) == "Ġassertions" for tokens in best["segmentation"])
     assert list(best["log-probability"]) == sorted(best["log-probability"], reverse=True)
     # P(x) / Z: the same order, each a share of all segmentations (they sum to at most 1)
-    ratios = [p / math.exp(lp) for p, lp in zip(best["probability"], best["log-probability"])]
+    ratios = [p / math.exp(lp) for p, lp in zip(best["probability"], best["log-probability"], strict=True)]
     assert ratios == pytest.approx([ratios[0]] * 5) and 0 < best["probability"].sum() <= 1 + 1e-9
     comparison = at.dataframe[-1].value
     assert list(comparison["tokeniser"]) == ["unigram", "unigram-fsp", "bpe"]

@@ -85,7 +85,7 @@ def test_masterthesis_as_in_the_paper():
     assert "Trapped token `Ġmaster`" in text
     rows = comparison(at)
     assert rows["BPE (loaded)"] == "Ġmast ert hes is"
-    assert rows["after ReBPE"] == "Ġmaster the sis"  # bpe-knockout App. A.4's "Ġmaster the sis"
+    assert rows["after ReBPE"] == "Ġmaster the sis"  # [knockout App. A.4]'s "Ġmaster the sis"
     strip = next(b for b in bodies(at) if "boundary-strip" in b)
     assert re.findall(r'data-verdict="([^"]*)"', strip).count("missed split") == 1
     assert "#640" in strip
@@ -224,7 +224,12 @@ def test_invalid_query_values_fall_back(query):
 # --- switching tokenisers -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(scenario_paths()))
+QUICK_SCENARIOS = {"a1_scenario1", "a1_scenario2b_ii"}  # the others run with the slow tests
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in QUICK_SCENARIOS else pytest.param(n, marks=pytest.mark.slow) for n in sorted(scenario_paths())]
+)
 def test_every_scenario_tokeniser(name):
     at = run_page(tokeniser=name)
     assert_clean(at)

@@ -234,7 +234,7 @@ def test_a_rejected_file_is_labelled_with_what_stays_loaded():
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario2a"
 
 
-# --- links (issue 14): the address bar carries uploads, and says what it cannot carry ---------------------
+# --- links: the address bar carries uploads, and says what it cannot carry ------------------------------
 def url(at: AppTest, kind: str) -> str | None:
     value = at.query_params.get(kind)
     return value[0] if isinstance(value, list) else value

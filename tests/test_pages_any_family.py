@@ -146,7 +146,12 @@ def open_page(at: AppTest, page: str) -> AppTest:
 SAMPLE_BPE = "en-bpe-4k-wordfreq"  # a shipped BPE, chosen by name (no upload)
 
 
-@pytest.mark.parametrize("family", ["bpe-sample", *FAMILIES])
+QUICK_FAMILIES = {"bpe-sample", "sentencepiece-unigram", "tiktoken"}  # the others run with the slow tests
+
+
+@pytest.mark.parametrize(
+    "family", [f if f in QUICK_FAMILIES else pytest.param(f, marks=pytest.mark.slow) for f in ["bpe-sample", *FAMILIES]]
+)
 def test_every_page_works_on_every_family(family, family_files):
     if family == "bpe-sample":
         name, choice = SAMPLE_BPE, SAMPLE_BPE
@@ -178,7 +183,7 @@ def test_every_page_works_on_every_family(family, family_files):
         told = [n for n in notices(at) if "needs a merge graph" in n or "needs every type formed" in n]
         if family in NO_MERGE_GRAPH and page in NEEDS_GRAPH:
             assert len(told) == 1 and NEEDS_GRAPH[page] in told[0] and "\n" not in told[0], (page, told)
-        else:  # knockout and ReBPE run also where a type is formed by several merges (issue 12)
+        else:  # knockout and ReBPE run also where a type is formed by several merges
             assert not told, (page, told, several)
     # the choice survived the tour
     at.switch_page(WORKSPACE).run()

@@ -4,6 +4,7 @@ encoding/trace/save properties, input checks, and the authors' package where ins
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections import Counter
@@ -200,12 +201,12 @@ def literal_picky(
         return [t] if len(t) == 1 or t in present else walk(creator[t][0]) + walk(creator[t][1])
 
     def frequency(t):
-        return sum(c * w.count(t) for w, c in zip(words, weights))
+        return sum(c * w.count(t) for w, c in zip(words, weights, strict=True))
 
     while len(present) < target:
         pairs = Counter()
-        for w, c in zip(words, weights):
-            for pair in zip(w, w[1:]):
+        for w, c in zip(words, weights, strict=True):
+            for pair in itertools.pairwise(w):
                 pairs[pair] += c
         if not pairs:
             break
@@ -220,9 +221,9 @@ def literal_picky(
             ids[new], creator[new] = len(ids), pair
         present.add(new)
         events.append(("merge", new, pair))
-        before = sum(c * len(w) for w, c in zip(words, weights))
+        before = sum(c * len(w) for w, c in zip(words, weights, strict=True))
         words = [_merge_all(w, pair, new) for w in words]
-        merged = before - sum(c * len(w) for w, c in zip(words, weights))
+        merged = before - sum(c * len(w) for w, c in zip(words, weights, strict=True))
         for parent in dict.fromkeys(pair):
             if len(parent) > 1:
                 ios = merged / (frequency(parent) + merged)

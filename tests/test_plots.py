@@ -84,7 +84,7 @@ def test_blame_ratio_histogram_splits_at_the_threshold():
     knocked = data["R(m) ≥ 0.5: knocked out"]
     assert sum(kept["y"]) == 3 and sum(knocked["y"]) == 3
     assert min(knocked["x"]) > 0.5 > max(kept["x"])
-    assert dict(zip(kept["x"], kept["y"]))[0.025] == 2
+    assert dict(zip(kept["x"], kept["y"], strict=True))[0.025] == 2
     assert kept["marker"]["color"] == plots.KEPT and knocked["marker"]["color"] == plots.KNOCKED
     shapes = spec(fig)["layout"]["shapes"]
     assert [s["x0"] for s in shapes] == [0.5]  # the threshold line
@@ -92,12 +92,12 @@ def test_blame_ratio_histogram_splits_at_the_threshold():
 
 
 def test_blame_scatter_groups_points_and_names_the_merges_in_the_hover():
-    rows = plots.blame_rows(BLAMES + [MergeBlame(Merge(7, ("j", "k")), 0, 4)], KNOCKED)
+    rows = plots.blame_rows([*BLAMES, MergeBlame(Merge(7, ("j", "k")), 0, 4)], KNOCKED)
     fig = plots.blame_scatter(rows, 0.5, log_x=True)
     data = traces(fig)
     kept, knocked = data["kept"], data["knocked out"]
-    assert sorted(zip(kept["x"], kept["y"])) == [(1, 0), (4, 0)]
-    assert sorted(zip(knocked["x"], knocked["y"])) == [(1, 1), (2, 1), (3, 2)]
+    assert sorted(zip(kept["x"], kept["y"], strict=True)) == [(1, 0), (4, 0)]
+    assert sorted(zip(knocked["x"], knocked["y"], strict=True)) == [(1, 1), (2, 1), (3, 2)]
     four = kept["text"][kept["x"].index(4)]
     assert "2 merges" in four and "i + d → id" in four and "j + k → jk" in four
     assert kept["customdata"][kept["x"].index(4)] == 2
@@ -105,7 +105,7 @@ def test_blame_scatter_groups_points_and_names_the_merges_in_the_hover():
     one = kept["text"][kept["x"].index(1)]
     assert "&lt; + b&gt; → &lt;b&gt;" in one and "<b>" not in one.replace("<b>N(m)", "")
     line = data["B(m) = 0.5 · N(m)"]
-    assert all(y == pytest.approx(0.5 * x) for x, y in zip(line["x"], line["y"]))
+    assert all(y == pytest.approx(0.5 * x) for x, y in zip(line["x"], line["y"], strict=True))
     assert spec(fig)["layout"]["xaxis"]["type"] == "log"
     assert spec(fig)["layout"]["xaxis"]["tickvals"] == [1, 2, 5]  # N(m) goes up to 4
     assert plots.blame_scatter(rows, 0.5, log_x=False).layout.xaxis.type == "linear"
@@ -351,7 +351,7 @@ def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
     assert len(slots) == len(run.events) and slots[-1] == 290 and run.events[-1].vocab_size == 278
     assert all(
         s - e.vocab_size == sum(x.kind == "deletion" for x in run.events[: i + 1])
-        for i, (s, e) in enumerate(zip(slots, run.events))
+        for i, (s, e) in enumerate(zip(slots, run.events, strict=True))
     )  # V8: no deleted token comes back
     drawn = traces(plots.vocab_size_figure(run.events, target=290, slots=slots))
     assert drawn["|V|"]["y"][-1] == 278 and drawn["slots filled (deleted tokens keep theirs)"]["y"] == slots

@@ -34,6 +34,7 @@ def fresh() -> list:
     return list(precompute.results())
 
 
+@pytest.mark.slow
 def test_every_precomputed_file_equals_a_fresh_computation(fresh):
     assert {r.kind for r in fresh} == {"run", "blocked", "reparation", "sweep"}
     for result in fresh:
@@ -54,11 +55,13 @@ def test_every_precomputed_file_equals_a_fresh_computation(fresh):
         assert without_timings(stored) == without_timings(expected), f"{result.what}: run scripts/precompute_samples.py"
 
 
+@pytest.mark.slow
 def test_there_is_no_stale_file(fresh):
     expected = {result_cache.file_name(r.key) for r in fresh}
     assert {p.name for p in result_cache.PRECOMPUTED_DIR.glob("*" + result_cache.SUFFIX)} == expected
 
 
+@pytest.mark.slow
 def test_the_default_workspace_reads_its_results_instead_of_computing(
     fresh, tmp_path, monkeypatch, fresh_streamlit_caches
 ):

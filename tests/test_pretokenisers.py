@@ -44,7 +44,7 @@ from core.pretokenisers.patterns import COVERING_PATTERNS, NAMED_PATTERNS
 
 
 def _stable_category(c: str) -> bool:
-    return regex.fullmatch(r"\p{%s}" % unicodedata.category(c), c) is not None
+    return regex.fullmatch(r"\p{" + unicodedata.category(c) + "}", c) is not None
 
 
 ASSIGNED_CHAR = st.characters(blacklist_categories=("Cs", "Cn")).filter(_stable_category)
@@ -297,7 +297,9 @@ def test_sources_point_at_the_characters(text):
             assert all(-1 <= s < len(norm) for s in p.sources)
             if isinstance(ours, Metaspace):
                 assert all(
-                    c == (ours.replacement if norm[s] == " " else norm[s]) for c, s in zip(p.text, p.sources) if s >= 0
+                    c == (ours.replacement if norm[s] == " " else norm[s])
+                    for c, s in zip(p.text, p.sources, strict=True)
+                    if s >= 0
                 )
 
 
@@ -429,7 +431,8 @@ def test_to_hf_rejects_rebpe():
 
 # -- specs ----------------------------------------------------------------------------------------
 
-ALL_SAMPLES = SAMPLES + [
+ALL_SAMPLES = [
+    *SAMPLES,
     ReBPEPipeline(),
     ReBPEPipeline(
         marker="▁",

@@ -48,14 +48,23 @@ def agree(ours, reference, texts) -> list[tuple[str, list, list]]:
     return wrong[:5]
 
 
-@pytest.mark.parametrize("name", list(HF_FILES))
+#: the slowest to compare (large vocabularies): run with the slow tests
+SLOW_HF_FILES = {"llama3", "gemma3", "qwen3", "gpt4o", "gptoss"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_HF_FILES else n for n in HF_FILES]
+)
 def test_tokenizer_json_agrees_with_tokenizers(name):
     from tokenizers import Tokenizer
 
     path = real_file(name, "tokenizer.json")
     ours = load_tokeniser(path)
     hf = Tokenizer.from_file(str(path))
-    reference = lambda text: hf.encode(text, add_special_tokens=False).tokens  # noqa: E731
+
+    def reference(text):
+        return hf.encode(text, add_special_tokens=False).tokens
+
     assert agree(ours.tokenise, reference, RUNNING_TEXTS) == []
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
     ids = ours.token_ids()
@@ -73,7 +82,10 @@ def test_gpt2_folder_agrees_with_tokenizers():
     hf = Tokenizer(models.BPE.from_file(str(vocab), str(merges)))
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.add_special_tokens(["<|endoftext|>"])  # as GPT-2's own tokenizer.json lists it
-    reference = lambda text: hf.encode(text).tokens  # noqa: E731
+
+    def reference(text):
+        return hf.encode(text).tokens
+
     assert agree(ours.tokenise, reference, RUNNING_TEXTS) == []
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
 
@@ -95,7 +107,10 @@ def test_sentencepiece_models_agree_with_sentencepiece(name):
     path = real_file(name, SENTENCEPIECE[name])
     ours = load_tokeniser(path)
     sp = spm.SentencePieceProcessor(model_file=str(path))
-    reference = lambda text: sp.encode(text, out_type=str)  # noqa: E731
+
+    def reference(text):
+        return sp.encode(text, out_type=str)
+
     assert agree(ours.tokenise, reference, RUNNING_TEXTS) == []  # "<s>" in text is text to SentencePiece
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
 
@@ -109,6 +124,7 @@ TIKTOKEN = {
     "whisper-multilingual": "multilingual.tiktoken",
     "llama3-tiktoken": "tokenizer.model",
 }
+SLOW_TIKTOKEN = {"tiktoken-o200k", "llama3-tiktoken"}  # the slowest to compare: run with the slow tests
 
 
 def token_bytes(tokeniser: BTETokeniser, text: str) -> list[bytes]:
@@ -116,7 +132,9 @@ def token_bytes(tokeniser: BTETokeniser, text: str) -> list[bytes]:
     return [t.encode() if t in specials else byte_chars_to_bytes(t, strict=True) for t in tokeniser.tokenise(text)]
 
 
-@pytest.mark.parametrize("name", list(TIKTOKEN))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_TIKTOKEN else n for n in TIKTOKEN]
+)
 def test_rank_files_agree_with_tiktoken(name):
     import tiktoken
 
@@ -133,10 +151,10 @@ def test_rank_files_agree_with_tiktoken(name):
     encoding = tiktoken.Encoding(
         name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={t: ours.type_ids[t] for t in ours.specials}
     )
-    reference = lambda text: [
-        encoding.decode_single_token_bytes(i)  # noqa: E731
-        for i in encoding.encode(text, allowed_special="all")
-    ]
+
+    def reference(text):
+        return [encoding.decode_single_token_bytes(i) for i in encoding.encode(text, allowed_special="all")]
+
     assert agree(lambda text: token_bytes(ours, text), reference, RUNNING_TEXTS) == []
     assert agree(lambda text: token_bytes(ours, text), reference, [" " + w for w in words()]) == []
 

@@ -78,7 +78,7 @@ def test_reparation_replaces_blocked_tuples_with_what_limitedbpe_finds():
         ("a1_scenario3a", ("id", "s")),
     ]:
         tok = scenario(name, after=True)
-        repaired, changes = repair(tok)
+        _repaired, changes = repair(tok)
         assert changes[0][1].parts == expected, name
         assert changes[0][1].rank == changes[0][0].rank
 
@@ -95,7 +95,7 @@ def test_reification_links_existing_submerges_and_respects_blacklist_and_switche
         ],
         ReBPEPipeline(),
     )
-    new, created, rewired, reused = reify(tok, set())
+    new, created, _rewired, reused = reify(tok, set())
     assert created == [] and reused == {"ab", "cd"}
     assert new.merge_of("abcd") == Merge(2, ("ab", "cd"))  # (b, c) is ranked after the tuple: not linked
     new, created, _, _ = reify(tok, {("a", "b"), ("c", "d")})
@@ -109,8 +109,8 @@ def test_reification_creates_merges_just_before_the_earliest_tuple():
     tok = BTETokeniser(
         "abcxy", [Merge(0, ("x", "y")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a", "b"))], ReBPEPipeline()
     )
-    new, created, rewired, _ = reify(tok, set())
-    assert [(m.parts, m.rank) for m in created][0] == (("a", "b"), pytest.approx(1 - 0.001))
+    new, created, _rewired, _ = reify(tok, set())
+    assert next((m.parts, m.rank) for m in created) == (("a", "b"), pytest.approx(1 - 0.001))
     assert new.merge_of("abc").parts == ("ab", "c") and new.merge_of("xab").parts == ("x", "ab")
     assert len({m.rank for m in new.merges}) == len(new.merges)
     assert new.check_invariants() == []
@@ -144,7 +144,7 @@ def rebpe_cases(draw):
             continue
         seen.add(word)
         cuts = sorted(rng.sample(range(1, len(word)), k=rng.randint(0, len(word) - 1)))
-        lines.append(word + "\t" + " ".join(word[i:j] for i, j in zip([0, *cuts], [*cuts, len(word)])))
+        lines.append(word + "\t" + " ".join(word[i:j] for i, j in zip([0, *cuts], [*cuts, len(word)], strict=True)))
     refs = parse_references("\n".join(lines) + "\n", "r.tsv").entries
     config = ReBPEConfig(
         anneal=AnnealConfig(when=draw(st.sampled_from(["none", "before", "both"])), min_applications=1),
@@ -184,7 +184,7 @@ def test_authors_reparation_undoes_later_merges_on_the_full_segmentation():
     # the triplet into what precedes it, [a, bc].
     tok = BTETokeniser("abcx", [Merge(0, ("b", "c")), Merge(1, ("a", "b", "c")), Merge(2, ("x", "a"))], ReBPEPipeline())
     for mode in ("limited", "undo"):
-        repaired, changes = repair(tok, mode)
+        _repaired, changes = repair(tok, mode)
         assert [(str(a), str(b)) for a, b in changes] == [("a b c", "a bc")], mode
     with pytest.raises(ValueError):
         repair(tok, "other")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -510,7 +511,7 @@ def reference_entries(draw):
     if draw(st.booleans()):
         kept = sorted(draw(st.sets(st.sampled_from(sorted(cuts)))) if cuts else set())
         edges = [0, *kept, len(word)]
-        free = tuple(word[a:b] for a, b in zip(edges, edges[1:]))
+        free = tuple(word[a:b] for a, b in itertools.pairwise(edges))
     return word, tuple(morphs), free
 
 

@@ -1,6 +1,6 @@
 r"""Regexes from files and the command line: known patterns run as they are, any other one with a
 time limit per call (InputError naming the pattern, the limit and the text's length), and
-loading says which (issue 13, point 5). The tester's case: a Split pattern ``(?:\S|\S\S)+\d``
+loading says which. A known hard case: a Split pattern ``(?:\S|\S\S)+\d``
 that backtracks for half a minute on a 38-character word."""
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -114,7 +115,7 @@ def test_every_character_is_covered_in_order(dutch40k, text):
     tokens = dutch40k.tokenise(text)
     spans = token_spans(dutch40k.pretokeniser, text, tokens)
     assert len(spans) == len(tokens) and None not in spans
-    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(spans, spans[1:]))
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in itertools.pairwise(spans))
     assert sorted({i for start, end in spans for i in range(start, end)}) == list(range(len(text)))
 
 

@@ -100,7 +100,8 @@ def test_v6_encoding():
 def test_v6_pair_first_differs():
     run = arizona(tie="pair-first")
     # step 7: the pair (ari, d) = 2 beats the scaffold token ari (2); ari is never re-added.
-    assert [(e.step, e.kind, e.label) for e in run.events] == V6_EVENTS[:12] + [
+    assert [(e.step, e.kind, e.label) for e in run.events] == [
+        *V6_EVENTS[:12],
         (7, "merge", "ari + d -> arid"),
         (8, "readmit", "readmit zona"),
     ]

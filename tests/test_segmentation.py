@@ -98,7 +98,7 @@ def test_invariants_and_indexes():
     tok = bte(["a b", "ab c", "a bc", "b c"])
     assert tok.merge_of("ab") == Merge(0, ("a", "b"))
     assert [str(m) for m in tok.used_by["a"]] == ["a b", "a bc"]
-    assert tok.check_invariants() == []  # several merges may form a type (issue 12: every part exists)
+    assert tok.check_invariants() == []  # several merges may form a type (every part exists)
     assert tok.produced_by["abc"] == (Merge(1, ("ab", "c")), Merge(2, ("a", "bc")))
     broken = BTETokeniser("ab", [Merge(0, ("a", "x"))], WhitespaceSplit())
     assert any("not in V" in p for p in broken.check_invariants())
@@ -190,6 +190,7 @@ def test_tuple_bte_equals_the_literal_definition(merges, word):
     assert tok.engine.boundary_trace(word) == (expected, tok.trace_pretoken(word).boundary_merges)
 
 
+@pytest.mark.slow
 def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, monkeypatch):
     """Beyond LONG_PRETOKEN symbols binary segmentation uses a heap (a 1 MB pretoken would take
     hours with the list scan); it picks the same merges, shared ranks (tiktoken's form) included."""

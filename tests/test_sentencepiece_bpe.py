@@ -130,7 +130,8 @@ def trained(tmp_path_factory):
     return models
 
 
-ALPHABET = sorted(set("".join(TRAINING[:200]))) + [
+ALPHABET = [
+    *sorted(set("".join(TRAINING[:200]))),
     " ",
     "  ",
     "\n",
@@ -195,7 +196,8 @@ def test_real_unigram_models(name):
 
 
 def test_malformed_models_are_refused(trained):
-    for bad in (b"", b"\n\x05hello", b"\x0f\x01", b"not a model"):
+    # the last: a piece whose text field is a number
+    for bad in (b"", b"\n\x05hello", b"\x0f\x01", b"not a model", b"\n\x02\x08\x05"):
         with pytest.raises(InputError) as err:
             parse_sentencepiece_bytes(bad, "bad.model")
         assert "bad.model" in str(err.value)

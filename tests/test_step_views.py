@@ -201,6 +201,7 @@ def test_affected_words_include_trees_that_changed_without_new_tokens():
     assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=["xyz"]) == []
 
 
+@pytest.mark.slow
 def test_affected_words_with_touched_types_agree_with_the_full_scan(dutch40k):
     from core.formats.references import load_references
     from core.samples import reference_paths

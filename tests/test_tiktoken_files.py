@@ -77,8 +77,8 @@ def reference(tok: BTETokeniser, data: bytes, encoding: str):
         ("gpt2.tiktoken", None, "r50k_base", 4),
         ("gpt2.tiktoken", "whisper_gpt2", "whisper_gpt2", 9),
         ("multilingual.tiktoken", None, "whisper_multilingual", 4),
-        ("tokenizer.model", None, "llama3", 3),
-        ("o200k_base.tiktoken", None, "o200k_base", 3),
+        pytest.param("tokenizer.model", None, "llama3", 3, marks=pytest.mark.slow),
+        pytest.param("o200k_base.tiktoken", None, "o200k_base", 3, marks=pytest.mark.slow),
         ("cl100k_base.tiktoken", None, "cl100k_base", 3),
         ("p50k_base.tiktoken", "p50k_base", "p50k_base", 9),
     ],
@@ -100,6 +100,7 @@ def test_real_rank_files(name, pattern, expected, step):
     assert check(tok, enc, texts) == len(texts)
 
 
+@pytest.mark.slow
 def test_llama3_special_tokens():
     tok = parse_tiktoken_bytes(real_bytes("llama3-tiktoken", "tokenizer.model"), "tokenizer.model")
     ids = tok.type_ids
@@ -112,6 +113,7 @@ def test_llama3_special_tokens():
     ]
 
 
+@pytest.mark.slow
 def test_tekken():
     obj = json.loads(real_bytes("mistral-tekken", "tekken_240911.json"))
     tok = parse_tekken_json(obj, "tekken_240911.json")
@@ -169,5 +171,8 @@ def test_pattern_argument_and_errors():
         parse_tiktoken_bytes(b"IQ== 0\nIg==\n", "bad.tiktoken")
     with pytest.raises(InputError, match="repeated"):
         parse_tiktoken_bytes(b"IQ== 0\nIQ== 1\n", "bad.tiktoken")
+    for empty in (b"", b"\n \n"):
+        with pytest.raises(InputError, match=r"empty\.tiktoken: no tokens"):
+            parse_tiktoken_bytes(empty, "empty.tiktoken")
     with pytest.raises(InputError, match="not a valid regex"):
         parse_tiktoken_bytes(ranks, "small.tiktoken", pattern="(unclosed")

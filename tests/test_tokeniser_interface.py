@@ -124,7 +124,7 @@ def test_files_are_recognised_by_content(tmp_path, families):
     assert sniff("#version: 0.2\nĠ t\nh e\n".encode()) == "merges"
     vocab = tmp_path / "vocab.json"
     vocab.write_text(json.dumps({"a": 0, "b": 1}), encoding="utf-8")
-    with pytest.raises(InputError, match="vocab.json .* alone: .*merges.txt"):
+    with pytest.raises(InputError, match=r"vocab\.json .* alone: .*merges\.txt"):
         load_tokeniser(vocab)
 
 

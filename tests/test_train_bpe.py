@@ -186,7 +186,7 @@ def test_count_pretokens():
 
 def test_train_from_text_matches_hf_train_from_iterator():
     tokenizers = pytest.importorskip("tokenizers")
-    texts = TEXTS + ["the lowest newer wider", "a aa aaa aaaa"]
+    texts = [*TEXTS, "the lowest newer wider", "a aa aaa aaaa"]
     ours = train_bpe_from_text(texts, SplitOnSpaces(), 35)
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 
@@ -173,4 +174,4 @@ def test_leaf_boxes_never_touch_even_for_byte_labels(dutch40k):
         for r in g.iter(f"{SVG}rect")
     )
     assert len(leaves) == len(pretoken) == 5
-    assert all(x + width + 4 <= next_x for (x, width), (next_x, _) in zip(leaves, leaves[1:]))
+    assert all(x + width + 4 <= next_x for (x, width), (next_x, _) in itertools.pairwise(leaves))

@@ -61,7 +61,7 @@ def test_model_files_load_like_any_tokeniser(tmp_path):
     for tok in (load_tokeniser(path), parse_tokeniser_bytes(path.read_bytes(), "upload.model")):
         assert isinstance(tok, UnigramTokeniser)
         assert tok.tokenise(TEXT[5]) == sp.encode(TEXT[5], out_type=str)
-    with pytest.raises(InputError, match="upload.model"):
+    with pytest.raises(InputError, match=r"upload\.model"):
         parse_tokeniser_bytes(b"not a model", "upload.model")
 
 
@@ -87,7 +87,7 @@ def test_bpe_and_malformed_models_are_refused(tmp_path):
         load_sentencepiece_model(tmp_path / "missing.model")
 
 
-# --- issue 11: the running float32 score, unknown characters, byte fallback ----------------------
+# --- the running float32 score, unknown characters, byte fallback ---------------------------------
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -105,7 +105,7 @@ def models(tmp_path_factory):
 
 
 def alone(tok, text):
-    """Each pretoken segmented on its own, from score 0 (what the tokeniser did before issue 11)."""
+    """Each pretoken segmented on its own, from score 0 (not what SentencePiece does)."""
     return [t for p in tok.pretokeniser.pretokenise(text) if p for t in tok.segment_pretoken(p)]
 
 

@@ -93,7 +93,7 @@ def test_a_damaged_file_names_itself(trained):
     _, run = trained
     obj = run.tokeniser.to_json()
     obj["version"] = 99
-    with pytest.raises(InputError, match="tok.json"):
+    with pytest.raises(InputError, match=r"tok\.json"):
         parse_tokeniser_bytes(json.dumps(obj).encode(), "tok.json")
 
 
@@ -136,7 +136,7 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
     summary = json.loads(report.read_text(encoding="utf-8"))
     assert summary["vocab_size"] == load_tokeniser(out).vocab_size <= 280
     assert summary["events"] and summary["seconds"] >= 0
-    if algorithm.startswith("unigram"):  # issue 6: every round's size, objective and token count
+    if algorithm.startswith("unigram"):  # every round's size, objective and token count
         assert summary["rounds"] and all(set(r) == {"vocab_size", "objective", "tokens"} for r in summary["rounds"])
         assert summary["rounds"][-1]["vocab_size"] == summary["vocab_size"]
     segmented = subprocess.run(

@@ -246,26 +246,26 @@ def cached_run(
     holder = st.empty()
 
     def compute() -> ComputedRun:
-        with holder.container():
-            with st.status(
+        with (
+            holder.container(),
+            st.status(
                 f"Running {label} on {tokeniser_name} with {len(references.entries):,} reference words…", expanded=True
-            ) as status:
-                started = time.perf_counter()
+            ) as status,
+        ):
+            started = time.perf_counter()
 
-                def traced(initial: TokenisedReference) -> None:
-                    st.write(
-                        f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %"
-                    )
+            def traced(initial: TokenisedReference) -> None:
+                st.write(f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %")
 
-                def progress(iteration: int, knocked: StepReport) -> None:
-                    status.update(label=f"Running {label}: iteration {iteration}…")
-                    st.write(
-                        f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
-                        f"({time.perf_counter() - started:.1f} s so far)"
-                    )
+            def progress(iteration: int, knocked: StepReport) -> None:
+                status.update(label=f"Running {label}: iteration {iteration}…")
+                st.write(
+                    f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
+                    f"({time.perf_counter() - started:.1f} s so far)"
+                )
 
-                computed = compute_run(key, tokeniser, references, config, traced=traced, progress=progress)
-                status.update(label=f"{label} done", state="complete")
+            computed = compute_run(key, tokeniser, references, config, traced=traced, progress=progress)
+            status.update(label=f"{label} done", state="complete")
         return computed
 
     def load_or_compute() -> ComputedRun:

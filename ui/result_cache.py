@@ -12,6 +12,7 @@ logged): the result is computed again, never a traceback. The folder is kept und
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -49,7 +50,7 @@ def _folders() -> list[tuple[Path, bool]]:
     """(folder, whether it is the disk cache) in the order they are searched."""
     folders = [(PRECOMPUTED_DIR, False)]
     disk = results_dir()
-    return folders + [(disk, True)] if disk is not None else folders
+    return [*folders, (disk, True)] if disk is not None else folders
 
 
 def through(
@@ -89,10 +90,8 @@ def store(kind: str, key: str, body: Callable[[], Mapping]) -> None:
 
 
 def _touch(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):  # best effort: an archive that vanished meanwhile needs no touch
         os.utime(path)
-    except OSError:
-        pass
 
 
 def prune(folder: Path, budget: int) -> None:

@@ -66,7 +66,7 @@ def scenario_buttons(names: Sequence[str], key_prefix: str, on_click: Callable[[
     """One button per teaching scenario in a row; the loaded one is highlighted, a click calls
     ``on_click(name)``."""
     loaded = chosen("tokeniser") or st.query_params.get("tokeniser")
-    for column, name in zip(st.columns(len(names)), names):
+    for column, name in zip(st.columns(len(names)), names, strict=True):
         column.button(
             sv.scenario_label(name),
             key=f"{key_prefix}_{name}",

@@ -1,6 +1,6 @@
 """Uploaded files kept on the server's disk under their content digest, so a link can name them.
 
-A link carries ``upload:<id>`` instead of a file (issue 14, "honest links"): any session of the same
+A link carries ``upload:<id>`` instead of a file, so it names exactly what was uploaded: any session of the same
 server finds the file here (``ui.storage.storage_dir("uploads")``, a folder per kind: one file can be
 both a corpus and references). An entry is its files ``<id>.0`` (and ``<id>.1``: the vocab.json of a
 merges.txt) and a JSON sidecar ``<id>.json`` with the kind, the original file names and the
@@ -16,6 +16,7 @@ the entries used least recently (file times, refreshed on each use) go first.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -83,10 +84,8 @@ def _each_file(folder: Path, upload_id: str, action) -> None:
     """``action(path)`` on every file of an entry (temporary ones too); best effort: a file that
     vanished or refuses meanwhile is left as it is."""
     for path in folder.glob(upload_id + ".*"):
-        try:
+        with contextlib.suppress(OSError):
             action(path)
-        except OSError:
-            pass
 
 
 def _remove(folder: Path, upload_id: str) -> None:
@@ -161,7 +160,9 @@ def _read(kind: str, upload_id: str, max_bytes: int) -> Upload | None:
     if any(path.stat().st_size > max_bytes for path in paths):
         raise ValueError("a file is larger than the upload limit")
     return Upload(
-        sidecar["kind"], tuple(zip(sidecar["names"], map(Path.read_bytes, paths))), sidecar.get("pretokeniser")
+        sidecar["kind"],
+        tuple(zip(sidecar["names"], map(Path.read_bytes, paths), strict=True)),
+        sidecar.get("pretokeniser"),
     )
 
 

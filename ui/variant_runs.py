@@ -75,7 +75,7 @@ def train_with_progress(
     for i, algorithm in enumerate(algorithms):
 
         def progress(done: int, total: int, i=i, algorithm=algorithm) -> None:
-            share = min(1.0, done / total) if total else 1.0
+            share = min(1.0, done / total) if total else 0.0  # total 0: not known yet
             bar.progress(
                 (i + share) / len(algorithms),
                 text=f"Training {algorithm} ({i + 1} of {len(algorithms)}): {done:,} of {total:,}",

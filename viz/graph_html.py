@@ -33,6 +33,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -276,6 +277,272 @@ def _type_title(
     return "\n".join(lines)
 
 
+@dataclass(frozen=True, slots=True)
+class _Drawing:
+    """What every node and edge of one :func:`graph_elements` call needs."""
+
+    tokeniser: BTETokeniser
+    hood: Neighbourhood
+    display: Callable[[str], str]
+    other: BTETokeniser | None
+    other_label: str
+    other_is_before: bool
+    fire_counts: Mapping[str, Mapping[Merge, int]] | None
+    absent: set[Merge]
+    levels: dict[str, int]
+    scale: int
+
+    @property
+    def absent_text(self) -> str:
+        if self.other_is_before:
+            return f"new: not in {self.other_label}"
+        return f"knocked out: absent from {self.other_label}"
+
+
+STATUS_MARK = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}
+
+
+def _colour(background: str, border: str) -> dict:
+    """A node's vis-network colour: its fill and border, a dark border when highlighted or hovered."""
+    return {
+        "background": background,
+        "border": border,
+        "highlight": {"background": background, "border": "#0f172a"},
+        "hover": {"background": background, "border": "#0f172a"},
+    }
+
+
+def _edge_style(is_tuple: bool, gone: bool, alternative: bool) -> dict:
+    """Colour, width and dashes of an arrow of a tuple, absent, alternative or plain merge."""
+    colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
+    return {"color": colour, "width": 3 if is_tuple else 1.5, "dashes": gone or ([3, 4] if alternative else False)}
+
+
+def _alternative_text(tokeniser: BTETokeniser, result: str, display: Callable[[str], str]) -> str:
+    primary = tokeniser.primary_merge(result)
+    return f"an alternative: {shown(result, display)}'s own string is formed by {merge_text(primary, display)}"
+
+
+def _status_text(drawing: _Drawing, type_: str, status: str) -> str:
+    """The tooltip line saying how ``type_`` differs in the comparison tokeniser."""
+    if status == GONE:
+        return f"knocked out: not a type of {drawing.other_label}"
+    if status == NEW:
+        return f"new: not a type of {drawing.other_label}"
+    if status == REFORMED:
+        theirs = drawing.other.primary_merge(type_) if drawing.other is not None else None
+        their_merge = f" ({merge_text(theirs, drawing.display)})" if theirs is not None else ""
+        return f"re-formed: {drawing.other_label} forms this type with another merge{their_merge}"
+    return ""
+
+
+def _type_node(drawing: _Drawing, type_: str) -> dict:
+    """The box of a type, styled by its role and marked if it differs in the comparison tokeniser."""
+    role = drawing.hood.roles.get(type_, OTHER)
+    background, border, radius = ROLE_STYLE[role]
+    status = type_status(drawing.tokeniser, type_, drawing.other, drawing.absent, drawing.other_is_before)
+    title = _type_title(
+        type_,
+        role,
+        drawing.tokeniser,
+        drawing.hood,
+        drawing.display,
+        _status_text(drawing, type_, status),
+        drawing.fire_counts,
+    )
+    other = role == OTHER
+    text = shown(type_, drawing.display)
+    node = {
+        "id": type_node(type_),
+        "label": STATUS_MARK.get(status, "") + text,
+        "focus": type_,
+        "shown": text,
+        "role": role,
+        "shape": "box",
+        "level": drawing.levels.get(type_, 0) * drawing.scale,
+        "title": title,
+        "color": _colour(background, ABSENT_COLOUR if status else border),
+        "borderWidth": 4 if role == CENTER else (1 if other else 2),
+        "shapeProperties": {"borderRadius": radius},
+        "margin": 7 if other else 10,
+        "font": {
+            "size": SMALL_FONT if other else TYPE_FONT,
+            "color": "#57534e" if other else "#1c1917",
+            "face": "DejaVu Sans Mono, monospace",
+            "bold": role == CENTER,
+        },
+    }
+    if status:
+        node["shapeProperties"]["borderDashes"] = [8, 5] if status in (GONE, NEW) else [2, 4]
+        node["borderWidth"] = 4
+        node["status"] = status
+    return node
+
+
+def _merge_title(drawing: _Drawing, merge: Merge, alternative: bool, gone: bool) -> str:
+    """The tooltip of a merge node: rank, parts and result, primary or alternative, counts, absence."""
+    display, result = drawing.display, merge.result
+    title = [
+        f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
+        f"{merge_text(merge, display)} → {shown(result, display)}",
+    ]
+    if rank_help(merge.rank):  # placed by reification between two integer ranks
+        title.append(rank_help(merge.rank))
+    several = len(drawing.tokeniser.produced_by.get(result, ()))
+    if alternative:
+        title.append(_alternative_text(drawing.tokeniser, result, display))
+    elif several > 1:
+        title.append(
+            f"primary: forms {shown(result, display)} from its own string "
+            f"({several - 1} alternative{'s' if several > 2 else ''})"
+        )
+    if drawing.fire_counts:
+        title.append(fires_text(merge, drawing.fire_counts))
+    if gone:
+        title.append(drawing.absent_text)
+    title.append("click: centre the graph on its result")
+    return "\n".join(title)
+
+
+def _merge_node(drawing: _Drawing, node_id: str, merge: Merge) -> dict:
+    """The box of a merge (types and merges view): rank and parts, tuple, alternative or absent."""
+    gone = merge in drawing.absent
+    alternative = merge in drawing.hood.alternatives
+    background, border = TUPLE_STYLE if merge.is_tuple else (ALT_STYLE if alternative else MERGE_STYLE)
+    head = rank_text(merge.rank) + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
+    mark = (NEW_MARK if drawing.other_is_before else ABSENT_MARK) if gone else ""
+    node = {
+        "id": node_id,
+        "label": f"{mark}{head}\n{merge_text(merge, drawing.display)}",
+        "focus": merge.result,
+        "shown": shown(merge.result, drawing.display),
+        "role": "merge",
+        "tuple": merge.is_tuple,
+        "rank": merge.rank,
+        "shape": "box",
+        "level": drawing.levels.get(merge.result, 0) * 2 - 1,
+        "title": _merge_title(drawing, merge, alternative, gone),
+        "color": _colour(background, ABSENT_COLOUR if gone else border),
+        "borderWidth": 3 if (merge.is_tuple or gone) else 1,
+        "shapeProperties": {
+            "borderRadius": 0,
+            **({"borderDashes": [8, 5]} if gone else {"borderDashes": [3, 3]} if alternative else {}),
+        },
+        "font": {
+            "size": SMALL_FONT,
+            "face": "DejaVu Sans Mono, monospace",
+            "color": "#57534e" if alternative else "#1c1917",
+        },
+        "margin": 6,
+    }
+    if gone:
+        node["status"] = NEW if drawing.other_is_before else GONE
+    if alternative:
+        node["alternative"] = True
+    return node
+
+
+def _merges_view(drawing: _Drawing, other_parts: bool) -> tuple[list[dict], list[dict]]:
+    """Types and merges alternating ([knockout Fig. 11]): an arrow from each part to its merge and
+    from the merge to its result."""
+    hood = drawing.hood
+    by_id = {node_id: m for m, node_id in merge_node_ids(hood.merges).items()}
+    graph = merge_graph(drawing.tokeniser, hood.merges)
+    graph.add_node(type_node(hood.center), kind="type", label=hood.center)
+    nodes: list[dict] = []
+    for node_id, data in graph.nodes(data=True):
+        if data["kind"] != "type":
+            nodes.append(_merge_node(drawing, node_id, by_id[node_id]))
+        elif other_parts or data["label"] in hood.roles:
+            nodes.append(_type_node(drawing, data["label"]))
+    edges: list[dict] = []
+    for source, target, data in graph.edges(data=True):
+        if not other_parts and source.startswith("t:") and source[2:] not in hood.roles:
+            continue
+        merge = by_id[target if target.startswith("m:") else source]
+        style = _edge_style(merge.is_tuple, merge in drawing.absent, merge in hood.alternatives)
+        edge = {"from": source, "to": target, **style}
+        positions = data.get("positions")
+        if positions and len(positions) > 1:
+            edge["label"] = f"×{len(positions)}"
+        edges.append(edge)
+    return nodes, edges
+
+
+def _type_edge_title(
+    drawing: _Drawing,
+    result: str,
+    rank: float,
+    merge: Merge | None,
+    extras: Sequence[Merge],
+    *,
+    is_tuple: bool,
+    alternative: bool,
+    gone: bool,
+) -> str:
+    """The tooltip of a part -> result arrow: ``merge`` and the ``extras`` it also stands for, an
+    alternative's primary merge, counts, absence."""
+    display = drawing.display
+    title = f"{'tuple merge' if is_tuple else 'merge'} {rank_text(rank)}"
+    if merge is not None:
+        title += f": {merge_text(merge, display)} → {shown(result, display)}"
+    for extra in extras:
+        title += f"\nmerge {rank_text(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
+    if alternative:
+        title += "\n" + _alternative_text(drawing.tokeniser, result, display)
+    if drawing.fire_counts and merge is not None:
+        title += "\n" + fires_text(merge, drawing.fire_counts)
+    if gone:
+        title += f"\n{drawing.absent_text}"
+    return title
+
+
+def _type_edge(drawing: _Drawing, part: str, result: str, datas: Sequence[dict], merges: Sequence[Merge]) -> dict:
+    """One arrow from ``part`` to ``result`` for all the shown ``merges`` that use it (``datas``:
+    the type graph's edge data, one per merge part)."""
+    merge = merges[0] if merges else drawing.tokeniser.primary_merge(result)
+    is_tuple = any(d["tuple"] for d in datas)
+    gone = merge is not None and merge in drawing.absent
+    alternative = bool(merges) and all(m in drawing.hood.alternatives for m in merges)
+    title = _type_edge_title(
+        drawing, result, datas[0]["rank"], merge, merges[1:], is_tuple=is_tuple, alternative=alternative, gone=gone
+    )
+    edge = {
+        "from": type_node(part),
+        "to": type_node(result),
+        **_edge_style(is_tuple, gone, alternative),
+        "title": title,
+    }
+    if alternative:
+        edge["alternative"] = True
+    if len(datas) > 1:
+        edge["label"] = f"×{len(datas)}"
+    return edge
+
+
+def _types_view(drawing: _Drawing, other_parts: bool) -> tuple[list[dict], list[dict]]:
+    """Types only ([knockout Fig. 1]): one arrow from each part to the result, for all merges using it."""
+    hood = drawing.hood
+    graph = type_graph(drawing.tokeniser, hood.merges)
+    nodes = [
+        _type_node(drawing, type_)
+        for type_ in dict.fromkeys([hood.center, *graph.nodes])
+        if other_parts or type_ in hood.roles
+    ]
+    by_rank: dict[tuple[float, str], list[Merge]] = defaultdict(list)
+    for m in hood.merges:
+        by_rank[(m.rank, m.result)].append(m)
+    grouped: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for part, result, data in graph.edges(data=True):
+        if other_parts or part in hood.roles:
+            grouped[(part, result)].append(data)
+    edges = []
+    for (part, result), datas in grouped.items():
+        merges = list(dict.fromkeys(m for d in datas for m in by_rank[(d["rank"], result)] if part in m.parts))
+        edges.append(_type_edge(drawing, part, result, datas, merges))
+    return nodes, edges
+
+
 def graph_elements(
     tokeniser: BTETokeniser,
     hood: Neighbourhood,
@@ -288,7 +555,7 @@ def graph_elements(
     other_parts: bool = True,
     fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
 ) -> tuple[list[dict], list[dict]]:
-    """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``.
+    """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``, placed (:func:`place`).
 
     Alternative merges (``hood.alternatives``: not the merge that forms their result from its own
     string) are dashed grey and labelled ``alt``; ``fire_counts`` (name -> merge -> applications)
@@ -301,200 +568,19 @@ def graph_elements(
     ``other``, merges absent from it are marked: as knocked out (``out:``, red, dashed) when ``other``
     is the tokeniser after an edit, as new (``new:``, red, dashed) when ``other_is_before``.
     """
-    display = display or tokeniser.pretokeniser.display
-    absent = absent_merges(hood.merges, other)
-    mark = NEW_MARK if other_is_before else ABSENT_MARK
-    absent_text = f"new: not in {other_label}" if other_is_before else f"knocked out: absent from {other_label}"
-    type_edges = [(part, merge.result) for merge in hood.merges for part in merge.parts]
-    levels = graph_levels(hood, type_edges)
-    scale = 2 if view == MERGES_VIEW else 1
-    nodes: list[dict] = []
-    edges: list[dict] = []
-
-    def add_type(type_: str) -> None:
-        role = hood.roles.get(type_, OTHER)
-        background, border, radius = ROLE_STYLE[role]
-        status = type_status(tokeniser, type_, other, absent, other_is_before)
-        status_text = {
-            GONE: f"knocked out: not a type of {other_label}",
-            NEW: f"new: not a type of {other_label}",
-            REFORMED: f"re-formed: {other_label} forms this type with another merge"
-            + (
-                f" ({merge_text(other.primary_merge(type_), display)})"
-                if other is not None and other.primary_merge(type_) is not None
-                else ""
-            ),
-        }.get(status, "")
-        prefix = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}.get(status, "")
-        node = {
-            "id": type_node(type_),
-            "label": prefix + shown(type_, display),
-            "focus": type_,
-            "shown": shown(type_, display),
-            "role": role,
-            "shape": "box",
-            "level": levels.get(type_, 0) * scale,
-            "title": _type_title(type_, role, tokeniser, hood, display, status_text, fire_counts),
-            "color": {
-                "background": background,
-                "border": ABSENT_COLOUR if status else border,
-                "highlight": {"background": background, "border": "#0f172a"},
-                "hover": {"background": background, "border": "#0f172a"},
-            },
-            "borderWidth": 4 if role == CENTER else (1 if role == OTHER else 2),
-            "shapeProperties": {"borderRadius": radius},
-            "margin": 10 if role != OTHER else 7,
-            "font": {
-                "size": TYPE_FONT if role != OTHER else SMALL_FONT,
-                "color": "#1c1917" if role != OTHER else "#57534e",
-                "face": "DejaVu Sans Mono, monospace",
-                "bold": role == CENTER,
-            },
-        }
-        if status:
-            node["shapeProperties"]["borderDashes"] = [8, 5] if status in (GONE, NEW) else [2, 4]
-            node["borderWidth"] = 4
-            node["status"] = status
-        nodes.append(node)
-
-    if view == MERGES_VIEW:
-        by_id = {node_id: m for m, node_id in merge_node_ids(hood.merges).items()}
-        graph = merge_graph(tokeniser, hood.merges)
-        graph.add_node(type_node(hood.center), kind="type", label=hood.center)
-        for node_id, data in graph.nodes(data=True):
-            if data["kind"] == "type":
-                if other_parts or data["label"] in hood.roles:
-                    add_type(data["label"])
-                continue
-            merge = by_id[node_id]
-            gone = merge in absent
-            alternative = merge in hood.alternatives
-            background, border = TUPLE_STYLE if merge.is_tuple else (ALT_STYLE if alternative else MERGE_STYLE)
-            head = rank_text(merge.rank) + (" tuple" if merge.is_tuple else "") + (ALT_MARK if alternative else "")
-            title = [
-                f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
-                f"{merge_text(merge, display)} → {shown(merge.result, display)}",
-            ]
-            if rank_help(merge.rank):  # placed by reification between two integer ranks
-                title.append(rank_help(merge.rank))
-            several = len(tokeniser.produced_by.get(merge.result, ()))
-            if alternative:
-                title.append(
-                    f"an alternative: {shown(merge.result, display)}'s own string is formed by "
-                    f"{merge_text(tokeniser.primary_merge(merge.result), display)}"
-                )
-            elif several > 1:
-                title.append(
-                    f"primary: forms {shown(merge.result, display)} from its own string "
-                    f"({several - 1} alternative{'s' if several > 2 else ''})"
-                )
-            if fire_counts:
-                title.append(fires_text(merge, fire_counts))
-            if gone:
-                title.append(absent_text)
-            title.append("click: centre the graph on its result")
-            node = {
-                "id": node_id,
-                "label": f"{mark if gone else ''}{head}\n{merge_text(merge, display)}",
-                "focus": merge.result,
-                "shown": shown(merge.result, display),
-                "role": "merge",
-                "tuple": merge.is_tuple,
-                "rank": merge.rank,
-                "shape": "box",
-                "level": levels.get(merge.result, 0) * 2 - 1,
-                "title": "\n".join(title),
-                "color": {
-                    "background": background,
-                    "border": ABSENT_COLOUR if gone else border,
-                    "highlight": {"background": background, "border": "#0f172a"},
-                    "hover": {"background": background, "border": "#0f172a"},
-                },
-                "borderWidth": 3 if (merge.is_tuple or gone) else 1,
-                "shapeProperties": {
-                    "borderRadius": 0,
-                    **({"borderDashes": [8, 5]} if gone else {"borderDashes": [3, 3]} if alternative else {}),
-                },
-                "font": {
-                    "size": SMALL_FONT,
-                    "face": "DejaVu Sans Mono, monospace",
-                    "color": "#57534e" if alternative else "#1c1917",
-                },
-                "margin": 6,
-            }
-            if gone:
-                node["status"] = NEW if other_is_before else GONE
-            if alternative:
-                node["alternative"] = True
-            nodes.append(node)
-        for source, target, data in graph.edges(data=True):
-            if not other_parts and source.startswith("t:") and source[2:] not in hood.roles:
-                continue
-            merge_id = target if target.startswith("m:") else source
-            merge = by_id[merge_id]
-            gone = merge in absent
-            alternative = merge in hood.alternatives
-            colour = (
-                TUPLE_EDGE if merge.is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
-            )
-            edge = {
-                "from": source,
-                "to": target,
-                "color": colour,
-                "width": 3 if merge.is_tuple else 1.5,
-                "dashes": gone or ([3, 4] if alternative else False),
-            }
-            positions = data.get("positions")
-            if positions and len(positions) > 1:
-                edge["label"] = f"×{len(positions)}"
-            edges.append(edge)
-    else:
-        graph = type_graph(tokeniser, hood.merges)
-        for type_ in dict.fromkeys([hood.center, *graph.nodes]):
-            if other_parts or type_ in hood.roles:
-                add_type(type_)
-        by_rank = {(m.rank, m.result): [] for m in hood.merges}
-        for m in hood.merges:
-            by_rank[(m.rank, m.result)].append(m)
-        grouped: dict[tuple[str, str], list[dict]] = defaultdict(list)
-        for part, result, data in graph.edges(data=True):
-            if not other_parts and part not in hood.roles:
-                continue
-            grouped[(part, result)].append(data)
-        for (part, result), datas in grouped.items():
-            drawn = list(dict.fromkeys(m for d in datas for m in by_rank[(d["rank"], result)] if part in m.parts))
-            merge = drawn[0] if drawn else tokeniser.primary_merge(result)
-            is_tuple = any(d["tuple"] for d in datas)
-            gone = merge is not None and merge in absent
-            alternative = bool(drawn) and all(m in hood.alternatives for m in drawn)
-            colour = TUPLE_EDGE if is_tuple else (ABSENT_COLOUR if gone else ALT_EDGE if alternative else EDGE_COLOUR)
-            title = f"{'tuple merge' if is_tuple else 'merge'} {rank_text(datas[0]['rank'])}"
-            if merge is not None:
-                title += f": {merge_text(merge, display)} → {shown(result, display)}"
-            for extra in drawn[1:]:
-                title += f"\nmerge {rank_text(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
-            if alternative:
-                title += (
-                    f"\nan alternative: {shown(result, display)}'s own string is formed by "
-                    f"{merge_text(tokeniser.primary_merge(result), display)}"
-                )
-            if fire_counts and merge is not None:
-                title += "\n" + fires_text(merge, fire_counts)
-            if gone:
-                title += f"\n{absent_text}"
-            edge = {
-                "from": type_node(part),
-                "to": type_node(result),
-                "color": colour,
-                "width": 3 if is_tuple else 1.5,
-                "dashes": gone or ([3, 4] if alternative else False),
-                "title": title,
-            }
-            if alternative:
-                edge["alternative"] = True
-            if len(datas) > 1:
-                edge["label"] = f"×{len(datas)}"
-            edges.append(edge)
+    drawing = _Drawing(
+        tokeniser,
+        hood,
+        display or tokeniser.pretokeniser.display,
+        other,
+        other_label,
+        other_is_before,
+        fire_counts,
+        absent_merges(hood.merges, other),
+        graph_levels(hood, [(part, merge.result) for merge in hood.merges for part in merge.parts]),
+        2 if view == MERGES_VIEW else 1,
+    )
+    nodes, edges = (_merges_view if view == MERGES_VIEW else _types_view)(drawing, other_parts)
     place(nodes, edges, row_gap=110 if view == TYPES_VIEW else 80)
     return nodes, edges
 
@@ -509,6 +595,25 @@ def node_width(node: Mapping) -> float:
     size = node.get("font", {}).get("size", TYPE_FONT)
     longest = max((len(line) for line in str(node["label"]).split("\n")), default=1)
     return longest * size * CHAR_WIDTH + 2 * node.get("margin", 10) + 2 * node.get("borderWidth", 1)
+
+
+def _pack(ids: Sequence[str], width: Mapping[str, float], gap: float, max_row: float) -> tuple[list[float], int]:
+    """Centred x positions of one layer's nodes in this order, and into how many staggered sub-rows
+    (1 to 4) it is split: node i sits in sub-row i mod k, so neighbours in a sub-row keep ``gap``."""
+    total = sum(width[i] for i in ids) + gap * (len(ids) - 1)
+    k = max(1, min(4, math.ceil(total / max_row)))
+    positions: list[float] = []
+    for i, node_id in enumerate(ids):
+        if i == 0:
+            value = 0.0
+        else:
+            value = positions[i - 1] + (width[ids[i - 1]] + width[node_id]) / (2 * k) + gap / k
+            if i >= k:
+                left = ids[i - k]
+                value = max(value, positions[i - k] + (width[left] + width[node_id]) / 2 + gap)
+        positions.append(value)
+    middle = (positions[0] - width[ids[0]] / 2 + positions[-1] + width[ids[-1]] / 2) / 2
+    return [p - middle for p in positions], k
 
 
 def place(
@@ -547,46 +652,47 @@ def place(
 
     def pack(level: int) -> None:
         ids = rows[level]
-        total = sum(width[i] for i in ids) + gap * (len(ids) - 1)
-        k = max(1, min(4, math.ceil(total / max_row)))
-        positions: list[float] = []
-        for i, node_id in enumerate(ids):
-            if i == 0:
-                value = 0.0
-            else:
-                value = positions[i - 1] + (width[ids[i - 1]] + width[node_id]) / (2 * k) + gap / k
-                if i >= k:
-                    left = ids[i - k]
-                    value = max(value, positions[i - k] + (width[left] + width[node_id]) / 2 + gap)
-            positions.append(value)
-        middle = (positions[0] - width[ids[0]] / 2 + positions[-1] + width[ids[-1]] / 2) / 2
+        positions, k = _pack(ids, width, gap, max_row)
         shift = next((i for i, node_id in enumerate(ids) if node_id in centres), 0)  # the centre on top
         for i, node_id in enumerate(ids):
-            x[node_id] = positions[i] - middle
+            x[node_id] = positions[i]
             sub[node_id] = (i - shift) % k
         depth[level] = k
+
+    def centre(node_id: str, neighbours: Mapping[str, list[str]]) -> float:
+        near = [x[n] for n in neighbours.get(node_id, ()) if n in x]
+        return sum(near) / len(near) if near else x[node_id]
 
     for level in levels:
         pack(level)
     for sweep in range(sweeps):
         downward = sweep % 2 == 0
+        neighbours = up if downward else down
         for level in levels if downward else reversed(levels):
-            neighbours = up if downward else down
-
-            def centre(node_id: str) -> float:
-                near = [x[n] for n in neighbours.get(node_id, ()) if n in x]
-                return sum(near) / len(near) if near else x[node_id]
-
-            rows[level].sort(key=centre)
+            rows[level].sort(key=lambda node_id, near=neighbours: centre(node_id, near))
             pack(level)
+    for node in nodes:
+        node["x"] = round(x[node["id"]], 1)
+    _set_y(nodes, rows, sub, depth, row_gap, sub_gap)
+
+
+def _set_y(
+    nodes: Sequence[dict],
+    rows: Mapping[int, list[str]],
+    sub: Mapping[str, int],
+    depth: Mapping[int, int],
+    row_gap: float,
+    sub_gap: float,
+) -> None:
+    """``y`` on every node: layers ``row_gap`` apart, a layer's sub-rows ``sub_gap`` apart."""
     y = 0.0
-    for level in levels:
+    for level in sorted(rows):
         k = depth[level]
         offsets = {node_id: (sub[node_id] - (k - 1) / 2) * sub_gap for node_id in rows[level]}
         top = y + (k - 1) / 2 * sub_gap
         for node in nodes:
             if node["level"] == level:
-                node["x"], node["y"] = round(x[node["id"]], 1), round(top + offsets[node["id"]], 1)
+                node["y"] = round(top + offsets[node["id"]], 1)
         y = top + (k - 1) / 2 * sub_gap + row_gap
 
 
@@ -756,8 +862,9 @@ def render_html(
     aria: str = "",
     inline: Mapping[str, str] | None = None,
 ) -> str:
-    """The document for the iframe (the graph fills the height the legend leaves). ``inline`` maps VIS_JS / VIS_CSS to their text to embed them
-    (a standalone file); otherwise they are loaded from STATIC_URL."""
+    """The document for the iframe (the graph fills the height the legend leaves). ``inline`` maps
+    VIS_JS / VIS_CSS to their text to embed them (a standalone file); otherwise they are loaded from
+    STATIC_URL."""
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     if inline:
         head = f"<style>{inline[VIS_CSS]}</style>\n<script>{inline[VIS_JS]}</script>"

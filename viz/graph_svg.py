@@ -117,7 +117,7 @@ def legend_swatch(style: str, x: float, y: float) -> str:
     fill = css.get("background", "none")
     if css.get("height") == "4px":  # an arrow colour
         return f'<rect x="{x}" y="{y + 5.5}" width="22" height="4" fill="{html_escape(fill)}"/>'
-    width, kind, colour = (css.get("border", "1px solid #1c1917").split() + ["solid", "#1c1917"])[:3]
+    width, kind, colour = [*css.get("border", "1px solid #1c1917").split(), "solid", "#1c1917"][:3]
     dash = {"dashed": ' stroke-dasharray="5 3"', "dotted": ' stroke-dasharray="1.5 2.5"'}.get(kind, "")
     radius = min(float(css.get("border-radius", "0px").rstrip("px") or 0), 7.5)
     return (

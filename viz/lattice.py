@@ -100,7 +100,7 @@ def lattice_svg(lattice, display: Callable[[str], str] = lambda t: t, *, max_arc
             f'<text class="character" x="{middle:.1f}" y="32" text-anchor="middle" font-size="{HEADER_PX}">'
             f"<title>{html_escape(tip)}</title>{html_escape(character.label)}</text>"
         )
-    for arc, row, marginal in zip(arcs, rows, marginals):
+    for arc, row, marginal in zip(arcs, rows, marginals, strict=True):
         best = arc in on_path
         fill = VITERBI_FILL if best else (OTHER_FILL if arc.known else UNKNOWN_FILL)
         x, y, w = 10 + cell * arc.start + 2, TOP + ROW * row, cell * (arc.end - arc.start) - 4

@@ -248,10 +248,7 @@ def blame_scatter(rows: Sequence[dict], threshold: float, *, log_x: bool = True,
             )
         )
     top = max(row["applications"] for row in rows)
-    if log_x and top > 1:
-        xs = [10 ** (math.log10(top) * i / 60) for i in range(61)]
-    else:
-        xs = [0, top]
+    xs = [10 ** (math.log10(top) * i / 60) for i in range(61)] if log_x and top > 1 else [0, top]
     fig.add_trace(
         go.Scatter(
             name=f"B(m) = {threshold:g} · N(m)",

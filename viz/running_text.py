@@ -128,7 +128,7 @@ def text_tokens(
         return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
     out = []
-    for i, (token, span) in enumerate(zip(tokens, spans)):
+    for i, (token, span) in enumerate(zip(tokens, spans, strict=True)):
         partial = (i > 0 and overlaps(spans[i - 1], span)) or (i + 1 < len(spans) and overlaps(span, spans[i + 1]))
         surface = source_text[span[0] : span[1]] if span else ""
         out.append(TextToken(token, id_of(token), span, surface, word_at(source_text, span), partial))

@@ -17,6 +17,7 @@ import io
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import pairwise
 
 import plotly.graph_objects as go
 
@@ -413,7 +414,7 @@ def table4_row(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> 
     labels = step_labels(steps)
     row = {"BPE": f"{100 * initial.f1:.2f}"}
     previous = initial.f1
-    for label, step in zip(labels[1 : upto + 1], steps[:upto]):
+    for label, step in zip(labels[1 : upto + 1], steps[:upto], strict=True):
         row[label] = f"{100 * (step.metrics.f1 - previous):+.2f}"
         previous = step.metrics.f1
     row["F1"] = f"{100 * previous:.2f}"
@@ -629,7 +630,7 @@ def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
                         splits.add(position)
                 start = pretoken.text.find(result, start + 1)
         cuts = [0, *sorted(splits), len(word)]
-        lines.append(f"{word}\t{' '.join(word[a:b] for a, b in zip(cuts, cuts[1:]))}")
+        lines.append(f"{word}\t{' '.join(word[a:b] for a, b in pairwise(cuts))}")
     return "".join(line + "\n" for line in lines) or None
 
 

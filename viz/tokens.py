@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import regex
 
@@ -120,7 +121,7 @@ def characters(text: str, display: Callable[[str], str] = lambda t: t) -> list[C
             if len(left) in graphemes and left + display(text[k:]) == whole:
                 cuts.append(k)
     cuts.append(len(text))
-    return [Character(a, b, _glyph(text[a:b], display)) for a, b in zip(cuts, cuts[1:])]
+    return [Character(a, b, _glyph(text[a:b], display)) for a, b in pairwise(cuts)]
 
 
 def _glyph(symbols: str, display: Callable[[str], str]) -> str:
@@ -449,7 +450,8 @@ def comparison_html(
             f'<td style="padding:6px 12px 6px 0;font-weight:600;min-width:7em;vertical-align:middle">'
             f"{html_escape(label)}</td>"
             f'<td class="tok-chips" style="padding:4px 8px;vertical-align:middle;white-space:normal">{chips}</td>'
-            f'<td style="padding:4px 8px;white-space:nowrap;opacity:0.8;vertical-align:middle">{html_escape(count)}</td>'
+            f'<td style="padding:4px 8px;white-space:nowrap;opacity:0.8;vertical-align:middle">'
+            f"{html_escape(count)}</td>"
             f'<td style="padding:4px 0;opacity:0.8;vertical-align:middle">{html_escape(note)}</td></tr>'
         )
     # The chips wrap inside their cell (a word with emoji written as bytes makes long rows, which a

@@ -105,29 +105,41 @@ def node_states(
     reference = set(reference)
     for i, (_text, trees) in enumerate(pretokens):
         limit = 10**9 if done is None else done[i]
-        tokens = {id(node): n for n, node in enumerate(roots_at(trees, limit))}
+        yield from _pretoken_states(i, trees, limit, last_step, reference, highlight)
 
-        def visit(node) -> Iterator[NodeState]:
-            merge = node.merge
-            yield NodeState(
-                node=node,
-                pretoken=i,
-                height=height(node),
-                formed=merge is None or node.step < limit,
-                token=tokens.get(id(node)),
-                last=merge is not None
-                and last_step is not None
-                and (i, node.step) == tuple(last_step)
-                and node.step < limit,
-                is_tuple=len(node.children) > 2,
-                crosses=any((i, c.start - 1) in reference for c in node.children[1:]),
-                highlighted=bool(highlight) and ((merge is not None and merge in highlight) or node.token in highlight),
-            )
-            for child in node.children:
-                yield from visit(child)
 
-        for tree in trees:
-            yield from visit(tree)
+def _pretoken_states(
+    i: int,
+    trees: Sequence,
+    limit: int,
+    last_step: tuple[int, int] | None,
+    reference: Collection[tuple[int, int]],
+    highlight: Collection,
+) -> Iterator[NodeState]:
+    """The nodes of pretoken ``i``'s trees after ``limit`` of its merges, parents before children."""
+    tokens = {id(node): n for n, node in enumerate(roots_at(trees, limit))}
+
+    def visit(node) -> Iterator[NodeState]:
+        merge = node.merge
+        yield NodeState(
+            node=node,
+            pretoken=i,
+            height=height(node),
+            formed=merge is None or node.step < limit,
+            token=tokens.get(id(node)),
+            last=merge is not None
+            and last_step is not None
+            and (i, node.step) == tuple(last_step)
+            and node.step < limit,
+            is_tuple=len(node.children) > 2,
+            crosses=any((i, c.start - 1) in reference for c in node.children[1:]),
+            highlighted=bool(highlight) and ((merge is not None and merge in highlight) or node.token in highlight),
+        )
+        for child in node.children:
+            yield from visit(child)
+
+    for tree in trees:
+        yield from visit(tree)
 
 
 def spelled_characters(pretokens: Sequence[tuple[str, Sequence]], display: Callable[[str], str]) -> list[list]:

@@ -132,7 +132,7 @@ def merge_tree_forest(
         return _node(states[id(node)], [write(c, depth + 1) for c in node.children], display, depth)
 
     pictures = []
-    for i, (text, trees) in enumerate(pretokens):
+    for i, (_text, trees) in enumerate(pretokens):
         for n, tree in enumerate(trees):
             splits = [
                 k for (p, k) in sorted(reference) if p == i and tree.start <= k < tree.start + len(tree.token) - 1

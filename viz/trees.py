@@ -24,6 +24,7 @@ Reading the picture (:mod:`viz.tree_states` decides, :func:`tree_legend_html` ex
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 from viz.escaping import html_escape
 from viz.ranks import rank_help, rank_text
@@ -34,6 +35,7 @@ from viz.tree_states import (
     CHARACTER_STROKE,
     INK,
     TUPLE,
+    NodeState,
     height,
     node_states,
     spelled_characters,
@@ -82,6 +84,133 @@ def _node_title(node, display: Callable[[str], str]) -> str:
     return title
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where one picture's pieces go: one ``cell`` per leaf column, pretoken i from column
+    ``starts[i]``, the leaves' centres at ``bottom`` and each tree level ``ROW`` higher."""
+
+    cell: float
+    starts: list[int]
+    top: float
+    bottom: float
+    width: float
+    height: float
+
+    def column_x(self, pretoken: int, column: float) -> float:
+        return MARGIN + (self.starts[pretoken] + column) * self.cell
+
+    def node_x(self, pretoken: int, node) -> float:
+        return MARGIN + (self.starts[pretoken] + node.start + len(node.token) / 2) * self.cell
+
+    def row_y(self, level: int) -> float:
+        """The centre of the nodes whose subtree is ``level`` merges high (0: the leaves)."""
+        return self.bottom - level * ROW
+
+
+def _layout(pretokens: Sequence[tuple[str, Sequence]], display: Callable[[str], str], spelled: bool) -> _Layout:
+    """Cells wide enough for the widest leaf label, pretokens ``GAP_CELLS`` apart, rows for the
+    tallest tree (and for the characters' row when ``spelled``)."""
+    leaf_labels = [drawn(ch, display) for text, _ in pretokens for ch in text]
+    cell = max([MIN_CELL, *(_label_width(label) + 20 for label in leaf_labels)])  # 14 px of box padding, 6 apart
+    starts: list[int] = []  # first column of each pretoken
+    col = 0
+    for text, _ in pretokens:
+        starts.append(col)
+        col += len(text) + GAP_CELLS
+    total_cols = max(col - GAP_CELLS, 1)
+    levels = max((height(t) for _, trees in pretokens for t in trees), default=0)
+    top = MARGIN + 6
+    bottom = top + levels * ROW + LEAF_H / 2
+    below = bottom + LEAF_H / 2 + (CHARACTER_H + 6 if spelled else 0)
+    return _Layout(cell, starts, top, bottom, total_cols * cell + 2 * MARGIN, below + MARGIN)
+
+
+def _child_lines(layout: _Layout, state: NodeState, x: float, y: float) -> list[str]:
+    """A line from a merge node (drawn at ``x``, ``y``) down to each of its children: solid once
+    fired, dashed before."""
+    node, i = state.node, state.pretoken
+    style = (
+        f'stroke="{INK}" stroke-width="1.6"'
+        if state.formed
+        else f'stroke="{state.outline[0]}" stroke-width="1.2" stroke-dasharray="4 4"'
+    )
+    lines = []
+    for child in node.children:
+        cx, cy = layout.node_x(i, child), layout.row_y(height(child))
+        child_h = LEAF_H if child.merge is None else NODE_H
+        lines.append(
+            f'<line x1="{x:.1f}" y1="{y + NODE_H / 2:.1f}" x2="{cx:.1f}" y2="{cy - child_h / 2:.1f}" {style}/>'
+        )
+    return lines
+
+
+def _node_box(state: NodeState, x: float, y: float, display: Callable[[str], str]) -> str:
+    """A node's box centred at ``x``, ``y``: its token and, for a merge, its rank; styled by what it
+    is at the step."""
+    node = state.node
+    label = drawn(node.token, display)
+    box_h = LEAF_H if node.merge is None else NODE_H
+    rank = "" if node.merge is None else rank_text(node.merge.rank) + (" tuple" if state.is_tuple else "")
+    box_w = max(_label_width(label) + 14, _label_width(rank, RANK_PX) + 16, 26)
+    stroke, stroke_w, dashed = state.outline
+    dash = ' stroke-dasharray="4 3"' if dashed else ""
+    opacity = 1.0 if state.formed else 0.45
+    inner = ""
+    if state.is_tuple:  # inside the outline, so a filled, outlined tuple merge still shows it
+        inset = stroke_w / 2 + 2.5
+        inner = (
+            f'<rect class="tuple-border" x="{x - box_w / 2 + inset:.1f}" y="{y - box_h / 2 + inset:.1f}" '
+            f'width="{box_w - 2 * inset:.1f}" height="{box_h - 2 * inset:.1f}" rx="5" fill="none" '
+            f'stroke="{TUPLE}" stroke-width="2"/>'
+        )
+    rank_colour = BLAME if state.crosses else (TUPLE if state.is_tuple else RANK_INK)
+    rank_text_svg = (
+        f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
+        f'fill="{rank_colour}">{html_escape(rank)}</text>'
+        if rank
+        else ""
+    )
+    return (
+        f'<g class="{" ".join(state.classes)}" data-token="{html_escape(node.token)}" opacity="{opacity}">'
+        f"<title>{html_escape(_node_title(node, display))}</title>"
+        f'<rect x="{x - box_w / 2:.1f}" y="{y - box_h / 2:.1f}" width="{box_w:.1f}" height="{box_h}" rx="7" '
+        f'fill="{state.fill}" stroke="{stroke}" stroke-width="{stroke_w}"{dash}/>{inner}'
+        f'<text x="{x:.1f}" y="{y - (6 if rank else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
+        f'fill="{INK}" style="white-space:pre">{html_escape(label)}</text>' + rank_text_svg + "</g>"
+    )
+
+
+def _reference_lines(layout: _Layout, i: int, text: str, reference: Collection[tuple[int, int]]) -> list[str]:
+    """Red dashed lines at the reference's split positions inside pretoken ``i``."""
+    lines = []
+    for p, k in sorted(set(reference)):
+        if p == i and 0 <= k < len(text) - 1:
+            x = layout.column_x(i, k + 1)
+            lines.append(
+                f'<line class="reference-split" x1="{x:.1f}" y1="{layout.top - 6:.1f}" x2="{x:.1f}" '
+                f'y2="{layout.bottom + LEAF_H / 2 + 4:.1f}" stroke="{BLAME}" stroke-width="2" '
+                f'stroke-dasharray="6 4" opacity="0.8"/>'
+            )
+    return lines
+
+
+def _character_box(layout: _Layout, i: int, text: str, character) -> str:
+    """A grey box under the leaves that spell one character, showing that character."""
+    left = layout.column_x(i, character.start) + 3
+    span = character.symbols * layout.cell - 6
+    symbols = text[character.start : character.end]
+    row = layout.bottom + LEAF_H / 2 + 6
+    return (
+        f'<g class="character" data-symbols="{character.symbols}">'
+        f"<title>{html_escape(f'{character.label}: one character spelled by {character.symbols} symbols ')}"
+        f"{html_escape(' '.join(drawn(s) for s in symbols))}</title>"
+        f'<rect x="{left:.1f}" y="{row:.1f}" width="{span:.1f}" height="{CHARACTER_H}" '
+        f'rx="6" fill="{CHARACTER_FILL}" stroke="{CHARACTER_STROKE}" stroke-width="1"/>'
+        f'<text x="{left + span / 2:.1f}" y="{row + CHARACTER_H / 2 + 6:.1f}" '
+        f'text-anchor="middle" font-size="{TOKEN_PX}" fill="{INK}">{html_escape(character.label)}</text></g>'
+    )
+
+
 def merge_tree_svg(
     pretokens: Sequence[tuple[str, Sequence]],
     display: Callable[[str], str] = lambda t: t,
@@ -100,101 +229,19 @@ def merge_tree_svg(
     ``(pretoken index, offset)``, offset k being the boundary after character k; ``highlight``
     merges (:class:`core.model.Merge`) and/or token strings whose nodes get a thick blue border.
     """
-    leaf_labels = [drawn(ch, display) for text, _ in pretokens for ch in text]
-    cell = max([MIN_CELL, *(_label_width(label) + 20 for label in leaf_labels)])  # 14 px of box padding, 6 apart
-    starts: list[int] = []  # first column of each pretoken
-    col = 0
-    for text, _ in pretokens:
-        starts.append(col)
-        col += len(text) + GAP_CELLS
-    total_cols = max(col - GAP_CELLS, 1)
-    levels = max((height(t) for _, trees in pretokens for t in trees), default=0)
     spelled = spelled_characters(pretokens, display)
-    width = total_cols * cell + 2 * MARGIN
-    top = MARGIN + 6
-    bottom = top + levels * ROW + LEAF_H / 2
-    below = bottom + LEAF_H / 2 + (CHARACTER_H + 6 if any(spelled) else 0)
-    svg_height = below + MARGIN
-
-    def x_of(i: int, node) -> float:
-        return MARGIN + (starts[i] + node.start + len(node.token) / 2) * cell
-
-    def y_of(node) -> float:
-        return bottom - height(node) * ROW
-
+    layout = _layout(pretokens, display, any(spelled))
     edges: list[str] = []
     boxes: list[str] = []
-    lines: list[str] = []
-    formed_of: dict[int, bool] = {}
     for state in node_states(pretokens, done=done, last_step=last_step, reference=reference, highlight=highlight):
-        node, i = state.node, state.pretoken
-        formed_of[id(node)] = state.formed
-        x, y = x_of(i, node), y_of(node)
-        for child in node.children:
-            cx, cy = x_of(i, child), y_of(child)
-            child_h = LEAF_H if child.merge is None else NODE_H
-            style = (
-                f'stroke="{INK}" stroke-width="1.6"'
-                if state.formed
-                else f'stroke="{state.outline[0]}" stroke-width="1.2" stroke-dasharray="4 4"'
-            )
-            edges.append(
-                f'<line x1="{x:.1f}" y1="{y + NODE_H / 2:.1f}" x2="{cx:.1f}" y2="{cy - child_h / 2:.1f}" {style}/>'
-            )
-        label = drawn(node.token, display)
-        box_h = LEAF_H if node.merge is None else NODE_H
-        rank = "" if node.merge is None else rank_text(node.merge.rank) + (" tuple" if state.is_tuple else "")
-        box_w = max(_label_width(label) + 14, _label_width(rank, RANK_PX) + 16, 26)
-        stroke, stroke_w, dashed = state.outline
-        dash = ' stroke-dasharray="4 3"' if dashed else ""
-        opacity = 1.0 if state.formed else 0.45
-        inner = ""
-        if state.is_tuple:  # inside the outline, so a filled, outlined tuple merge still shows it
-            inset = stroke_w / 2 + 2.5
-            inner = (
-                f'<rect class="tuple-border" x="{x - box_w / 2 + inset:.1f}" y="{y - box_h / 2 + inset:.1f}" '
-                f'width="{box_w - 2 * inset:.1f}" height="{box_h - 2 * inset:.1f}" rx="5" fill="none" '
-                f'stroke="{TUPLE}" stroke-width="2"/>'
-            )
-        rank_colour = BLAME if state.crosses else (TUPLE if state.is_tuple else RANK_INK)
-        boxes.append(
-            f'<g class="{" ".join(state.classes)}" data-token="{html_escape(node.token)}" opacity="{opacity}">'
-            f"<title>{html_escape(_node_title(node, display))}</title>"
-            f'<rect x="{x - box_w / 2:.1f}" y="{y - box_h / 2:.1f}" width="{box_w:.1f}" height="{box_h}" rx="7" '
-            f'fill="{state.fill}" stroke="{stroke}" stroke-width="{stroke_w}"{dash}/>{inner}'
-            f'<text x="{x:.1f}" y="{y - (6 if rank else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
-            f'fill="{INK}" style="white-space:pre">{html_escape(label)}</text>'
-            + (
-                f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
-                f'fill="{rank_colour}">{html_escape(rank)}</text>'
-                if rank
-                else ""
-            )
-            + "</g>"
-        )
+        x, y = layout.node_x(state.pretoken, state.node), layout.row_y(state.height)
+        edges.extend(_child_lines(layout, state, x, y))
+        boxes.append(_node_box(state, x, y, display))
+    lines: list[str] = []
     for i, (text, _) in enumerate(pretokens):
-        for p, k in sorted(set(reference)):
-            if p == i and 0 <= k < len(text) - 1:
-                x = MARGIN + (starts[i] + k + 1) * cell
-                lines.append(
-                    f'<line class="reference-split" x1="{x:.1f}" y1="{top - 6:.1f}" x2="{x:.1f}" '
-                    f'y2="{bottom + LEAF_H / 2 + 4:.1f}" stroke="{BLAME}" stroke-width="2" '
-                    f'stroke-dasharray="6 4" opacity="0.8"/>'
-                )
-        for character in spelled[i]:
-            left = MARGIN + (starts[i] + character.start) * cell + 3
-            span = character.symbols * cell - 6
-            symbols = text[character.start : character.end]
-            boxes.append(
-                f'<g class="character" data-symbols="{character.symbols}">'
-                f"<title>{html_escape(f'{character.label}: one character spelled by {character.symbols} symbols ')}"
-                f"{html_escape(' '.join(drawn(s) for s in symbols))}</title>"
-                f'<rect x="{left:.1f}" y="{bottom + LEAF_H / 2 + 6:.1f}" width="{span:.1f}" height="{CHARACTER_H}" '
-                f'rx="6" fill="{CHARACTER_FILL}" stroke="{CHARACTER_STROKE}" stroke-width="1"/>'
-                f'<text x="{left + span / 2:.1f}" y="{bottom + LEAF_H / 2 + 6 + CHARACTER_H / 2 + 6:.1f}" '
-                f'text-anchor="middle" font-size="{TOKEN_PX}" fill="{INK}">{html_escape(character.label)}</text></g>'
-            )
-
+        lines.extend(_reference_lines(layout, i, text, reference))
+        boxes.extend(_character_box(layout, i, text, character) for character in spelled[i])
+    width, svg_height = layout.width, layout.height
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{svg_height:.0f}" '
         f'viewBox="0 0 {width:.0f} {svg_height:.0f}" font-family="{FONT}" role="img">'

@@ -38,7 +38,8 @@ def _require(condition: bool, message: str, source: str) -> None:
 
 def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>", name: str = "") -> BTETokeniser:
     model = obj.get("model")
-    _require(isinstance(model, dict), "field 'model' must be an object (is this a tokenizer.json?)", source)
+    if not isinstance(model, dict):
+        raise InputError("field 'model' must be an object (is this a tokenizer.json?)", source)
     kind = model.get("type", "BPE")
     _require(
         kind == "BPE",
@@ -137,7 +138,7 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         and "" not in vocab
     ):
         # the merges' strings become the vocabulary's (core.merges.Merge: one copy of each token)
-        return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab)))))
+        return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab, strict=True)))))
     merges = []
     for i, raw in enumerate(raw_merges):
         if isinstance(raw, str):

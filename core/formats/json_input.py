@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import partial
 from itertools import chain, compress
 from operator import is_
+from typing import cast
 
 from core.errors import InputError, excerpt
 from core.formats.limits import MAX_JSON_DEPTH
@@ -48,15 +50,16 @@ def check_json_depth(obj: object, source: str) -> None:
 
     Level by level, without recursion, and at C speed (``map``, ``compress``): a tokenizer.json
     holds half a million small lists, which a loop in Python would take a second to visit."""
-    level = [obj] if type(obj) in _CONTAINERS else []
+    level: list[object] = [obj] if type(obj) in _CONTAINERS else []
     depth = 0
     while level:
         depth += 1
         if depth > MAX_JSON_DEPTH:
             raise InputError(f"JSON nesting deeper than {MAX_JSON_DEPTH} levels", source)
-        dicts = compress(level, map(_is_dict, map(type, level)))
-        lists = compress(level, map(_is_list, map(type, level)))
-        children = list(chain(chain.from_iterable(map(dict.values, dicts)), chain.from_iterable(lists)))
+        # filtered by exact type, which mypy cannot follow through ``compress``
+        dicts = cast("Iterator[dict[object, object]]", compress(level, map(_is_dict, map(type, level))))
+        lists = cast("Iterator[list[object]]", compress(level, map(_is_list, map(type, level))))
+        children: list[object] = list(chain(chain.from_iterable(map(dict.values, dicts)), chain.from_iterable(lists)))
         level = list(compress(children, map(_CONTAINERS.__contains__, map(type, children))))
 
 

@@ -46,7 +46,7 @@ def parse_merges_txt(
 ) -> BTETokeniser:
     """``specials``: the special tokens, when files beside it name them (else entries ``<...>``)."""
     check_merges_count(text, source)
-    merges = read_merges(text, source, dict(zip(vocab, vocab)) if vocab is not None else {})
+    merges = read_merges(text, source, dict(zip(vocab, vocab, strict=True)) if vocab is not None else {})
     if not merges:
         raise InputError("no merges found: expected lines 'a b'", source)
     results = {m.result for m in merges}
@@ -55,7 +55,7 @@ def parse_merges_txt(
     else:
         alphabet = sorted(set(chain.from_iterable(results)))
     guessed_specials = specials is None
-    if guessed_specials:
+    if specials is None:
         specials = [t for t in alphabet if len(t) > 1 and t.startswith("<") and t.endswith(">")]
     special_set = set(specials)
     alphabet = [t for t in alphabet if t not in special_set]

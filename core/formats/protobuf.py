@@ -34,6 +34,7 @@ def varint(data: bytes, pos: int, source: str) -> tuple[int, int]:
 def fields(data: bytes, source: str) -> Iterator[tuple[int, Value]]:
     """(field number, value) of every field of one message: an int for varints, bytes otherwise."""
     pos = 0
+    value: Value
     while pos < len(data):
         key, pos = varint(data, pos, source)
         number, wire = key >> 3, key & 7

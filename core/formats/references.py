@@ -380,7 +380,7 @@ def _parse_sigmorphon(line: str) -> Parsed:
     columns = _columns(line, (2, 3), "2 or 3 tab-separated columns (word, m1 @@m2 ..., category)")
     word, segmentation = columns[0], columns[1]
     morphs = tuple(segmentation.split(" @@"))
-    free = None
+    free: tuple[str, ...] | None = None
     if len(columns) == 3 and columns[2]:
         category = columns[2]
         if not _CATEGORY.fullmatch(category):
@@ -419,12 +419,13 @@ class _CelexNode:
         """[knockout §4.1] "whole-word boundaries": glue bound morphemes to siblings."""
         if self.text is not None:
             return [self.text]
-        items = [[child.free_morphs(), child.attachment] for child in self.children]
-        for item in items:
-            if item[1] != "free":
-                item[0] = ["".join(item[0])]
+        # (morphs, attachment); a bound child's morphs glued into one
+        items = [
+            (morphs if attachment == "free" else ["".join(morphs)], attachment)
+            for morphs, attachment in ((child.free_morphs(), child.attachment) for child in self.children)
+        ]
         # Suffixes and interfixes join the last free morph of their left neighbour.
-        merged: list[list] = []
+        merged: list[tuple[list[str], str]] = []
         for item in items:
             if item[1] == "suffix" and merged:
                 merged[-1][0][-1] += item[0][0]
@@ -432,7 +433,7 @@ class _CelexNode:
                 merged.append(item)
         # Prefixes join the first free morph of their right neighbour (right to left, so that
         # stacked prefixes all reach the stem).
-        right_to_left: list[list] = []
+        right_to_left: list[tuple[list[str], str]] = []
         for item in reversed(merged):
             if item[1] == "prefix" and right_to_left:
                 right_to_left[-1][0][0] = item[0][0] + right_to_left[-1][0][0]
@@ -486,41 +487,53 @@ class _CelexTreeParser:
             raise self._fail("'('")
         self.pos += 1
         self._skip_spaces()
+        text: str | None
         if self._peek() == "(":
-            children = [self._node(depth + 1)]
-            while True:
-                self._skip_spaces()
-                if self._peek() == ",":
-                    self.pos += 1
-                    children.append(self._node(depth + 1))
-                elif self._peek() == ")":
-                    break
-                else:
-                    raise self._fail("',' or ')'")
-            text = None
+            children, text = self._children(depth), None
         else:
-            start = self.pos
-            while self.pos < len(self.text) and self.text[self.pos] not in "()[],":
-                self.pos += 1
-            if self._peek() != ")":
-                raise self._fail("')' after a morph")
-            text = self.text[start : self.pos].strip()
-            if not text:
-                raise _Reject(f"empty morph: '()' at character {start} of the CELEX tree")
-            children = []
+            children, text = [], self._morph()
         self.pos += 1  # the ')'
         self._skip_spaces()
-        tag = ""
-        if self._peek() == "[":
-            start = self.pos + 1
-            self.pos = start
-            while self.pos < len(self.text) and self.text[self.pos] not in "()[],]":
+        return _CelexNode(text, children, self._tag())
+
+    def _children(self, depth: int) -> list[_CelexNode]:
+        """``node (',' node)*`` up to (not past) the closing ``)``."""
+        children = [self._node(depth + 1)]
+        while True:
+            self._skip_spaces()
+            if self._peek() == ",":
                 self.pos += 1
-            if self._peek() != "]":
-                raise self._fail("']' closing the tag")
-            tag = self.text[start : self.pos].strip()
+                children.append(self._node(depth + 1))
+            elif self._peek() == ")":
+                return children
+            else:
+                raise self._fail("',' or ')'")
+
+    def _morph(self) -> str:
+        """A leaf morph up to (not past) the closing ``)``."""
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in "()[],":
             self.pos += 1
-        return _CelexNode(text, children, tag)
+        if self._peek() != ")":
+            raise self._fail("')' after a morph")
+        text = self.text[start : self.pos].strip()
+        if not text:
+            raise _Reject(f"empty morph: '()' at character {start} of the CELEX tree")
+        return text
+
+    def _tag(self) -> str:
+        """An optional ``[tag]`` after a node; "" when there is none."""
+        if self._peek() != "[":
+            return ""
+        start = self.pos + 1
+        self.pos = start
+        while self.pos < len(self.text) and self.text[self.pos] not in "()[],]":
+            self.pos += 1
+        if self._peek() != "]":
+            raise self._fail("']' closing the tag")
+        tag = self.text[start : self.pos].strip()
+        self.pos += 1
+        return tag
 
 
 def _parse_celex(line: str) -> Parsed:
@@ -656,6 +669,25 @@ def parse_references(text: str, source: str = "<text>", format: str = "auto") ->
         raise InputError("empty file: no reference entries", source)
     if format == "auto":
         format = sniff_format(lines, source)
+    entries, rejected = _parse_lines(lines, format, source)
+    if not entries:
+        if rejected:
+            first = rejected[0]
+            raise InputError(
+                f"no valid {format} entries in {len(rejected)} lines; expected "
+                f"{FORMAT_DESCRIPTIONS[format]}; the first problem: {first.reason}",
+                source,
+                first.line,
+            )
+        raise InputError(
+            f"no entries: only comments and blank lines; expected {FORMAT_DESCRIPTIONS[format]}",
+            source,
+        )
+    return ReferenceSet(entries, rejected, source, format)
+
+
+def _parse_lines(lines: list[str], format: str, source: str) -> tuple[list[ReferenceEntry], list[Rejection]]:
+    """The entries of the lines in ``format`` and the lines rejected (with their reasons)."""
     parse_line = _LINE_PARSERS[format]
     entries: list[ReferenceEntry] = []
     rejected: list[Rejection] = []
@@ -678,20 +710,7 @@ def parse_references(text: str, source: str = "<text>", format: str = "auto") ->
             continue
         first_line[word] = number
         entries.append(entry)
-    if not entries:
-        if rejected:
-            first = rejected[0]
-            raise InputError(
-                f"no valid {format} entries in {len(rejected)} lines; expected "
-                f"{FORMAT_DESCRIPTIONS[format]}; the first problem: {first.reason}",
-                source,
-                first.line,
-            )
-        raise InputError(
-            f"no entries: only comments and blank lines; expected {FORMAT_DESCRIPTIONS[format]}",
-            source,
-        )
-    return ReferenceSet(entries, rejected, source, format)
+    return entries, rejected
 
 
 def parse_reference_bytes(data: bytes, source: str, format: str = "auto", max_bytes: int | None = None) -> ReferenceSet:

@@ -23,6 +23,7 @@ was chosen is reported in ``metadata["detected"]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from core.errors import InputError, excerpt
@@ -55,7 +56,7 @@ class ModelProto:
     @property
     def model_type(self) -> str:
         code = self.trainer.get(3, 1)
-        return MODEL_TYPES.get(code, f"type {code}")
+        return MODEL_TYPES.get(code, f"type {code}") if isinstance(code, int) else f"type {code!r}"
 
     @property
     def byte_fallback(self) -> bool:
@@ -84,7 +85,7 @@ class ModelProto:
         escape = protobuf.flag(self.normaliser, 5, True)
         marker = SPACE_SYMBOL if escape else " "
         inner = [p for p in pieces_in_model if marker in p[1:]]
-        after_other = [p for p in inner if any(a != marker and b == marker for a, b in zip(p, p[1:]))]
+        after_other = [p for p in inner if any(a != marker and b == marker for a, b in pairwise(p))]
         if marker not in pieces_in_model and not self.byte_fallback:
             split = "none"
             self.detected.append(
@@ -129,20 +130,21 @@ def read_model_proto(data: bytes, source: str = "<model>") -> ModelProto:
         raise InputError("empty or non-binary SentencePiece model", source)
     pieces: list[tuple[str, float, int]] = []
     seen: set[str] = set()
-    trainer: dict = {}
-    normaliser: dict = {}
+    trainer: dict[int, protobuf.Value] = {}
+    normaliser: dict[int, protobuf.Value] = {}
     for number, value in protobuf.fields(data, source):
         if number == 1:
             where = f"piece {len(pieces)}"
             entry = protobuf.message(value, where, source)
-            if len(entry.get(1, b"")) > MAX_TOKEN_BYTES:
-                check_token_length(entry[1], source, where)
-            piece = protobuf.text(entry.get(1, b""), where, source)
+            raw = entry.get(1, b"")
+            if isinstance(raw, bytes) and len(raw) > MAX_TOKEN_BYTES:
+                check_token_length(raw, source, where)
+            piece = protobuf.text(raw, where, source)
             kind = entry.get(3, NORMAL)
             score = protobuf.float32(entry.get(2, b"\0\0\0\0"), where, source)
             if not piece or piece in seen:
                 raise InputError(f"{where}: empty or repeated piece {excerpt(piece, 40)}", source)
-            if kind not in PIECE_TYPES:
+            if not isinstance(kind, int) or kind not in PIECE_TYPES:
                 raise InputError(f"{where}: unknown piece type {excerpt(kind, 20)}", source)
             seen.add(piece)
             pieces.append((piece, score, kind))

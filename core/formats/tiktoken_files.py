@@ -221,10 +221,10 @@ ENCODINGS: dict[str, tuple[str, dict[str, int], int]] = {
     "r50k_base": (R50K_PATTERN, {ENDOFTEXT: 50256}, 50256),
     "gpt2": (R50K_PATTERN, {ENDOFTEXT: 50256}, 50256),
     "p50k_base": (R50K_PATTERN, {ENDOFTEXT: 50256}, 50280),
-    "p50k_edit": (R50K_PATTERN, {ENDOFTEXT: 50256, **dict(zip(FIM, (50281, 50282, 50283)))}, 50280),
+    "p50k_edit": (R50K_PATTERN, {ENDOFTEXT: 50256, **dict(zip(FIM, (50281, 50282, 50283), strict=True))}, 50280),
     "cl100k_base": (
         CL100K_PATTERN,
-        {ENDOFTEXT: 100257, **dict(zip(FIM, (100258, 100259, 100260))), ENDOFPROMPT: 100276},
+        {ENDOFTEXT: 100257, **dict(zip(FIM, (100258, 100259, 100260), strict=True)), ENDOFPROMPT: 100276},
         100256,
     ),
     "o200k_base": (O200K_PATTERN, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, 199998),
@@ -253,20 +253,31 @@ def read_ranks(data: bytes, source: str, empty: list[int] | None = None) -> dict
 
     A line whose token is empty (``=``: Whisper's multilingual.tiktoken ends with one) holds no
     token; its rank is appended to ``empty``."""
+    ranks = _well_formed_ranks(data)
+    return ranks if ranks is not None else _ranks_line_by_line(data, source, empty)
+
+
+def _well_formed_ranks(data: bytes) -> dict[bytes, int] | None:
+    """The ranks read at C speed when every line is well formed and no token is empty, too long
+    or repeated and no rank repeated; else None (:func:`_ranks_line_by_line` then names the line)."""
     rows = _RANK_LINE.findall(data)
-    if 2 * len(rows) != len(data.split()):
-        rows = None  # some line is malformed (or an empty token): find it below
+    if not rows or 2 * len(rows) != len(data.split()):
+        return None
+    try:
+        tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
+    except (binascii.Error, ValueError):
+        return None
+    if not all(tokens) or max(map(len, tokens)) > MAX_TOKEN_BYTES:
+        return None
+    ranks = dict(zip(tokens, map(int, (rank for _, rank in rows)), strict=True))
+    if len(ranks) == len(rows) and len(set(ranks.values())) == len(rows):
+        return ranks
+    return None
+
+
+def _ranks_line_by_line(data: bytes, source: str, empty: list[int] | None) -> dict[bytes, int]:
+    """:func:`read_ranks` one line at a time, to name the first bad line."""
     ranks: dict[bytes, int] = {}
-    if rows is not None:
-        try:
-            tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
-        except (binascii.Error, ValueError):
-            tokens = None
-        if tokens is not None and all(tokens) and max(map(len, tokens)) <= MAX_TOKEN_BYTES:
-            ranks = dict(zip(tokens, map(int, (rank for _, rank in rows))))
-            if len(ranks) == len(rows) and len(set(ranks.values())) == len(rows):
-                return ranks
-        ranks = {}
     seen: set[int] = set()
     for line_no, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
@@ -317,13 +328,12 @@ def tokeniser_from_ranks(
     joined = bytes_to_byte_chars(b"".join(tokens))
     ends = list(accumulate(map(len, tokens)))
     texts = list(map(joined.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-    chars = dict(zip(texts, (rank for _, rank in by_rank)))
+    chars = dict(zip(texts, (rank for _, rank in by_rank), strict=True))
     try:
         merges = merges_of_splits(chars.items(), chars)
     except InputError as err:
         raise InputError(err.message, source) from None
-    get = chars.get
-    alphabet = sorted((t for t in chars if len(t) == 1), key=get)
+    alphabet = sorted((t for t in chars if len(t) == 1), key=chars.__getitem__)
     type_ids = {t: r + id_offset for t, r in chars.items()}
     clash = [s for s in specials if s in type_ids]
     if clash:
@@ -413,10 +423,13 @@ def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") 
             raise InputError(message, source)
 
     config, vocab = obj.get("config"), obj.get("vocab")
-    require(isinstance(config, dict), "field 'config' must be an object")
-    require(isinstance(vocab, list) and vocab, "field 'vocab' must be a non-empty list")
+    if not isinstance(config, dict):
+        raise InputError("field 'config' must be an object", source)
+    if not isinstance(vocab, list) or not vocab:
+        raise InputError("field 'vocab' must be a non-empty list", source)
     pattern = config.get("pattern")
-    require(isinstance(pattern, str) and pattern, "config.pattern must be a regex")
+    if not isinstance(pattern, str) or not pattern:
+        raise InputError("config.pattern must be a regex", source)
     n_special = config.get("default_num_special_tokens", 0)
     vocab_size = config.get("default_vocab_size", len(vocab) + n_special)
     require(

@@ -183,7 +183,7 @@ def save_tokeniser(tokeniser: Tokeniser, path: str | Path, *, hf: bool = False) 
     if hf and not isinstance(tokeniser, BTETokeniser):
         raise InputError(f"only BPE tokenisers can be written as tokenizer.json, not {tokeniser.kind!r}", str(path))
     check_output_path(path)
-    obj = tokeniser_to_hf_json(tokeniser) if hf else tokeniser.to_json()
+    obj = tokeniser_to_hf_json(tokeniser) if hf and isinstance(tokeniser, BTETokeniser) else tokeniser.to_json()
     write_text(path, json.dumps(obj, ensure_ascii=False, indent=1 if not hf else 2) + "\n")
 
 

@@ -82,6 +82,11 @@ class Pretokeniser(ABC):
     def to_spec(self) -> dict:
         """JSON-serialisable description; ``from_spec(to_spec())`` rebuilds an equal object."""
 
+    @classmethod
+    @abstractmethod
+    def from_spec(cls, spec: dict) -> Pretokeniser:
+        """The pre-tokeniser ``spec`` (from :meth:`to_spec`) describes; InputError for a bad one."""
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pretokeniser) and self.to_spec() == other.to_spec()
 

@@ -125,10 +125,7 @@ class ByteLevel(NormalisedPretokeniser):
         text, offset = self._prepared(text)
         if not text:
             return []
-        if self.use_regex:
-            spans = [m.span() for m in _GPT2.finditer(text)]
-        else:
-            spans = [(0, len(text))]
+        spans = [m.span() for m in _GPT2.finditer(text)] if self.use_regex else [(0, len(text))]
         pretokens = []
         for start, end in spans:
             piece = text[start:end]
@@ -136,12 +133,13 @@ class ByteLevel(NormalisedPretokeniser):
                 sources = tuple(i - offset if i >= offset else -1 for i in range(start, end))
                 pretokens.append(Pretoken(text_to_byte_chars(piece), sources))
                 continue
-            chars, sources = [], []
+            chars: list[str] = []
+            byte_sources: list[int] = []
             for i in range(start, end):
                 encoded = text_to_byte_chars(text[i])
                 chars.append(encoded)
-                sources.extend([i - offset if i >= offset else -1] * len(encoded))
-            pretokens.append(Pretoken("".join(chars), tuple(sources)))
+                byte_sources.extend([i - offset if i >= offset else -1] * len(encoded))
+            pretokens.append(Pretoken("".join(chars), tuple(byte_sources)))
         return pretokens
 
     def decode(self, tokens: list[str]) -> str:

@@ -194,7 +194,7 @@ def charsmap_pieces(charsmap: Charsmap | None, text: str, protected=None) -> lis
             i += 1
             continue
         first = code if code < 0x80 else char.encode("utf-8")[0]
-        if first not in starts:
+        if first not in starts or charsmap is None:  # (no starts without a charsmap)
             steps.append((i, i + 1, char))
             i += 1
             continue
@@ -209,7 +209,7 @@ def charsmap_pieces(charsmap: Charsmap | None, text: str, protected=None) -> lis
             char_at[offset] = n
         match = charsmap.longest_match(data, byte_at[i])
         end = char_at.get(byte_at[i] + match[0]) if match is not None else None
-        if end is None:  # no key (or one ending inside a character, which real maps never hold)
+        if match is None or end is None:  # no key (or one ending inside a character, which real maps never hold)
             steps.append((i, i + 1, char))
             i += 1
         else:

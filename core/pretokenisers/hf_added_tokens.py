@@ -15,9 +15,10 @@ moves the match start back over the whitespace before it (not past the previous 
 added token (the model never sees it); HF's ``Encoding.tokens`` shows it as part of the token
 string. An ``rstrip`` that runs into the next match makes HF's two slices overlap, which is
 reproduced; a match whose ``lstrip``-moved start is clamped past its end (the previous token's
-``rstrip`` swallowed it) yields an empty slice, which HF drops, token and all. Tokens with empty content are ignored; when two ``normalized`` tokens normalise to the same
-string, HF's choice depends on its hash map's order, here the later token wins. ``special`` only matters for decoding with
-``skip_special_tokens``.
+``rstrip`` swallowed it) yields an empty slice, which HF drops, token and all. Tokens with empty
+content are ignored; when two ``normalized`` tokens normalise to the same string, HF's choice
+depends on its hash map's order, here the later token wins. ``special`` only matters for decoding
+with ``skip_special_tokens``.
 
 Lookup is a dict per (first character, length), so thousands of added tokens (Gemma 3 has 6,415)
 cost one regex scan for candidate first characters plus a few dict probes per candidate.
@@ -25,9 +26,9 @@ cost one regex scan for candidate first characters plus a few dict probes per ca
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import regex
 
@@ -36,6 +37,7 @@ from core.pretokenisers.patterns import _WORD_CLASS
 
 _WORD_CHAR = regex.compile(rf"[{_WORD_CLASS}]")
 _SPACE_CHAR = regex.compile(r"\s")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,11 @@ def added_tokens_from_json(obj: Any, path: str = "added_tokens") -> list[AddedTo
     return tokens
 
 
-class StringMatcher:
-    """Leftmost-longest, non-overlapping search for a set of strings."""
+class StringMatcher(Generic[T]):
+    """Leftmost-longest, non-overlapping search for a set of strings, each with a value."""
 
-    def __init__(self, patterns: dict[str, AddedToken]):
-        self.table: dict[tuple[str, int], dict[str, AddedToken]] = {}
+    def __init__(self, patterns: dict[str, T]):
+        self.table: dict[tuple[str, int], dict[str, T]] = {}
         lengths: dict[str, set[int]] = {}
         for text, token in patterns.items():
             self.table.setdefault((text[0], len(text)), {})[text] = token
@@ -98,8 +100,8 @@ class StringMatcher:
         firsts = "".join(sorted(self.lengths))
         self.first = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]")
 
-    def find(self, text: str):
-        """Yield ``(start, end, token)``."""
+    def find(self, text: str) -> Iterator[tuple[int, int, T]]:
+        """Yield ``(start, end, value)``."""
         pos, search, lengths, table = 0, self.first.search, self.lengths, self.table
         while True:
             m = search(text, pos)
@@ -117,12 +119,15 @@ class StringMatcher:
                 pos = p + 1
 
 
-def _matches(text: str, matcher: StringMatcher | None) -> list[tuple[int, int, AddedToken | None, int, int]]:
+def _matches(
+    text: str, matcher: StringMatcher[AddedToken] | None
+) -> list[tuple[int, int, AddedToken | None, int, int]]:
     """HF ``find_matches``: ``(start, end, token or None, match_start, match_end)`` covering the
     text (stretches may overlap after an rstrip); ``match_*`` is the token content's span."""
     if matcher is None or not text:
         return [(0, len(text), None, 0, 0)] if text else []
-    out, done, n = [], 0, len(text)
+    out: list[tuple[int, int, AddedToken | None, int, int]] = []
+    done, n = 0, len(text)
     for start, stop, token in matcher.find(text):
         m_start, m_stop = start, stop
         if token.single_word:

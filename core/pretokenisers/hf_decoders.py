@@ -258,11 +258,7 @@ def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
         check_keys(obj, path, ("add_prefix_space", "trim_offsets", "use_regex"))
         return ByteLevel()
     if kind == "Metaspace":
-        check_keys(obj, path, ("replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"))
-        scheme = field(obj, "prepend_scheme", path, str, None)
-        if field(obj, "add_prefix_space", path, bool, None) is False:
-            scheme = "never"
-        return Metaspace(single_char(obj, "replacement", path, "▁"), scheme or "always")
+        return _metaspace_from_json(obj, path)
     if kind == "Replace":
         check_keys(obj, path, ("pattern", "content"))
         pattern, _ = compile_hf_pattern(obj.get("pattern"), f"{path}.pattern")
@@ -285,6 +281,15 @@ def decoder_from_json(obj: Any, path: str = "decoder") -> HFDecoder | None:
         field(obj, "word_delimiter_token", path, str, "|"),
         field(obj, "cleanup", path, bool, True),
     )
+
+
+def _metaspace_from_json(obj: dict, path: str) -> Metaspace:
+    """``Metaspace``; the older ``add_prefix_space: false`` means the scheme "never"."""
+    check_keys(obj, path, ("replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"))
+    scheme = field(obj, "prepend_scheme", path, str, None)
+    if field(obj, "add_prefix_space", path, bool, None) is False:
+        scheme = "never"
+    return Metaspace(single_char(obj, "replacement", path, "▁"), scheme or "always")
 
 
 def _count(obj: dict, name: str, path: str) -> int:

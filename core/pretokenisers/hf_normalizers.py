@@ -41,6 +41,7 @@ import regex
 from core.errors import InputError, excerpt
 from core.pretokenisers.byte_level import text_to_byte_chars
 from core.pretokenisers.limited_regex import LimitedPattern
+from core.pretokenisers.normalisation import NORMAL_FORMS, NormalForm
 from core.pretokenisers.patterns import compile_regex
 
 #: ``(text, sources or None)``: None means "one output character per input character".
@@ -152,7 +153,9 @@ def _removing(text: str, spans: list[tuple[int, int]]) -> Mapped:
     """``text`` without the characters in ``spans`` (sorted, disjoint)."""
     if not spans:
         return text, None
-    parts, sources, done = [], [], 0
+    parts: list[str] = []
+    sources: list[int] = []
+    done = 0
     for s, e in spans:
         parts.append(text[done:s])
         sources.extend(range(done, s))
@@ -232,8 +235,9 @@ _SEGMENT = regex.compile(r"\p{ccc=0}\P{ccc=0}*|\P{ccc=0}+")
 class UnicodeForm(HFNormalizer):
     """NFC / NFD / NFKC / NFKD."""
 
-    def __init__(self, form: str):
-        self.form = self.type_name = form
+    def __init__(self, form: NormalForm):
+        self.form: NormalForm = form
+        self.type_name = form
 
     def normalize_str(self, text: str) -> str:
         return text if text.isascii() else unicodedata.normalize(self.form, text)
@@ -281,7 +285,7 @@ class Lowercase(HFNormalizer):
             return out, None
         if len(out) == len(text):
             if "Σ" in text:  # str.lower applies the final-sigma rule; HF maps Σ to σ always
-                out = "".join("σ" if c == "Σ" else o for c, o in zip(text, out))
+                out = "".join("σ" if c == "Σ" else o for c, o in zip(text, out, strict=True))
             return out, None
         return _per_char(text, _lower_char)
 
@@ -345,7 +349,9 @@ class Replace(HFNormalizer):
         if all(e - s == n for s, e in spans) and "String" in self.pattern_json:
             # equal-length literal replacement: characters map one to one
             return self.normalize_str(text), None
-        parts, sources, done = [], [], 0
+        parts: list[str] = []
+        sources: list[int] = []
+        done = 0
         for s, e in spans:
             parts.append(text[done:s])
             sources.extend(range(done, s))
@@ -360,7 +366,7 @@ class Replace(HFNormalizer):
         return "".join(parts), sources
 
     def describe(self) -> str:
-        ((kind, pat),) = self.pattern_json.items()
+        ((_, pat),) = self.pattern_json.items()
         return f"Replace({pat!r}->{self.content!r})"
 
 
@@ -549,6 +555,15 @@ NORMALIZER_TYPES = (
 )
 
 
+#: the normalizers that take no options, by type
+_WITHOUT_OPTIONS: dict[str, Callable[[], HFNormalizer]] = {
+    "Lowercase": Lowercase,
+    "StripAccents": StripAccents,
+    "Nmt": Nmt,
+    "ByteLevel": ByteLevelNormalizer,
+}
+
+
 def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | None:
     """The normaliser an HF ``normalizer`` JSON value describes (None for null)."""
     if obj is None:
@@ -570,12 +585,10 @@ def normalizer_from_json(obj: Any, path: str = "normalizer") -> HFNormalizer | N
         )
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         check_keys(obj, path, ())
-        return UnicodeForm(kind)
-    if kind in ("Lowercase", "StripAccents", "Nmt", "ByteLevel"):
+        return UnicodeForm(NORMAL_FORMS[kind.lower()])
+    if kind in _WITHOUT_OPTIONS:
         check_keys(obj, path, ())
-        return {"Lowercase": Lowercase, "StripAccents": StripAccents, "Nmt": Nmt, "ByteLevel": ByteLevelNormalizer}[
-            kind
-        ]()
+        return _WITHOUT_OPTIONS[kind]()
     if kind == "Strip":
         check_keys(obj, path, ("strip_left", "strip_right"))
         return Strip(field(obj, "strip_left", path, bool, True), field(obj, "strip_right", path, bool, True))

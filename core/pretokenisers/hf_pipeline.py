@@ -62,11 +62,8 @@ class HFPipeline(Pretokeniser):
         )
         self.marker = self._find_marker(pre_steps, norm_steps)
         decoder_steps = self._decoder.steps() if self._decoder is not None else []
-        self.limited_patterns = tuple(
-            s.pattern
-            for s in (*norm_steps, *pre_steps, *decoder_steps)
-            if isinstance(getattr(s, "pattern", None), LimitedPattern)
-        )
+        patterns = (getattr(s, "pattern", None) for s in (*norm_steps, *pre_steps, *decoder_steps))
+        self.limited_patterns = tuple(p for p in patterns if isinstance(p, LimitedPattern))
         self.emits_added_tokens = bool(self.added_tokens)
         # a simple pre-tokeniser doing exactly the same, for text in which no added token can start
         self._fast = simple_equivalent(normalizer, pre_tokenizer)

@@ -27,6 +27,8 @@ between Python's and HF's Unicode versions may be classified differently.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import regex
@@ -196,8 +198,8 @@ def byte_level_piece(piece: Piece) -> Piece:
     out = text_to_byte_chars(text)
     if src is None or len(out) == len(text):
         return out, src
-    sources = []
-    for c, s in zip(text, src):
+    sources: list[int] = []
+    for c, s in zip(text, src, strict=True):
         sources.extend([s] * len(c.encode("utf-8", "surrogatepass")))
     return out, sources
 
@@ -546,7 +548,7 @@ class UnicodeScripts(PieceWise):
         # like HF, pieces start at the first character with a script: leading "Any" characters
         # (spaces, unassigned) are dropped, and so is a piece without any script
         bounds = [*cuts, len(text)]
-        return slice_piece(piece, list(zip(bounds, bounds[1:])))
+        return slice_piece(piece, list(pairwise(bounds)))
 
 
 # --------------------------------------------------------------------------- JSON
@@ -605,17 +607,7 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
             field(obj, "use_regex", path, bool, True),
         )
     if kind == "Metaspace":
-        check_keys(obj, path, ("replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"))
-        replacement = single_char(obj, "replacement", path, "▁")
-        scheme = field(obj, "prepend_scheme", path, str, None)
-        if scheme is not None and scheme not in PREPEND_SCHEMES:
-            raise fail(f"{path}.prepend_scheme", f"{describe_value(scheme)} is not one of {', '.join(PREPEND_SCHEMES)}")
-        legacy = field(obj, "add_prefix_space", path, bool, None)
-        if legacy is False:
-            if scheme not in (None, "never"):
-                raise fail(f"{path}.add_prefix_space", f"false contradicts prepend_scheme {describe_value(scheme)}")
-            scheme = "never"
-        return Metaspace(replacement, scheme or "always", field(obj, "split", path, bool, True))
+        return _metaspace_from_json(obj, path)
     if kind == "Digits":
         check_keys(obj, path, ("individual_digits",))
         return Digits(field(obj, "individual_digits", path, bool, False))
@@ -626,15 +618,38 @@ def pre_tokenizer_from_json(obj: Any, path: str = "pre_tokenizer") -> HFPreToken
         check_keys(obj, path, ("delimiter",))
         return CharDelimiterSplit(single_char(obj, "delimiter", path))
     if kind == "FixedLength":
-        check_keys(obj, path, ("length",))
-        length = field(obj, "length", path, int, 5)
-        if length < 0:
-            raise fail(f"{path}.length", f"must be >= 0, got {length}")
-        return FixedLength(length)
+        return _fixed_length_from_json(obj, path)
     check_keys(obj, path, ())
-    return {
-        "Whitespace": Whitespace,
-        "WhitespaceSplit": WhitespaceSplit,
-        "UnicodeScripts": UnicodeScripts,
-        "BertPreTokenizer": BertPreTokenizer,
-    }[kind]()
+    return _WITHOUT_OPTIONS[kind]()
+
+
+def _metaspace_from_json(obj: dict, path: str) -> Metaspace:
+    """``Metaspace``; the older ``add_prefix_space: false`` means the scheme "never"."""
+    check_keys(obj, path, ("replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"))
+    replacement = single_char(obj, "replacement", path, "▁")
+    scheme = field(obj, "prepend_scheme", path, str, None)
+    if scheme is not None and scheme not in PREPEND_SCHEMES:
+        raise fail(f"{path}.prepend_scheme", f"{describe_value(scheme)} is not one of {', '.join(PREPEND_SCHEMES)}")
+    legacy = field(obj, "add_prefix_space", path, bool, None)
+    if legacy is False:
+        if scheme not in (None, "never"):
+            raise fail(f"{path}.add_prefix_space", f"false contradicts prepend_scheme {describe_value(scheme)}")
+        scheme = "never"
+    return Metaspace(replacement, scheme or "always", field(obj, "split", path, bool, True))
+
+
+def _fixed_length_from_json(obj: dict, path: str) -> FixedLength:
+    check_keys(obj, path, ("length",))
+    length = field(obj, "length", path, int, 5)
+    if length < 0:
+        raise fail(f"{path}.length", f"must be >= 0, got {length}")
+    return FixedLength(length)
+
+
+#: the pre-tokenizers that take no options, by type
+_WITHOUT_OPTIONS: dict[str, Callable[[], HFPreTokenizer]] = {
+    "Whitespace": Whitespace,
+    "WhitespaceSplit": WhitespaceSplit,
+    "UnicodeScripts": UnicodeScripts,
+    "BertPreTokenizer": BertPreTokenizer,
+}

@@ -78,7 +78,7 @@ def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | Non
             and parts[1].get("add_prefix_space") is False
             and parts[1].get("use_regex") is False
         ):
-            split = _single(parts[0], steps)
+            split = _split(parts[0], steps)
             return RegexSplit(split.pattern, byte_level=True, normaliser=steps, unmatched=split.unmatched)
     except (InputError, TypeError, AttributeError):
         return None
@@ -87,7 +87,9 @@ def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | Non
 
 def to_hf(p: Pretokeniser) -> tuple[dict | None, dict | None]:
     """``(normalizer, pre_tokenizer)`` JSON values for ``p``; InputError if HF cannot express it."""
-    if getattr(p, "kind", "") == "hf":
+    from core.pretokenisers.hf_pipeline import HFPipeline
+
+    if isinstance(p, HFPipeline):
         return p.normalizer_json, p.pre_tokenizer_json
     if isinstance(p, ByteLevel):
         pre = _byte_level_json(p.add_prefix_space, p.trim_offsets, p.use_regex)
@@ -158,52 +160,63 @@ def _single(obj: dict, steps: tuple[str, ...]) -> Pretokeniser:
             normaliser=steps,
         )
     if kind == "Metaspace":
-        scheme = obj.get("prepend_scheme")
-        legacy = obj.get("add_prefix_space")
-        if legacy is not None:
-            if not isinstance(legacy, bool):
-                raise InputError(f"Metaspace add_prefix_space must be true or false, got {excerpt(legacy)}")
-            implied = "always" if legacy else "never"
-            if scheme is None:
-                scheme = implied
-            elif (scheme != "never") != legacy:
-                raise InputError(
-                    f"Metaspace add_prefix_space={str(legacy).lower()} contradicts prepend_scheme={excerpt(scheme)}"
-                )
-        return Metaspace(
-            replacement=obj.get("replacement", "▁"),
-            prepend_scheme=scheme or "always",
-            split=obj.get("split", True),
-            normaliser=steps,
-        )
+        return _metaspace(obj, steps)
     if kind == "WhitespaceSplit":
         return WhitespaceSplit(normaliser=steps)
     if kind == "Whitespace":
         return RegexSplit("whitespace", normaliser=steps)
     if kind == "Split":
-        pattern = obj.get("pattern")
-        if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
-            raise InputError(
-                f"Split pre_tokenizer with pattern {excerpt(pattern)} is unsupported; "
-                'only {"Regex": ...} patterns are'
-            )
-        mode = (obj.get("behavior"), obj.get("invert", False))
-        if mode == ("Removed", True):
-            unmatched = "drop"
-        elif mode == ("Isolated", False):
-            unmatched = "keep"
-        else:
-            raise InputError(
-                f"Split behavior {excerpt(mode[0])} with invert={excerpt(mode[1])} is unsupported; "
-                "supported: Removed with invert=true, Isolated with invert=false"
-            )
-        return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
+        return _split(obj, steps)
     raise InputError(f"unsupported pre_tokenizer type {excerpt(kind)}; supported: {SUPPORTED_PRE_TOKENIZERS}")
+
+
+def _metaspace(obj: dict, steps: tuple[str, ...]) -> Metaspace:
+    """A ``Metaspace`` step; the older ``add_prefix_space`` must agree with ``prepend_scheme``."""
+    scheme = obj.get("prepend_scheme")
+    legacy = obj.get("add_prefix_space")
+    if legacy is not None:
+        if not isinstance(legacy, bool):
+            raise InputError(f"Metaspace add_prefix_space must be true or false, got {excerpt(legacy)}")
+        implied = "always" if legacy else "never"
+        if scheme is None:
+            scheme = implied
+        elif (scheme != "never") != legacy:
+            raise InputError(
+                f"Metaspace add_prefix_space={str(legacy).lower()} contradicts prepend_scheme={excerpt(scheme)}"
+            )
+    return Metaspace(
+        replacement=obj.get("replacement", "▁"),
+        prepend_scheme=scheme or "always",
+        split=obj.get("split", True),
+        normaliser=steps,
+    )
+
+
+def _split(obj: dict, steps: tuple[str, ...]) -> RegexSplit:
+    """A ``Split`` step with a ``Regex`` pattern, findall or isolating (InputError otherwise)."""
+    pattern = obj.get("pattern")
+    if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
+        raise InputError(
+            f'Split pre_tokenizer with pattern {excerpt(pattern)} is unsupported; only {{"Regex": ...}} patterns are'
+        )
+    mode = (obj.get("behavior"), obj.get("invert", False))
+    if mode == ("Removed", True):
+        unmatched = "drop"
+    elif mode == ("Isolated", False):
+        unmatched = "keep"
+    else:
+        raise InputError(
+            f"Split behavior {excerpt(mode[0])} with invert={excerpt(mode[1])} is unsupported; "
+            "supported: Removed with invert=true, Isolated with invert=false"
+        )
+    return RegexSplit(pattern["Regex"], normaliser=steps, unmatched=unmatched)
 
 
 def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:
     """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``."""
-    if getattr(p, "kind", "") == "hf":
+    from core.pretokenisers.hf_pipeline import HFPipeline
+
+    if isinstance(p, HFPipeline):
         return {
             "normalizer": p.normalizer_json,
             "pre_tokenizer": p.pre_tokenizer_json,

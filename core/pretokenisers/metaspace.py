@@ -15,6 +15,8 @@ pipeline). Semantics follow HF ``tokenizers.pre_tokenizers.Metaspace``:
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from core.options import check_bool, check_choice
 from core.pretokenisers.base import Pretoken
 from core.pretokenisers.normalisation import NormalisedPretokeniser, check_normaliser
@@ -53,7 +55,7 @@ class Metaspace(NormalisedPretokeniser):
         if not self.split:
             return [Pretoken("".join(chars), tuple(sources))]
         cuts = [0] + [i for i in range(1, len(chars)) if chars[i] == r] + [len(chars)]
-        return [Pretoken("".join(chars[a:b]), tuple(sources[a:b])) for a, b in zip(cuts, cuts[1:])]
+        return [Pretoken("".join(chars[a:b]), tuple(sources[a:b])) for a, b in pairwise(cuts)]
 
     def decode(self, tokens: list[str]) -> str:
         """HF Metaspace decoder: markers become spaces; unless the scheme is "never", a marker

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from core.errors import InputError
 from core.pretokenisers.base import Pretokeniser
 
 #: Supported steps, applied left to right.
 NORMALISER_STEPS = ("nfc", "nfd", "nfkc", "nfkd", "lowercase")
+NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]
+#: The Unicode normal forms by step name.
+NORMAL_FORMS: dict[str, NormalForm] = {"nfc": "NFC", "nfd": "NFD", "nfkc": "NFKC", "nfkd": "NFKD"}
 _HF_NAMES = {"nfc": "NFC", "nfd": "NFD", "nfkc": "NFKC", "nfkd": "NFKD", "lowercase": "Lowercase"}
 _FROM_HF = {v: k for k, v in _HF_NAMES.items()}
 
@@ -38,7 +41,7 @@ def check_normaliser(steps: Any) -> tuple[str, ...]:
 
 def apply_normaliser(steps: Iterable[str], text: str) -> str:
     for step in steps:
-        text = text.lower() if step == "lowercase" else unicodedata.normalize(step.upper(), text)
+        text = text.lower() if step == "lowercase" else unicodedata.normalize(NORMAL_FORMS[step], text)
     return text
 
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 import string
 import unicodedata
 from dataclasses import dataclass
+from itertools import pairwise
 
 import regex
 
@@ -82,7 +83,7 @@ class _Piece:
         bounds = sorted({0, len(self.text), *bounds})
         return [
             _Piece(self.text[a:b], self.start + a, self.marked and a == 0, self.contraction)
-            for a, b in zip(bounds, bounds[1:])
+            for a, b in pairwise(bounds)
         ]
 
 
@@ -104,7 +105,7 @@ class ReBPEPipeline(Pretokeniser):
         isolate_digits: bool = True,
         lowercase: bool = True,
     ):
-        self.marker = check_marker("marker", marker)
+        self.marker: str = check_marker("marker", marker)
         self.capital_marker = check_marker("capital_marker", capital_marker)
         if self.capital_marker == self.marker:
             raise InputError("marker and capital_marker must differ")
@@ -188,10 +189,7 @@ class ReBPEPipeline(Pretokeniser):
         bounds = []
         for k, i in enumerate(points):
             left, right = lengths[k], lengths[k + 1]
-            if self.apostrophe_to == "longer":
-                to_left = left >= right
-            else:
-                to_left = left <= right
+            to_left = left >= right if self.apostrophe_to == "longer" else left <= right
             bounds.append(i + 1 if to_left else i)
         return piece.cut(bounds)
 
@@ -311,7 +309,7 @@ def _lowercase_with_sources(text: str, sources: list[int]) -> tuple[str, list[in
     per_char = [len(c.lower()) for c in text]
     if sum(per_char) != len(lowered):  # cannot happen with Python's case mappings; be safe
         lowered = "".join(c.lower() for c in text)
-    return lowered, [s for s, n in zip(sources, per_char) for _ in range(n)]
+    return lowered, [s for s, n in zip(sources, per_char, strict=True) for _ in range(n)]
 
 
 def _capitalise(c: str) -> str:

@@ -27,6 +27,8 @@ protected from normalisation here; the model takes them as atoms.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from core.errors import InputError
 from core.options import check_bool, check_choice
 from core.pretokenisers.base import Pretoken, Pretokeniser
@@ -139,7 +141,7 @@ class SentencePieceNormaliser(Pretokeniser):
             if normalised[i] == marker and not (runs and normalised[i - 1] == marker)
         ]
         cuts.append(len(normalised))
-        return [Pretoken(normalised[a:b], sources[a:b]) for a, b in zip(cuts, cuts[1:])]
+        return [Pretoken(normalised[a:b], sources[a:b]) for a, b in pairwise(cuts)]
 
     def pretokenise(self, text: str) -> list[str]:
         return [p.text for p in self.pretokenise_with_sources(text)]

@@ -77,7 +77,8 @@ class SpecialTokenSplit(Pretokeniser):
         if not self.specials:
             return self.inner.decode(tokens)
         specials = set(self.specials)
-        parts, run = [], []
+        parts: list[str] = []
+        run: list[str] = []
         for token in tokens:
             if token in specials:
                 parts.append(self.inner.decode(run))

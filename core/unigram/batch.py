@@ -75,17 +75,17 @@ class CorpusArcs:
                     )
                 )
         src = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=np.int64)
-        length = np.concatenate([f[1] for f in found]) if found else np.zeros(0, dtype=np.int64)
+        arc_length = np.concatenate([f[1] for f in found]) if found else np.zeros(0, dtype=np.int64)
         piece = np.concatenate([f[2] for f in found]) if found else np.zeros(0, dtype=np.int64)
-        dst = src + length
+        dst = src + arc_length
         owner = owner_of[src]
         start = src - self.offsets[owner]
         beat.work(len(src) // 8)
-        order = np.lexsort((start, dst, start + length))  # forward order: position, target node, start
+        order = np.lexsort((start, dst, start + arc_length))  # forward order: position, target node, start
         beat.work(len(src) // 4)
         self.src, self.dst, self.piece, self.owner = src[order], dst[order], piece[order], owner[order]
         self.start_pos = start[order]
-        self.end_pos = self.start_pos + length[order]
+        self.end_pos = self.start_pos + arc_length[order]
 
     def select(self, mask: np.ndarray) -> ActiveArcs:
         """The lattices restricted to the arcs where ``mask`` is true."""

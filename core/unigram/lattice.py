@@ -140,7 +140,7 @@ class Lattice:
         """P(a token boundary at position j), j = 0..len(text) (1 at both ends)."""
         alpha, beta = self.forward(), self.backward()
         z = alpha[-1]
-        return [math.exp(a + b - z) for a, b in zip(alpha, beta)]
+        return [math.exp(a + b - z) for a, b in zip(alpha, beta, strict=True)]
 
     # --- best paths -----------------------------------------------------------------------------
     def viterbi(self, start: float = 0.0) -> tuple[list[Arc], float]:
@@ -216,6 +216,7 @@ class Lattice:
         path, j = [], len(self.text)
         while j > 0:
             arc = back[j]
+            assert arc is not None, "unknown arcs give every position a path"
             path.append(arc)
             j = arc.start
         return path[::-1]
@@ -227,7 +228,7 @@ class Lattice:
         tops: list[list[tuple[float, Arc | None, int]]] = [[] for _ in range(n + 1)]
         tops[0] = [(0.0, None, 0)]
         for j in range(1, n + 1):
-            candidates = [
+            candidates: list[tuple[float, Arc | None, int]] = [
                 (score + arc.log_prob, arc, rank)
                 for arc in self.ending[j]
                 for rank, (score, _, _) in enumerate(tops[arc.start])
@@ -253,7 +254,7 @@ class Lattice:
             weights = [math.exp(forward[a.start] + alpha * a.log_prob - forward[j]) for a in arcs]
             draw = rng.random() * sum(weights)
             chosen = arcs[-1]
-            for arc, weight in zip(arcs, weights):
+            for arc, weight in zip(arcs, weights, strict=True):
                 draw -= weight
                 if draw < 0:
                     chosen = arc

@@ -205,8 +205,8 @@ class UnigramTokeniser(PretokenSegmenter):
             for arc_score in searched.arc_scores:
                 score = score + arc_score
             return searched.tokens, score
-        path, score = self.lattice(pretoken).viterbi(float(start))
-        return self.tokens_of_path(path), np.float32(score)
+        path, end_score = self.lattice(pretoken).viterbi(float(start))
+        return self.tokens_of_path(path), np.float32(end_score)
 
     def tokenise(self, text: str) -> list[str]:
         if not self.float32:

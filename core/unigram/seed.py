@@ -102,11 +102,11 @@ class PieceRules:
         """The length of the longest prefix of ``piece`` that mixes no scripts."""
         if not self.split_by_script:
             return len(piece)
-        previous = None
+        previous: str | None = None
         for i, ch in enumerate(piece):
             if ch == self.marker:
                 continue
-            name = self.script(ch)
+            name: str | None = self.script(ch)
             if name == "Inherited":
                 name = previous
             if name is not None and previous is not None and name != previous:
@@ -182,7 +182,7 @@ def lcp_intervals(lcp: np.ndarray, max_height: int) -> Nodes:
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return Nodes(empty, empty, empty, empty)
-    return Nodes(*(np.concatenate(p) for p in zip(*parts)))
+    return Nodes(*(np.concatenate(p) for p in zip(*parts, strict=True)))
 
 
 def repeated_substrings(
@@ -216,7 +216,7 @@ def repeated_substrings(
     room = np.minimum(room, rules.max_length)
     found: dict[str, int] = {}
     for s, h, parent, f, r in zip(
-        start.tolist(), nodes.height.tolist(), nodes.parent.tolist(), freq.tolist(), room.tolist()
+        start.tolist(), nodes.height.tolist(), nodes.parent.tolist(), freq.tolist(), room.tolist(), strict=True
     ):
         beat.work()
         if h <= r:

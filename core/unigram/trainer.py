@@ -44,7 +44,7 @@ from core.errors import InputError
 from core.options import check_int
 from core.train_bpe import _collect_word_counts
 from core.unigram.batch import ActiveArcs, CorpusArcs
-from core.unigram.options import UnigramOptions
+from core.unigram.options import Atoms, Pruning, Seed, SizeBasis, UnigramOptions
 from core.unigram.seed import PieceRules, char_counts, full_text_seed, pretoken_seed, select_seed
 from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun
 from core.variants.base import initial_alphabet as byte_alphabet
@@ -148,10 +148,7 @@ class Trainer:
         self.alive &= ~drop
         counts = np.maximum(expected[self.alive], MIN_CLAMPED_COUNT)
         total = counts.sum()
-        if self.options.digamma:
-            logp = digamma(counts) - digamma(np.array(total))
-        else:
-            logp = np.log(counts / total)
+        logp = digamma(counts) - digamma(np.array(total)) if self.options.digamma else np.log(counts / total)
         self.logp[:] = -np.inf
         self.logp[self.alive] = logp
         return int(drop.sum())
@@ -180,7 +177,9 @@ class Trainer:
         if self._pieces_lattice is None:
             alive = np.flatnonzero(self.alive)
             strings = [self.pieces[i] for i in alive]
-            lattice = CorpusArcs(strings, dict(zip(strings, alive)), self.options.max_piece_length, self.beat)
+            lattice = CorpusArcs(
+                strings, dict(zip(strings, alive, strict=True)), self.options.max_piece_length, self.beat
+            )
             self._pieces_lattice = (lattice, alive)
         lat, string_piece = self._pieces_lattice
         owner_piece = string_piece[lat.owner]
@@ -189,8 +188,8 @@ class Trainer:
         best, back = active.viterbi(self.logp[active.piece])
         alt_logp = np.full(len(self.pieces), -np.inf)
         alt_logp[string_piece] = best[lat.final_nodes]
-        strings = np.flatnonzero(self.alive[string_piece] & np.isfinite(best[lat.final_nodes]))
-        owners, arcs = active.viterbi_paths(back, strings)
+        reachable = np.flatnonzero(self.alive[string_piece] & np.isfinite(best[lat.final_nodes]))
+        owners, arcs = active.viterbi_paths(back, reachable)
         return alt_logp, string_piece[owners], active.piece[arcs]
 
     def pruning_losses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -326,8 +325,8 @@ def train(
     vocab_size: int,
     *,
     progress: Callable[[int, int], None] | None = None,
-    pruning: str = _DEFAULT.pruning,
-    seed: str = _DEFAULT.seed,
+    pruning: Pruning = _DEFAULT.pruning,
+    seed: Seed = _DEFAULT.seed,
     seed_recovery: bool = _DEFAULT.seed_recovery,
     seed_factor: float = _DEFAULT.seed_factor,
     seed_size: int | None = _DEFAULT.seed_size,
@@ -339,8 +338,8 @@ def train(
     alpha_inter: float = _DEFAULT.alpha_inter,
     min_expected_count: float = _DEFAULT.min_expected_count,
     digamma: bool = _DEFAULT.digamma,
-    atoms: str = _DEFAULT.atoms,
-    size_basis: str = _DEFAULT.size_basis,
+    atoms: Atoms = _DEFAULT.atoms,
+    size_basis: SizeBasis = _DEFAULT.size_basis,
     max_rounds: int = _DEFAULT.max_rounds,
     initial_alphabet: tuple[str, ...] | None = None,
 ) -> TrainingRun:
@@ -351,8 +350,9 @@ def train(
     Events: one "round" per E-step (detail: vocab_size, objective, tokens, for the vocabulary
     the E-step ran on) and one "prune" per removal (M-step early prune, pruning step,
     finalisation); the last round is the final vocabulary. ``summary["rounds"]`` lists the
-    rounds as {vocab_size, objective, tokens}. ``progress(done, total)``: E-steps done and
-    expected, after each E-step and during long phases (it may raise to stop training)."""
+    rounds as {vocab_size, objective, tokens}. ``progress(done, total)``: pieces removed from the
+    seed and seed size - ``vocab_size`` (total 0 while seeding, then fixed), after each E-step and
+    removal and during long phases (it may raise to stop training)."""
     from core.unigram.model import UnigramTokeniser
 
     opts = UnigramOptions(
@@ -385,10 +385,10 @@ def train(
             f"vocab_size {vocab_size} is smaller than the {len(chars)} characters of the corpus "
             f"(every character must stay a piece)"
         )
-    beat = Heartbeat(progress, 1)
+    beat = Heartbeat(progress, 0)  # total 0 while seeding: not known yet
     trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts, beat), opts, chars, beat)
     n_inter = inter_size(vocab_size, len(chars), opts)
-    log = _Log(beat, _expected_rounds(trainer.size, n_inter, opts))
+    log = _Log(beat, trainer.size, vocab_size)
     for round_number in range(1, opts.max_rounds + 1):
         for sub in range(1, opts.em_iterations + 1):
             size = trainer.size
@@ -405,7 +405,7 @@ def train(
     trainer.finalise(vocab_size)
     log.removal(f"finalise {before} -> {trainer.size}", before - trainer.size, trainer.size)
     final = trainer.e_step()
-    log.round("final", trainer.size, final, last=True)
+    log.round("final", trainer.size, final)
     tokeniser = UnigramTokeniser(trainer.vocabulary(), corpus.pretokeniser)
     return TrainingRun(
         tokeniser,
@@ -420,30 +420,27 @@ def train(
     )
 
 
-def _expected_rounds(seed_size: int, n_inter: int, options: UnigramOptions) -> int:
-    """E-steps a run should take (for progress reports): N_em per pruning round, plus the final."""
-    prunes = 0
-    if seed_size > n_inter and 0 < options.alpha_prune < 1:
-        prunes = math.ceil(math.log(n_inter / seed_size) / math.log(options.alpha_prune))
-    return options.em_iterations * (prunes + 1) + 1
-
-
 class _Log:
     """Training events, the rounds table and progress reports."""
 
-    def __init__(self, beat: Heartbeat, expected_rounds: int):
+    def __init__(self, beat: Heartbeat, seed_size: int, vocab_size: int):
         self.beat = beat
-        beat.total = expected_rounds
+        self.seed_size = seed_size
+        beat.total = max(0, seed_size - vocab_size)  # pieces to remove, fixed from the first report
         self.events: list[TrainingEvent] = []
         self.rounds: list[dict] = []
 
-    def round(self, label: str, size: int, stats: EStep, last: bool = False) -> None:
+    def round(self, label: str, size: int, stats: EStep) -> None:
         row = {"vocab_size": size, "objective": stats.objective, "tokens": stats.tokens}
         self.rounds.append(row)
         self.events.append(TrainingEvent(len(self.events), "round", label, stats.tokens, size, dict(row)))
-        total = len(self.rounds) if last else max(self.beat.total, len(self.rounds) + 1)
-        self.beat.report(len(self.rounds), total)
+        self.report(size)
+
+    def report(self, size: int) -> None:
+        """Pieces removed from the seed so far (never more than the total, never fewer than before)."""
+        self.beat.report(min(self.beat.total, max(self.beat.done, self.seed_size - size)))
 
     def removal(self, label: str, removed: int, size: int) -> None:
         if removed:
             self.events.append(TrainingEvent(len(self.events), "prune", label, removed, size))
+            self.report(size)

@@ -13,7 +13,8 @@ No paper section: plumbing. A *variant* is a :class:`core.tokeniser.Tokeniser` w
 
 Training lives in each variant's module as ``train(corpus: TrainingCorpus, vocab_size, *,
 progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called at the trainer's
-steps and regularly inside its long phases (:class:`core.deadline.Heartbeat`); whatever it raises
+steps and regularly inside its long phases (:class:`core.deadline.Heartbeat`); ``total`` is 0
+while it is not known yet (Unigram's seeding) and never changes once it is; whatever it raises
 stops training (the explorer's :class:`core.deadline.Deadline`).
 :mod:`core.variants.registry` maps algorithm names to trainers; :data:`core.tokeniser.SAVED_FORMATS`
 maps saved formats to loaders.
@@ -25,13 +26,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 from core.errors import InputError
 from core.merges import Merge
 from core.model import BTETokeniser
 from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
-from core.tokeniser import ids_in_order
+from core.tokeniser import Tokeniser, ids_in_order
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
 FORMAT_PREFIX = "variant:"
@@ -122,7 +124,7 @@ class TrainingEvent:
 class TrainingRun:
     """A trained tokeniser with its training log (events in order) and summary figures."""
 
-    tokeniser: object
+    tokeniser: Tokeniser
     events: tuple[TrainingEvent, ...]
     summary: dict = field(default_factory=dict)
 
@@ -136,17 +138,36 @@ class TrainingRun:
         }
 
 
+class _Segmenting(Protocol):
+    """What a :class:`PretokenSegmenter` subclass provides (as attributes or properties)."""
+
+    @property
+    def pretokeniser(self) -> Pretokeniser: ...
+
+    @property
+    def vocabulary(self) -> frozenset[str]: ...
+
+    @property
+    def _segmented(self) -> dict[str, tuple[str, ...]]: ...
+
+    def _segment_uncached(self, pretoken: str) -> tuple[str, ...]: ...
+
+    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]: ...
+
+    def tokenise(self, text: str) -> list[str]: ...
+
+
 class PretokenSegmenter:
     """``tokenise`` and ``tokenise_word`` for a variant that segments every pretoken on its own
     (Scaffold-BPE, PickyBPE, Unigram): each pretoken is segmented once by the subclass's
     ``_segment_uncached(pretoken)``, then read from a cache (emptied at CACHE_LIMIT pretokens).
-    The subclass also provides ``pretokeniser``."""
+    The subclass also provides ``pretokeniser`` and ``vocabulary`` (:class:`_Segmenting`)."""
 
     @cached_property
     def _segmented(self) -> dict[str, tuple[str, ...]]:
         return {}
 
-    def segment_pretoken(self, pretoken: str) -> tuple[str, ...]:
+    def segment_pretoken(self: _Segmenting, pretoken: str) -> tuple[str, ...]:
         cache = self._segmented
         tokens = cache.get(pretoken)
         if tokens is None:
@@ -155,15 +176,15 @@ class PretokenSegmenter:
             tokens = cache[pretoken] = self._segment_uncached(pretoken)
         return tokens
 
-    def token_ids(self) -> dict[str, int]:
+    def token_ids(self: _Segmenting) -> dict[str, int]:
         """Ids in sorted vocabulary order (these families keep no ids of their own)."""
         return ids_in_order(sorted(self.vocabulary))
 
-    def tokenise(self, text: str) -> list[str]:
+    def tokenise(self: _Segmenting, text: str) -> list[str]:
         segment = self.segment_pretoken
         return [t for pretoken in self.pretokeniser.pretokenise(text) if pretoken for t in segment(pretoken)]
 
-    def tokenise_word(self, word: str) -> list[str]:
+    def tokenise_word(self: _Segmenting, word: str) -> list[str]:
         """``word`` as it appears in running text: ``" " + word`` through the pre-tokeniser."""
         if not isinstance(word, str):
             raise InputError(f"expected a word (str), got {type(word).__name__}")

@@ -38,9 +38,10 @@ tokens keep their slots of the budget, as in the authors' code; or no pairs were
 from __future__ import annotations
 
 import heapq
+import sys
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 from core.errors import InputError
 from core.model import BTETokeniser
@@ -69,7 +70,7 @@ OPERATION_KINDS = ("merge", "deletion", "supermerge")
 #: (our repaired Listing 3).
 PATTERNS = {"ultimate": ULTIMATE_PATTERN, "boundless": "boundless"}
 
-_NEVER = float("inf")
+_NEVER = sys.maxsize  # an operation index after every real one
 
 
 def boundless_pretokeniser(pattern: str = "ultimate") -> RegexSplit:
@@ -80,8 +81,8 @@ def boundless_pretokeniser(pattern: str = "ultimate") -> RegexSplit:
     return RegexSplit(PATTERNS[pattern], byte_level=True)
 
 
-def _first_after(indices: tuple[int, ...], after: float) -> float:
-    """The smallest index in the sorted ``indices`` greater than ``after`` (inf if none)."""
+def _first_after(indices: tuple[int, ...], after: int) -> int:
+    """The smallest index in the sorted ``indices`` greater than ``after`` (``_NEVER`` if none)."""
     if indices[-1] <= after:
         return _NEVER
     return indices[0] if indices[0] > after else indices[bisect_right(indices, after)]
@@ -303,7 +304,7 @@ class BoundlessBPE:
         previous = -1
         while True:
             best = _NEVER
-            for pair in zip(tokens, tokens[1:]):
+            for pair in pairwise(tokens):
                 indices = merges.get(pair)
                 if indices is not None:
                     best = min(best, _first_after(indices, previous))
@@ -332,7 +333,7 @@ class BoundlessBPE:
         self._timelines[pretoken] = result
         return result
 
-    def _first_join(self, left: tuple, right: tuple, after: float):
+    def _first_join(self, left: tuple, right: tuple, after: int):
         """The earliest supermerge ``(index, a, b)`` with index > ``after`` at which the chunk
         with single-token spans ``left`` is ``a`` and its right neighbour (``right``) is ``b``."""
         best = None
@@ -362,9 +363,9 @@ class BoundlessBPE:
         after[-1] = -1
         place = list(range(n))  # text position of a chunk's first pretoken (orders one index)
         alive = [True] * n
-        heap = []
+        heap: list[tuple[int, int, int, int, str]] = []
 
-        def push(left: int, right: int, since: float) -> None:
+        def push(left: int, right: int, since: int) -> None:
             if left != -1 and right != -1 and spans[left] and spans[right]:
                 found = self._first_join(spans[left], spans[right], since)
                 if found is not None:

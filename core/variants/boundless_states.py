@@ -19,6 +19,7 @@ on use), so a merge visits only the pair's occurrences.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 
 from core.deadline import Heartbeat
@@ -26,6 +27,8 @@ from core.deadline import Heartbeat
 Pair = tuple[str, str]
 #: Heartbeat units for one change of the runs (a few dozen Python steps).
 CHANGE_WORK = 32
+#: The text of a run that is gone (tokens are never empty).
+GONE = ""
 
 
 class _PairQueue:
@@ -81,8 +84,8 @@ def _runs_of(tokens: Iterable[str]) -> list[list]:
 
 
 class _Runs(_PairQueue):
-    """Weighted token sequences as one array of linked runs (``text[r]`` None once ``r`` is
-    gone); ``countable`` None means every token pairs up."""
+    """Weighted token sequences as one array of linked runs (``text[r]`` is ``GONE`` once ``r``
+    is gone); ``countable`` None means every token pairs up."""
 
     def __init__(
         self, sequences: Iterable[Sequence[str]], weights: Sequence[int], countable: set[str] | None, beat: Heartbeat
@@ -91,7 +94,7 @@ class _Runs(_PairQueue):
         self.weights = list(weights)
         self.countable = countable
         self.beat = beat
-        self.text: list[str | None] = []
+        self.text: list[str] = []
         self.length: list[int] = []
         self.before: list[int] = []
         self.after: list[int] = []
@@ -121,7 +124,7 @@ class _Runs(_PairQueue):
             self.owner.extend([index] * len(runs))
             self._add(runs, delta, self.weights[index])
             beat.work(len(sequence))
-        for r, (token, n) in enumerate(zip(text, length)):
+        for r, (token, n) in enumerate(zip(text, length, strict=True)):
             self.runs_of.setdefault(token, set()).add(r)
             self.total[token] = self.total.get(token, 0) + n
         self.apply(delta)
@@ -129,7 +132,7 @@ class _Runs(_PairQueue):
     def _count(self, runs: Iterable[int], delta: dict[Pair, int], weight: int) -> None:
         """Add ``weight`` x the pair counts of the consecutive ``runs`` to ``delta``."""
         text, length, countable = self.text, self.length, self.countable
-        previous = None
+        previous: str | None = None
         for r in runs:
             token = text[r]
             if countable is None or token in countable:
@@ -145,7 +148,7 @@ class _Runs(_PairQueue):
         """:meth:`_count`, and record the pairs starting at the consecutive ``runs`` (the last
         one's with its successor too), countable or not: unlocking may make them countable."""
         text, length, after, countable, starts = self.text, self.length, self.after, self.countable, self.starts
-        previous = None
+        previous: str | None = None
         for r in runs:
             token, n, s = text[r], length[r], after[r]
             if n > 1:
@@ -194,12 +197,12 @@ class _Runs(_PairQueue):
             size += n
             chain.append(r)
         for r in old[len(runs) :]:
-            text[r] = None
+            text[r] = GONE
         self.whole = self.whole or size == 1 < self.tokens_in[owner]
         self.tokens_in[owner] = size
         if following != -1:
             chain.append(following)
-        for r, s in zip(chain, chain[1:]):
+        for r, s in itertools.pairwise(chain):
             after[r], before[s] = s, r
         if previous == -1:
             before[chain[0]] = -1
@@ -211,7 +214,7 @@ class _Runs(_PairQueue):
             if text[r] == text[keep]:  # equal neighbours become one run
                 length[keep] += length[r]
                 runs_of[text[r]].discard(r)
-                text[r] = None
+                text[r] = GONE
                 after[keep] = after[r]
                 if after[r] != -1:
                     before[after[r]] = keep
@@ -263,7 +266,7 @@ class Words(_Runs):
         super().__init__(list(counts), list(counts.values()), None, beat)
         self.frequency: dict[str, int] = {}
         frequency, weights = self.frequency, self.weights
-        for token, n, owner in zip(self.text, self.length, self.owner):
+        for token, n, owner in zip(self.text, self.length, self.owner, strict=True):
             frequency[token] = frequency.get(token, 0) + n * weights[owner]
 
     def merge(self, left: str, right: str) -> tuple[int, bool]:
@@ -289,10 +292,7 @@ class Words(_Runs):
         for r in list(self.runs_of.get(token, ())):
             n = self.length[r]
             total += n * self.weights[self.owner[r]]
-            if len(unit) == 1:
-                runs = [[unit[0][0], unit[0][1] * n]]
-            else:
-                runs = _runs_of(p for _ in range(n) for p in pieces)
+            runs = [[unit[0][0], unit[0][1] * n]] if len(unit) == 1 else _runs_of(p for _ in range(n) for p in pieces)
             self._replace([r], runs, delta)
         self.apply(delta)
         frequency = self.frequency
@@ -309,9 +309,10 @@ class Superwords(_Runs):
 
     def __init__(self, documents: Iterable[Sequence[str]], unlockable: Callable[[str], bool], beat: Heartbeat):
         documents = list(documents)
-        super().__init__(documents, [1] * len(documents), set(), beat)
+        unlocked: set[str] = set()
+        super().__init__(documents, [1] * len(documents), unlocked, beat)
         self.unlockable = unlockable
-        self.unlocked: set[str] = self.countable
+        self.unlocked = unlocked
 
     def unlock(self, text: str) -> bool:
         """Make a whole-word token pair up (if the merge pattern allows and it is new)."""

@@ -143,15 +143,42 @@ def train(
     (every ``PROGRESS_EVERY`` steps and during long phases; it may raise to stop training).
     """
     corpus = _check_corpus(corpus)
-    vocab_size = int(check_int("vocab_size", vocab_size, 256))
+    vocab_size = check_int("vocab_size", vocab_size, 256)
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
         raise InputError(f"threshold must be a positive number, got {threshold!r}")
     if not isinstance(blowup, bool):
         raise InputError(f"blowup must be true or false, got {blowup!r}")
-    strict = _option(ios_rule, "ios_rule", IOS_RULES) == ">"
-    unlockable_text = MERGE_PATTERNS[_option(merge_pattern, "merge_pattern", tuple(MERGE_PATTERNS))]
-    freed = _option(deleted_slots, "deleted_slots", DELETED_SLOTS) == "freed"
-    merge_wins_ties = _option(tie, "tie", TIES) == "merge"
+    options = {
+        "threshold": threshold,
+        "ios_rule": _option(ios_rule, "ios_rule", IOS_RULES),
+        "blowup": blowup,
+        "merge_pattern": _option(merge_pattern, "merge_pattern", tuple(MERGE_PATTERNS)),
+        "deleted_slots": _option(deleted_slots, "deleted_slots", DELETED_SLOTS),
+        "tie": _option(tie, "tie", TIES),
+    }
+    beat = Heartbeat(progress, vocab_size - 256)
+    run = _Training(corpus, options, beat)
+    stopped = run.loop(vocab_size)
+    beat.report(len(run.taken) - 256)
+    from core.variants.boundless import BoundlessBPE  # imported here: that module imports this one
+
+    tokeniser = BoundlessBPE(run.operations, corpus.pretokeniser, blowup=blowup, name=name)
+    summary = {
+        "merges": run.counts["merge"],
+        "supermerges": run.counts["supermerge"],
+        "deletions": run.counts["deletion"],
+        "vocab_size": tokeniser.vocab_size,
+        "slots": len(run.taken),
+        "stopped": stopped,
+        "documents": len(corpus.documents or ()),
+        "unique_pretokens": len(corpus.pretoken_counts),
+        "options": options,
+    }
+    return TrainingRun(tokeniser, tuple(run.events), summary)
+
+
+def _unlockable(unlockable_text: Callable[[str], bool]) -> Callable[[str], bool]:
+    """The merge pattern's test on a raw token (False when its bytes are not UTF-8)."""
 
     def unlockable(raw: str) -> bool:
         try:
@@ -160,112 +187,113 @@ def train(
             return False
         return unlockable_text(text)
 
-    raw = {p: _raw(p) for p in corpus.pretoken_counts}
-    beat = Heartbeat(progress, vocab_size - 256)
-    words = Words({raw[p]: c for p, c in corpus.pretoken_counts.items()}, beat)
-    try:
-        supers = Superwords([[raw[p] for p in d] for d in corpus.documents], unlockable, beat)
-    except KeyError as err:
-        raise InputError(f"document pretoken {err.args[0]!r} is missing from the pretoken counts") from None
-    # present: the vocabulary |V|. taken: strings a new merge may not form, the code's vocabulary
-    # list (never shortened, "kept") or |V| itself ("freed"); the loop runs on its size.
-    present = {chr(b) for b in range(256)}
-    taken = present if freed else set(present)
-    operations: list[tuple[str, ...]] = []
-    events: list[TrainingEvent] = []
-    pieces: dict[str, tuple[str, str]] = {}
-    counts = dict.fromkeys(("merge", "deletion", "supermerge"), 0)
-    step = 0
+    return unlockable
 
-    def record(kind: str, parts: tuple[str, ...], count: int, detail: dict) -> None:
-        operations.append((kind, *map(_shown, parts)))
-        counts[kind] += 1
+
+class _Training:
+    """One training run: both states, the vocabulary, and the operations and events so far."""
+
+    def __init__(self, corpus: TrainingCorpus, options: dict, beat: Heartbeat):
+        self.threshold = options["threshold"]
+        self.strict = options["ios_rule"] == ">"
+        self.blowup = options["blowup"]
+        self.freed = options["deleted_slots"] == "freed"
+        self.merge_wins_ties = options["tie"] == "merge"
+        self.beat = beat
+        raw = {p: _raw(p) for p in corpus.pretoken_counts}
+        self.words = Words({raw[p]: c for p, c in corpus.pretoken_counts.items()}, beat)
+        unlockable = _unlockable(MERGE_PATTERNS[options["merge_pattern"]])
+        try:
+            documents = [[raw[p] for p in d] for d in corpus.documents or ()]
+            self.supers = Superwords(documents, unlockable, beat)
+        except KeyError as err:
+            raise InputError(f"document pretoken {err.args[0]!r} is missing from the pretoken counts") from None
+        # present: the vocabulary |V|. taken: strings a new merge may not form, the code's
+        # vocabulary list (never shortened, "kept") or |V| itself ("freed"); the loop runs on its size.
+        self.present = {chr(b) for b in range(256)}
+        self.taken = self.present if self.freed else set(self.present)
+        self.operations: list[tuple[str, ...]] = []
+        self.events: list[TrainingEvent] = []
+        self.pieces: dict[str, tuple[str, str]] = {}
+        self.counts = dict.fromkeys(("merge", "deletion", "supermerge"), 0)
+        self.step = 0
+
+    def loop(self, vocab_size: int) -> str:
+        """Steps until ``vocab_size`` slots are taken or no pair is left; returns why it stopped."""
+        words, supers, taken, beat = self.words, self.supers, self.taken, self.beat
+        while len(taken) < vocab_size:
+            word_best, super_best = words.best(taken), supers.best(taken)
+            if word_best is None and super_best is None:
+                return "no pairs left"
+            word_count = word_best[0] if word_best else -1
+            super_count = super_best[0] if super_best else -1
+            if word_best and (word_count > super_count or (self.merge_wins_ties and word_count == super_count)):
+                self.merge(word_count, *word_best[1])
+            elif super_best:
+                self.supermerge(super_count, *super_best[1])
+            self.step += 1
+            if self.step % PROGRESS_EVERY == 0:
+                beat.report(len(taken) - 256)
+        return "vocab_size reached"
+
+    def record(self, kind: str, parts: tuple[str, ...], count: int, detail: dict) -> None:
+        self.operations.append((kind, *map(_shown, parts)))
+        self.counts[kind] += 1
         label = (
             f"delete {_shown(parts[0])}"
             if kind == "deletion"
             else f"{_shown(parts[0])} + {_shown(parts[1])} -> {_shown(parts[0] + parts[1])}"
         )
-        events.append(TrainingEvent(step, kind, label, count, len(present), detail))
+        self.events.append(TrainingEvent(self.step, kind, label, count, len(self.present), detail))
 
-    def add(token: str) -> dict:
-        present.add(token)
-        taken.add(token)
+    def add(self, left: str, right: str) -> dict:
+        """Adds ``left + right`` to the vocabulary; the event detail naming it."""
+        token = left + right
+        self.present.add(token)
+        self.taken.add(token)
         return {"left": _shown(left), "right": _shown(right), "token": _shown(token)}
 
-    stopped = "vocab_size reached"
-    while len(taken) < vocab_size:
-        word_best, super_best = words.best(taken), supers.best(taken)
-        if word_best is None and super_best is None:
-            stopped = "no pairs left"
-            break
-        word_count = word_best[0] if word_best else -1
-        super_count = super_best[0] if super_best else -1
-        if word_count > super_count or (merge_wins_ties and word_count == super_count):
-            left, right = word_best[1]
-            token = left + right
-            left_count, right_count = words.frequency[left], words.frequency[right]
-            _, whole = words.merge(left, right)
-            pieces.setdefault(token, (left, right))
-            detail = {
-                **add(token),
-                "left_count": left_count,
-                "right_count": right_count,
-                "ios_left": word_count / left_count,
-                "ios_right": word_count / right_count,
-            }
-            if whole and supers.unlock(token):
-                detail["unlocked"] = _shown(token)
-            record("merge", (left, right), word_count, detail)
-            for part, part_count in (
-                ((left, left_count),) if left == right else ((left, left_count), (right, right_count))
-            ):
-                ios = word_count / part_count
-                if len(part) > 1 and (ios > threshold if strict else ios >= threshold):
-                    replacement = tuple(part) if blowup else pieces[part]
-                    blown = words.delete(part, replacement)
-                    present.discard(part)
-                    present.update(replacement)  # with blowup=False a deleted token may come back
-                    if freed:
-                        words.release(part)
-                        supers.release(part)
-                    record(
-                        "deletion",
-                        (part,),
-                        part_count,
-                        {"token": _shown(part), "ios": ios, "merge": _shown(token), "blown_up": blown},
-                    )
-        else:
-            left, right = super_best[1]
-            detail = {
-                **add(left + right),
-                "left_count": supers.occurrences(left),
-                "right_count": supers.occurrences(right),
-            }
-            supers.merge(left, right)
-            record("supermerge", (left, right), super_count, detail)
-        step += 1
-        if step % PROGRESS_EVERY == 0:
-            beat.report(len(taken) - 256)
-    beat.report(len(taken) - 256)
-    from core.variants.boundless import BoundlessBPE  # imported here: that module imports this one
+    def merge(self, count: int, left: str, right: str) -> None:
+        """A word merge, then the deletion of each part whose IoS reaches the threshold."""
+        words = self.words
+        token = left + right
+        left_count, right_count = words.frequency[left], words.frequency[right]
+        _, whole = words.merge(left, right)
+        self.pieces.setdefault(token, (left, right))
+        detail = {
+            **self.add(left, right),
+            "left_count": left_count,
+            "right_count": right_count,
+            "ios_left": count / left_count,
+            "ios_right": count / right_count,
+        }
+        if whole and self.supers.unlock(token):
+            detail["unlocked"] = _shown(token)
+        self.record("merge", (left, right), count, detail)
+        parts = ((left, left_count),) if left == right else ((left, left_count), (right, right_count))
+        for part, part_count in parts:
+            ios = count / part_count
+            if len(part) > 1 and (ios > self.threshold if self.strict else ios >= self.threshold):
+                self.delete(part, part_count, ios, token)
 
-    tokeniser = BoundlessBPE(operations, corpus.pretokeniser, blowup=blowup, name=name)
-    summary = {
-        "merges": counts["merge"],
-        "supermerges": counts["supermerge"],
-        "deletions": counts["deletion"],
-        "vocab_size": tokeniser.vocab_size,
-        "slots": len(taken),
-        "stopped": stopped,
-        "documents": len(corpus.documents),
-        "unique_pretokens": len(corpus.pretoken_counts),
-        "options": {
-            "threshold": threshold,
-            "ios_rule": ios_rule,
-            "blowup": blowup,
-            "merge_pattern": merge_pattern,
-            "deleted_slots": deleted_slots,
-            "tie": tie,
-        },
-    }
-    return TrainingRun(tokeniser, tuple(events), summary)
+    def delete(self, part: str, part_count: int, ios: float, token: str) -> None:
+        """Deletes ``part`` (IoS ``ios`` in the merge that made ``token``) from the words."""
+        replacement = tuple(part) if self.blowup else self.pieces[part]
+        blown = self.words.delete(part, replacement)
+        self.present.discard(part)
+        self.present.update(replacement)  # with blowup=False a deleted token may come back
+        if self.freed:
+            self.words.release(part)
+            self.supers.release(part)
+        detail = {"token": _shown(part), "ios": ios, "merge": _shown(token), "blown_up": blown}
+        self.record("deletion", (part,), part_count, detail)
+
+    def supermerge(self, count: int, left: str, right: str) -> None:
+        supers = self.supers
+        detail = {
+            **self.add(left, right),
+            "left_count": supers.occurrences(left),
+            "right_count": supers.occurrences(right),
+        }
+        supers.merge(left, right)
+        self.record("supermerge", (left, right), count, detail)

@@ -25,6 +25,6 @@ def train(corpus: TrainingCorpus, vocab_size: int, *, progress=None, min_frequen
     base = len(result.alphabet) + len(result.special_tokens)
     events = tuple(
         TrainingEvent(i, "merge", f"{left} + {right}", count, base + i + 1)
-        for i, ((left, right), count) in enumerate(zip(result.merges, result.merge_counts))
+        for i, ((left, right), count) in enumerate(zip(result.merges, result.merge_counts, strict=True))
     )
     return TrainingRun(tokeniser, events, {"merges": len(result.merges)})

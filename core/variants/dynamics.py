@@ -20,7 +20,7 @@ def kind_fractions(events: Sequence, interval: int) -> list[dict]:
     if isinstance(interval, bool) or not isinstance(interval, int) or interval < 1:
         raise InputError(f"interval must be a positive integer, got {interval!r}")
     kinds = list(dict.fromkeys(e.kind for e in events))
-    rows = []
+    rows: list[dict] = []
     for start in range(0, len(events), interval):
         block = events[start : start + interval]
         counts = Counter(e.kind for e in block)

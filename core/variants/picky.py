@@ -61,6 +61,7 @@ literal recount implementation (tests/test_picky.py).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import numbers
 from bisect import bisect_right
@@ -168,7 +169,7 @@ class PickyBPE(PretokenSegmenter):
         self.pretokeniser = pretokeniser
         self.whole_word = whole_word
         self.name = name
-        self._merge_ids: dict[tuple[str, str], list[int]] = {}
+        self._merge_ids: dict[tuple[str, ...], list[int]] = {}
         self._split_ids: dict[str, list[int]] = {}
         for n, event in enumerate(self.events):
             if event.kind == MERGE:
@@ -200,7 +201,7 @@ class PickyBPE(PretokenSegmenter):
         last = -1
         while True:
             best = len(events)
-            for pair in zip(tokens, tokens[1:]):
+            for pair in itertools.pairwise(tokens):
                 ids = merge_ids.get(pair)
                 if ids is not None and ids[-1] > last:
                     best = min(best, ids[bisect_right(ids, last)])
@@ -225,8 +226,8 @@ class PickyBPE(PretokenSegmenter):
         """The shortcut (when on and the pretoken is a type), else the event replay."""
         tokens = (pretoken,) if self._shortcut(pretoken) else tuple(pretoken)
         if len(tokens) > 1:
-            for _, tokens in self.replay(pretoken):
-                pass
+            for _, replayed in self.replay(pretoken):
+                tokens = replayed
         return tokens
 
     def trace_text(self, text: str) -> Trace:
@@ -403,7 +404,7 @@ class _Trainer:
         self.threshold, self.inclusive, self.insertion = threshold, inclusive, insertion
         self.present = [True] * self.n_atoms
         self.freq = [0] * self.n_atoms
-        self.creator: list[tuple[int, int] | None] = [None] * self.n_atoms
+        self.creator: dict[int, tuple[int, int]] = {}  # merged type -> the pair that first made it
         self.words: list[list[int]] = []
         self.weights: list[int] = []
         for word, count in counts.items():
@@ -420,7 +421,7 @@ class _Trainer:
         self.pair_words: dict[int, set[int]] = {}
         for index, symbols in enumerate(self.words):
             count = self.weights[index]
-            for left, right in zip(symbols, symbols[1:]):
+            for left, right in itertools.pairwise(symbols):
                 key = left << _SHIFT | right
                 self.pair_counts[key] = self.pair_counts.get(key, 0) + count
                 holding = self.pair_words.get(key)
@@ -509,7 +510,7 @@ class _Trainer:
             strings.append(string)
             self.present.append(True)
             self.freq.append(0)
-            self.creator.append((left, right))
+            self.creator[new] = (left, right)
             self.size += 1
         elif not self.present[new]:  # "Restored previously removed token": same id, same creator
             self.present[new] = restored = True
@@ -542,15 +543,12 @@ class _Trainer:
         """Merge (left, right) in the ``holders`` that hold it; update pair counts as the authors do
         (new pairs enter the Counter first, in word order, then the destroyed pairs decrease and
         leave at 0). Returns the number of occurrences merged."""
-        words, weights, pair_words = self.words, self.weights, self.pair_words
-        created: dict[int, int] = {}
+        words, weights = self.words, self.weights
         destroyed: dict[int, int] = {}
-        created_get, destroyed_get, holding_get = created.get, destroyed.get, pair_words.get
-        merged = 0
-        containing = self.type_words.setdefault(new, set())
-        new_high = new << _SHIFT
-        right_high = right << _SHIFT
-        beat = self.beat
+        destroyed_get = destroyed.get
+        changed: list[tuple[int, int, list[int]]] = []  # (word, weight, new pairs) per changed word
+        merged, beat = 0, self.beat
+        new_high, right_high = new << _SHIFT, right << _SHIFT
         for index in self._visit(holders):
             symbols = words[index]
             occurrences = symbols.count(left)
@@ -592,6 +590,19 @@ class _Trainer:
                 born.append(new_high | symbols[start])
                 out += symbols[start:]
             words[index] = out
+            changed.append((index, weight, born))
+        self._increase(self._born(changed, new).items())
+        self._decrease(destroyed)
+        return merged
+
+    def _born(self, changed: list[tuple[int, int, list[int]]], new: int) -> dict[int, int]:
+        """The new pairs' counts, in the order they enter the Counter, from each changed word's
+        (index, weight, new pairs); records which words hold them and ``new``."""
+        pair_words = self.pair_words
+        created: dict[int, int] = {}
+        created_get, holding_get = created.get, pair_words.get
+        containing = self.type_words.setdefault(new, set())
+        for index, weight, born in changed:
             containing.add(index)
             for key in born:
                 created[key] = created_get(key, 0) + weight
@@ -600,7 +611,10 @@ class _Trainer:
                     pair_words[key] = {index}
                 else:
                     holding.add(index)
-        self._increase(created.items())
+        return created
+
+    def _decrease(self, destroyed: dict[int, int]) -> None:
+        """``pairs[key] -= amount`` for each destroyed pair still in the Counter; a pair leaves it at 0."""
         counts = self.pair_counts
         for gone, amount in destroyed.items():
             count = counts.get(gone)
@@ -609,7 +623,6 @@ class _Trainer:
                     self._drop(gone)
                 else:
                     counts[gone] = count - amount
-        return merged
 
     def _scrutinise(self, parent: int, merged: int) -> None:
         """Step 3: remove a merged parent whose IoS exceeds τ (the authors' float test)."""
@@ -645,7 +658,7 @@ class _Trainer:
         for p in parts:
             self.freq[p] += remaining
         internal: dict[int, int] = {}  # pair -> times inside the parts (the authors add it each time)
-        for a, b in zip(parts, parts[1:]):
+        for a, b in itertools.pairwise(parts):
             internal[a << _SHIFT | b] = internal.get(a << _SHIFT | b, 0) + 1
         self.beat.work(2 * len(parts))
         self._increase((key, times * remaining) for key, times in internal.items())
@@ -660,7 +673,7 @@ class _Trainer:
                 continue
             self.beat.work(len(symbols))
             weight = weights[index]
-            for a, b in zip(symbols, symbols[1:]):
+            for a, b in itertools.pairwise(symbols):
                 if a == token or b == token:
                     key = a << _SHIFT | b
                     neighbours[key] = neighbours.get(key, 0) + weight

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from functools import cached_property
 
 from core.deadline import Heartbeat
@@ -211,7 +211,7 @@ def _demolition_table(bte: BTETokeniser, scaffold: frozenset[str]) -> dict[str, 
     whole, so shorter tokens are done first)."""
     table: dict[str, tuple[str, ...]] = {}
     for token in sorted(scaffold, key=len):
-        best = (token,)  # an atom: nothing to demolish it into
+        best: tuple[str, ...] = (token,)  # an atom: nothing to demolish it into
         for merge in bte.produced_by.get(token, ()):  # in rank order
             pieces = tuple(x for part in merge.parts for x in table.get(part, (part,)))
             if best == (token,) or len(pieces) < len(best):
@@ -328,13 +328,14 @@ class _Trainer:
         where: dict[int, set[int]] = {}
         for index, symbols in enumerate(self.words):
             count = self.weights[index]
-            for left, right in zip(symbols, symbols[1:]):
+            for left, right in itertools.pairwise(symbols):
                 key = left << _SHIFT | right
                 self.pair_counts[key] = self.pair_counts.get(key, 0) + count
                 where.setdefault(key, set()).add(index)
             beat.work(len(symbols))
         self.sequence = itertools.count()
-        self.heap = [
+        # (-count, class, pair key or token id, tie-break, words holding the pair; none for a token)
+        self.heap: list[tuple[int, int, int, int, Collection[int]]] = [
             (-self.pair_counts[key], self.pair_class, key, next(self.sequence), positions)
             for key, positions in where.items()
         ]
@@ -391,7 +392,7 @@ class _Trainer:
             TrainingEvent(self.step, "readmit", f"readmit {string}", count, self.size, {"token": string, **detail})
         )
 
-    def _merge(self, key: int, count: int, positions: set[int]) -> None:
+    def _merge(self, key: int, count: int, positions: Collection[int]) -> None:
         """Alg. 1 lines 6 and 11-23: merge the pair everywhere, then mark parents."""
         ids, words, weights = self.id_to_word, self.words, self.weights
         left, right = key >> _SHIFT, key & _MASK
@@ -438,7 +439,7 @@ class _Trainer:
             if freq[parent] < head:
                 self.scaffold.add(parent)
                 self.size -= 1
-                heapq.heappush(heap, (-freq[parent], self.token_class, parent, next(sequence), None))
+                heapq.heappush(heap, (-freq[parent], self.token_class, parent, next(sequence), ()))
                 self.events.append(
                     TrainingEvent(
                         self.step,

@@ -3,6 +3,10 @@
 Recipe of research/explorers-and-streamlit.md §3.10. Never ``playwright install``: the browser is
 the ``chromium`` Debian package (``apt-get install -y chromium``), driven by pytest-playwright.
 Without it the tests fail under ``CI=true`` and are skipped (with the reason) otherwise.
+
+Every test collected here carries the ``browser`` marker. Under pytest-xdist each worker starts its
+own servers, each on a free port of its own; screenshots go to ``test-artifacts/`` under names no
+two tests share.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser_support import wait_for_app
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -33,6 +39,15 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 STARTUP_SECONDS = 90
+PORT_ATTEMPTS = 3
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark every test under tests/e2e ``browser``, so that no new file can forget it."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
 
 
 def running_in_ci() -> bool:
@@ -73,14 +88,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@contextmanager
-def streamlit_server():
-    """``python -m streamlit run app.py`` on a free loopback port; yields its URL once
-    ``/_stcore/health`` says ok, and stops the server afterwards."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
-    log_path = log_dir / "streamlit.log"
+def _start_server(port: int, log_path: Path) -> subprocess.Popen:
     command = [
         sys.executable,
         "-m",
@@ -94,36 +102,73 @@ def streamlit_server():
     ]
     # stdout to a file, never a PIPE (a full pipe blocks the server).
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.25)
-        yield url
-    finally:
-        process.terminate()
+        return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _healthy(process: subprocess.Popen, url: str, log_path: Path) -> bool:
+    """Wait until ``/_stcore/health`` says ok (True); False when the server exited because another
+    process took its port first (possible between ``free_port`` and the server's bind)."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        if process.poll() is not None:
+            log = log_path.read_text(errors="replace")
+            if "already in use" in log:
+                return False
+            pytest.fail(f"streamlit exited with {process.returncode}:\n{log}")
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    return True
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text(errors='replace')}")
+        time.sleep(0.25)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def streamlit_server():
+    """``python -m streamlit run app.py`` on a free loopback port; yields its URL once
+    ``/_stcore/health`` says ok, and stops the server afterwards."""
+    log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
+    log_path = log_dir / "streamlit.log"
+    try:
+        for _ in range(PORT_ATTEMPTS):
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            process = _start_server(port, log_path)
+            try:
+                if _healthy(process, url, log_path):
+                    yield url
+                    return
+            finally:
+                _stop(process)
+        pytest.fail(f"streamlit found its port taken {PORT_ATTEMPTS} times:\n{log_path.read_text(errors='replace')}")
+    finally:
         shutil.rmtree(log_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def app_url(chromium_executable):
-    """One server shared by the tests of a session (its caches warm up as the tests go)."""
+def app_url(chromium_executable, browser):
+    """One server shared by the tests of a session (its caches warm up as the tests go). One visit
+    first runs app.py's navigation, so the first test (under pytest-xdist, any test) finds the
+    server as every later one does; ``fresh_app_url`` is for what a server's first visit does."""
     with streamlit_server() as url:
+        page = browser.new_page()
+        try:
+            page.goto(url)
+            wait_for_app(page)
+        finally:
+            page.close()
         yield url
 
 

@@ -88,10 +88,10 @@ def test_distributions_page_renders_offline(page: Page, app_url: str, artifacts_
 
     # The sweep: its own view, its caption read off its numbers.
     timing["sweep_first_s"] = choose_view(
-        page, "Threshold sweep", SWEEP_CHARTS, "Threshold sweep (bpe-knockout App. A.3)"
+        page, "Threshold sweep", SWEEP_CHARTS, "Threshold sweep ([knockout App. A.3])"
     )
     expect(page).to_have_url(re.compile(r"[?&]view=Threshold"))
-    expect(page.get_by_text("Threshold sweep (bpe-knockout App. A.3)")).to_be_visible()
+    expect(page.get_by_text("Threshold sweep ([knockout App. A.3])")).to_be_visible()
     expect(page.get_by_text(re.compile(r"precision goes from .* and is highest at t = "))).to_be_visible()
 
     # Corpus distributions: the Dutch word counts by default (the tokeniser is Dutch).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -131,7 +132,7 @@ def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str,
     # The download is one self-contained file: vis-network inside, nothing fetched from anywhere.
     with page.expect_download(timeout=30_000) as download:
         page.get_by_role("button", name="Download this graph (HTML, works offline)").click()
-    document = open(download.value.path(), encoding="utf-8").read()
+    document = Path(download.value.path()).read_text(encoding="utf-8")
     assert "@version 9.1.2" in document and "_bru + id + s" in document
     assert re.findall(r'(?:src|href)="', document) == []
 
@@ -139,6 +140,6 @@ def test_scenario_after_knockout_shows_the_tuple_merge(page: Page, app_url: str,
     with page.expect_download(timeout=30_000) as download:
         page.get_by_role("button", name="SVG").click()
     assert download.value.suggested_filename == "merge-graph-_bruids-types-and-merges.svg"
-    figure = open(download.value.path(), encoding="utf-8").read()
+    figure = Path(download.value.path()).read_text(encoding="utf-8")
     assert figure.startswith("<svg") and "_bru + id + s" in figure and "new: #5 tuple" in figure
     assert outside == [], f"requests left {LOOPBACK}: {outside}"

@@ -1,4 +1,4 @@
-"""Honest links in real headless Chromium (issue 14): a link copied after an upload opens the same
+"""Honest links in real headless Chromium: a link copied after an upload opens the same
 view in a new browser context (another session of the same server, which finds the file in its
 upload store); a link naming an upload the server does not have says so."""
 
@@ -35,13 +35,13 @@ def query(page: Page) -> dict[str, str]:
     return {key: values[0] for key, values in parse_qs(urlsplit(page.url).query).items()}
 
 
-def first_word_tokens(page: Page) -> list[str]:
-    """The chips of the first word the word debugger shows (``data-token`` of each)."""
-    return (
-        page.locator(".tok-word")
-        .first.locator(".tok-chip")
-        .evaluate_all("chips => chips.map(chip => chip.dataset.token)")
-    )
+def expect_first_word_tokens(page: Page, expected: list[str]) -> None:
+    """The chips of the first word the word debugger shows are ``expected`` (``data-token`` of
+    each), waiting (as Playwright's ``expect`` does) for the rerun after an input to be drawn."""
+    chips = page.locator(".tok-word").first.locator(".tok-chip")
+    expect(chips).to_have_count(len(expected), timeout=60_000)
+    for position, token in enumerate(expected):
+        expect(chips.nth(position)).to_have_attribute("data-token", token)
 
 
 def test_a_copied_link_with_an_upload_opens_the_same_view_in_a_new_context(
@@ -68,7 +68,7 @@ def test_a_copied_link_with_an_upload_opens_the_same_view_in_a_new_context(
     shown = query(page)
     assert shown["tokeniser"] == "upload:" + digest(data) and shown["word"] == "bruid"
     expected = scenario.tokenise_word("bruid")
-    assert first_word_tokens(page) == expected
+    expect_first_word_tokens(page, expected)
     link = page.url
 
     other = browser.new_context(viewport=PROJECTOR)  # another browser: no cookies, no session state
@@ -79,7 +79,7 @@ def test_a_copied_link_with_an_upload_opens_the_same_view_in_a_new_context(
         wait_for_app(reopened)
         expect(reopened.locator(CHOOSER)).to_have_value("upload: mine.json", timeout=60_000)
         expect(reopened.locator(WORD)).to_have_value("bruid")
-        assert first_word_tokens(reopened) == expected
+        expect_first_word_tokens(reopened, expected)
         reopened.screenshot(path=str(artifacts_dir / "link-with-upload-reopened-1280x720.png"))
         no_error_boxes(reopened)
         expect(reopened.get_by_test_id("stAlertContentWarning").filter(has_text="link")).to_have_count(0)

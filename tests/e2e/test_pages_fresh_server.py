@@ -1,4 +1,4 @@
-"""Every page of app.PAGES opens on a freshly started server with an empty disk cache (issue 14).
+"""Every page of app.PAGES opens on a freshly started server with an empty disk cache.
 
 One server of this module's own, with ``EXPLORER_CACHE_DIR`` set to a new temporary folder, so no
 result cached by an earlier run helps (the precomputed sample results ship with the checkout).

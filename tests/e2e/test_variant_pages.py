@@ -4,6 +4,7 @@ they render offline (no request leaves 127.0.0.1), show no error box, and keep t
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -87,7 +88,7 @@ def test_unigram_lattice_renders(page: Page, app_url: str, artifacts_dir) -> Non
     with page.expect_download(timeout=30_000) as download:
         page.get_by_role("button", name="SVG").click()
     assert download.value.suggested_filename == "unigram-lattice-unigram-Gassertions.svg"
-    assert open(download.value.path(), encoding="utf-8").read().startswith("<svg")
+    assert Path(download.value.path()).read_text(encoding="utf-8").startswith("<svg")
     expect(page.get_by_test_id("stPlotlyChart")).to_have_count(3)
     page.get_by_role("textbox", name="Word").fill("newest")
     page.keyboard.press("Enter")

@@ -1,4 +1,4 @@
-"""Hostile token strings in real headless Chromium: nothing a file holds ever runs (issue 13, point 5).
+"""Hostile token strings in real headless Chromium: nothing a file holds ever runs.
 
 A tokeniser whose alphabet, merges, types, specials, name and metadata are XSS payloads, a reference
 whose words and segmentations are payloads and a corpus of payloads are uploaded through the
@@ -66,7 +66,8 @@ INJECTED = """() => {
         if (/^\\s*javascript:/i.test(el.getAttribute(name))) found.push(`${tag}[${name}=javascript:…]`);
       }
       if (tag === "img" && el.getAttribute("src") === "x") found.push("img[src=x]");
-      if (tag === "script" && (/<\\/?script|<img|<svg/i.test(el.textContent) || /^\\s*alert\\(\\d+\\)\\s*$/.test(el.textContent)))
+      if (tag === "script"
+          && (/<\\/?script|<img|<svg/i.test(el.textContent) || /^\\s*alert\\(\\d+\\)\\s*$/.test(el.textContent)))
         found.push("script: " + el.textContent.slice(0, 80));
       if (el.shadowRoot) visit(el.shadowRoot);
     }
