@@ -261,8 +261,15 @@ own_graph = graph_workspace is not None and not graph_workspace.merge_graph_of
 tokeniser = graph_workspace.tokeniser if graph_workspace is not None else None  # the merge graph (BPE)
 display = loaded.pretokeniser.display
 chip_options = dict(types=tokeniser.types if own_graph else loaded.vocabulary, markers=markers(loaded.pretokeniser))
-fmt = lambda token: code_span(shown(token, display))  # noqa: E731
-word_fmt = lambda text: code_span(visible(text))  # noqa: E731
+
+
+def fmt(token: str) -> str:
+    return code_span(shown(token, display))
+
+
+def word_fmt(text: str) -> str:
+    return code_span(visible(text))
+
 
 seed_from_url("input_mode", "input", MODES.get)
 st.session_state.setdefault("input_mode", RUNNING if st.query_params.get("text") else WORDS)

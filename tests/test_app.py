@@ -70,8 +70,7 @@ def md_unescape(text: str) -> str:
 def test_every_url_path_is_its_file_stem():
     """On a fresh server Streamlit runs ``pages/<stem>.py`` alone for ``/<stem>`` and shows "Page not
     found" for other paths, until st.navigation has run once: the paths must be the stems."""
-    import app  # noqa: F401 -- executing app.py outside Streamlit only builds the page list
-    from app import PAGES, url_path
+    from app import PAGES, url_path  # executing app.py outside Streamlit only builds the page list
 
     assert [url_path(file) for file, *_ in PAGES] == [Path(file).stem for file, *_ in PAGES]
     assert PAGES[0][0] == "pages/workspace.py"

@@ -59,11 +59,14 @@ def _marker_id(colour: str) -> str:
     return "arrow-" + re.sub(r"[^0-9a-zA-Z]", "", colour)
 
 
+def _centre(box: tuple) -> tuple[float, float]:
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
 def _edge(edge: Mapping, boxes: Mapping[str, tuple]) -> str:
     source, target = boxes[edge["from"]], boxes[edge["to"]]
-    centre = lambda b: (b[0] + b[2] / 2, b[1] + b[3] / 2)  # noqa: E731
-    x1, y1 = _clip(source, centre(target))
-    x2, y2 = _clip(target, centre(source))
+    x1, y1 = _clip(source, _centre(target))
+    x2, y2 = _clip(target, _centre(source))
     colour = edge.get("color", "#57534e")
     out = (
         f'<line class="edge" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{html_escape(colour)}" '
