@@ -162,15 +162,5 @@ def train(
             "for a word<TAB>count file, core.iter_text_lines(path) for a corpus with one document per line, "
             "or [text] for one document"
         )
-    if isinstance(pretokeniser, str):
-        if pretokeniser not in registry.PRETOKENISERS:
-            raise InputError(
-                f"unknown pretokeniser {pretokeniser!r}; choose one of {', '.join(registry.PRETOKENISERS)}"
-            )
-        pretokeniser = registry.PRETOKENISERS[pretokeniser]()
-    chosen = pretokeniser if pretokeniser is not None else registry.default_pretokeniser(algorithm)
-    if isinstance(corpus, Mapping):
-        prepared = TrainingCorpus.from_word_counts(corpus, chosen)
-    else:
-        prepared = TrainingCorpus.from_texts(corpus, chosen)
+    prepared = registry.training_corpus(algorithm, corpus, pretokeniser)
     return registry.train(algorithm, prepared, vocab_size, progress=progress, **options)

@@ -166,7 +166,6 @@ def cmd_train(args) -> int:
     from core.formats.corpora import iter_text_lines, load_word_counts
     from core.formats.tokeniser_files import save_tokeniser
     from core.variants import registry
-    from core.variants.base import TrainingCorpus
     from core.variants.boundless import shortfall
 
     algorithm = registry.check_algorithm(args.algorithm)
@@ -174,14 +173,9 @@ def cmd_train(args) -> int:
         print("\n".join(option_lines(algorithm)))
         return 0
     _required_for_training(args)
-    pretokeniser = (
-        registry.PRETOKENISERS[args.pretokeniser]() if args.pretokeniser else registry.default_pretokeniser(algorithm)
-    )
     with _naming(args.corpus or args.counts):
-        if args.corpus:
-            corpus = TrainingCorpus.from_texts(iter_text_lines(args.corpus), pretokeniser)
-        else:
-            corpus = TrainingCorpus.from_word_counts(load_word_counts(args.counts), pretokeniser)
+        texts = iter_text_lines(args.corpus) if args.corpus else load_word_counts(args.counts)
+        corpus = registry.training_corpus(algorithm, texts, args.pretokeniser)
     options = _option_values(args.option)
     with _Bar(f"training {algorithm}", TRAINING_UNITS.get(algorithm, "type")) as bar:
         started = time.perf_counter()
@@ -194,7 +188,7 @@ def cmd_train(args) -> int:
         report = {
             **run.to_json(),
             "seconds": seconds,
-            "pretokeniser": pretokeniser.to_spec(),
+            "pretokeniser": corpus.pretokeniser.to_spec(),
             "corpus": {
                 "pretokens": sum(corpus.pretoken_counts.values()),
                 "unique_pretokens": len(corpus.pretoken_counts),

@@ -12,7 +12,7 @@ from core import corpus_metrics as cm
 from core.deadline import EXPLORER_SECONDS, Deadline
 from core.errors import InputError
 from core.variants import registry
-from core.variants.base import TrainingCorpus, TrainingRun
+from core.variants.base import TrainingRun
 from ui.rebpe_runs import LRUStore
 from ui.workspace import current
 
@@ -52,7 +52,7 @@ def trained(
     live elements, which a cached function would have to replay on every hit."""
 
     def compute() -> tuple[TrainingRun, float]:
-        corpus = TrainingCorpus.from_texts(lines, registry.default_pretokeniser(algorithm))
+        corpus = registry.training_corpus(algorithm, lines)
         started = time.perf_counter()
         run = registry.train(algorithm, corpus, vocab_size, progress=progress)
         return run, time.perf_counter() - started

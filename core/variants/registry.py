@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterable, Mapping
 
 from core.errors import InputError
 from core.pretokenisers import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
@@ -37,6 +38,22 @@ def default_pretokeniser(algorithm: str) -> Pretokeniser:
     """BoundlessBPE's own pattern for BoundlessBPE ([boundless App. A]), GPT-2 byte-level
     pre-tokenisation for the others."""
     return PRETOKENISERS["boundless" if algorithm == "boundless" else "bytelevel"]()
+
+
+def training_corpus(
+    algorithm: str, corpus: Mapping[str, int] | Iterable[str], pretokeniser: Pretokeniser | str | None = None
+) -> TrainingCorpus:
+    """Word counts (word -> count, each word as in running text) or texts (one document each),
+    pre-tokenised by ``pretokeniser`` (an object or a name of :data:`PRETOKENISERS`; default the
+    algorithm's own)."""
+    if isinstance(pretokeniser, str):
+        if pretokeniser not in PRETOKENISERS:
+            raise InputError(f"unknown pretokeniser {pretokeniser!r}; choose one of {', '.join(PRETOKENISERS)}")
+        pretokeniser = PRETOKENISERS[pretokeniser]()
+    chosen = pretokeniser if pretokeniser is not None else default_pretokeniser(check_algorithm(algorithm))
+    if isinstance(corpus, Mapping):
+        return TrainingCorpus.from_word_counts(corpus, chosen)
+    return TrainingCorpus.from_texts(corpus, chosen)
 
 
 def check_algorithm(algorithm: str) -> str:
