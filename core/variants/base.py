@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from core.errors import InputError
 from core.merges import Merge
@@ -34,6 +34,9 @@ from core.model import BTETokeniser
 from core.pretokenisers import pretokeniser_from_spec
 from core.pretokenisers.base import Pretokeniser
 from core.tokeniser import Tokeniser, ids_in_order
+
+if TYPE_CHECKING:
+    from core.counting.sequences import PretokenSequences
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
 FORMAT_PREFIX = "variant:"
@@ -61,6 +64,31 @@ class TrainingCorpus:
     pretokeniser: Pretokeniser
     pretoken_counts: dict[str, int]
     documents: tuple[tuple[str, ...], ...] | None = None
+    #: the runs supermerges can join (:mod:`core.counting.sequences`), when counted without
+    #: keeping the documents (``count`` on a large corpus); else derived from ``documents``
+    sequences: PretokenSequences | None = None
+
+    @cached_property
+    def supermerge_sequences(self) -> PretokenSequences | None:
+        """The candidate runs of supermerges: ``sequences``, or those of ``documents``; None for
+        a corpus of counts alone."""
+        if self.sequences is not None:
+            return self.sequences
+        if self.documents is None:
+            return None
+        from core.counting.sequences import PretokenSequences
+
+        return PretokenSequences.from_documents(self.documents, bool(initial_alphabet(self.pretokeniser)))
+
+    @classmethod
+    def from_pretoken_counts(
+        cls, counts: Mapping[str, int], pretokeniser: Pretokeniser, sequences: PretokenSequences | None = None
+    ) -> TrainingCorpus:
+        """Counts of pretokens as ``pretokeniser`` produced them (no pre-tokenising again), e.g. a
+        counts file of ``count``; ``sequences`` as counted with them, if any."""
+        if not counts:
+            raise InputError("empty corpus: no pretokens to train on", "<counts>")
+        return cls(pretokeniser, dict(counts), None, sequences)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], pretokeniser: Pretokeniser) -> TrainingCorpus:
