@@ -133,7 +133,7 @@ def __dir__() -> list[str]:
 
 def train(
     algorithm: str,
-    corpus: TrainingCorpus | Mapping[str, int] | Iterable[str],
+    corpus: TrainingCorpus | Mapping[str, int] | Iterable[str] | str | os.PathLike,
     vocab_size: int,
     *,
     pretokeniser: Pretokeniser | str | None = None,
@@ -144,8 +144,10 @@ def train(
     types, as ``python -m core train`` does; the run's ``tokeniser`` is the result.
 
     ``corpus``: a :class:`TrainingCorpus`, word counts (word -> count, each word as in running
-    text) or texts (one document each). ``pretokeniser``: an object or a name (bytelevel, boundless,
-    metaspace, whitespace); default the algorithm's own. ``options``: see :func:`algorithm_options`.
+    text), texts (one document each), or the path of a counts ``.parquet`` written by ``python -m
+    core count``. ``pretokeniser``: an object or a name (bytelevel, boundless, metaspace,
+    whitespace); default the algorithm's own (a counts file's own, which a given one must equal).
+    ``options``: see :func:`algorithm_options`.
     """
     from core.errors import InputError
     from core.variants import registry
@@ -156,11 +158,14 @@ def train(
         if pretokeniser is not None:
             raise InputError("a TrainingCorpus is already pre-tokenised: pass it without a pretokeniser")
         return registry.train(algorithm, corpus, vocab_size, progress=progress, **options)
+    if registry.is_counts_file(corpus):
+        prepared = registry.counts_corpus(algorithm, corpus, pretokeniser)
+        return registry.train(algorithm, prepared, vocab_size, progress=progress, **options)
     if isinstance(corpus, (str, os.PathLike)):
         raise InputError(
-            "train takes texts or word counts, not a path or a single string: pass core.load_word_counts(path) "
-            "for a word<TAB>count file, core.iter_text_lines(path) for a corpus with one document per line, "
-            "or [text] for one document"
+            "train takes texts or word counts (or the path of a counts .parquet), not a path or a single string: "
+            "pass core.load_word_counts(path) for a word<TAB>count file, core.iter_text_lines(path) for a corpus "
+            "with one document per line, or [text] for one document"
         )
     prepared = registry.training_corpus(algorithm, corpus, pretokeniser)
     return registry.train(algorithm, prepared, vocab_size, progress=progress, **options)

@@ -24,13 +24,21 @@ if TYPE_CHECKING:
 TRAINING_UNITS = {"bpe": "merge", "unigram": "piece", "unigram-fsp": "piece"}
 #: progress bars are shown for this many steps or more
 BAR_FROM = 2000
+#: a bar counting bytes (unit "byte") is shown from this many bytes
+BAR_FROM_BYTES = 1 << 20
+#: every bar shows done/total ({size}: "B" for bytes), elapsed time, the ETA from the mean rate so far, and the rate
+BAR_FORMAT = (
+    "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}{size}/{total_fmt}{size} [{elapsed} elapsed, ETA {remaining}, {rate_fmt}]"
+)
 
 
 class _Bar:
     """A progress callback ``(done, total)`` drawing a tqdm bar on stderr. The bar is made at the
     first report with a total (0: not known yet), so its total is the reporter's own and never
-    changes; hidden below ``BAR_FROM`` steps unless ``hidden`` says otherwise. With ``total``,
-    :meth:`advance` counts steps itself."""
+    changes; hidden below ``BAR_FROM`` steps (``BAR_FROM_BYTES`` for the unit "byte") unless
+    ``hidden`` says otherwise. It shows the elapsed time and an ETA from the mean rate so far; the
+    unit "byte" shows bytes with SI prefixes (e.g. MB read / MB total, MB/s). With ``total``, :meth:`advance` counts
+    steps itself."""
 
     def __init__(self, description: str, unit: str, *, total: int = 0, hidden: bool | None = None):
         self.description, self.unit, self.hidden = description, unit, hidden
@@ -47,11 +55,16 @@ class _Bar:
         if self.bar is None:
             from tqdm import tqdm
 
+            in_bytes = self.unit == "byte"
             self.bar = tqdm(
                 total=total,
                 desc=self.description,
-                unit=self.unit,
-                disable=total < BAR_FROM if self.hidden is None else self.hidden,
+                unit="B" if in_bytes else self.unit,
+                unit_scale=in_bytes,
+                unit_divisor=1000,
+                smoothing=0,
+                bar_format=BAR_FORMAT.replace("{size}", "B" if in_bytes else ""),
+                disable=total < (BAR_FROM_BYTES if in_bytes else BAR_FROM) if self.hidden is None else self.hidden,
                 file=sys.stderr,
                 leave=False,
             )
@@ -81,6 +94,12 @@ def _read_words(args) -> list[str]:
     return words
 
 
+def _tell_detected(path: str, tokeniser) -> None:
+    """Print to stderr what the loader inferred about the tokeniser at ``path``."""
+    for note in (getattr(tokeniser, "metadata", None) or {}).get("detected", ()):
+        print(f"note: {path}: {note}", file=sys.stderr)
+
+
 def _load(args, capability: str | None = None):
     """The ``--tokeniser`` of a command, with what the loader inferred printed to stderr; with
     ``capability``, that view of it (a one-line error when the family lacks it)."""
@@ -90,8 +109,7 @@ def _load(args, capability: str | None = None):
 
     override = PRETOKENISERS[args.pretokeniser]() if getattr(args, "pretokeniser", None) else None
     tokeniser = load_tokeniser(args.tokeniser, pretokeniser=override, pattern=getattr(args, "pattern", None))
-    for note in (getattr(tokeniser, "metadata", None) or {}).get("detected", ()):
-        print(f"note: {args.tokeniser}: {note}", file=sys.stderr)
+    _tell_detected(args.tokeniser, tokeniser)
     if capability is None:
         return tokeniser
     return require(tokeniser, capability, f"'{args.command}'")
@@ -160,6 +178,19 @@ def _required_for_training(args) -> None:
         args.usage_error(f"the following arguments are required: {', '.join(missing)}")
 
 
+def _training_checkpoint(args, algorithm: str, corpus, options: dict):
+    """train's ``--checkpoint`` (None without it): InputError for a trainer that cannot resume,
+    or a checkpoint of another run."""
+    if args.checkpoint is None:
+        return None
+    from core.train_checkpoint import TrainingCheckpoint, fingerprint
+    from core.variants.registry import algorithm_options, check_resumable
+
+    check_resumable(algorithm)
+    run = fingerprint(algorithm, corpus, args.vocab_size, {**algorithm_options(algorithm), **options})
+    return TrainingCheckpoint(args.checkpoint, run, every=args.checkpoint_every)
+
+
 def cmd_train(args) -> int:
     import time
 
@@ -174,13 +205,29 @@ def cmd_train(args) -> int:
         return 0
     _required_for_training(args)
     with _naming(args.corpus or args.counts):
-        texts = iter_text_lines(args.corpus) if args.corpus else load_word_counts(args.counts)
-        corpus = registry.training_corpus(algorithm, texts, args.pretokeniser)
+        if args.corpus:
+            corpus = registry.training_corpus(algorithm, iter_text_lines(args.corpus), args.pretokeniser)
+        elif registry.is_counts_file(args.counts):
+            corpus = registry.counts_corpus(algorithm, args.counts, args.pretokeniser)
+        else:
+            corpus = registry.training_corpus(algorithm, load_word_counts(args.counts), args.pretokeniser)
     options = _option_values(args.option)
-    with _Bar(f"training {algorithm}", TRAINING_UNITS.get(algorithm, "type")) as bar:
-        started = time.perf_counter()
-        run = registry.train(algorithm, corpus, args.vocab_size, progress=bar, **options)
-        seconds = time.perf_counter() - started
+    checkpoint = _training_checkpoint(args, algorithm, corpus, options)
+    try:
+        with _Bar(f"training {algorithm}", TRAINING_UNITS.get(algorithm, "type")) as bar:
+            started = time.perf_counter()
+            run = registry.train(algorithm, corpus, args.vocab_size, progress=bar, checkpoint=checkpoint, **options)
+            seconds = time.perf_counter() - started
+    except KeyboardInterrupt:
+        if checkpoint is None:
+            raise
+        steps = checkpoint.save()
+        print(
+            f"interrupted after {steps} {'merges and supermerges' if algorithm == 'boundless' else 'merges'}; "
+            f"checkpoint saved in {checkpoint.folder}: run the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
     tokeniser = run.tokeniser
     tokeniser.name = Path(args.out).stem
     save_tokeniser(tokeniser, args.out)
@@ -561,6 +608,97 @@ def cmd_sample_text(args) -> int:
     return 0
 
 
+def cmd_stats(args) -> int:
+    import time
+
+    from core import corpus_metrics as cm
+    from core.counting.chunks import corpus_files, fingerprint
+    from core.counting.token_stats import corpus_stats, stats_file_json, tokeniser_at
+
+    tokeniser = tokeniser_at(args.tokeniser, args.pretokeniser, args.pattern)
+    _tell_detected(args.tokeniser, tokeniser)
+    files = corpus_files(args.corpus)
+    started = time.perf_counter()
+    with _Bar("counting tokens", "byte") as bar:
+        stats = corpus_stats(
+            args.tokeniser,
+            files,
+            workers=args.workers,
+            dask=args.dask,
+            progress=bar,
+            chunk_bytes=max(1, round(args.chunk_mb * (1 << 20))),
+            pretokeniser=args.pretokeniser,
+            pattern=args.pattern,
+        )
+    seconds = time.perf_counter() - started
+    if stats.tokens == 0:
+        raise InputError("no tokens: the corpus files hold no text", args.corpus)
+    about = {"name": getattr(tokeniser, "name", None) or Path(args.tokeniser).name, "path": args.tokeniser}
+    document = stats_file_json(stats, about, fingerprint(files), round(seconds, 3))
+    write_text(args.out, json.dumps(document, ensure_ascii=False) + "\n")
+    summary = cm.summary(stats)
+    print(f"tokens            {stats.tokens:,}")
+    print(f"types used        {stats.types_used:,} ({summary['vocabulary_used']:.1%} of {stats.vocab_size:,} in V)")
+    print(f"bytes per token   {summary['bytes_per_token']:.3f}")
+    print(f"Rényi efficiency  {summary['renyi_efficiency']:.4f} (α = {summary['alpha']:g})")
+    files_text = f"{len(files):,} file{'s' if len(files) != 1 else ''}"
+    print(f"{files_text}, {stats.bytes:,} bytes of text in {seconds:.1f} s -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def _count_summary(counts, seconds: float, out: str) -> str:
+    """One line: what was read and counted, how long it took, where it went."""
+    pretokens = counts.pretokens.column("count")
+    runs = "no runs" if counts.sequences is None else f"{counts.sequences.num_rows:,} distinct runs"
+    rate = counts.bytes / 1e6 / seconds if seconds > 0 else 0.0
+    return (
+        f"{counts.bytes:,} bytes, {counts.lines:,} lines: {len(pretokens):,} distinct pretokens, "
+        f"{int(pretokens.to_numpy().sum()):,} pretokens, {runs} in {seconds:.1f} s ({rate:.1f} MB/s) -> {out}"
+    )
+
+
+def cmd_count(args) -> int:
+    import time
+
+    from core.counting import checkpoints
+    from core.counting.chunks import corpus_files
+    from core.counting.count_files import save_counts
+    from core.counting.pretoken_counts import count_text, wants_sequences
+    from core.variants.registry import PRETOKENISERS
+
+    pretokeniser = PRETOKENISERS[args.pretokeniser]()
+    files = corpus_files(args.corpus)
+    parts = None if args.dask else checkpoints.parts_folder(args.out)
+    if args.dask:
+        print("note: a Dask run cannot be resumed: it writes no checkpoint of counted chunks", file=sys.stderr)
+    started = time.perf_counter()
+    try:
+        with _Bar("counting", "byte") as bar:
+            counts = count_text(
+                files,
+                pretokeniser,
+                sequences=wants_sequences(pretokeniser) if args.sequences is None else args.sequences,
+                workers=args.workers,
+                dask=args.dask,
+                chunk_bytes=max(1, round(args.chunk_mb * (1 << 20))),
+                progress=bar,
+                checkpoint=parts,
+                notice=lambda message: print(message, file=sys.stderr),
+            )
+    except checkpoints.CountInterrupted as stop:
+        print(stop, file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # a Dask run keeps nothing
+        print("interrupted: a Dask run cannot be resumed; run the command again to count afresh", file=sys.stderr)
+        return 130
+    seconds = time.perf_counter() - started
+    save_counts(args.out, counts, pretokeniser, files)
+    if parts is not None:
+        checkpoints.remove_parts(parts)
+    print(_count_summary(counts, seconds, args.out), file=sys.stderr)
+    return 0
+
+
 COMMANDS = {
     "inspect": cmd_inspect,
     "segment": cmd_segment,
@@ -572,6 +710,8 @@ COMMANDS = {
     "rebpe": cmd_rebpe,
     "blocked": cmd_blocked,
     "sample-text": cmd_sample_text,
+    "stats": cmd_stats,
+    "count": cmd_count,
 }
 OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out")
 

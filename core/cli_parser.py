@@ -220,7 +220,10 @@ def _add_train(sub, prog: str) -> None:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--corpus", metavar="PATH", help="a text file, one document per line (required, or --counts)")
     source.add_argument(
-        "--counts", metavar="PATH", help="a word<TAB>count file, each word as in running text (required, or --corpus)"
+        "--counts",
+        metavar="PATH",
+        help="a word<TAB>count file, each word as in running text, or a counts .parquet written by count "
+        "(required, or --corpus)",
     )
     p.add_argument("--vocab-size", type=int, help="the size of the vocabulary to train (required)")
     p.add_argument("--out", metavar="PATH", help="the trained tokeniser, project JSON (required)")
@@ -230,7 +233,8 @@ def _add_train(sub, prog: str) -> None:
     p.add_argument(
         "--pretokeniser",
         choices=list(PRETOKENISERS),
-        help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise",
+        help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise; a counts .parquet's own "
+        "(given, it must be that one)",
     )
     p.add_argument(
         "--option",
@@ -239,6 +243,19 @@ def _add_train(sub, prog: str) -> None:
         metavar="KEY=VALUE",
         help="an algorithm option, VALUE read as JSON when it parses (e.g. threshold=0.8); repeatable; "
         "--algorithm X --list-options lists X's keys (default: the algorithm's own defaults)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="bpe and boundless: write the merges so far to DIR every --checkpoint-every seconds and on Ctrl-C; "
+        "the same command with the same DIR resumes from there (default: none; other algorithms refuse it)",
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="seconds between two checkpoints (default: 300)",
     )
     p.set_defaults(usage_error=p.error)
 
@@ -452,6 +469,96 @@ def _add_sample_text(sub, prog: str) -> None:
     p.add_argument("--out", required=True, metavar="PATH", help="the text file to write")
 
 
+def _positive_float(text: str) -> float:
+    """An argparse type: a number > 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return value
+
+
+def _add_stats(sub, prog: str) -> None:
+    p = _command(
+        sub,
+        "stats",
+        "corpus statistics of a tokeniser (token frequencies, Zipf, Rényi efficiency, bytes per token) over a "
+        "corpus of any size, counted in chunks in parallel, as a stats.json the distributions page opens",
+        _examples(
+            prog,
+            "sample-text --out out/text.txt",
+            f"stats --tokeniser {EN_4K} --corpus out/text.txt --out out/en-stats.json",
+            f"stats --tokeniser {NL_40K} --corpus sample_data/references --workers 2 --chunk-mb 0.1 "
+            "--out out/nl-stats.json",
+        ),
+    )
+    _tokeniser_arguments(p)
+    p.add_argument(
+        "--corpus",
+        required=True,
+        metavar="PATH_OR_GLOB",
+        help="a text file (one line tokenised at a time), a folder of them, or a glob (quote it; ** allowed)",
+    )
+    _counting_engine_arguments(p)
+    p.add_argument("--out", required=True, metavar="PATH", help="the stats.json to write")
+
+
+def _counting_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """Where chunks are counted: --workers or --dask, and --chunk-mb."""
+    engine = p.add_mutually_exclusive_group()
+    engine.add_argument("--workers", type=_at_least(1), help="processes counting chunks (default: all cores)")
+    engine.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="count on a Dask cluster instead: local (a LocalCluster here) or tcp://HOST:PORT; the files must "
+        "be readable at the same paths by its workers; such a run cannot be resumed (default: no Dask)",
+    )
+    p.add_argument("--chunk-mb", type=_positive_float, default=16, help="size of the chunks counted apart, in MB")
+
+
+def _add_count(sub, prog: str) -> None:
+    from core.variants.registry import PRETOKENISERS
+
+    p = _command(
+        sub,
+        "count",
+        "count the pretokens of a corpus of any size in chunks, in parallel, into a counts.parquet that "
+        "train --counts reads (with --sequences also the runs BoundlessBPE's supermerges need [boundless App. B]); "
+        "an interrupted run resumes when the same command is run again",
+        _examples(
+            prog,
+            "sample-text --out out/text.txt",
+            "count --corpus out/text.txt --workers 2 --chunk-mb 0.1 --out out/counts.parquet",
+            "train --algorithm bpe --counts out/counts.parquet --vocab-size 2000 --out out/bpe-counted.json",
+            "count --corpus out/text.txt --pretokeniser boundless --out out/boundless-counts.parquet",
+            "train --algorithm boundless --counts out/boundless-counts.parquet --vocab-size 1000 "
+            "--out out/boundless-counted.json",
+        ),
+    )
+    p.add_argument(
+        "--corpus",
+        required=True,
+        metavar="PATH_OR_GLOB",
+        help="a text file (one document per line), a folder of them, or a glob (quote it; ** allowed)",
+    )
+    p.add_argument(
+        "--pretokeniser", choices=list(PRETOKENISERS), default="bytelevel", help="how lines are cut into pretokens"
+    )
+    p.add_argument(
+        "--sequences",
+        action=argparse.BooleanOptionalAction,
+        help="also count the runs of adjacent pretokens that supermerges can join, for BoundlessBPE "
+        "(default: on for the boundless pretokeniser, off otherwise)",
+    )
+    _counting_engine_arguments(p)
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="the counts file (.parquet); the runs go beside it (NAME.sequences.parquet), and the chunks "
+        "counted so far in NAME.parquet.parts/ until it is written",
+    )
+
+
 def build_parser(prog: str = PROGRAM) -> argparse.ArgumentParser:
     """The parser of every subcommand; ``prog`` is the name the examples and usage lines show."""
     parser = argparse.ArgumentParser(
@@ -475,6 +582,8 @@ def build_parser(prog: str = PROGRAM) -> argparse.ArgumentParser:
         _add_rebpe,
         _add_blocked,
         _add_sample_text,
+        _add_stats,
+        _add_count,
     ):
         add(sub, prog)
     return parser

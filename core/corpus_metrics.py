@@ -228,9 +228,21 @@ def token_counts(
         size = len(declared)
     else:
         size, declared = _declared_vocabulary(tokeniser)
+    counter, characters, n_bytes, _ = tally_lines(tokenise, lines, progress=progress)
+    return _stats(counter, characters, n_bytes, size, declared)
+
+
+def tally_lines(
+    tokenise: Callable[[str], Iterable[str]],
+    lines: Iterable[str],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Counter[str], int, int, int]:
+    """(token counts, characters, bytes, lines) of ``lines``: the counting of :func:`token_counts`,
+    which says how each line is read; parts of a corpus tallied apart add up to the whole."""
     counter: Counter[str] = Counter()
     characters = n_bytes = 0
-    pending = 0
+    pending = number = 0
     for number, line in enumerate(lines, 1):
         if not isinstance(line, str):
             raise InputError(f"expected a line of text, got {type(line).__name__}", "<corpus>", number)
@@ -247,7 +259,13 @@ def token_counts(
             pending = 0
     if progress is not None and pending:
         progress(pending)
-    return _stats(counter, characters, n_bytes, size, declared)
+    return counter, characters, n_bytes, number
+
+
+def stats_of_tally(tokeniser, counter: Mapping[str, int], characters: int, n_bytes: int) -> CorpusStats:
+    """The :class:`CorpusStats` of a tally (:func:`tally_lines`, summed over parts) made with
+    ``tokeniser``, whose vocabulary gives V as in :func:`token_counts`."""
+    return _stats(counter, characters, n_bytes, *_declared_vocabulary(tokeniser))
 
 
 def _stats(

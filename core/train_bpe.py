@@ -48,11 +48,15 @@ import numbers
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.deadline import Heartbeat
 from core.errors import InputError
 from core.model import BTETokeniser, Merge
 from core.options import check_int
+
+if TYPE_CHECKING:
+    from core.train_checkpoint import TrainingCheckpoint
 
 #: Merges between two calls of the ``progress`` callback.
 PROGRESS_EVERY = 100
@@ -147,6 +151,7 @@ def train_bpe(
     limit_alphabet: int | None = None,
     max_token_length: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    checkpoint: TrainingCheckpoint | None = None,
 ) -> BPETrainingResult:
     """Learn BPE merges from ``(word, count)`` pairs exactly as HF ``BpeTrainer`` does.
 
@@ -159,6 +164,8 @@ def train_bpe(
     ``progress(done, total)`` is called every ``PROGRESS_EVERY`` merges and once at the end, where
     ``done`` counts new tokens and ``total`` is the number of tokens ``vocab_size`` leaves room for,
     and again during long phases (:class:`core.deadline.Heartbeat`); it may raise to stop training.
+    With ``checkpoint`` (:mod:`core.train_checkpoint`), its merges ``[left, right, count]`` are
+    replayed first and the merges so far are written to it as training goes.
     """
     counts = _collect_word_counts(word_counts)
     vocab_size = check_int("vocab_size", vocab_size, 0)
@@ -175,10 +182,12 @@ def train_bpe(
             f"vocab_size {vocab_size} is smaller than the {len(alphabet)} alphabet "
             f"characters plus {base_size - len(alphabet)} special tokens"
         )
-    beat = Heartbeat(progress, vocab_size - base_size)
+    beat = Heartbeat(progress if checkpoint is None else checkpoint.watch(progress), vocab_size - base_size)
     words, weights = _tokenize_words(counts, word_to_id, beat)
     learner = _Learner(words, weights, id_to_word, word_to_id, vocab_size, max_token_length, beat)
-    chosen = learner.run(min_frequency)
+    if checkpoint is not None:
+        checkpoint.source = learner.recorded
+    chosen = learner.run(min_frequency, checkpoint.operations if checkpoint is not None else ())
     beat.report(len(id_to_word) - base_size)
 
     # HF stores merges in a pair -> (rank, id) map: a pair chosen twice keeps its later rank.
@@ -222,10 +231,15 @@ class _Learner:
         self.shift = max(vocab_size, self.base_size).bit_length() + 1
         self.token_len = [len(t) for t in id_to_word]  # HF Symbol.len: characters covered
         self.sequence = itertools.count()  # heap tie-break between entries of the same pair and count
+        self.chosen: list[tuple[int, int, int, int]] = []
 
-    def count_pairs(self) -> tuple[dict[int, int], list]:
-        """Overlapping windows x word count, and one heap entry ``(-count, key, tie, words
-        holding the pair)`` per pair."""
+    def recorded(self) -> list[list]:
+        """The merges so far as ``[left, right, count]`` (a checkpoint's operations)."""
+        id_to_word = self.id_to_word
+        return [[id_to_word[left], id_to_word[right], count] for left, right, _, count in list(self.chosen)]
+
+    def count_pairs(self) -> tuple[dict[int, int], dict[int, set[int]]]:
+        """Overlapping windows x word count, and the words holding each pair."""
         shift, weights, beat = self.shift, self.weights, self.beat
         pair_counts: dict[int, int] = {}
         where: dict[int, set[int]] = {}
@@ -236,9 +250,61 @@ class _Learner:
                 pair_counts[key] = pair_counts.get(key, 0) + count
                 where.setdefault(key, set()).add(index)
             beat.work(len(symbols))
-        heap = [(-pair_counts[key], key, next(self.sequence), positions) for key, positions in where.items()]
+        return pair_counts, where
+
+    def queue(self, pair_counts: dict[int, int], where: dict[int, set[int]]) -> list:
+        """One heap entry ``(-count, key, tie, words holding the pair)`` per pair counted above 0."""
+        heap = [
+            (-pair_counts[key], key, next(self.sequence), positions)
+            for key, positions in where.items()
+            if pair_counts[key] > 0
+        ]
         heapq.heapify(heap)
-        return pair_counts, heap
+        return heap
+
+    def replay(self, operations, pair_counts: dict[int, int], where: dict[int, set[int]]) -> None:
+        """Applies a checkpoint's merges ``[left, right, count]`` as :meth:`run` made them, without
+        the heap: a merge visits every word its pair was created in, and ``where`` keeps them.
+        Until a merge forms a string that is a token already, every pair has exactly one heap entry
+        in :meth:`run` (one pair is created at one step), so the heap made from the counts after the
+        replay pops what the uninterrupted run's heap pops; the replay therefore stops before such a
+        merge and leaves it to the search."""
+        word_to_id, shift, beat = self.word_to_id, self.shift, self.beat
+        for number, operation in enumerate(operations, 1):
+            try:
+                left_string, right_string, count = operation
+                left, right = word_to_id[left_string], word_to_id[right_string]
+            except (KeyError, TypeError, ValueError):
+                raise InputError(f"checkpoint merge {number} {operation!r} does not fit this corpus") from None
+            if left_string + right_string in word_to_id or len(self.id_to_word) >= self.vocab_size:
+                return
+            created = self.merge(left, right, count, where.pop(left << shift | right, set()), pair_counts)
+            for pair, pair_words in created.items():
+                if pair_counts[pair] > 0:
+                    where.setdefault(pair, set()).update(pair_words)
+            if len(self.chosen) % PROGRESS_EVERY == 0:
+                beat.report(len(self.id_to_word) - self.base_size)
+
+    def merge(self, left: int, right: int, count: int, positions, pair_counts: dict[int, int]) -> dict[int, set[int]]:
+        """Merges (left, right), of pair count ``count``, in the words at ``positions`` and
+        updates ``pair_counts``; returns the pairs created -> the words they were created in."""
+        new_id = self.new_token(left, right)
+        self.chosen.append((left, right, new_id, count))
+        delta, created, _ = _merge_words(
+            self.words,
+            self.weights,
+            positions,
+            left,
+            right,
+            new_id,
+            self.shift,
+            self.token_len,
+            self.max_token_length,
+            self.beat,
+        )
+        for pair, change in delta.items():
+            pair_counts[pair] = pair_counts.get(pair, 0) + change
+        return created
 
     def new_token(self, left: int, right: int) -> int:
         """The id of the merged string, a new one unless the string exists already."""
@@ -251,9 +317,12 @@ class _Learner:
             self.token_len.append(len(new_string))
         return new_id
 
-    def run(self, min_frequency: int) -> list[tuple[int, int, int, int]]:
-        """The merge loop; returns (left, right, new_id, count) per pop that merged."""
-        pair_counts, heap = self.count_pairs()
+    def run(self, min_frequency: int, replay=()) -> list[tuple[int, int, int, int]]:
+        """The merge loop after replaying ``replay`` (:meth:`replay`); returns (left, right,
+        new_id, count) per pop that merged."""
+        pair_counts, where = self.count_pairs()
+        self.replay(replay, pair_counts, where)
+        heap = self.queue(pair_counts, where)
         id_to_word, vocab_size, shift, sequence, beat = (
             self.id_to_word,
             self.vocab_size,
@@ -262,7 +331,7 @@ class _Learner:
             self.beat,
         )
         mask = (1 << shift) - 1
-        chosen: list[tuple[int, int, int, int]] = []
+        chosen = self.chosen
         while len(id_to_word) < vocab_size and heap:
             neg_count, key, _, positions = heapq.heappop(heap)
             current = pair_counts[key]
@@ -272,22 +341,7 @@ class _Learner:
             if current < 1 or min_frequency > current:
                 break
             left, right = key >> shift, key & mask
-            new_id = self.new_token(left, right)
-            chosen.append((left, right, new_id, current))
-            delta, created, _ = _merge_words(
-                self.words,
-                self.weights,
-                positions,
-                left,
-                right,
-                new_id,
-                shift,
-                self.token_len,
-                self.max_token_length,
-                beat,
-            )
-            for pair, change in delta.items():
-                pair_counts[pair] = pair_counts.get(pair, 0) + change
+            created = self.merge(left, right, current, positions, pair_counts)
             for pair, pair_words in created.items():
                 count = pair_counts[pair]
                 if count > 0:

@@ -11,7 +11,8 @@ and so frozen; ``st.cache_data`` for rows and counts), and the threshold sweep a
 statistics also on disk by the content of their inputs (``ui.result_cache``), across server
 restarts.
 The corpus view reads, by default, the shipped word counts in the tokeniser's language
-(``Workspace.counts_name``). The view and its settings are in the URL.
+(``Workspace.counts_name``), or draws the same figures from a stats file that ``structok stats``
+wrote for a corpus too big to upload (``ui.stats_files``). The view and its settings are in the URL.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from core.model import BTETokeniser, Merge
 from core.rebpe import KnockoutConfig, ReBPEConfig
 from core.reference_state import TokenisedReference
 from core.run_archive import content_key, tokeniser_digest, words_digest
-from ui import result_cache
+from ui import result_cache, stats_files
 from ui.comparisons import (
     KNOCKOUT,
     REFERENCE,
@@ -67,6 +68,8 @@ DEFAULT_ALPHA = cm.DEFAULT_ALPHA
 VIEWS = ("Merge blame", "Threshold sweep", "Corpus distributions", "Token frequencies")
 BLAME_VIEW, SWEEP_VIEW, CORPUS_VIEW, TOKENS_VIEW = VIEWS
 RUNNING_TEXT = "running text"  # the corpus view's other text: the workspace corpus, line by line
+STATS_FILE = "a stats file"  # statistics counted elsewhere by `structok stats`
+STATS_COMMAND = "python -m core stats --tokeniser T --corpus 'texts/*.txt' --out stats.json"
 CHART_CONFIG = {"displaylogo": False}
 PAPER_PRECISION_PEAK = 0.5  # [knockout App. A.3]: "precision peaks at 50%" (Fig. 5, Dutch)
 
@@ -407,7 +410,7 @@ def line_label(n: int, total: int) -> str:
 def corpus_text(ws) -> tuple[str, str, int | None]:
     """The text chosen for the corpus view: (name, cache key, lines) -- lines None for word counts,
     whose default is the shipped counts in the tokeniser's language (running text for an upload)."""
-    texts = [*SAMPLE_COUNTS, RUNNING_TEXT]
+    texts = [*SAMPLE_COUNTS, RUNNING_TEXT, STATS_FILE]
     default = RUNNING_TEXT if is_session_choice(ws.corpus_name) or ws.counts_name is None else ws.counts_name
     c1, c2 = st.columns([3, 2])
     with c1:
@@ -419,9 +422,12 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
             bind="query-params",
             help=f"Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise each word once, as "
             f"in running text, and weigh its tokens by its count; {RUNNING_TEXT} tokenises the "
-            f"workspace corpus ({md_escape(ws.corpus_name)}) line by line. The default is the "
+            f"workspace corpus ({md_escape(ws.corpus_name)}) line by line; {STATS_FILE} opens the "
+            "statistics `structok stats` counted over a corpus of any size. The default is the "
             "word counts in the tokeniser's language.",
         )
+    if text == STATS_FILE:
+        return text, "", None
     if text != RUNNING_TEXT:
         return text, f"counts:{text}", None
     all_lines = ws.corpus_lines()
@@ -448,21 +454,26 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
     return RUNNING_TEXT, f"{ws.corpus_name}@{digest}", n_lines
 
 
+def alpha_slider() -> float:
+    """The Rényi order α of the efficiency in the table (the curve shows every α)."""
+    return st.slider(
+        "Rényi order α",
+        0.0,
+        10.0,
+        float(DEFAULT_ALPHA),
+        0.25,
+        key="alpha",
+        bind="query-params",
+        help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
+        "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.",
+    )
+
+
 def corpus_controls(ws) -> tuple[float, list[str]]:
     """The Rényi order α and the other shipped tokenisers to compare."""
     c1, c2 = st.columns(2)
     with c1:
-        alpha = st.slider(
-            "Rényi order α",
-            0.0,
-            10.0,
-            float(DEFAULT_ALPHA),
-            0.25,
-            key="alpha",
-            bind="query-params",
-            help="Rényi efficiency H_α / log |V|; Zouhar et al. (2023) recommend α = 2.5. "
-            "α = 1 is Shannon entropy, larger α weighs the frequent tokens more.",
-        )
+        alpha = alpha_slider()
     others = [other for other in SAMPLE_TOKENISERS if other != ws.tokeniser_name]
     with c2:
         extra = st.multiselect(
@@ -613,8 +624,66 @@ def render_renyi(segmenters, corpus_key: str, stats, summaries, alpha: float, co
         )
 
 
+def render_figures(segmenters, corpus_key: str, stats, alpha: float, what: str, word_counts: bool) -> None:
+    """The summary table and every figure of the corpus view, for ``stats`` by segmenter label."""
+    summaries = summaries_of(stats, alpha)
+    if not summaries:
+        return
+    colours = plots.colour_map(summaries)
+    table = plots.summary_rows(summaries)
+    render_summary_table(table, what, word_counts, alpha)
+    render_frequency_curves(stats, list(summaries), colours)
+    render_renyi(segmenters, corpus_key, stats, summaries, alpha, colours)
+    show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
+
+
+def stats_file_controls() -> None:
+    """Upload a stats file, or name one on this machine; a file that cannot be read is said so."""
+    with st.expander("Open a stats file", expanded=stats_files.opened() is None):
+        st.file_uploader(
+            "stats.json, as `structok stats` writes it",
+            type=["json"],
+            key=stats_files.UPLOAD_KEY,
+            on_change=stats_files.on_upload,
+        )
+        path_column, button_column = st.columns([3, 1], vertical_alignment="bottom")
+        path_column.text_input(
+            "Path on the machine that runs this app",
+            key=stats_files.PATH_KEY,
+            placeholder="/data/stats/en-stats.json",
+            help="A stats file too large to upload, or one written next to its corpus.",
+        )
+        button_column.button("Open", key="stats_path_open", on_click=stats_files.on_path, width="stretch")
+        st.caption(f"Count one over any corpus with `{STATS_COMMAND}`.")
+    if stats_files.error():
+        opened = stats_files.opened()
+        kept = f" Still showing {md_escape(opened.name)}." if opened else ""
+        st.error(f"Could not open that file: {md_escape(stats_files.error())}.{kept}")
+
+
+def render_stats_file() -> None:
+    """The corpus view's figures drawn from an opened stats file."""
+    stats_file_controls()
+    opened = stats_files.opened()
+    if opened is None:
+        st.info("Open a stats file above to see its distributions.")
+        return
+    alpha = alpha_slider()
+    counted = opened.file
+    label = counted.tokeniser["name"]
+    st.caption(
+        f"From **{md_escape(opened.name)}**: tokeniser **{md_escape(label)}** ({md_escape(counted.tokeniser['path'])}) "
+        f"over {md_escape(stats_files.files_text(counted))}, counted in {counted.seconds:,.1f} s."
+    )
+    what = f"{counted.stats.tokens:,} tokens of {len(counted.files):,} corpus files"
+    render_figures({label: ("stats-file", None)}, opened.digest, {label: counted.stats}, alpha, what, False)
+
+
 def render_corpus(ws, threshold: float) -> None:
     text, corpus_key, n_lines = corpus_text(ws)
+    if text == STATS_FILE:
+        render_stats_file()
+        return
     if n_lines == 0:
         st.info("The corpus has no lines: choose another one on the Workspace page.")
         return
@@ -623,15 +692,7 @@ def render_corpus(ws, threshold: float) -> None:
     lines = ws.corpus_lines()[:n_lines] if n_lines is not None else None
     what = f"{n_lines:,} lines" if lines is not None else f"the {len(sample_counts(text)):,} words of {text}"
     stats = tokenise_all(segmenters, what, text, corpus_key, lines)
-    summaries = summaries_of(stats, alpha)
-    if not summaries:
-        return
-    colours = plots.colour_map(summaries)
-    table = plots.summary_rows(summaries)
-    render_summary_table(table, what, lines is None, alpha)
-    render_frequency_curves(stats, list(summaries), colours)
-    render_renyi(segmenters, corpus_key, stats, summaries, alpha, colours)
-    show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
+    render_figures(segmenters, corpus_key, stats, alpha, what, lines is None)
 
 
 # --- token frequencies of two tokenisers -----------------------------------------------------------

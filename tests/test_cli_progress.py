@@ -57,8 +57,9 @@ def test_train_bpe_total_is_the_room_for_merges_from_the_start():
 class FakeTqdm:
     made: ClassVar[list[FakeTqdm]] = []
 
-    def __init__(self, total, desc, unit, disable, file, leave):
+    def __init__(self, total, desc, unit, disable, file, leave, **display):
         self.total, self.unit, self.disable, self.n, self.totals = total, unit, disable, 0, []
+        self.display = display
         FakeTqdm.made.append(self)
 
     def update(self, steps):
@@ -81,3 +82,46 @@ def test_the_bar_is_made_at_the_first_known_total(monkeypatch):
     assert (made.total, made.unit, made.n, made.disable) == (4000, "piece", 4000, False)
     assert made.totals == [4000, 4000, 4000]
     assert cli.TRAINING_UNITS == {"bpe": "merge", "unigram": "piece", "unigram-fsp": "piece"}
+
+
+def test_a_byte_bar_counts_megabytes(monkeypatch):
+    import tqdm
+
+    monkeypatch.setattr(tqdm, "tqdm", FakeTqdm)
+    FakeTqdm.made.clear()
+    with cli._Bar("counting", "byte") as bar:
+        bar(0, 0)
+        bar(3_000_000, 48_000_000)
+        bar(48_000_000, 48_000_000)
+    (made,) = FakeTqdm.made
+    assert (made.total, made.unit, made.n, made.disable) == (48_000_000, "B", 48_000_000, False)
+    assert made.display["unit_scale"] is True and made.display["unit_divisor"] == 1000
+
+
+def test_small_byte_counts_hide_the_bar(monkeypatch):
+    import tqdm
+
+    monkeypatch.setattr(tqdm, "tqdm", FakeTqdm)
+    FakeTqdm.made.clear()
+    with cli._Bar("counting", "byte") as bar:
+        bar(5000, 50_000)
+    assert FakeTqdm.made[0].disable is True
+
+
+def render(description, unit, reports):
+    """The bar's text as tqdm draws it, after ``reports``."""
+    with cli._Bar(description, unit, hidden=False) as bar:
+        for done, total in reports:
+            bar(done, total)
+        return str(bar.bar)
+
+
+def test_a_byte_bar_shows_megabytes_elapsed_eta_and_rate():
+    text = render("counting", "byte", [(0, 48_000_000), (12_000_000, 48_000_000)])
+    assert "12.0MB/48.0MB" in text
+    assert "elapsed, ETA " in text and "B/s" in text
+
+
+def test_a_merge_bar_shows_merges_and_eta():
+    text = render("training bpe", "merge", [(0, 3000), (1000, 3000)])
+    assert "1000/3000" in text and "elapsed, ETA " in text and "merge/s" in text

@@ -66,6 +66,16 @@ class Pretokeniser(ABC):
             return [(p, False) for p in self.pretokenise(text)]
         return [(p.text, p.added) for p in self.pretokenise_with_sources(text)]
 
+    def pieces(self, text: str) -> list[str]:
+        """The pretokens of ``text`` before any mapping to the tokeniser's alphabet: ``pretokenise``
+        is :meth:`encode_piece` of each. Counting a large corpus counts pieces and maps each
+        distinct one once."""
+        return self.pretokenise(text)
+
+    def encode_piece(self, piece: str) -> str:
+        """A piece of :meth:`pieces` in the tokeniser's alphabet (unchanged unless byte level)."""
+        return piece
+
     def short_description(self) -> str:
         """A few words naming the pre-tokeniser (for legends and captions)."""
         return self.kind

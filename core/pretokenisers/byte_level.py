@@ -115,11 +115,16 @@ class ByteLevel(NormalisedPretokeniser):
 
     def pretokenise(self, text: str) -> list[str]:
         """Fast path without source offsets (segmentation needs only the strings)."""
+        return [text_to_byte_chars(piece) for piece in self.pieces(text)]
+
+    def pieces(self, text: str) -> list[str]:
         text, _ = self._prepared(text)
         if not text:
             return []
-        pieces = _GPT2.findall(text) if self.use_regex else [text]
-        return [text_to_byte_chars(piece) for piece in pieces]
+        return _GPT2.findall(text) if self.use_regex else [text]
+
+    def encode_piece(self, piece: str) -> str:
+        return text_to_byte_chars(piece)
 
     def pretokenise_with_sources(self, text: str) -> list[Pretoken]:
         text, offset = self._prepared(text)

@@ -68,16 +68,17 @@ class RegexSplit(NormalisedPretokeniser):
 
     def pretokenise(self, text: str) -> list[str]:
         """The pretoken strings alone (no per-character sources: the hot path of segmentation)."""
-        text = self.normalise(check_text(text))
-        if self.unmatched == "drop":
-            pieces = (
-                [p for p in self._regex.findall(text) if p]
-                if self._regex.groups == 0
-                else [text[a:b] for a, b in self._spans(text)]
-            )
-        else:
-            pieces = [text[a:b] for a, b in self._spans(text)]
+        pieces = self.pieces(text)
         return [text_to_byte_chars(p) for p in pieces] if self.byte_level else pieces
+
+    def pieces(self, text: str) -> list[str]:
+        text = self.normalise(check_text(text))
+        if self.unmatched == "drop" and self._regex.groups == 0:
+            return [p for p in self._regex.findall(text) if p]
+        return [text[a:b] for a, b in self._spans(text)]
+
+    def encode_piece(self, piece: str) -> str:
+        return text_to_byte_chars(piece) if self.byte_level else piece
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         spans, done = [], 0

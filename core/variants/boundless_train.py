@@ -11,16 +11,18 @@ Two states share one operation index (App. B):
   deleted, left first: every occurrence is blown up into bytes (``blowup``). When the merge turns
   some pretoken into the single token ab, ab is *unlocked* in the superword state if it matches
   the merge pattern (``merge_pattern``).
-* *superwords*: every document (``corpus.documents``, a line of the corpus) as its sequence of
-  whole pretokens. A pair is counted only when both tokens are unlocked (runs non-overlapping as
-  above); a supermerge (a, b) merges left to right in every document and its result is unlocked
-  too (except for a == b, which the authors' code leaves locked). No deletions here (§3.1).
+* *superwords*: the running text as its sequences of whole pretokens, kept as the distinct runs
+  of letter-containing pretokens with their counts (``corpus.supermerge_sequences``: the only
+  stretches a supermerge can ever join, :mod:`core.counting.sequences`). A pair is counted only
+  when both tokens are unlocked (runs non-overlapping as above); a supermerge (a, b) merges left
+  to right in every run and its result is unlocked too (except for a == b, which the authors'
+  code leaves locked). No deletions here (§3.1).
 
 Each step takes the best pair of each state (highest count, ties to the smallest pair of byte
 strings; a pair whose concatenation is already a token is skipped) and performs the word merge
 if its count is strictly higher, else the supermerge (``tie``). Training stops at
 ``vocab_size`` or when neither state has a pair left. Supermerges need running text: a corpus
-without documents (word counts) raises InputError.
+with neither documents nor counted runs (word counts alone) raises InputError.
 
 Options (defaults = the authors' code; the paper's reading where they differ):
 
@@ -47,16 +49,19 @@ code would count its pairs again if it became a whole word a second time, which 
 from-scratch recount, ``verify_state``, rejects). Pair counts are defined by that recount
 (``get_stats``); the code's incremental superword update is checked against it there.
 
-Speed: both states (:mod:`core.variants.boundless_states`) keep their sequences as linked runs
-of equal tokens and update pair counts incrementally around each occurrence (lazy max-heaps), so
-a step costs time in proportion to the occurrences it changes, however long the pretoken or the
-document.
+Speed: both states update pair counts incrementally around each occurrence (lazy max-heaps), so
+a step costs time in proportion to the occurrences it changes. The words state
+(:mod:`core.variants.boundless_states`) keeps its pretokens as linked runs of equal tokens, token
+ids in int32 arrays (about 25 bytes per byte of distinct pretoken); the
+superword state (:mod:`core.variants.boundless_superwords`) keeps token ids in numpy arrays,
+about 20 bytes per run position, and unlocks and supermerges with vectorised numpy.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import regex
 
@@ -66,7 +71,11 @@ from core.options import check_int
 from core.pretokenisers.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.train_bpe import PROGRESS_EVERY
 from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet
-from core.variants.boundless_states import Superwords, Words
+from core.variants.boundless_states import Words
+from core.variants.boundless_superwords import Superwords
+
+if TYPE_CHECKING:
+    from core.train_checkpoint import TrainingCheckpoint
 
 _IMPROVED = regex.compile(r"^(?=.+\p{L})(?:\p{L}\p{M}*|[ _'\u2019])+$")
 _ORIGINAL = regex.compile(r"^[ _'a-zA-Z]*[a-zA-Z][ _'a-zA-Z]*$")
@@ -101,11 +110,11 @@ def _shown(raw: str) -> str:
 def _check_corpus(corpus) -> TrainingCorpus:
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
-    if corpus.documents is None:
+    if corpus.documents is None and corpus.sequences is None:
         raise InputError(
             "BoundlessBPE needs running text: supermerges join neighbouring pretokens "
-            "of a document, and this corpus only has pretoken counts (train from text, "
-            "e.g. TrainingCorpus.from_texts, not from word counts)"
+            "of a document, and this corpus only has pretoken counts (train from text, or "
+            "count the text with its runs of pretokens: python -m core count --sequences)"
         )
     if not initial_alphabet(corpus.pretokeniser):
         raise InputError(
@@ -133,6 +142,7 @@ def train(
     deleted_slots: str = "kept",
     tie: str = "supermerge",
     name: str = "",
+    checkpoint: TrainingCheckpoint | None = None,
 ) -> TrainingRun:
     """BoundlessBPE training with the options of the module docstring.
 
@@ -141,6 +151,9 @@ def train(
     "supermerge" (count = superword pair count). ``vocab_size`` of an event = |V| after it.
     ``progress(done, total)``: vocabulary slots filled beyond the 256 bytes, and the room left
     (every ``PROGRESS_EVERY`` steps and during long phases; it may raise to stop training).
+    With ``checkpoint`` (:mod:`core.train_checkpoint`), its merges and supermerges
+    ``[kind, left, right, count]`` are replayed first (deletions follow from them) and the steps so
+    far are written to it as training goes.
     """
     corpus = _check_corpus(corpus)
     vocab_size = check_int("vocab_size", vocab_size, 256)
@@ -156,9 +169,11 @@ def train(
         "deleted_slots": _option(deleted_slots, "deleted_slots", DELETED_SLOTS),
         "tie": _option(tie, "tie", TIES),
     }
-    beat = Heartbeat(progress, vocab_size - 256)
+    beat = Heartbeat(progress if checkpoint is None else checkpoint.watch(progress), vocab_size - 256)
     run = _Training(corpus, options, beat)
-    stopped = run.loop(vocab_size)
+    if checkpoint is not None:
+        checkpoint.source = run.recorded
+    stopped = run.loop(vocab_size, checkpoint.operations if checkpoint is not None else ())
     beat.report(len(run.taken) - 256)
     from core.variants.boundless import BoundlessBPE  # imported here: that module imports this one
 
@@ -170,7 +185,9 @@ def train(
         "vocab_size": tokeniser.vocab_size,
         "slots": len(run.taken),
         "stopped": stopped,
-        "documents": len(corpus.documents or ()),
+        "supermerge_runs": len(run.runs),
+        "supermerge_run_positions": len(run.runs.ids),
+        "supermerge_run_occurrences": run.runs.occurrences(),
         "unique_pretokens": len(corpus.pretoken_counts),
         "options": options,
     }
@@ -203,11 +220,19 @@ class _Training:
         raw = {p: _raw(p) for p in corpus.pretoken_counts}
         self.words = Words({raw[p]: c for p, c in corpus.pretoken_counts.items()}, beat)
         unlockable = _unlockable(MERGE_PATTERNS[options["merge_pattern"]])
-        try:
-            documents = [[raw[p] for p in d] for d in corpus.documents or ()]
-            self.supers = Superwords(documents, unlockable, beat)
-        except KeyError as err:
-            raise InputError(f"document pretoken {err.args[0]!r} is missing from the pretoken counts") from None
+        self.runs = corpus.supermerge_sequences
+        assert self.runs is not None  # _check_corpus
+        missing = next((p for p in self.runs.pretokens if p not in raw), None)
+        if missing is not None:
+            raise InputError(f"pretoken {missing!r} of a supermerge run is missing from the pretoken counts")
+        counts = corpus.pretoken_counts
+        self.supers = Superwords(
+            self.runs,
+            [raw[p] for p in self.runs.pretokens],
+            lambda text: counts.get(_shown(text), 0),
+            unlockable,
+            beat,
+        )
         # present: the vocabulary |V|. taken: strings a new merge may not form, the code's
         # vocabulary list (never shortened, "kept") or |V| itself ("freed"); the loop runs on its size.
         self.present = {chr(b) for b in range(256)}
@@ -218,9 +243,21 @@ class _Training:
         self.counts = dict.fromkeys(("merge", "deletion", "supermerge"), 0)
         self.step = 0
 
-    def loop(self, vocab_size: int) -> str:
-        """Steps until ``vocab_size`` slots are taken or no pair is left; returns why it stopped."""
+    def loop(self, vocab_size: int, replay=()) -> str:
+        """Steps until ``vocab_size`` slots are taken or no pair is left, the first ones those of
+        ``replay`` (a checkpoint's ``[kind, left, right, count]``, applied without searching: the
+        states are the same whichever way a step was found); returns why it stopped."""
         words, supers, taken, beat = self.words, self.supers, self.taken, self.beat
+        for number, operation in enumerate(replay, 1):
+            try:
+                kind, left, right, count = operation
+                step = {"merge": self.merge, "supermerge": self.supermerge}[kind]
+                step(count, _raw(left), _raw(right))
+            except (KeyError, TypeError, ValueError, InputError):
+                raise InputError(f"checkpoint step {number} {operation!r} does not fit this corpus") from None
+            self.step += 1
+            if self.step % PROGRESS_EVERY == 0:
+                beat.report(len(taken) - 256)
         while len(taken) < vocab_size:
             word_best, super_best = words.best(taken), supers.best(taken)
             if word_best is None and super_best is None:
@@ -235,6 +272,13 @@ class _Training:
             if self.step % PROGRESS_EVERY == 0:
                 beat.report(len(taken) - 256)
         return "vocab_size reached"
+
+    def recorded(self) -> list[list]:
+        """The merges and supermerges so far as ``[kind, left, right, count]`` (a checkpoint's
+        operations; deletions follow from them)."""
+        done = min(len(self.operations), len(self.events))  # Ctrl-C may fall between the two appends
+        steps = zip(self.operations[:done], self.events[:done], strict=True)
+        return [[*operation, event.count] for operation, event in steps if operation[0] != "deletion"]
 
     def record(self, kind: str, parts: tuple[str, ...], count: int, detail: dict) -> None:
         self.operations.append((kind, *map(_shown, parts)))

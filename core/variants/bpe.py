@@ -11,14 +11,18 @@ from core.train_bpe import tokeniser_from_training, train_bpe
 from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet
 
 
-def train(corpus: TrainingCorpus, vocab_size: int, *, progress=None, min_frequency: int = 0) -> TrainingRun:
+def train(
+    corpus: TrainingCorpus, vocab_size: int, *, progress=None, min_frequency: int = 0, checkpoint=None
+) -> TrainingRun:
     """HF-identical BPE on the corpus's pretoken counts (with all 256 bytes in the alphabet of a
-    byte-level tokeniser); one "merge" event per merge."""
+    byte-level tokeniser); one "merge" event per merge. ``checkpoint``: resume and record
+    (:mod:`core.train_checkpoint`)."""
     result = train_bpe(
         corpus.pretoken_counts,
         vocab_size,
         min_frequency=min_frequency,
         progress=progress,
+        checkpoint=checkpoint,
         initial_alphabet=initial_alphabet(corpus.pretokeniser),
     )
     tokeniser = tokeniser_from_training(result, corpus.pretokeniser, name="bpe")

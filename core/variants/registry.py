@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 from collections.abc import Iterable, Mapping
+from typing import TypeGuard
 
 from core.errors import InputError
 from core.pretokenisers import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
@@ -40,17 +42,50 @@ def default_pretokeniser(algorithm: str) -> Pretokeniser:
     return PRETOKENISERS["boundless" if algorithm == "boundless" else "bytelevel"]()
 
 
-def training_corpus(
-    algorithm: str, corpus: Mapping[str, int] | Iterable[str], pretokeniser: Pretokeniser | str | None = None
-) -> TrainingCorpus:
-    """Word counts (word -> count, each word as in running text) or texts (one document each),
-    pre-tokenised by ``pretokeniser`` (an object or a name of :data:`PRETOKENISERS`; default the
-    algorithm's own)."""
+def _named(pretokeniser: Pretokeniser | str) -> Pretokeniser:
     if isinstance(pretokeniser, str):
         if pretokeniser not in PRETOKENISERS:
             raise InputError(f"unknown pretokeniser {pretokeniser!r}; choose one of {', '.join(PRETOKENISERS)}")
-        pretokeniser = PRETOKENISERS[pretokeniser]()
-    chosen = pretokeniser if pretokeniser is not None else default_pretokeniser(check_algorithm(algorithm))
+        return PRETOKENISERS[pretokeniser]()
+    return pretokeniser
+
+
+def is_counts_file(corpus: object) -> TypeGuard[str | os.PathLike]:
+    """Whether ``corpus`` is the path of a counts file written by ``count`` (ending in .parquet)."""
+    return isinstance(corpus, (str, os.PathLike)) and os.fspath(corpus).lower().endswith(".parquet")
+
+
+def counts_corpus(
+    algorithm: str, path: str | os.PathLike, pretokeniser: Pretokeniser | str | None = None
+) -> TrainingCorpus:
+    """The training corpus of a counts file (:mod:`core.counting.count_files`); ``pretokeniser``,
+    if given, must be the one it was counted with. BoundlessBPE needs the file's supermerge runs."""
+    from core.counting.count_files import load_counts
+
+    check_algorithm(algorithm)
+    corpus = load_counts(path, None if pretokeniser is None else _named(pretokeniser))
+    if algorithm == "boundless" and corpus.sequences is None:
+        raise InputError(
+            "no supermerge runs in this counts file, and BoundlessBPE needs them: count the corpus again "
+            "with --sequences (count_corpus(..., sequences=True))",
+            os.fspath(path),
+        )
+    return corpus
+
+
+def training_corpus(
+    algorithm: str,
+    corpus: Mapping[str, int] | Iterable[str] | str | os.PathLike,
+    pretokeniser: Pretokeniser | str | None = None,
+) -> TrainingCorpus:
+    """Word counts (word -> count, each word as in running text) or texts (one document each),
+    pre-tokenised by ``pretokeniser`` (an object or a name of :data:`PRETOKENISERS`; default the
+    algorithm's own); or the path of a counts file (:func:`counts_corpus`)."""
+    if is_counts_file(corpus):
+        return counts_corpus(algorithm, corpus, pretokeniser)
+    if isinstance(corpus, os.PathLike):
+        raise InputError("expected a counts file written by count (.parquet), texts or word counts", os.fspath(corpus))
+    chosen = _named(pretokeniser) if pretokeniser is not None else default_pretokeniser(check_algorithm(algorithm))
     if isinstance(corpus, Mapping):
         return TrainingCorpus.from_word_counts(corpus, chosen)
     return TrainingCorpus.from_texts(corpus, chosen)
@@ -69,15 +104,32 @@ def algorithm_options(algorithm: str) -> dict[str, object]:
     return {
         name: p.default
         for name, p in parameters.items()
-        if p.kind is p.KEYWORD_ONLY and name != "progress" and name not in fixed
+        if p.kind is p.KEYWORD_ONLY and name not in ("progress", "checkpoint") and name not in fixed
     }
 
 
-def train(algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=None, **options) -> TrainingRun:
-    """Train ``algorithm`` on ``corpus`` to ``vocab_size`` types; InputError for an unknown option."""
+def train(
+    algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=None, checkpoint=None, **options
+) -> TrainingRun:
+    """Train ``algorithm`` on ``corpus`` to ``vocab_size`` types; InputError for an unknown option.
+    ``checkpoint``: a :class:`core.train_checkpoint.TrainingCheckpoint`, for the trainers that can
+    resume (InputError for the others)."""
     known = algorithm_options(algorithm)
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise InputError(f"{algorithm} has no option {', '.join(unknown)}; its options: {', '.join(known) or 'none'}")
     module, fixed, _ = ALGORITHMS[algorithm]
-    return importlib.import_module(module).train(corpus, vocab_size, progress=progress, **fixed, **options)
+    trainer = importlib.import_module(module).train
+    if checkpoint is None:
+        return trainer(corpus, vocab_size, progress=progress, **fixed, **options)
+    check_resumable(algorithm)
+    return trainer(corpus, vocab_size, progress=progress, checkpoint=checkpoint, **fixed, **options)
+
+
+def check_resumable(algorithm: str) -> None:
+    """InputError unless ``algorithm``'s trainer can resume from a checkpoint (takes ``checkpoint``)."""
+    module, _, _ = ALGORITHMS[check_algorithm(algorithm)]
+    if "checkpoint" not in inspect.signature(importlib.import_module(module).train).parameters:
+        from core.train_checkpoint import cannot_resume
+
+        raise cannot_resume(algorithm)

@@ -1,0 +1,134 @@
+"""Counting on a Dask cluster: a ``LocalCluster`` on this machine, or a scheduler elsewhere.
+
+No paper section: plumbing behind :func:`core.counting.engines.map_reduce`. The chunks become a
+``dask.bag`` of one chunk per partition; the mapped partitions are persisted on the cluster, so
+that progress can follow them as they finish, and are combined by the bag's own tree
+``reduction`` (``split_every`` partials at a time), never by a scheduler of ours. Dask is an
+optional extra; the workers read the corpus files themselves, so they must see them at the
+same paths as this machine (shared storage on a real cluster).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import socket
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from core.counting.chunks import Chunk
+from core.counting.engines import default_workers
+from core.errors import InputError
+
+T = TypeVar("T")
+INSTALL_HINT = "the Dask engine needs the optional extra: pip install 'structured-tokenisers[dask]'"
+#: Seconds to wait for a scheduler before giving up on its address.
+CONNECT_TIMEOUT = 10
+#: Partial results combined at a time at each level of the reduction tree.
+SPLIT_EVERY = 8
+
+
+def _modules() -> tuple[Any, Any]:
+    """``dask.bag`` and ``distributed``, or InputError with the install command."""
+    try:
+        import dask.bag
+        import distributed
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    return dask.bag, distributed
+
+
+def _on_worker(task: Callable[[Chunk], T], chunk: Chunk) -> T:
+    """``task(chunk)``, after checking that this worker can open the chunk's file."""
+    if not os.access(chunk.path, os.R_OK):
+        raise InputError(
+            f"the Dask worker on {socket.gethostname()} cannot open this file: the corpus files must be "
+            "readable by the workers at the same paths (shared storage on a cluster)",
+            chunk.path,
+        )
+    return task(chunk)
+
+
+def _combine_listed(combine: Callable[[list[T]], T], partition: Iterable[T]) -> T:
+    return combine(list(partition))
+
+
+def local_cluster(workers: int) -> Any:
+    """A ``LocalCluster`` of ``workers`` single-threaded processes on this machine, listening on
+    127.0.0.1 only, without a dashboard, logging warnings and errors only."""
+    _, distributed = _modules()
+    return distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its health routes: any free local port
+        silence_logs=logging.WARNING,
+    )
+
+
+@contextlib.contextmanager
+def _client(address: str) -> Iterator[Any]:
+    """A client of a new ``LocalCluster`` (``"local"``), or of the scheduler at ``address``;
+    closed (with the cluster it started) on leaving."""
+    _, distributed = _modules()
+    if address == "local":
+        with local_cluster(default_workers()) as cluster, distributed.Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as err:
+        raise InputError(
+            f"cannot reach a Dask scheduler at {address!r}: {err}; expected "
+            "'local' or the address of a running scheduler, such as tcp://scheduler:8786"
+        ) from None
+    with client:
+        yield client
+
+
+def dask_map_reduce(
+    task: Callable[[Chunk], T],
+    chunks: Sequence[Chunk],
+    combine: Callable[[list[T]], T],
+    *,
+    address: str,
+    progress: Callable[[int, int], None] | None = None,
+    done: Sequence[T] = (),
+) -> T:
+    """``combine`` of ``task(chunk)`` for every chunk, computed on the Dask cluster at ``address``
+    (``"local"``: a new ``LocalCluster`` with a worker process per core), together with the
+    results ``done`` before. ``progress(bytes done, bytes in all)`` as each chunk finishes."""
+    _modules()
+    if not chunks:
+        return combine(list(done))
+    with _client(address) as client:
+        result = _run(client, task, chunks, combine, progress)
+    return combine([*done, result]) if done else result
+
+
+def _run(
+    client: Any,
+    task: Callable[[Chunk], T],
+    chunks: Sequence[Chunk],
+    combine: Callable[[list[T]], T],
+    progress: Callable[[int, int], None] | None,
+) -> T:
+    """Persists the mapped bag, reports each partition as it finishes, returns the reduction."""
+    bag, distributed = _modules()
+    mapped = client.persist(bag.from_sequence(list(chunks), partition_size=1).map(functools.partial(_on_worker, task)))
+    size_of = {key: chunk.size for key, chunk in zip(mapped.__dask_keys__(), chunks, strict=True)}
+    as_list = functools.partial(_combine_listed, combine)  # Dask passes iterators; combine takes a list
+    reduced = client.compute(mapped.reduction(as_list, as_list, split_every=SPLIT_EVERY))
+    finishing = distributed.as_completed(distributed.futures_of(mapped))
+    del mapped  # the scheduler keeps each partition until the reduction has used it, no longer
+    total, finished = sum(size_of.values()), 0
+    for future in finishing:
+        future.result()  # a failed chunk raises its error here, before the others finish
+        finished += size_of[future.key]
+        if progress is not None:
+            progress(finished, total)
+    return reduced.result()

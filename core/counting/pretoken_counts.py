@@ -1,0 +1,246 @@
+"""Pretoken counts of a corpus of any size, and the runs supermerges need ([boundless App. B]),
+counted chunk by chunk and combined by an engine (:mod:`core.counting.engines`).
+
+Every line is pre-tokenised exactly as :meth:`core.variants.base.TrainingCorpus.from_texts` does it
+(``line.rstrip("\\r\\n")``, empty pretokens dropped) and its candidate runs are those of
+:meth:`core.counting.sequences.PretokenSequences.from_documents`, so counting a corpus gives the
+same training corpus as reading it whole. Partial counts are Arrow tables (``pretoken``/``count``,
+``sequence``/``count``, a run's pretokens joined by ``"\\x00"``), summed with ``group_by``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.counting.chunks import CHUNK_BYTES, Chunk, chunk_lines, corpus_files, plan_chunks
+from core.counting.engines import map_reduce
+from core.counting.sequences import CandidateTest, PretokenSequences, candidate_runs
+from core.errors import InputError
+from core.pretokenisers import pretokeniser_from_spec
+from core.pretokenisers.base import Pretokeniser
+from core.variants.base import TrainingCorpus, initial_alphabet
+
+#: separator of a run's pretokens in the ``sequence`` column (no corpus line holds a NUL byte)
+SEPARATOR = "\x00"
+PRETOKEN_SCHEMA = pa.schema([("pretoken", pa.string()), ("count", pa.int64())])
+SEQUENCE_SCHEMA = pa.schema([("sequence", pa.string()), ("count", pa.int64())])
+
+
+@dataclass(frozen=True)
+class ChunkCounts:
+    """What one chunk (or several, combined) holds: pretoken counts, candidate-run counts (None
+    when runs are not counted), and the bytes and lines read."""
+
+    pretokens: pa.Table
+    sequences: pa.Table | None
+    bytes: int
+    lines: int
+
+
+@functools.lru_cache(maxsize=8)
+def _pretokeniser(spec_json: str) -> Pretokeniser:
+    """One pre-tokeniser per spec and process (a worker counts many chunks)."""
+    return pretokeniser_from_spec(json.loads(spec_json))
+
+
+class _Candidates(dict):
+    """pretoken -> whether it can join a supermerge: :class:`CandidateTest` asked once per
+    pretoken, then answered by a plain dict lookup (the hot path of counting runs)."""
+
+    def __init__(self, byte_level: bool):
+        super().__init__()
+        self.test = CandidateTest(byte_level)
+
+    def __missing__(self, pretoken: str) -> bool:
+        known = self[pretoken] = self.test(pretoken)
+        return known
+
+
+@functools.lru_cache(maxsize=8)
+def _candidate_test(byte_level: bool) -> Callable[[str], bool]:
+    """The letter test with its memory, kept across the chunks a process counts."""
+    return _Candidates(byte_level).__getitem__
+
+
+def _table(counter: Counter, schema: pa.Schema) -> pa.Table:
+    return pa.table([pa.array(list(counter), pa.string()), pa.array(list(counter.values()), pa.int64())], schema=schema)
+
+
+class _Encoded(dict):
+    """piece -> pretoken (:meth:`Pretokeniser.encode_piece` once per distinct piece)."""
+
+    def __init__(self, encode: Callable[[str], str]):
+        super().__init__()
+        self.encode = encode
+
+    def __missing__(self, piece: str) -> str:
+        encoded = self[piece] = self.encode(piece)
+        return encoded
+
+
+def count_chunk(chunk: Chunk, spec: dict, sequences: bool) -> ChunkCounts:
+    """Pretoken counts (and candidate-run counts if ``sequences``) of the lines of ``chunk``,
+    pre-tokenised by the pre-tokeniser ``spec`` describes. Equal lines are pre-tokenised once, and
+    pieces are counted before their mapping to the alphabet, which is done once per distinct piece."""
+    pretokeniser = _pretokeniser(json.dumps(spec, sort_keys=True))
+    split = pretokeniser.pieces
+    encoded = _Encoded(pretokeniser.encode_piece)
+    pieces: Counter[str] = Counter()
+    runs: Counter[str] = Counter()
+    is_candidate = _candidate_test(bool(initial_alphabet(pretokeniser)))
+    lines = Counter(chunk_lines(chunk))
+    for line, times in lines.items():
+        found = split(line.rstrip("\r\n"))
+        if times == 1:
+            pieces.update(found)
+        else:
+            for piece in found:
+                pieces[piece] += times
+        if sequences:
+            pretokens = [encoded[p] for p in found if p]
+            for run in candidate_runs(pretokens, is_candidate):
+                runs[SEPARATOR.join(run)] += times
+    counts: Counter[str] = Counter()
+    for piece, n in pieces.items():
+        pretoken = encoded[piece]
+        if pretoken:
+            counts[pretoken] += n
+    return ChunkCounts(
+        _table(counts, PRETOKEN_SCHEMA),
+        _table(runs, SEQUENCE_SCHEMA) if sequences else None,
+        chunk.size,
+        lines.total(),
+    )
+
+
+def _summed(tables: list[pa.Table], key: str) -> pa.Table:
+    """One row per distinct ``key`` with the sum of its counts."""
+    if len(tables) == 1:
+        return tables[0]
+    summed = pa.concat_tables(tables).group_by(key).aggregate([("count", "sum")])
+    return summed.rename_columns({"count_sum": "count"}).select([key, "count"])
+
+
+def combine_counts(parts: list[ChunkCounts]) -> ChunkCounts:
+    """The counts of all ``parts`` together (runs only if every part has them)."""
+    if not parts:
+        raise InputError("nothing to combine: no chunk was counted")
+    runs = [p.sequences for p in parts]
+    return ChunkCounts(
+        _summed([p.pretokens for p in parts], "pretoken"),
+        None if any(r is None for r in runs) else _summed([r for r in runs if r is not None], "sequence"),
+        sum(p.bytes for p in parts),
+        sum(p.lines for p in parts),
+    )
+
+
+def sequences_from_table(table: pa.Table) -> PretokenSequences:
+    """Candidate runs as :class:`PretokenSequences` (runs in sorted order, pretoken ids in order of
+    first appearance, as :meth:`PretokenSequences.from_counts` makes them), built column-wise."""
+    table = table.sort_by("sequence")
+    split = pc.split_pattern(table.column("sequence").combine_chunks(), SEPARATOR)
+    encoded = pc.list_flatten(split).dictionary_encode()
+    return PretokenSequences(
+        tuple(encoded.dictionary.to_pylist()),
+        encoded.indices.to_numpy(zero_copy_only=False).astype("int32"),
+        split.offsets.to_numpy().astype("int64"),
+        table.column("count").to_numpy().astype("int64"),
+    )
+
+
+def corpus_from_counts(counts: ChunkCounts, pretokeniser: Pretokeniser, source: str = "<counts>") -> TrainingCorpus:
+    """The training corpus of combined counts (InputError naming ``source`` when they are empty)."""
+    table = counts.pretokens
+    if table.num_rows == 0:
+        raise InputError("empty corpus: no pretokens to train on", source)
+    pretoken_counts = dict(zip(table.column("pretoken").to_pylist(), table.column("count").to_pylist(), strict=True))
+    runs = None if counts.sequences is None else sequences_from_table(counts.sequences)
+    return TrainingCorpus.from_pretoken_counts(pretoken_counts, pretokeniser, runs)
+
+
+def wants_sequences(pretokeniser: Pretokeniser) -> bool:
+    """Whether runs are counted by default: for BoundlessBPE's own byte-level pattern."""
+    return pretokeniser.to_spec().get("pattern") == "boundless" and bool(initial_alphabet(pretokeniser))
+
+
+def count_text(
+    files: list[str],
+    pretokeniser: Pretokeniser,
+    *,
+    sequences: bool,
+    workers: int | None = None,
+    dask: str | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> ChunkCounts:
+    """The combined counts of ``files``, cut into chunks of about ``chunk_bytes``; with
+    ``checkpoint`` (a parts folder, :mod:`core.counting.checkpoints`) every counted chunk is
+    kept there and a rerun counts only the others (``notice`` hears that it resumes)."""
+    task = functools.partial(count_chunk, spec=pretokeniser.to_spec(), sequences=sequences)
+    chunks = plan_chunks(files, chunk_bytes)
+    if not chunks:
+        raise InputError("empty corpus: every file is empty", files[0] if len(files) == 1 else "<corpus>")
+    if checkpoint is None:
+        return map_reduce(task, chunks, combine_counts, workers=workers, dask=dask, progress=progress)
+    if dask is not None:
+        raise InputError("a Dask run writes no checkpoint and cannot be resumed: count without checkpoint")
+    from core.counting.checkpoints import resumable_counts
+
+    return resumable_counts(
+        checkpoint,
+        files,
+        pretokeniser,
+        sequences,
+        chunk_bytes,
+        chunks,
+        task,
+        workers=workers,
+        progress=progress,
+        notice=notice,
+    )
+
+
+def count_corpus(
+    corpus: str | os.PathLike | Iterable[str | os.PathLike],
+    pretokeniser: Pretokeniser,
+    *,
+    sequences: bool | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+    checkpoint: str | os.PathLike | None = None,
+) -> TrainingCorpus:
+    """The training corpus of a file, folder or glob (:func:`core.counting.chunks.corpus_files`),
+    counted in chunks by ``workers`` processes (default all cores) or on a Dask cluster
+    (``dask``: ``"local"`` or a scheduler address); equal to ``TrainingCorpus.from_texts`` of its
+    lines, without the documents but with their candidate runs when ``sequences`` (default: for
+    BoundlessBPE's own pre-tokeniser). ``progress(bytes done, bytes in all)``; ``checkpoint``: a
+    parts folder to resume from (:mod:`core.counting.checkpoints`), removed once all is counted."""
+    files = corpus_files(corpus)
+    chosen = wants_sequences(pretokeniser) if sequences is None else sequences
+    counts = count_text(
+        files,
+        pretokeniser,
+        sequences=chosen,
+        workers=workers,
+        dask=dask,
+        chunk_bytes=chunk_bytes,
+        progress=progress,
+        checkpoint=checkpoint,
+    )
+    if checkpoint is not None:
+        from core.counting.checkpoints import remove_parts
+
+        remove_parts(checkpoint)
+    return corpus_from_counts(counts, pretokeniser, files[0] if len(files) == 1 else "<corpus>")
