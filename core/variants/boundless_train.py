@@ -217,18 +217,18 @@ class _Training:
         self.freed = options["deleted_slots"] == "freed"
         self.merge_wins_ties = options["tie"] == "merge"
         self.beat = beat
-        raw = {p: _raw(p) for p in corpus.pretoken_counts}
-        self.words = Words({raw[p]: c for p, c in corpus.pretoken_counts.items()}, beat)
+        counts = corpus.pretoken_counts
+        # raw strings are made where they are used, never all kept at once (10M pretokens at 1 GB of text)
+        self.words = Words({_raw(p): c for p, c in counts.items()}, beat)
         unlockable = _unlockable(MERGE_PATTERNS[options["merge_pattern"]])
         self.runs = corpus.supermerge_sequences
         assert self.runs is not None  # _check_corpus
-        missing = next((p for p in self.runs.pretokens if p not in raw), None)
+        missing = next((p for p in self.runs.pretokens if p not in counts), None)
         if missing is not None:
             raise InputError(f"pretoken {missing!r} of a supermerge run is missing from the pretoken counts")
-        counts = corpus.pretoken_counts
         self.supers = Superwords(
             self.runs,
-            [raw[p] for p in self.runs.pretokens],
+            [_raw(p) for p in self.runs.pretokens],
             lambda text: counts.get(_shown(text), 0),
             unlockable,
             beat,
