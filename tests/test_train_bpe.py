@@ -260,6 +260,8 @@ def test_bad_options():
         train_bpe(SENNRICH, 11, special_tokens=["<s>", "</s>"])
     with pytest.raises(InputError, match="vocab_size"):
         train_bpe(SENNRICH, "20")
+    with pytest.raises(InputError, match=r"vocab_size must be below 2\*\*30"):
+        train_bpe(SENNRICH, 1 << 30)
     with pytest.raises(InputError, match="min_frequency"):
         train_bpe(SENNRICH, 20, min_frequency=-1)
     with pytest.raises(InputError, match="max_token_length"):

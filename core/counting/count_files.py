@@ -159,4 +159,7 @@ def load_counts(path: str | os.PathLike, expected_pretokeniser: Pretokeniser | N
             "count the corpus again with that pretokeniser, or leave the pretokeniser out",
             name,
         )
-    return corpus_from_counts(counts, pretokeniser, name)
+    corpus = corpus_from_counts(counts, pretokeniser, name)
+    del counts
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed tables' memory otherwise
+    return corpus

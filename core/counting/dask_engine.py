@@ -1,11 +1,14 @@
 """Counting on a Dask cluster: a ``LocalCluster`` on this machine, or a scheduler elsewhere.
 
 No paper section: plumbing behind :func:`core.counting.engines.map_reduce`. The chunks become a
-``dask.bag`` of one chunk per partition; the mapped partitions are persisted on the cluster, so
-that progress can follow them as they finish, and are combined by the bag's own tree
-``reduction`` (``split_every`` partials at a time), never by a scheduler of ours. Dask is an
-optional extra; the workers read the corpus files themselves, so they must see them at the
-same paths as this machine (shared storage on a real cluster).
+``dask.bag`` of one chunk per partition, mapped and combined by the bag's own tree ``reduction``
+(``split_every`` partials at a time) in one graph, never by a scheduler of ours: Dask runs a
+subtree's reductions as soon as its chunks are counted, so a worker holds a few partial counts
+at a time, not one per chunk (persisting the mapped chunks first held all of them, and a 1 GB
+corpus outgrew the workers' memory). Each counted chunk logs an event on its worker, which the
+client follows for progress. Dask is an optional extra; the workers read the corpus files
+themselves, so they must see them at the same paths as this machine (shared storage on a real
+cluster).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import contextlib
 import functools
 import logging
 import os
+import queue
 import socket
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -28,6 +33,8 @@ INSTALL_HINT = "the Dask engine needs the optional extra: pip install 'structure
 CONNECT_TIMEOUT = 10
 #: Partial results combined at a time at each level of the reduction tree.
 SPLIT_EVERY = 8
+#: Seconds without a progress event before checking whether the reduction has ended (or failed).
+POLL_SECONDS = 0.2
 
 
 def _modules() -> tuple[Any, Any]:
@@ -40,15 +47,19 @@ def _modules() -> tuple[Any, Any]:
     return dask.bag, distributed
 
 
-def _on_worker(task: Callable[[Chunk], T], chunk: Chunk) -> T:
-    """``task(chunk)``, after checking that this worker can open the chunk's file."""
+def _on_worker(task: Callable[[Chunk], T], topic: str, chunk: Chunk) -> T:
+    """``task(chunk)``, after checking that this worker can open the chunk's file; logs the
+    chunk's index under ``topic`` when done."""
     if not os.access(chunk.path, os.R_OK):
         raise InputError(
             f"the Dask worker on {socket.gethostname()} cannot open this file: the corpus files must be "
             "readable by the workers at the same paths (shared storage on a cluster)",
             chunk.path,
         )
-    return task(chunk)
+    result = task(chunk)
+    _, distributed = _modules()
+    distributed.get_worker().log_event(topic, chunk.index)
+    return result
 
 
 def _combine_listed(combine: Callable[[list[T]], T], partition: Iterable[T]) -> T:
@@ -117,18 +128,28 @@ def _run(
     combine: Callable[[list[T]], T],
     progress: Callable[[int, int], None] | None,
 ) -> T:
-    """Persists the mapped bag, reports each partition as it finishes, returns the reduction."""
-    bag, distributed = _modules()
-    mapped = client.persist(bag.from_sequence(list(chunks), partition_size=1).map(functools.partial(_on_worker, task)))
-    size_of = {key: chunk.size for key, chunk in zip(mapped.__dask_keys__(), chunks, strict=True)}
-    as_list = functools.partial(_combine_listed, combine)  # Dask passes iterators; combine takes a list
-    reduced = client.compute(mapped.reduction(as_list, as_list, split_every=SPLIT_EVERY))
-    finishing = distributed.as_completed(distributed.futures_of(mapped))
-    del mapped  # the scheduler keeps each partition until the reduction has used it, no longer
-    total, finished = sum(size_of.values()), 0
-    for future in finishing:
-        future.result()  # a failed chunk raises its error here, before the others finish
-        finished += size_of[future.key]
-        if progress is not None:
-            progress(finished, total)
-    return reduced.result()
+    """Computes the reduction of the mapped bag, reporting each chunk's bytes as its event arrives."""
+    bag, _ = _modules()
+    topic = f"structok-count-{uuid.uuid4().hex}"
+    counted: queue.SimpleQueue[int] = queue.SimpleQueue()
+    client.subscribe_topic(topic, lambda event: counted.put(event[1]))
+    try:
+        mapped = bag.from_sequence(list(chunks), partition_size=1).map(functools.partial(_on_worker, task, topic))
+        as_list = functools.partial(_combine_listed, combine)  # Dask passes iterators; combine takes a list
+        reduced = client.compute(mapped.reduction(as_list, as_list, split_every=SPLIT_EVERY))
+        size_of = {chunk.index: chunk.size for chunk in chunks}
+        total, seen = sum(size_of.values()), set[int]()
+        while True:  # short waits, so that Ctrl-C stops the run at once
+            try:
+                index = counted.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if reduced.done():
+                    break  # finished, or failed (raised below, before the other chunks finish)
+                continue
+            if index not in seen:  # a chunk recounted after a lost worker reports once
+                seen.add(index)
+                if progress is not None:
+                    progress(sum(size_of[i] for i in seen), total)
+        return reduced.result()
+    finally:
+        client.unsubscribe_topic(topic)

@@ -134,12 +134,16 @@ def combine_counts(parts: list[ChunkCounts]) -> ChunkCounts:
     if not parts:
         raise InputError("nothing to combine: no chunk was counted")
     runs = [p.sequences for p in parts]
-    return ChunkCounts(
+    combined = ChunkCounts(
         _summed([p.pretokens for p in parts], "pretoken"),
         None if any(r is None for r in runs) else _summed([r for r in runs if r is not None], "sequence"),
         sum(p.bytes for p in parts),
         sum(p.lines for p in parts),
     )
+    # Arrow's allocator keeps what earlier inputs and the grouping freed; Dask workers holding it
+    # between combines grew past their memory limit on 1 GB of text
+    pa.default_memory_pool().release_unused()
+    return combined
 
 
 def sequences_from_table(table: pa.Table) -> PretokenSequences:
