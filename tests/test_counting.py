@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
 import tempfile
 
 import pyarrow as pa
@@ -115,6 +116,28 @@ def test_combining_keeps_runs_only_when_every_part_has_them():
     assert combine_counts([with_runs, without]).sequences is None
     with pytest.raises(InputError, match="no chunk"):
         combine_counts([])
+
+
+def test_combined_counts_pickle_at_their_size_and_round_trip():
+    """A Dask worker pickles partial counts; group_by's output is slices of shared buffers, which
+    pickled as whole buffers per slice (k times the table) until ChunkCounts compacted them."""
+    parts = [
+        ChunkCounts(
+            pa.table(
+                {"pretoken": [f"w{part}-{i}" for i in range(40_000)], "count": pa.array([1] * 40_000, pa.int64())}
+            ),
+            None,
+            1,
+            1,
+        )
+        for part in range(4)
+    ]
+    combined = combine_counts(parts)
+    assert combined.pretokens.column("pretoken").num_chunks > 1  # else this test shows nothing
+    data = pickle.dumps(combined, protocol=5)
+    assert len(data) < 1.5 * combined.pretokens.nbytes
+    back = pickle.loads(data)
+    assert back.pretokens.equals(combined.pretokens) and (back.bytes, back.lines) == (4, 4)
 
 
 def test_runs_from_a_table_are_the_runs_from_counts_array_for_array():

@@ -12,12 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 import psutil
+import pyarrow as pa
 import pytest
 
 from core.counting import dask_engine
 from core.counting.chunks import Chunk, chunk_lines, corpus_files, plan_chunks
 from core.counting.engines import map_reduce
-from core.counting.pretoken_counts import count_corpus
+from core.counting.pretoken_counts import ChunkCounts, combine_counts, count_corpus
 from core.errors import InputError
 from core.variants.registry import PRETOKENISERS
 
@@ -62,6 +63,13 @@ def fails_on_second_chunk(chunk: Chunk) -> Counter:
     return word_counts(chunk)
 
 
+def cluster_processes() -> set[int]:
+    """This process's running children, but multiprocessing's resource tracker (started at the
+    first cluster, it lives as long as this process)."""
+    children = psutil.Process().children(recursive=True)
+    return {p.pid for p in children if p.is_running() and "resource_tracker" not in " ".join(p.cmdline())}
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     """Three files of varied lines: repeats, blank lines, CRLF ends, multi-byte characters."""
@@ -91,6 +99,25 @@ def test_same_counts_as_one_process_with_progress_per_chunk(corpus, scheduler, c
     assert len(reports) == len(chunks)
     assert [done for done, _ in reports] == sorted({done for done, _ in reports})
     assert reports[-1] == (total, total) and {t for _, t in reports} == {total}
+
+
+def many_pretokens(chunk: Chunk) -> ChunkCounts:
+    """Counts of 50,000 pretokens per chunk, half of them shared with the next chunk: tables big
+    enough to travel between workers as buffers of their own."""
+    words = [f"w{i}" for i in range(chunk.index * 25_000, chunk.index * 25_000 + 50_000)]
+    table = pa.table({"pretoken": words, "count": pa.array([chunk.index + 1] * len(words), pa.int64())})
+    return ChunkCounts(table, None, chunk.size, 1)
+
+
+def test_partial_counts_are_combined_on_workers_quietly_and_exactly(corpus, capfd):
+    chunks = plan_chunks(corpus_files(corpus), 500)[:12]
+    # a new cluster, whose workers write to the stderr this test captures
+    on_dask = map_reduce(many_pretokens, chunks, combine_counts, dask="local")
+    alone = map_reduce(many_pretokens, chunks, combine_counts, workers=1)
+    assert on_dask.pretokens.sort_by("pretoken").equals(alone.pretokens.sort_by("pretoken"))
+    assert on_dask.pretokens.num_rows == 25_000 * (len(chunks) + 1)
+    # Arrow warned about each table a worker had received, unpickled into unaligned buffers
+    assert "poorly aligned" not in capfd.readouterr().err
 
 
 def test_results_done_before_are_added(corpus, scheduler):
@@ -152,9 +179,9 @@ def test_dask_extra_is_part_of_the_dev_requirements():
 
 def test_count_corpus_on_a_new_local_cluster_equals_one_process_and_leaves_no_process(corpus):
     count = functools.partial(count_corpus, corpus, PRETOKENISERS["boundless"](), chunk_bytes=3000)
-    children_before = {p.pid for p in psutil.Process().children(recursive=True)}
+    children_before = cluster_processes()
     on_dask = count(dask="local")
-    assert {p.pid for p in psutil.Process().children(recursive=True) if p.is_running()} <= children_before
+    assert cluster_processes() <= children_before
     alone = count(workers=1)
     assert on_dask.pretoken_counts == alone.pretoken_counts
     assert on_dask.supermerge_sequences.as_dict() == alone.supermerge_sequences.as_dict()

@@ -4,11 +4,11 @@ No paper section: plumbing behind :func:`core.counting.engines.map_reduce`. The 
 ``dask.bag`` of one chunk per partition, mapped and combined by the bag's own tree ``reduction``
 (``split_every`` partials at a time) in one graph, never by a scheduler of ours: Dask runs a
 subtree's reductions as soon as its chunks are counted, so a worker holds a few partial counts
-at a time, not one per chunk (persisting the mapped chunks first held all of them, and a 1 GB
-corpus outgrew the workers' memory). Each counted chunk logs an event on its worker, which the
-client follows for progress. Dask is an optional extra; the workers read the corpus files
-themselves, so they must see them at the same paths as this machine (shared storage on a real
-cluster).
+at a time, not one per chunk. Partial counts travel as single-chunk tables
+(:class:`core.counting.pretoken_counts.ChunkCounts` pickles them so). Each counted chunk logs an
+event on its worker, which the client follows for progress. Dask is an optional extra; the
+workers read the corpus files themselves, so they must see them at the same paths as this
+machine (shared storage on a real cluster).
 """
 
 from __future__ import annotations
@@ -63,6 +63,10 @@ def _on_worker(task: Callable[[Chunk], T], topic: str, chunk: Chunk) -> T:
 
 
 def _combine_listed(combine: Callable[[list[T]], T], partition: Iterable[T]) -> T:
+    """``combine`` of a partition's results. Tables a worker receives are unpickled into buffers at
+    any offset of its network frames; Arrow's grouping warns about each one unless told to copy
+    them to aligned memory (its setting, read at first use in the worker process)."""
+    os.environ.setdefault("ACERO_ALIGNMENT_HANDLING", "reallocate")
     return combine(list(partition))
 
 

@@ -44,6 +44,18 @@ class ChunkCounts:
     bytes: int
     lines: int
 
+    def __reduce__(self):
+        """Pickles the tables as single chunks: ``group_by`` returns slices of shared buffers, and
+        pickling a slice writes its whole buffer, so a combined table of k chunks pickled to k times
+        its size (a Dask worker sending partial counts on ran out of memory)."""
+        tables = (_contiguous(self.pretokens), None if self.sequences is None else _contiguous(self.sequences))
+        return ChunkCounts, (*tables, self.bytes, self.lines)
+
+
+def _contiguous(table: pa.Table) -> pa.Table:
+    """``table`` with one chunk per column (itself when it has one already)."""
+    return table if all(column.num_chunks <= 1 for column in table.columns) else table.combine_chunks()
+
 
 @functools.lru_cache(maxsize=8)
 def _pretokeniser(spec_json: str) -> Pretokeniser:
