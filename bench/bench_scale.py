@@ -16,7 +16,8 @@ What it measures
       the first index where they differ).
     * ``spm-unigram`` / ``unigram``: SentencePiece's unigram trainer on the files (the settings of
       ``bench_unigram.py``, vocabulary + its 3 meta pieces) and ``train --algorithm unigram --counts``
-      from the metaspace counts; each tokenises the corpus's held-out sample (``heldout.txt``, in no
+      from the metaspace counts with SentencePiece's options (``SENTENCEPIECE``, its seed computed
+      from the counts: ``seed=counted_text``); each tokenises the corpus's held-out sample (``heldout.txt``, in no
       shard; white space runs collapsed as SentencePiece's normaliser does) and the token counts are
       compared.
     * ``boundless``: ``train --algorithm boundless --counts`` from the boundless counts; time, peak
@@ -50,11 +51,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json
+from core.unigram.options import SENTENCEPIECE
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "structured-tokenisers" / "scale-corpus"
 PARTS = ("count", "dask", "hf", "bpe", "unigram", "boundless")
 INTERVAL = 8192  # operations per interval in [boundless] Fig. 3
 PAPER_FIG3 = "31.3 % of operations up to |V| 131,072; 44.4 % in the last interval"
+#: SentencePiece's trainer emulated from the counts (core.unigram.options)
+UNIGRAM_OPTIONS = {**SENTENCEPIECE, "seed": "counted_text"}
 TARGETS = {"count/hf": 2.0, "dask/pool": 1.3, "bpe/hf": 2.0, "unigram/spm": 2.0, "tokens": 0.01}
 BOUNDLESS_SECONDS, BOUNDLESS_MB = 3600.0, 16_000.0
 
@@ -140,10 +144,12 @@ class Bench:
             run.extra.update(count_figures(out))
         return out
 
-    def train(self, algorithm: str, counts: Path) -> Run:
+    def train(self, algorithm: str, counts: Path, options: dict | None = None) -> Run:
         out = self.work / f"{algorithm}.json"
         report = self.work / f"{algorithm}-report.json"
         argv = ["-m", "core", "train", "--algorithm", algorithm, "--counts", str(counts)]
+        for key, value in (options or {}).items():
+            argv += ["--option", f"{key}={json.dumps(value)}"]
         argv += ["--vocab-size", str(self.args.vocab_size), "--out", str(out), "--json-report", str(report)]
         run = self.python(algorithm, argv)
         run.extra["model"], run.extra["report"] = str(out), str(report)
@@ -180,7 +186,7 @@ class Bench:
 
     def part_unigram(self) -> None:
         spm_run = self.peer("spm")
-        run = self.train("unigram", self.count("metaspace"))
+        run = self.train("unigram", self.count("metaspace"), UNIGRAM_OPTIONS)
         if run.ok and spm_run.ok:
             heldout = held_out_lines(self.args.corpus)
             run.extra["heldout_tokens"] = our_tokens(Path(run.extra["model"]), heldout)

@@ -62,7 +62,8 @@ TRAINER_OPTION_HELP: dict[str, dict[str, str]] = {
         "name": "the tokeniser's name (train names it after --out)",
     },
     "core.unigram.trainer": {
-        "seed": "seed candidates: pretokens (suffixes of the unique pretokens) or full_text (SentencePiece)",
+        "seed": "seed candidates: pretokens (suffixes of the unique pretokens), full_text (SentencePiece) or "
+        "counted_text (SentencePiece's seed of the text behind a counts file)",
         "seed_recovery": "maximal valid prefix recovery in the seed [unigram Alg. 3]",
         "seed_factor": "β_seed: seed size = β_seed × vocabulary size [unigram Alg. 1]",
         "seed_size": "an absolute seed size (SentencePiece: 1000000); overrides seed_factor",

@@ -54,6 +54,7 @@ import numpy as np
 
 from core.deadline import Heartbeat
 from core.errors import InputError
+from core.gc_pause import cyclic_gc_paused
 from core.model import BTETokeniser, Merge
 from core.options import check_int
 
@@ -187,12 +188,13 @@ def train_bpe(
             f"characters plus {base_size - len(alphabet)} special tokens"
         )
     beat = Heartbeat(progress if checkpoint is None else checkpoint.watch(progress), vocab_size - base_size)
-    words, weights = _tokenize_words(counts, word_to_id, beat)
-    learner = _Learner(words, weights, id_to_word, word_to_id, vocab_size, max_token_length, beat)
-    if checkpoint is not None:
-        checkpoint.source = learner.recorded
-    chosen = learner.run(min_frequency, checkpoint.operations if checkpoint is not None else ())
-    beat.report(len(id_to_word) - base_size)
+    with cyclic_gc_paused():  # a list per word and a set per heap entry: full passes cost half the run
+        words, weights = _tokenize_words(counts, word_to_id, beat)
+        learner = _Learner(words, weights, id_to_word, word_to_id, vocab_size, max_token_length, beat)
+        if checkpoint is not None:
+            checkpoint.source = learner.recorded
+        chosen = learner.run(min_frequency, checkpoint.operations if checkpoint is not None else ())
+        beat.report(len(id_to_word) - base_size)
 
     # HF stores merges in a pair -> (rank, id) map: a pair chosen twice keeps its later rank.
     last_rank = {(left, right): rank for rank, (left, right, _, _) in enumerate(chosen)}

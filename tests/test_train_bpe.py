@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 
@@ -276,3 +277,9 @@ def test_bad_options():
         train_bpe(SENNRICH, 20, special_tokens="<s>")
     # exactly alphabet + specials is fine: no merges
     assert train_bpe(SENNRICH, 10).merges == ()
+
+
+def test_training_pauses_the_cyclic_collector_and_switches_it_back_on():
+    enabled: list[bool] = []
+    train_bpe({"abab": 3, "abc": 2, "bcb": 1}, 8, progress=lambda *_: enabled.append(gc.isenabled()))
+    assert enabled and not any(enabled) and gc.isenabled()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.unigram.seed import PieceRules, full_text_seed, pretoken_seed, select_seed
+from core.unigram.seed import PieceRules, counted_text_seed, full_text_seed, pretoken_seed, select_seed
 
 HUG = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 
@@ -136,6 +136,17 @@ def test_pretoken_seed_is_corpus_long(counts, max_length, recovery):
         for ch in word:
             chars[ch] += count
     assert {p: f for p, f in found.items() if len(p) == 1} == chars
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(PRETOKEN, st.integers(1, 4), min_size=1, max_size=6), st.integers(2, 5), st.booleans())
+def test_counted_text_seed_is_alg2_on_weighted_pretokens(counts, max_length, recovery):
+    symbols, weights, limits = layout([((w,), c) for w, c in counts.items()], unique_boundaries=False)
+    found = counted_text_seed(counts, PieceRules(max_length), recovery)
+    assert {p: f for p, f in found.items() if len(p) > 1} == brute_force(symbols, weights, limits, max_length, recovery)
+    if not recovery:  # the text whose every pretoken occurrence is a sentence gives the same seed
+        sentences = [(w,) for w, c in counts.items() for _ in range(c)]
+        assert found == full_text_seed(counts, sentences, PieceRules(max_length))
 
 
 def test_sentences_without_documents_are_written_twice():

@@ -4,6 +4,7 @@ round-trip through its saved form, and the CLI must train and apply it."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import subprocess
@@ -95,6 +96,21 @@ def test_a_damaged_file_names_itself(trained):
     obj["version"] = 99
     with pytest.raises(InputError, match=r"tok\.json"):
         parse_tokeniser_bytes(json.dumps(obj).encode(), "tok.json")
+
+
+@pytest.mark.parametrize("algorithm", list(registry.ALGORITHMS))
+def test_training_runs_with_the_cyclic_collector_paused_and_restores_it(algorithm):
+    corpus = TrainingCorpus.from_texts(LINES[:60], registry.default_pretokeniser(algorithm))
+    enabled: list[bool] = []
+    registry.train(algorithm, corpus, TARGET, progress=lambda *_: enabled.append(gc.isenabled()))
+    assert enabled and not any(enabled) and gc.isenabled()
+
+    def stop(*_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        registry.train(algorithm, corpus, TARGET, progress=stop)
+    assert gc.isenabled()
 
 
 def test_unknown_algorithm_and_option_are_named():

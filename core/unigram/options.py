@@ -25,7 +25,12 @@ recovery) and, where the paper leaves a choice open, those of its authors' code 
 - ``split_by_script=False``: script_tok has no such rule; SentencePiece rejects seed pieces that
   mix Unicode scripts (``split_by_unicode_script``).
 
-:data:`SENTENCEPIECE` is the set of options that emulates SentencePiece's trainer.
+- ``seed``: ``"pretokens"`` (the paper's), ``"full_text"`` (SentencePiece on running text, or on
+  TSV word counts when there are no documents) or ``"counted_text"`` (SentencePiece on the
+  running text behind a counts file; :func:`core.unigram.seed.counted_text_seed`).
+
+:data:`SENTENCEPIECE` is the set of options that emulates SentencePiece's trainer (from a counts
+file, with ``seed="counted_text"``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from core.errors import InputError
 from core.options import check_bool, check_choice, check_int, check_number
 
 Pruning = Literal["loss", "fsp"]
-Seed = Literal["pretokens", "full_text"]
+Seed = Literal["pretokens", "full_text", "counted_text"]
 Atoms = Literal["required", "prunable"]
 SizeBasis = Literal["total", "additional"]
 PRUNING = get_args(Pruning)
@@ -60,7 +65,7 @@ class UnigramOptions:
     """See the module docstring; Greek names are those of [unigram Alg. 1]."""
 
     pruning: Pruning = "loss"  # "fsp": Flat Score Pruning in every round (§4.3)
-    seed: Seed = "pretokens"  # "full_text": SentencePiece-style seed (Alg. 2)
+    seed: Seed = "pretokens"  # "full_text": SentencePiece-style seed (Alg. 2); "counted_text": of counts
     seed_recovery: bool = False  # maximal valid prefix recovery (Alg. 3)
     seed_factor: float = 10.0  # beta_seed
     seed_size: int | None = None  # absolute n_seed (SentencePiece: 1e6); overrides seed_factor

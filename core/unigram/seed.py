@@ -20,6 +20,9 @@ one stable sort.
   counts) every pretoken is a sentence written twice, as that source does for TSV input, so
   counts are ignored (§6.1). (The pip wheel 0.2.3 logs a newer byte-level seed extraction,
   whose source was not available here; it uses TSV counts and its seeds differ on tiny inputs.)
+- :func:`counted_text_seed`: SentencePiece's seed of the running text that pretoken counts were
+  counted from (``count``): the distinct pretokens' suffixes, each pretoken ending in a boundary
+  that matches itself, weighted by the counts.
 
 ``recovery`` (Alg. 3, maximal valid prefix recovery, §3.1): a node that is rejected (invalid or
 longer than ``max_length``) contributes instead its longest valid prefix that is longer than
@@ -268,17 +271,24 @@ def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarr
     return text, codes, limits
 
 
-def pretoken_seed(
-    counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
-) -> dict[str, int]:
-    """script_tok ``corpus_long`` candidates with frequencies (characters included)."""
+def _weighted_pretokens(counts: dict[str, int]) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_join` of every distinct pretoken as a sentence of its own, and the weight of each
+    symbol: its pretoken's count."""
     words = list(counts)
     text, codes, limits = _join((w,) for w in words)
     weights = np.repeat(
         np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words)), [len(w) + 1 for w in words]
     )
+    return text, codes, limits, weights
+
+
+def pretoken_seed(
+    counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
+) -> dict[str, int]:
+    """script_tok ``corpus_long`` candidates with frequencies (characters included)."""
+    text, codes, limits, weights = _weighted_pretokens(counts)
     found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=False, beat=beat)
-    for word in words:
+    for word in counts:
         if (
             counts[word] >= 2
             and 2 <= len(word) <= rules.max_length
@@ -303,6 +313,21 @@ def full_text_seed(
     found = repeated_substrings(
         text, codes, np.ones(len(text), dtype=np.int64), limits, rules, recovery, boundary_matches=True, beat=beat
     )
+    found.update(char_counts(counts))
+    return found
+
+
+def counted_text_seed(
+    counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
+) -> dict[str, int]:
+    """SentencePiece candidates of the running text behind pretoken ``counts``: Alg. 2 over the
+    distinct pretokens, each followed by a boundary that matches itself (as the space or line end
+    after a word does), every occurrence weighted by its pretoken's count. The same as
+    :func:`full_text_seed` of a text whose every pretoken occurrence is a sentence of its own
+    (the real text differs only where a repeat occurs solely at word ends, followed by a space in
+    some places and by a line end in others: a node there, not here)."""
+    text, codes, limits, weights = _weighted_pretokens(counts)
+    found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=True, beat=beat)
     found.update(char_counts(counts))
     return found
 

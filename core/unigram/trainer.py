@@ -45,7 +45,14 @@ from core.options import check_int
 from core.train_bpe import _collect_word_counts
 from core.unigram.batch import ActiveArcs, CorpusArcs
 from core.unigram.options import Atoms, Pruning, Seed, SizeBasis, UnigramOptions
-from core.unigram.seed import PieceRules, char_counts, full_text_seed, pretoken_seed, select_seed
+from core.unigram.seed import (
+    PieceRules,
+    char_counts,
+    counted_text_seed,
+    full_text_seed,
+    pretoken_seed,
+    select_seed,
+)
 from core.variants.base import TrainingCorpus, TrainingEvent, TrainingRun
 from core.variants.base import initial_alphabet as byte_alphabet
 
@@ -263,6 +270,8 @@ def seed_vocabulary(
     rules = PieceRules(options.max_piece_length, options.split_by_script, corpus.pretokeniser.marker)
     if options.seed == "pretokens":
         candidates = pretoken_seed(counts, rules, options.seed_recovery, beat)
+    elif options.seed == "counted_text":
+        candidates = counted_text_seed(counts, rules, options.seed_recovery, beat)
     else:
         candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery, beat)
     atoms = sum(1 for p in candidates if len(p) == 1) + len(set(options.initial_alphabet) - set(candidates))

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeGuard
 
 from core.errors import InputError
+from core.gc_pause import cyclic_gc_paused
 from core.pretokenisers import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
 from core.pretokenisers.base import Pretokeniser
 from core.variants.base import TrainingCorpus, TrainingRun
@@ -120,10 +121,11 @@ def train(
         raise InputError(f"{algorithm} has no option {', '.join(unknown)}; its options: {', '.join(known) or 'none'}")
     module, fixed, _ = ALGORITHMS[algorithm]
     trainer = importlib.import_module(module).train
-    if checkpoint is None:
+    if checkpoint is not None:
+        check_resumable(algorithm)
+        options["checkpoint"] = checkpoint
+    with cyclic_gc_paused():  # trainers hold millions of small containers and make no cycles
         return trainer(corpus, vocab_size, progress=progress, **fixed, **options)
-    check_resumable(algorithm)
-    return trainer(corpus, vocab_size, progress=progress, checkpoint=checkpoint, **fixed, **options)
 
 
 def check_resumable(algorithm: str) -> None:
