@@ -9,17 +9,18 @@ What it measures
     * ``count``: ``python -m core count --corpus DIR --pretokeniser bytelevel --workers 2 --out ...``;
       ``count-dask``: the same with ``--dask local`` (a LocalCluster), and whether its counts equal the
       pool's; ``count-boundless``: ``--pretokeniser boundless`` (with the supermerge runs
-      [boundless App. B]); ``count-metaspace``: the counts Unigram trains on.
+      [boundless App. B]); ``count-sentencepiece``: the counts Unigram trains on (SentencePiece's own
+      preprocessing: spaces collapsed, a dummy prefix, one ``▁word`` a pretoken).
     * ``hf-bpe``: HF ``tokenizers`` ``BpeTrainer`` on the same files, GPT-2's ``ByteLevel`` pre-tokenizer
       (no prefix space), ``initial_alphabet=ByteLevel.alphabet()``, vocabulary ``--vocab-size``.
     * ``bpe``: ``train --algorithm bpe --counts counts.parquet``; its merges against HF's (all equal, or
       the first index where they differ).
     * ``spm-unigram`` / ``unigram``: SentencePiece's unigram trainer on the files (the settings of
       ``bench_unigram.py``, vocabulary + its 3 meta pieces) and ``train --algorithm unigram --counts``
-      from the metaspace counts with SentencePiece's options (``SENTENCEPIECE``, its seed computed
-      from the counts: ``seed=counted_text``); each tokenises the corpus's held-out sample (``heldout.txt``, in no
-      shard; white space runs collapsed as SentencePiece's normaliser does) and the token counts are
-      compared.
+      from those counts with SentencePiece's options (``SENTENCEPIECE``, 0.2.3's loop, its seed
+      computed from the counts: ``seed=counted_text``); each tokenises the corpus's held-out sample
+      (``heldout.txt``, in no shard; white space runs collapsed as SentencePiece's normaliser does) and
+      the token counts are compared.
     * ``boundless``: ``train --algorithm boundless --counts`` from the boundless counts; time, peak
       memory and the supermerge fraction, supermerges / (merges + supermerges), overall and per interval
       of 8,192 operations as the paper's Fig. 3 plots it ([boundless §4]: 31.3 % over a vocabulary of
@@ -186,7 +187,7 @@ class Bench:
 
     def part_unigram(self) -> None:
         spm_run = self.peer("spm")
-        run = self.train("unigram", self.count("metaspace"), UNIGRAM_OPTIONS)
+        run = self.train("unigram", self.count("sentencepiece"), UNIGRAM_OPTIONS)
         if run.ok and spm_run.ok:
             heldout = held_out_lines(self.args.corpus)
             run.extra["heldout_tokens"] = our_tokens(Path(run.extra["model"]), heldout)

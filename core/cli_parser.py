@@ -79,6 +79,8 @@ TRAINER_OPTION_HELP: dict[str, dict[str, str]] = {
         "size_basis": "total: the factors apply to the whole vocabulary (the paper); additional: to its "
         "non-character part (the authors' code)",
         "max_rounds": "at most this many pruning rounds",
+        "stop_check": "after_em: stop when EM leaves α_inter × vocabulary size pieces (the paper); "
+        "after_prune: stop after the pruning step that reaches it (SentencePiece 0.2.3)",
         "initial_alphabet": "characters always in the vocabulary (null: the 256 bytes for a byte-level "
         "pre-tokeniser, else none)",
     },

@@ -58,7 +58,7 @@ def corpus_file(tmp_path_factory) -> str:
     return written(folder, "text.txt", AWKWARD + "\n" + "\n".join(LINES) + "\n")
 
 
-@pytest.mark.parametrize("name", ["boundless", "bytelevel", "metaspace", "whitespace"])
+@pytest.mark.parametrize("name", ["boundless", "bytelevel", "metaspace", "whitespace", "sentencepiece"])
 @pytest.mark.parametrize(("workers", "chunk_bytes"), [(1, 1 << 20), (1, 97), (2, 4000), (2, 1000)])
 def test_counting_in_chunks_equals_reading_the_text_whole(corpus_file, name, workers, chunk_bytes):
     pretokeniser = PRETOKENISERS[name]()
@@ -76,7 +76,7 @@ def test_a_folder_of_files_counts_as_their_lines_together(tmp_path):
 
 def test_runs_are_counted_by_default_only_for_boundless_own_pretokeniser(corpus_file):
     assert wants_sequences(PRETOKENISERS["boundless"]())
-    assert not any(wants_sequences(PRETOKENISERS[n]()) for n in ("bytelevel", "metaspace", "whitespace"))
+    assert not any(wants_sequences(PRETOKENISERS[n]()) for n in PRETOKENISERS if n != "boundless")
     assert count_corpus(corpus_file, PRETOKENISERS["boundless"](), workers=1).sequences is not None
     plain = count_corpus(corpus_file, PRETOKENISERS["bytelevel"](), workers=1)
     assert plain.sequences is None and plain.supermerge_sequences is None

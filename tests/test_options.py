@@ -26,7 +26,7 @@ OPTION_CLASSES = {
     KnockoutConfig: ("unit", "blame"),
     AnnealConfig: ("when",),
     ReBPEConfig: ("reparation",),
-    UnigramOptions: ("pruning", "seed", "atoms", "size_basis"),
+    UnigramOptions: ("pruning", "seed", "atoms", "size_basis", "stop_check"),
 }
 
 

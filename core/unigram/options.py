@@ -25,6 +25,13 @@ recovery) and, where the paper leaves a choice open, those of its authors' code 
 - ``split_by_script=False``: script_tok has no such rule; SentencePiece rejects seed pieces that
   mix Unicode scripts (``split_by_unicode_script``).
 
+- ``stop_check="after_em"``: Alg. 1 (and SentencePiece up to 0.2.1) stops when the EM
+  sub-iterations leave at most n_inter pieces, so the last pruning step is followed by EM.
+  ``"after_prune"`` is SentencePiece 0.2.3 (``TrainDiscretePruning``): every round ends with a
+  pruning step and the loop stops after the one that reaches n_inter; finalisation then ranks
+  the scores of the EM before it. (0.2.3 also drops pieces whose best segmentation is not
+  themselves before finalising, ``PruneUnreachableSentencePieces``; the pruning step has already
+  removed those, and removing pieces cannot make another piece's alternative better.)
 - ``seed``: ``"pretokens"`` (the paper's), ``"full_text"`` (SentencePiece on running text, or on
   TSV word counts when there are no documents) or ``"counted_text"`` (SentencePiece on the
   running text behind a counts file; :func:`core.unigram.seed.counted_text_seed`).
@@ -44,19 +51,22 @@ from core.options import check_bool, check_choice, check_int, check_number
 Pruning = Literal["loss", "fsp"]
 Seed = Literal["pretokens", "full_text", "counted_text"]
 Atoms = Literal["required", "prunable"]
+StopCheck = Literal["after_em", "after_prune"]
 SizeBasis = Literal["total", "additional"]
 PRUNING = get_args(Pruning)
 SEEDS = get_args(Seed)
 ATOMS = get_args(Atoms)
+STOP_CHECKS = get_args(StopCheck)
 SIZE_BASES = get_args(SizeBasis)
 
-#: SentencePiece's unigram trainer (0.2.x) as far as it differs from the defaults.
+#: SentencePiece's unigram trainer (0.2.3, the tested wheel) as far as it differs from the defaults.
 SENTENCEPIECE = {
     "seed": "full_text",
     "seed_size": 1_000_000,
     "split_by_script": True,
     "atoms": "prunable",
     "size_basis": "total",
+    "stop_check": "after_prune",
 }
 
 
@@ -80,6 +90,7 @@ class UnigramOptions:
     atoms: Atoms = "required"
     size_basis: SizeBasis = "total"
     max_rounds: int = 100  # script_tok max_iterations
+    stop_check: StopCheck = "after_em"
     initial_alphabet: tuple[str, ...] = ()
 
     def __post_init__(self):
@@ -88,6 +99,7 @@ class UnigramOptions:
         check_choice("seed", self.seed, SEEDS, owner)
         check_choice("atoms", self.atoms, ATOMS, owner)
         check_choice("size_basis", self.size_basis, SIZE_BASES, owner)
+        check_choice("stop_check", self.stop_check, STOP_CHECKS, owner)
         for name in ("seed_recovery", "split_by_script", "digamma"):
             check_bool(name, getattr(self, name), owner)
         check_int("max_piece_length", self.max_piece_length, 1, owner)

@@ -18,8 +18,9 @@ one stable sort.
   number of occurrences. A node is kept if every occurrence lies inside one pretoken (for
   Metaspace pretokens this is SentencePiece's "▁ only as a prefix"). Without documents (word
   counts) every pretoken is a sentence written twice, as that source does for TSV input, so
-  counts are ignored (§6.1). (The pip wheel 0.2.3 logs a newer byte-level seed extraction,
-  whose source was not available here; it uses TSV counts and its seeds differ on tiny inputs.)
+  counts are ignored (§6.1). (SentencePiece 0.2.3, the tested wheel, extracts its seed from UTF-8
+  bytes in chunks of 500 MB with libsais, writes a TSV sentence as often as its count, trims a
+  candidate's trailing U+0000 and keeps every character plus the best ``seed_size`` others.)
 - :func:`counted_text_seed`: SentencePiece's seed of the running text that pretoken counts were
   counted from (``count``): the distinct pretokens' suffixes, each pretoken ending in a boundary
   that matches itself, weighted by the counts.

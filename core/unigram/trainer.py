@@ -5,9 +5,10 @@
     loop:
         N_em times: E-step (forward-backward expected counts)  :meth:`Trainer.e_step`
                     fast prune (c < tau_mp), M-step (digamma)  :meth:`Trainer.m_step`
-        if |V| <= n_inter: break
+        if |V| <= n_inter: break                               (option stop_check="after_em")
         n_new <- max(n_inter, alpha_prune * |V|)               :meth:`Trainer.prune_target`
         prune to n_new by loss (§3.3) or flat score (§4.3)    :meth:`Trainer.prune`
+        (stop_check="after_prune", SentencePiece 0.2.3: the size test comes here instead)
     finalise: Flat Score Pruning to n (§3.4)                   :meth:`Trainer.finalise`
 
 E-step (§3.2): expected count c_j = sum over pretokens of count x posterior of every arc of
@@ -44,7 +45,7 @@ from core.errors import InputError
 from core.options import check_int
 from core.train_bpe import _collect_word_counts
 from core.unigram.batch import ActiveArcs, CorpusArcs
-from core.unigram.options import Atoms, Pruning, Seed, SizeBasis, UnigramOptions
+from core.unigram.options import Atoms, Pruning, Seed, SizeBasis, StopCheck, UnigramOptions
 from core.unigram.seed import (
     PieceRules,
     char_counts,
@@ -350,6 +351,7 @@ def train(
     atoms: Atoms = _DEFAULT.atoms,
     size_basis: SizeBasis = _DEFAULT.size_basis,
     max_rounds: int = _DEFAULT.max_rounds,
+    stop_check: StopCheck = _DEFAULT.stop_check,
     initial_alphabet: tuple[str, ...] | None = None,
 ) -> TrainingRun:
     """Train a Unigram tokeniser with ``vocab_size`` pieces on ``corpus`` (Alg. 1); the options
@@ -381,6 +383,7 @@ def train(
         atoms=atoms,
         size_basis=size_basis,
         max_rounds=max_rounds,
+        stop_check=stop_check,
         initial_alphabet=byte_alphabet(corpus.pretokeniser) if initial_alphabet is None else initial_alphabet,
     )
     vocab_size = int(check_int("vocab_size", vocab_size, 1))
@@ -405,11 +408,13 @@ def train(
             log.round(f"EM {round_number}.{sub}", size, stats)
             dropped = trainer.m_step(stats.expected)
             log.removal(f"M-step: {dropped} pieces with expected count < tau_mp", dropped, trainer.size)
-        if trainer.size <= n_inter:
+        if opts.stop_check == "after_em" and trainer.size <= n_inter:
             break
         before = trainer.size
         removed = trainer.prune(trainer.prune_target(n_inter))
         log.removal(f"{opts.pruning} prune {before} -> {trainer.size}", removed, trainer.size)
+        if opts.stop_check == "after_prune" and trainer.size <= n_inter:
+            break
     before = trainer.size
     trainer.finalise(vocab_size)
     log.removal(f"finalise {before} -> {trainer.size}", before - trainer.size, trainer.size)

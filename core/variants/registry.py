@@ -16,6 +16,7 @@ from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 from core.pretokenisers import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
 from core.pretokenisers.base import Pretokeniser
+from core.pretokenisers.sentencepiece_normaliser import SentencePieceNormaliser
 from core.variants.base import TrainingCorpus, TrainingRun
 
 #: algorithm -> (module with ``train``, fixed options, description)
@@ -34,6 +35,8 @@ PRETOKENISERS = {
     "boundless": lambda: RegexSplit("boundless", byte_level=True),
     "metaspace": lambda: Metaspace(),
     "whitespace": lambda: WhitespaceSplit(),
+    # SentencePiece's own preprocessing (identity rule, spaces collapsed, dummy prefix), one ▁word a pretoken
+    "sentencepiece": lambda: SentencePieceNormaliser(),
 }
 
 
