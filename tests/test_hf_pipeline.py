@@ -260,6 +260,9 @@ def test_lowercase_has_no_final_sigma_and_expands():
     assert n.normalize_str("ΟΔΟΣ") == "οδοσ"
     out, sources = n.normalise_with_sources("İx")
     assert out == "i\u0307x" and sources == [0, 0, 1]
+    # the fast path (our own normaliser in front of WhitespaceSplit) lowercases the same way
+    pipeline = HFPipeline({"type": "Lowercase"}, {"type": "WhitespaceSplit"}, [])
+    assert pipeline.pretokenise("abΣ ΟΔΟΣ İx") == ["abσ", "οδοσ", "i\u0307x"]
 
 
 def test_unicode_forms_sources():

@@ -41,7 +41,7 @@ import regex
 from core.errors import InputError, excerpt
 from core.pretokenisers.byte_level import text_to_byte_chars
 from core.pretokenisers.limited_regex import LimitedPattern
-from core.pretokenisers.normalisation import NORMAL_FORMS, NormalForm
+from core.pretokenisers.normalisation import NORMAL_FORMS, NormalForm, lowercase
 from core.pretokenisers.patterns import compile_regex
 
 #: ``(text, sources or None)``: None means "one output character per input character".
@@ -280,12 +280,8 @@ class Lowercase(HFNormalizer):
         return self.apply(text)[0]
 
     def apply(self, text: str) -> Mapped:
-        out = text.lower()
-        if text.isascii():
-            return out, None
+        out = lowercase(text)
         if len(out) == len(text):
-            if "Σ" in text:  # str.lower applies the final-sigma rule; HF maps Σ to σ always
-                out = "".join("σ" if c == "Σ" else o for c, o in zip(text, out, strict=True))
             return out, None
         return _per_char(text, _lower_char)
 

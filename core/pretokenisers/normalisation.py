@@ -3,8 +3,8 @@ field (NFC, NFD, NFKC, NFKD, Lowercase and Sequences of those).
 
 No paper section of its own: the byte-level and Metaspace pre-tokenisers normally run without
 normalisation; the ReBPE pipeline ([rebpe App. B.1] step 1) fixes NFKC itself.
-Lowercasing uses Python's ``str.lower`` (full case mapping, final sigma included), which agrees
-with Rust's ``to_lowercase`` used by HF apart from Unicode-version differences.
+Lowercasing is HF's: every character's own lowercase (Rust ``char::to_lowercase``, full case
+mapping), so ``Σ`` becomes ``σ`` even at the end of a word, where ``str.lower`` writes ``ς``.
 """
 
 from __future__ import annotations
@@ -39,9 +39,14 @@ def check_normaliser(steps: Any) -> tuple[str, ...]:
     return tuple(steps)
 
 
+def lowercase(text: str) -> str:
+    """HF ``Lowercase``: ``str.lower`` without its one context rule, the final sigma."""
+    return "".join(c.lower() for c in text) if "Σ" in text else text.lower()
+
+
 def apply_normaliser(steps: Iterable[str], text: str) -> str:
     for step in steps:
-        text = text.lower() if step == "lowercase" else unicodedata.normalize(NORMAL_FORMS[step], text)
+        text = lowercase(text) if step == "lowercase" else unicodedata.normalize(NORMAL_FORMS[step], text)
     return text
 
 
