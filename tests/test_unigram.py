@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from core.errors import InputError
 from core.pretokenisers import Metaspace, WhitespaceSplit
 from core.unigram import SENTENCEPIECE, Lattice, UnigramTokeniser, train
-from core.unigram.batch import CorpusArcs
+from core.unigram.batch import Lattices
 from core.unigram.options import UnigramOptions
 from core.unigram.trainer import Trainer, corpus_statistics, digamma
 from core.variants.base import TrainingCorpus
@@ -139,31 +139,50 @@ def test_sampling_frequencies_follow_the_distribution():
 
 
 # --- the vectorised lattices used in training equal the per-word ones -----------------------------
-@settings(max_examples=40, deadline=None)
-@given(vocab_and_word(), st.lists(st.text("abc", min_size=1, max_size=9), min_size=1, max_size=8))
-def test_batch_lattices_equal_single_lattices(case, words):
+@settings(max_examples=60, deadline=None)
+@given(
+    vocab_and_word(),
+    st.lists(st.text("abc", min_size=1, max_size=9), min_size=1, max_size=8),
+    st.integers(1, 40),
+    st.booleans(),
+)
+def test_batch_lattices_equal_single_lattices(case, words, batch_nodes, whole):
+    """Posteriors, log Z and Viterbi paths of the batched lattices (any batch size, with or
+    without the arcs that span a whole string) equal those of one lattice per word."""
     pieces = case[0]
     ids = {p: i for i, p in enumerate(pieces)}
     words = list(dict.fromkeys(words))
-    arcs = CorpusArcs(words, ids, max(map(len, pieces)))
-    active = arcs.select(np.ones(len(arcs.piece), dtype=bool))
-    score = np.array(list(pieces.values()))[active.piece]
+    lattices = Lattices(words, ids, max(map(len, pieces)), whole=whole, batch_nodes=batch_nodes)
+    score = np.array(list(pieces.values()))
     weight = np.arange(1.0, len(words) + 1)
-    post, log_z = active.marginals(score, weight)
-    _, back = active.viterbi(score)
-    owners, path_arcs = active.viterbi_paths(back)
-    expected = np.bincount(active.piece, post, minlength=len(pieces))
+    expected, log_z = lattices.marginals(score, weight)
+    best, owners, path_pieces = lattices.viterbi(score)
     brute = np.zeros(len(pieces))
+    tokens = list(pieces)
     for k, word in enumerate(words):
-        lattice = build(word, pieces)
+        if not whole and len(word) == 1:  # its only arc spans it
+            assert log_z[k] == best[k] == -math.inf and k not in owners
+            continue
+        lattice = build(word, {p: s for p, s in pieces.items() if whole or p != word})
         assert log_z[k] == pytest.approx(lattice.log_partition())
         for arc, marginal in zip(lattice.arcs, lattice.arc_marginals(), strict=True):
             brute[ids[arc.token]] += weight[k] * marginal
-        tokens = list(pieces)
-        assert [tokens[p] for p in active.piece[path_arcs[owners == k]][::-1]] == [
-            a.token for a in lattice.viterbi()[0]
-        ]
+        path, logp = lattice.viterbi()
+        assert [tokens[p] for p in path_pieces[owners == k][::-1]] == [a.token for a in path]
+        assert best[k] == pytest.approx(logp)
     assert expected == pytest.approx(brute)
+
+
+def test_dropped_arcs_are_gone_from_every_pass():
+    """``keep`` drops the arcs of pieces and strings for good: later passes see neither."""
+    pieces = {"a": math.log(0.3), "b": math.log(0.3), "ab": math.log(0.4)}
+    lattices = Lattices(["ab", "abab", "b"], {p: i for i, p in enumerate(pieces)}, 2, batch_nodes=3)
+    assert lattices.n_arcs == 3 + 6 + 1
+    lattices.keep(np.array([True, True, False]), np.array([True, True, False]))
+    assert lattices.n_arcs == 2 + 4
+    score = np.array(list(pieces.values()))
+    _, log_z = lattices.marginals(score, np.ones(3))
+    assert log_z == pytest.approx([2 * math.log(0.3), 4 * math.log(0.3), -math.inf])
 
 
 # --- V9: one EM step and the prune loss by hand ---------------------------------------------------

@@ -44,7 +44,7 @@ from core.deadline import Heartbeat
 from core.errors import InputError
 from core.options import check_int
 from core.train_bpe import _collect_word_counts
-from core.unigram.batch import ActiveArcs, CorpusArcs
+from core.unigram.batch import Lattices
 from core.unigram.options import Atoms, Pruning, Seed, SizeBasis, StopCheck, UnigramOptions
 from core.unigram.seed import (
     PieceRules,
@@ -116,9 +116,8 @@ class Trainer:
         self.weight = np.array([counts[w] for w in words], dtype=np.float64)
         self.atoms_total = float(sum(counts[w] * len(w) for w in words))
         self.beat = beat or Heartbeat(None)
-        self.corpus = CorpusArcs(words, self.ids, options.max_piece_length, self.beat)
-        self._pieces_lattice: tuple[CorpusArcs, np.ndarray] | None = None
-        self._active: tuple[bytes, ActiveArcs] | None = None
+        self.corpus = Lattices(words, self.ids, options.max_piece_length, self.beat)
+        self._pieces_lattice: tuple[Lattices, np.ndarray] | None = None
 
     @property
     def size(self) -> int:
@@ -128,26 +127,21 @@ class Trainer:
         return {self.pieces[i]: float(self.logp[i]) for i in np.flatnonzero(self.alive)}
 
     # --- lattices over the corpus -----------------------------------------------------------------
-    def _corpus_arcs(self) -> tuple[ActiveArcs, np.ndarray, np.ndarray]:
-        """Active arcs (cached while the vocabulary is unchanged), their scores, and which are
-        known pieces (the others are unknown characters, SentencePiece atoms only)."""
-        piece = self.corpus.piece
-        usable = self.alive[piece] | (self.is_char[piece] & (self.options.atoms == "prunable"))
-        key = np.packbits(self.alive).tobytes()
-        if self._active is None or self._active[0] != key:
-            self._active = (key, self.corpus.select(usable))
-        active = self._active[1]
-        known = self.alive[active.piece]
+    def _scores(self) -> np.ndarray:
+        """The score of every piece's arcs: log p, or for a character that is no piece the
+        unknown score (SentencePiece atoms only; -inf otherwise). Arcs of pieces that are gone
+        (characters excepted) are dropped from the corpus lattices for good."""
+        self.corpus.keep(self.alive | self.is_char)
         unk = float(self.logp[self.alive].min()) - UNK_PENALTY
-        return active, np.where(known, self.logp[active.piece], unk), known
+        unknown = np.where(self.is_char & (self.options.atoms == "prunable"), unk, -np.inf)
+        return np.where(self.alive, self.logp, unknown)
 
     def e_step(self) -> EStep:
-        active, score, known = self._corpus_arcs()
-        post, log_z = active.marginals(score, self.weight)
-        expected = np.bincount(active.piece[known], post[known], minlength=len(self.pieces))
+        score = self._scores()
+        expected, log_z = self.corpus.marginals(score, self.weight)
+        expected[~self.alive] = 0.0
         objective = float(-(self.weight * log_z).sum() / self.atoms_total)
-        _, back = active.viterbi(score)
-        owners, _ = active.viterbi_paths(back)
+        _, owners, _ = self.corpus.viterbi(score)
         return EStep(expected, objective, float(self.weight[owners].sum()))
 
     def m_step(self, expected: np.ndarray) -> int:
@@ -171,11 +165,9 @@ class Trainer:
 
     def usage(self) -> np.ndarray:
         """Count-weighted number of times each piece is on a Viterbi path of the corpus."""
-        active, score, known = self._corpus_arcs()
-        _, back = active.viterbi(score)
-        owners, arcs = active.viterbi_paths(back)
-        keep = known[arcs]
-        return np.bincount(active.piece[arcs[keep]], self.weight[owners[keep]], minlength=len(self.pieces))
+        _, owners, pieces = self.corpus.viterbi(self._scores())
+        known = self.alive[pieces]
+        return np.bincount(pieces[known], self.weight[owners[known]], minlength=len(self.pieces))
 
     def alternatives(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every piece, the best segmentation of its own string without itself: (log p of
@@ -185,20 +177,16 @@ class Trainer:
         if self._pieces_lattice is None:
             alive = np.flatnonzero(self.alive)
             strings = [self.pieces[i] for i in alive]
-            lattice = CorpusArcs(
-                strings, dict(zip(strings, alive, strict=True)), self.options.max_piece_length, self.beat
+            lattice = Lattices(
+                strings, dict(zip(strings, alive, strict=True)), self.options.max_piece_length, self.beat, whole=False
             )
             self._pieces_lattice = (lattice, alive)
-        lat, string_piece = self._pieces_lattice
-        owner_piece = string_piece[lat.owner]
-        singleton = (lat.start_pos == 0) & (lat.end_pos == lat.lengths[lat.owner])
-        active = lat.select(self.alive[lat.piece] & self.alive[owner_piece] & ~singleton)
-        best, back = active.viterbi(self.logp[active.piece])
+        lattice, string_piece = self._pieces_lattice
+        lattice.keep(self.alive, self.alive[string_piece])
+        best, owners, pieces = lattice.viterbi(np.where(self.alive, self.logp, -np.inf))
         alt_logp = np.full(len(self.pieces), -np.inf)
-        alt_logp[string_piece] = best[lat.final_nodes]
-        reachable = np.flatnonzero(self.alive[string_piece] & np.isfinite(best[lat.final_nodes]))
-        owners, arcs = active.viterbi_paths(back, reachable)
-        return alt_logp, string_piece[owners], active.piece[arcs]
+        alt_logp[string_piece] = best
+        return alt_logp, string_piece[owners], pieces
 
     def pruning_losses(self) -> tuple[np.ndarray, np.ndarray]:
         """(loss of every piece, which pieces are candidates for removal by loss). Pieces that
