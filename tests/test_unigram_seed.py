@@ -149,6 +149,26 @@ def test_counted_text_seed_is_alg2_on_weighted_pretokens(counts, max_length, rec
         assert found == full_text_seed(counts, sentences, PieceRules(max_length))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.text("abc▁", min_size=1, max_size=7), st.integers(1, 4), min_size=1, max_size=8),
+    st.integers(2, 5),
+    st.integers(1, 12),
+    st.booleans(),
+)
+def test_a_limited_seed_selects_as_the_full_one(counts, max_length, size, by_script):
+    """``limit``: the best candidates by score and all that tie with the last, so the seed of
+    that size (ties by string) is the same as from all candidates."""
+    rules = PieceRules(max_length, split_by_script=by_script, marker="▁")
+    full = counted_text_seed(counts, rules)
+    limited = counted_text_seed(counts, rules, limit=size)
+    assert limited.items() <= full.items()
+    assert select_seed(limited, size) == select_seed(full, size)
+    longer = sorted((f * len(p) for p, f in full.items() if len(p) > 1), reverse=True)
+    ties = longer[size:].count(longer[size - 1]) if len(longer) > size else 0
+    assert sum(len(p) > 1 for p in limited) == min(size, len(longer)) + ties
+
+
 def test_sentences_without_documents_are_written_twice():
     # SentencePiece TSV input: counts only weight the characters, every word is a sentence written
     # twice. The boundary U+0000 matches itself, so "▁ab" is never right-maximal ("▁ab\0▁" is);

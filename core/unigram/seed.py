@@ -130,17 +130,19 @@ def sorted_suffixes(codes: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarr
     n = len(codes)
     present = np.zeros(int(codes.max(initial=0)) + 2, dtype=np.int64)
     present[codes + 1] = 1
-    dense = np.cumsum(present)[codes + 1]  # 1, 2, ... in code order
-    bits = int(dense.max(initial=0) + 1).bit_length()
+    ranks = np.cumsum(present)
+    bits = int(ranks[-1] + 1).bit_length()
     per = max(1, 62 // bits)
     blocks = -(-depth // per)
-    padded = np.concatenate([dense, np.zeros(per * (blocks + 1), dtype=np.int64)])
+    padded = np.zeros(n + per * (blocks + 1), dtype=np.int64)
+    padded[:n] = ranks[codes + 1]  # dense ranks 1, 2, ... in code order; 0 past the end
     block = np.zeros(n + per * blocks, dtype=np.int64)
     for t in range(per):
-        block = (block << bits) | padded[t : t + len(block)]
-    sa = np.lexsort([block[k * per : k * per + n] for k in reversed(range(blocks))])
-    lcp = np.zeros(n, dtype=np.int64)
-    pairs, a, b = np.arange(1, n), sa[:-1].copy(), sa[1:].copy()
+        np.left_shift(block, bits, out=block)
+        np.bitwise_or(block, padded[t : t + len(block)], out=block)
+    sa = np.lexsort([block[k * per : k * per + n] for k in reversed(range(blocks))]).astype(np.int32)
+    lcp = np.zeros(n, dtype=np.int32)
+    pairs, a, b = np.arange(1, n, dtype=np.int32), sa[:-1].copy(), sa[1:].copy()
     while len(pairs):
         same = block[a] == block[b]
         open_ = np.flatnonzero(~same)
@@ -198,35 +200,57 @@ def repeated_substrings(
     recovery: bool,
     boundary_matches: bool,
     beat: Heartbeat | None = None,
+    limit: int | None = None,
 ) -> dict[str, int]:
     """Alg. 2 (and Alg. 3 with ``recovery``) over ``text`` (``codes`` its symbols, -1 at sentence
     boundaries): right-maximal repeats of 2..max_length characters of which every occurrence
     ends by ``limits[start]`` (lies inside one pretoken), with their weighted frequency (sum of
     ``weights`` over occurrences). Unless ``boundary_matches``, a common prefix also stops at
-    the end of a pretoken. ``beat`` hears every node."""
+    the end of a pretoken. ``beat`` hears every node.
+
+    ``limit`` (without ``recovery``): only the ``limit`` best by score frequency x length, and
+    every one that ties with the last, which is all :func:`select_seed` of that size can take;
+    the others are never written out as strings."""
     beat = beat or Heartbeat(None)
     cap = rules.max_length + 1
     sa, lcp = sorted_suffixes(codes, cap)
     beat.work(len(codes) // 4)
     if not boundary_matches:
-        room = limits - np.arange(len(limits))
+        room = limits - np.arange(len(limits), dtype=limits.dtype)
         lcp[1:] = np.minimum(lcp[1:], np.minimum(room[sa[1:]], room[sa[:-1]]))
+        del room
     nodes = lcp_intervals(lcp, cap if recovery else rules.max_length)
+    del lcp
     beat.work(len(codes) // 8)
     cumulative = np.concatenate(([0], np.cumsum(weights[sa])))
     freq = cumulative[nodes.right] - cumulative[nodes.left]
+    del cumulative
     start = sa[nodes.left]
-    room = _interval_min(limits[sa] - sa, nodes)
-    room = np.minimum(room, rules.max_length)
+    room = np.minimum(_interval_min(limits[sa] - sa, nodes), rules.max_length)
+    height = nodes.height
+    order = np.arange(len(start))
+    if limit is not None and not recovery:
+        order = np.flatnonzero(height <= room)
+        order = order[np.argsort(-(freq[order] * height[order]), kind="stable")]
     found: dict[str, int] = {}
+    cutoff = -1
     for s, h, parent, f, r in zip(
-        start.tolist(), nodes.height.tolist(), nodes.parent.tolist(), freq.tolist(), room.tolist(), strict=True
+        start[order].tolist(),
+        height[order].tolist(),
+        nodes.parent[order].tolist(),
+        freq[order].tolist(),
+        room[order].tolist(),
+        strict=True,
     ):
         beat.work()
+        if f * h < cutoff:
+            break
         if h <= r:
             piece = text[s : s + h]
             if rules.valid_length(piece) == h:
                 found[piece] = f
+                if len(found) == limit and not recovery:
+                    cutoff = f * h
                 continue
         if recovery:
             length = rules.valid_length(text[s : s + min(h, r)])
@@ -246,11 +270,13 @@ def _interval_min(values: np.ndarray, nodes: Nodes) -> np.ndarray:
 
 
 def char_counts(counts: dict[str, int]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for pretoken, count in counts.items():
-        for ch in pretoken:
-            out[ch] = out.get(ch, 0) + count
-    return out
+    """Every character of the pretokens with its count, in code point order."""
+    lengths = np.fromiter(map(len, counts), dtype=np.int64, count=len(counts))
+    weights = np.repeat(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)), lengths)
+    codes = np.frombuffer("".join(counts).encode("utf-32-le"), dtype=np.uint32)
+    totals = np.bincount(codes, weights)  # exact: integer sums below 2**53
+    present = np.flatnonzero(np.bincount(codes))
+    return dict(zip(map(chr, present.tolist()), totals[present].astype(np.int64).tolist(), strict=True))
 
 
 def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarray]:
@@ -265,9 +291,9 @@ def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarr
     boundary = lengths == 0
     slots = np.where(boundary, 1, lengths)
     ends = np.cumsum(slots)
-    limits = np.repeat(np.where(boundary, ends - 1, ends), slots)
+    limits = np.repeat(np.where(boundary, ends - 1, ends).astype(np.int32), slots)
     text = "".join(item or "\0" for item in items)
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.int32).copy()
     codes[np.repeat(boundary, slots)] = -1
     return text, codes, limits
 
@@ -307,19 +333,33 @@ def full_text_seed(
     rules: PieceRules,
     recovery: bool = False,
     beat: Heartbeat | None = None,
+    limit: int | None = None,
 ) -> dict[str, int]:
-    """SentencePiece candidates with frequencies (characters with their counts)."""
+    """SentencePiece candidates with frequencies (characters with their counts); ``limit`` as
+    in :func:`repeated_substrings`."""
     sentences = documents if documents is not None else [s for w in counts for s in ((w,), (w,))]
     text, codes, limits = _join(sentences)
     found = repeated_substrings(
-        text, codes, np.ones(len(text), dtype=np.int64), limits, rules, recovery, boundary_matches=True, beat=beat
+        text,
+        codes,
+        np.ones(len(text), dtype=np.int64),
+        limits,
+        rules,
+        recovery,
+        boundary_matches=True,
+        beat=beat,
+        limit=limit,
     )
     found.update(char_counts(counts))
     return found
 
 
 def counted_text_seed(
-    counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
+    counts: dict[str, int],
+    rules: PieceRules,
+    recovery: bool = False,
+    beat: Heartbeat | None = None,
+    limit: int | None = None,
 ) -> dict[str, int]:
     """SentencePiece candidates of the running text behind pretoken ``counts``: Alg. 2 over the
     distinct pretokens, each followed by a boundary that matches itself (as the space or line end
@@ -328,7 +368,9 @@ def counted_text_seed(
     (the real text differs only where a repeat occurs solely at word ends, followed by a space in
     some places and by a line end in others: a node there, not here)."""
     text, codes, limits, weights = _weighted_pretokens(counts)
-    found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=True, beat=beat)
+    found = repeated_substrings(
+        text, codes, weights, limits, rules, recovery, boundary_matches=True, beat=beat, limit=limit
+    )
     found.update(char_counts(counts))
     return found
 

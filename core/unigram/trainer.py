@@ -254,22 +254,24 @@ def seed_vocabulary(
     vocab_size: int,
     options: UnigramOptions,
     beat: Heartbeat | None = None,
+    characters: dict[str, int] | None = None,
 ) -> dict[str, float]:
-    """V_seed(C, n_seed) with log p = log(score / sum of scores)."""
+    """V_seed(C, n_seed) with log p = log(score / sum of scores); ``characters`` as
+    :func:`corpus_characters` gives them (computed when not given)."""
     rules = PieceRules(options.max_piece_length, options.split_by_script, corpus.pretokeniser.marker)
-    if options.seed == "pretokens":
-        candidates = pretoken_seed(counts, rules, options.seed_recovery, beat)
-    elif options.seed == "counted_text":
-        candidates = counted_text_seed(counts, rules, options.seed_recovery, beat)
-    else:
-        candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery, beat)
-    atoms = sum(1 for p in candidates if len(p) == 1) + len(set(options.initial_alphabet) - set(candidates))
+    atoms = len(characters if characters is not None else corpus_characters(counts, options))
     if options.seed_size is not None:
         size = options.seed_size
     elif options.size_basis == "total":
         size = int(options.seed_factor * vocab_size)
     else:
         size = atoms + int(options.seed_factor * (vocab_size - atoms))
+    if options.seed == "pretokens":
+        candidates = pretoken_seed(counts, rules, options.seed_recovery, beat)
+    elif options.seed == "counted_text":
+        candidates = counted_text_seed(counts, rules, options.seed_recovery, beat, limit=size)
+    else:
+        candidates = full_text_seed(counts, corpus.documents, rules, options.seed_recovery, beat, limit=size)
     return select_seed(candidates, size, options.initial_alphabet)
 
 
@@ -386,7 +388,7 @@ def train(
             f"(every character must stay a piece)"
         )
     beat = Heartbeat(progress, 0)  # total 0 while seeding: not known yet
-    trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts, beat), opts, chars, beat)
+    trainer = Trainer(counts, seed_vocabulary(corpus, counts, vocab_size, opts, beat, chars), opts, chars, beat)
     n_inter = inter_size(vocab_size, len(chars), opts)
     log = _Log(beat, trainer.size, vocab_size)
     for round_number in range(1, opts.max_rounds + 1):
