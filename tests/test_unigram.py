@@ -183,6 +183,12 @@ def test_dropped_arcs_are_gone_from_every_pass():
     score = np.array(list(pieces.values()))
     _, log_z = lattices.marginals(score, np.ones(3))
     assert log_z == pytest.approx([2 * math.log(0.3), 4 * math.log(0.3), -math.inf])
+    lattices.keep(np.array([True, True, True]))  # nothing more to drop: dropped arcs stay dropped
+    assert lattices.n_arcs == 2 + 4
+    lattices.keep(np.array([True, False, True]))
+    assert lattices.n_arcs == 1 + 2
+    lattices.keep(np.array([True, False, True]))
+    assert lattices.n_arcs == 1 + 2
 
 
 # --- V9: one EM step and the prune loss by hand ---------------------------------------------------

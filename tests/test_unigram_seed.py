@@ -5,11 +5,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.unigram.seed import PieceRules, counted_text_seed, full_text_seed, pretoken_seed, select_seed
+from core.unigram.seed import (
+    Nodes,
+    PieceRules,
+    _by_first_symbol,
+    _interval_min,
+    _interval_sum,
+    char_counts,
+    counted_text_seed,
+    full_text_seed,
+    lcp_intervals,
+    pretoken_seed,
+    select_seed,
+    sorted_suffixes,
+)
 
 HUG = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
 
@@ -57,6 +71,62 @@ def test_script_rule():
     seed = full_text_seed({"▁ab,": 2}, None, rules)
     assert "▁ab," not in seed and "b," not in seed
     assert PieceRules(16).valid_length("ab,") == 3
+
+
+# --- the pieces at scale: groups, stretches, chunks -------------------------------------------------
+SYMBOLS = st.lists(st.sampled_from([-1, 0, 1, 2, 0x3B3, 0x10FFFF]), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SYMBOLS, st.integers(1, 12), st.integers(1, 40))
+def test_suffixes_sorted_in_groups(symbols, depth, group):
+    """Sorting a few first symbols' suffixes at a time gives the one-sort suffix array; suffixes
+    are in order of their first ``depth`` symbols (the boundary -1 first, then code order) and
+    the lcp is the true common prefix, capped at ``depth``."""
+    codes = np.array(symbols, dtype=np.int32)
+    sa, lcp = sorted_suffixes(codes, depth, group)
+    whole = sorted_suffixes(codes, depth, len(codes) + 1)
+    assert sa.tolist() == whole[0].tolist() and lcp.tolist() == whole[1].tolist()
+    assert sorted(sa.tolist()) == list(range(len(codes)))
+    prefixes = [symbols[p : p + depth] for p in sa.tolist()]
+    assert prefixes == sorted(prefixes)
+    for i in range(1, len(sa)):
+        a, b = symbols[sa[i - 1] :], symbols[sa[i] :]
+        common = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        assert lcp[i] == min(common, depth)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 6), max_size=50), st.integers(1, 9), st.booleans())
+def test_counting_sort_by_first_symbol(ranks, chunk, wide):
+    first = np.array(ranks, dtype=np.int32)
+    sizes = np.bincount(first, minlength=(1 << 16) + 1 if wide else 7)  # wide: no 16-bit radix sort
+    assert _by_first_symbol(first, sizes, chunk).tolist() == np.argsort(first, kind="stable").tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 7), max_size=60), st.integers(2, 8), st.integers(1, 20), st.integers(1, 9))
+def test_intervals_by_stretch_and_chunk(values, max_height, stretch, chunk):
+    """Nodes found stretch by stretch are those of the whole lcp array, in the same order; the
+    chunked sums and minima over their intervals are the direct ones."""
+    lcp = np.array([0, *values], dtype=np.int32)
+    nodes, whole = lcp_intervals(lcp, max_height, stretch), lcp_intervals(lcp, max_height, len(lcp) + 1)
+    for name in Nodes.__dataclass_fields__:
+        assert getattr(nodes, name).tolist() == getattr(whole, name).tolist()
+    rng = np.random.default_rng(len(values))
+    sa = rng.permutation(len(lcp)).astype(np.int32)
+    weights, limits = rng.integers(1, 9, len(lcp)), np.arange(len(lcp), dtype=np.int32) + rng.integers(0, 5, len(lcp))
+    spans = list(zip(nodes.left.tolist(), nodes.right.tolist(), strict=True))
+    assert _interval_sum(weights, sa, nodes, chunk).tolist() == [int(weights[sa[a:b]].sum()) for a, b in spans]
+    room = [int((limits[sa[a:b]] - sa[a:b]).min()) for a, b in spans]
+    assert _interval_min(limits, sa, nodes, chunk).tolist() == room
+
+
+def test_char_counts_in_chunks():
+    counts = {"▁ab": 3, "b😀": 2, "\0a": 1, "γ": 5}
+    expected = {"\0": 1, "a": 4, "b": 5, "γ": 5, "▁": 3, "😀": 2}
+    assert list(char_counts(counts, 1).items()) == list(expected.items())
+    assert char_counts({}) == {}
 
 
 # --- brute force ----------------------------------------------------------------------------------

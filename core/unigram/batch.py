@@ -218,6 +218,7 @@ class Lattices:
             np.cumsum(lengths[order] + 1), np.arange(batch_nodes, int(lengths.sum()) + len(strings), batch_nodes)
         )
         table = PieceTable(piece_ids, max_length)
+        self.present: np.ndarray | None = None  # the pieces not dropped yet (None: all)
         self.batches = [
             _Batch([strings[i] for i in index.tolist()], index, table, whole, beat)
             for index in np.split(order, np.unique(cuts))
@@ -231,6 +232,9 @@ class Lattices:
     def keep(self, pieces: np.ndarray, strings: np.ndarray | None = None) -> None:
         """Drop for good every arc whose piece is not in the mask ``pieces`` (or whose string
         is not in the mask ``strings``)."""
+        if strings is None and self.present is not None and not (self.present & ~pieces).any():
+            return  # nothing more to drop
+        self.present = pieces.copy() if self.present is None else self.present & pieces
         for b in self.batches:
             mask = pieces[b.piece]
             if strings is not None:

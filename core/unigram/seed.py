@@ -5,7 +5,9 @@ Both seeds enumerate the internal nodes of a suffix tree: the *lcp-intervals* of
 sides). Each node is a right-maximal repeat; Alg. 2 emits it with its frequency and score
 frequency x length. The suffixes are sorted only by their first ``max_length + 1`` characters
 (longer shared prefixes never make a piece), with numpy: characters packed into int64 blocks,
-one stable sort.
+one stable sort per group of first characters. Sorting, finding nodes and summing over them go a
+group, stretch or chunk at a time, so the working memory stays about 40 bytes per symbol of the
+text (SentencePiece's seed at 1 GB: 295 M symbols).
 
 - :func:`pretoken_seed` (the paper's default, script_tok ``corpus_long``; reference-
   implementations.md §6.2): the suffixes of the *unique pretokens*; a suffix ends at its
@@ -33,8 +35,9 @@ its parent node, with the node's frequency. Ties in score are broken by the piec
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 import regex
@@ -119,46 +122,117 @@ class PieceRules:
         return len(piece)
 
 
-def sorted_suffixes(codes: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+@dataclass
+class Layout:
+    """The text whose suffixes are sorted: ``text``, its ``codes`` (code points, -1 at sentence
+    boundaries), ``limits[i]`` = the end of the pretoken that holds position i, and ``weights``
+    (each position's weight; None: 1). :func:`repeated_substrings` releases each array as soon
+    as it is done with it."""
+
+    text: str
+    codes: np.ndarray | None
+    limits: np.ndarray | None
+    weights: np.ndarray | None = None
+
+
+#: Positions gathered at a time when a whole-array gather would double the memory.
+CHUNK = 1 << 20
+
+#: Suffixes sorted together at most (unless they share their first symbol): bounds the sort's
+#: working memory, about 90 bytes per suffix of a group.
+GROUP = 1 << 20
+
+
+def sorted_suffixes(codes: np.ndarray, depth: int, group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
     """(suffix array sorted by at least the first ``depth`` symbols, equal prefixes in text
     order; lcp[i] = common prefix length of suffixes sa[i-1] and sa[i], at most ``depth``,
     lcp[0] = 0). ``codes`` are code points or -1.
 
-    Symbols get dense ranks (0 = past the end) of ``bits`` bits and are packed ``per`` to an
-    int64 block; a stable sort on the blocks at offsets 0, per, 2 per ... orders the suffixes;
-    the lcp compares blocks, then single symbols."""
+    Symbols get dense ranks (0 = past the end) of ``bits`` bits. The suffixes are sorted in
+    groups of consecutive first symbols, each a contiguous range of the suffix array, so only a
+    group's sort keys are held at once: its symbols packed ``per`` to an int64 block at offsets
+    0, per, 2 per ..., sorted by one stable lexsort; the lcp counts equal blocks, then the equal
+    leading symbols of the first block that differs."""
     n = len(codes)
-    present = np.zeros(int(codes.max(initial=0)) + 2, dtype=np.int64)
+    present = np.zeros(int(codes.max(initial=0)) + 2, dtype=np.int32)
     present[codes + 1] = 1
-    ranks = np.cumsum(present)
+    ranks = np.cumsum(present, dtype=np.int32)
     bits = int(ranks[-1] + 1).bit_length()
     per = max(1, 62 // bits)
     blocks = -(-depth // per)
-    padded = np.zeros(n + per * (blocks + 1), dtype=np.int64)
-    padded[:n] = ranks[codes + 1]  # dense ranks 1, 2, ... in code order; 0 past the end
-    block = np.zeros(n + per * blocks, dtype=np.int64)
-    for t in range(per):
-        np.left_shift(block, bits, out=block)
-        np.bitwise_or(block, padded[t : t + len(block)], out=block)
-    sa = np.lexsort([block[k * per : k * per + n] for k in reversed(range(blocks))]).astype(np.int32)
-    lcp = np.zeros(n, dtype=np.int32)
-    pairs, a, b = np.arange(1, n, dtype=np.int32), sa[:-1].copy(), sa[1:].copy()
-    while len(pairs):
-        same = block[a] == block[b]
-        open_ = np.flatnonzero(~same)
-        for t in range(per - 1):  # blocks differ: count the equal leading symbols
-            hit = padded[a[open_] + t] == padded[b[open_] + t]
-            lcp[pairs[open_[hit]]] += 1
-            open_ = open_[hit]
-        lcp[pairs[same]] += per
-        keep = same & (lcp[pairs] < depth)
-        pairs, a, b = pairs[keep], a[keep] + per, b[keep] + per
+    symbols = np.zeros(n + per * blocks, dtype=np.int32)
+    np.take(ranks, codes + 1, out=symbols[:n])  # dense ranks 1, 2, ... in code order
+    sizes = np.bincount(symbols[:n], minlength=int(ranks[-1]) + 1)
+    sa, lcp = _by_first_symbol(symbols[:n], sizes), np.zeros(n, dtype=np.int32)
+    ends = np.cumsum(sizes)
+    for lo, hi in _rank_groups(sizes, group):
+        a, b = int(ends[lo - 1]), int(ends[hi - 1])
+        positions = sa[a:b].copy()
+        keys = [_packed(symbols, positions + k * per, per, bits) for k in range(blocks)]
+        order = np.lexsort(keys[::-1])
+        sa[a:b] = positions[order]
+        lcp[a + 1 : b] = _sorted_common_prefix(keys, order, per, bits)
     return sa, np.minimum(lcp, depth)
+
+
+def _by_first_symbol(first: np.ndarray, sizes: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+    """Every position, ordered by its symbol (rank), equal ones in text order: a counting sort,
+    ``chunk`` positions at a time (``sizes``: each rank's count)."""
+    out = np.empty(len(first), dtype=np.int32)
+    offset = np.cumsum(sizes) - sizes
+    narrow = np.uint16 if len(sizes) <= 1 << 16 else np.int32  # 16 bits: numpy's radix sort
+    for i in range(0, len(first), chunk):
+        part = first[i : i + chunk].astype(narrow)
+        order = np.argsort(part, kind="stable")
+        ranks = part[order]
+        counts = np.bincount(ranks, minlength=len(sizes))
+        seen_before = np.arange(len(part)) - (np.cumsum(counts) - counts)[ranks]
+        out[offset[ranks] + seen_before] = order + i
+        offset += counts
+    return out
+
+
+def _rank_groups(sizes: np.ndarray, group: int) -> list[tuple[int, int]]:
+    """Ranges [lo, hi) of consecutive ranks, each holding at most ``group`` suffixes or one rank."""
+    bounds, total, lo = [], 0, 1
+    for rank in range(1, len(sizes)):
+        if total and total + sizes[rank] > group:
+            bounds.append((lo, rank))
+            lo, total = rank, 0
+        total += int(sizes[rank])
+    if total:
+        bounds.append((lo, len(sizes)))
+    return bounds
+
+
+def _packed(symbols: np.ndarray, offsets: np.ndarray, per: int, bits: int) -> np.ndarray:
+    """The ``per`` symbols from each offset as one int64, the first in the highest bits."""
+    key = np.zeros(len(offsets), dtype=np.int64)
+    for t in range(per):
+        np.left_shift(key, bits, out=key)
+        np.bitwise_or(key, symbols[offsets + t], out=key)
+    return key
+
+
+def _sorted_common_prefix(keys: list[np.ndarray], order: np.ndarray, per: int, bits: int) -> np.ndarray:
+    """Common prefix lengths, in symbols, of the neighbours in ``order`` (``keys`` as packed)."""
+    lcp = np.zeros(max(0, len(order) - 1), dtype=np.int32)
+    pairs = np.arange(len(lcp))
+    for key in keys:
+        low, high = key[order[pairs]], key[order[pairs + 1]]
+        np.bitwise_xor(low, high, out=low)
+        for t in range(per):  # leading symbols equal: the difference has none of their bits
+            lcp[pairs] += low >> (bits * (per - 1 - t)) == 0
+        pairs = pairs[low == 0]
+        if not len(pairs):
+            break
+    return lcp
 
 
 @dataclass(frozen=True)
 class Nodes:
-    """lcp-intervals: suffix-array range [left, right), height, parent height."""
+    """lcp-intervals: suffix-array range [left, right) (int32), height, parent height (the
+    smallest unsigned type that holds the maximum height)."""
 
     left: np.ndarray
     right: np.ndarray
@@ -166,13 +240,55 @@ class Nodes:
     parent: np.ndarray
 
 
-def lcp_intervals(lcp: np.ndarray, max_height: int) -> Nodes:
+#: lcp-intervals are found a stretch of about this many suffixes at a time (bounds the memory).
+STRETCH = 1 << 22
+
+
+def lcp_intervals(lcp: np.ndarray, max_height: int, stretch: int = STRETCH) -> Nodes:
     """Every lcp-interval of height 2..max_height (heights of ``max_height`` stand for all
-    greater ones when ``lcp`` is capped there). For each height h the runs of lcp >= h are
-    found among the positions left from height h - 1; a run whose minimum is h is a node."""
-    parts = []
-    padded = np.append(lcp, 0)
-    index = np.flatnonzero(padded >= 2)
+    greater ones when ``lcp`` is capped there), by height, then position. None spans a position
+    whose lcp is below 2, so the array is cut there into stretches of about ``stretch``."""
+    found: dict[int, list[list]] = {}
+    for a, b in _stretches(lcp, stretch):
+        local = lcp[a : b + 1] if b < len(lcp) else np.append(lcp[a:], 0)
+        for h, first, last, parent in _stretch_nodes(local, max_height):
+            found.setdefault(h, []).append([first - 1 + a, last + 1 + a, parent])
+    heights = sorted(found)
+    sizes = [sum(len(part[0]) for part in found[h]) for h in heights]
+    small = np.min_scalar_type(max_height)
+    columns = [np.repeat(np.array(heights, dtype=small), sizes)]
+    for i in range(3):  # one column at a time: the parts are freed as they are joined
+        parts = [part[i] for h in heights for part in found[h]]
+        column = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+        columns.append(column.astype(small) if i == 2 else column)
+        for h in heights:
+            for part in found[h]:
+                part[i] = None
+    left, right, parent = columns[1:]
+    return Nodes(left, right, columns[0], parent)
+
+
+def _stretches(lcp: np.ndarray, stretch: int, window: int = 1 << 16) -> Iterator[tuple[int, int]]:
+    """[a, b) covering ``lcp``, each ``b`` (but the last) at the first lcp below 2 after a + stretch."""
+    a = 0
+    while a < len(lcp):
+        b = a + stretch
+        while b < len(lcp):
+            low = np.flatnonzero(lcp[b : b + window] < 2)
+            if len(low):
+                b += int(low[0])
+                break
+            b += window
+        b = min(b, len(lcp))
+        yield a, b
+        a = b
+
+
+def _stretch_nodes(padded: np.ndarray, max_height: int) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """(h, first, last, parent height) of the nodes of ``padded`` (lcp values, below 2 at both
+    ends): for each height h the runs of lcp >= h are found among the positions left from height
+    h - 1; a run [first, last] whose minimum is h is a node."""
+    index = np.flatnonzero(padded >= 2).astype(np.int32)
     for h in range(2, max_height + 1):
         index = index[padded[index] >= h]
         if not len(index):
@@ -183,65 +299,57 @@ def lcp_intervals(lcp: np.ndarray, max_height: int) -> Nodes:
         first, last = index[starts], index[ends]
         keep = lowest == h
         first, last = first[keep], last[keep]
-        parent = np.maximum(padded[first - 1], padded[last + 1])
-        parts.append((first - 1, last + 1, np.full(len(first), h), parent))
-    if not parts:
-        empty = np.zeros(0, dtype=np.int64)
-        return Nodes(empty, empty, empty, empty)
-    return Nodes(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+        yield h, first, last, np.maximum(padded[first - 1], padded[last + 1])
 
 
 def repeated_substrings(
-    text: str,
-    codes: np.ndarray,
-    weights: np.ndarray,
-    limits: np.ndarray,
+    layout: Layout,
     rules: PieceRules,
     recovery: bool,
     boundary_matches: bool,
     beat: Heartbeat | None = None,
     limit: int | None = None,
 ) -> dict[str, int]:
-    """Alg. 2 (and Alg. 3 with ``recovery``) over ``text`` (``codes`` its symbols, -1 at sentence
-    boundaries): right-maximal repeats of 2..max_length characters of which every occurrence
-    ends by ``limits[start]`` (lies inside one pretoken), with their weighted frequency (sum of
-    ``weights`` over occurrences). Unless ``boundary_matches``, a common prefix also stops at
-    the end of a pretoken. ``beat`` hears every node.
+    """Alg. 2 (and Alg. 3 with ``recovery``) over the ``layout``'s text: right-maximal repeats of
+    2..max_length characters of which every occurrence ends by ``limits[start]`` (lies inside one
+    pretoken), with their weighted frequency (sum of ``weights`` over occurrences). Unless
+    ``boundary_matches``, a common prefix also stops at the end of a pretoken. ``beat`` hears
+    every node.
 
     ``limit`` (without ``recovery``): only the ``limit`` best by score frequency x length, and
     every one that ties with the last, which is all :func:`select_seed` of that size can take;
     the others are never written out as strings."""
     beat = beat or Heartbeat(None)
     cap = rules.max_length + 1
-    sa, lcp = sorted_suffixes(codes, cap)
-    beat.work(len(codes) // 4)
+    text, limits = layout.text, layout.limits
+    if layout.codes is None or limits is None:
+        raise ValueError("this layout was used before: its arrays are released")
+    sa, lcp = sorted_suffixes(layout.codes, cap)
+    layout.codes = None
+    beat.work(len(sa) // 4)
     if not boundary_matches:
         room = limits - np.arange(len(limits), dtype=limits.dtype)
         lcp[1:] = np.minimum(lcp[1:], np.minimum(room[sa[1:]], room[sa[:-1]]))
         del room
     nodes = lcp_intervals(lcp, cap if recovery else rules.max_length)
     del lcp
-    beat.work(len(codes) // 8)
-    cumulative = np.concatenate(([0], np.cumsum(weights[sa])))
-    freq = cumulative[nodes.right] - cumulative[nodes.left]
-    del cumulative
+    beat.work(len(sa) // 8)
+    freq = _interval_sum(layout.weights, sa, nodes)
+    layout.weights = None
+    room = np.minimum(_interval_min(limits, sa, nodes), rules.max_length)
+    layout.limits = limits = None
     start = sa[nodes.left]
-    room = np.minimum(_interval_min(limits[sa] - sa, nodes), rules.max_length)
-    height = nodes.height
-    order = np.arange(len(start))
+    height, parents = nodes.height, nodes.parent
+    del sa, nodes
+    order = None
     if limit is not None and not recovery:
         order = np.flatnonzero(height <= room)
-        order = order[np.argsort(-(freq[order] * height[order]), kind="stable")]
+        score = freq[order] * height[order]
+        order = order[np.argsort(np.negative(score, out=score), kind="stable")]
+        del score
     found: dict[str, int] = {}
     cutoff = -1
-    for s, h, parent, f, r in zip(
-        start[order].tolist(),
-        height[order].tolist(),
-        nodes.parent[order].tolist(),
-        freq[order].tolist(),
-        room[order].tolist(),
-        strict=True,
-    ):
+    for s, h, parent, f, r in _rows(order, start, height, parents, freq, room):
         beat.work()
         if f * h < cutoff:
             break
@@ -259,30 +367,61 @@ def repeated_substrings(
     return found
 
 
-def _interval_min(values: np.ndarray, nodes: Nodes) -> np.ndarray:
-    """min(values[left:right]) for every node."""
+def _rows(order: np.ndarray | None, *columns: np.ndarray, chunk: int = 1 << 16) -> Iterator[tuple]:
+    """The columns' rows (in ``order``, or all) as Python values, a chunk at a time."""
+    for i in range(0, len(columns[0]) if order is None else len(order), chunk):
+        part = slice(i, i + chunk) if order is None else order[i : i + chunk]
+        yield from zip(*(column[part].tolist() for column in columns), strict=True)
+
+
+def _interval_sum(weights: np.ndarray | None, sa: np.ndarray, nodes: Nodes, chunk: int = CHUNK) -> np.ndarray:
+    """sum(weights[sa[left:right]]) for every node (weights None: 1 each)."""
+    if weights is None:
+        return (nodes.right - nodes.left).astype(np.int64)
+    cumulative = np.zeros(len(sa) + 1, dtype=np.int64)
+    for i in range(0, len(sa), chunk):  # gathered a chunk at a time, summed in place
+        cumulative[i + 1 : i + 1 + chunk] = weights[sa[i : i + chunk]]
+    np.cumsum(cumulative, out=cumulative)
+    return cumulative[nodes.right] - cumulative[nodes.left]
+
+
+def _interval_min(limits: np.ndarray, sa: np.ndarray, nodes: Nodes, chunk: int = CHUNK) -> np.ndarray:
+    """min(limits[p] - p for p in sa[left:right]) for every node: the room its occurrences leave."""
     if not len(nodes.left):
-        return np.zeros(0, dtype=values.dtype)
-    bounds = np.empty(2 * len(nodes.left), dtype=np.int64)
-    bounds[0::2], bounds[1::2] = nodes.left, nodes.right
-    padded = np.append(values, values.max(initial=0))
-    return np.minimum.reduceat(padded, bounds)[0::2]
+        return np.zeros(0, dtype=limits.dtype)
+    values = np.empty(len(sa) + 1, dtype=limits.dtype)
+    for i in range(0, len(sa), chunk):
+        part = sa[i : i + chunk]
+        np.subtract(limits[part], part, out=values[i : i + len(part)])
+    values[-1] = 0  # reduceat's end index; never inside an interval
+    low = np.empty(len(nodes.left), dtype=limits.dtype)
+    for i in range(0, len(low), chunk):
+        bounds = np.empty(2 * len(low[i : i + chunk]), dtype=np.int64)
+        bounds[0::2], bounds[1::2] = nodes.left[i : i + chunk], nodes.right[i : i + chunk]
+        low[i : i + chunk] = np.minimum.reduceat(values, bounds)[0::2]
+    return low
 
 
-def char_counts(counts: dict[str, int]) -> dict[str, int]:
-    """Every character of the pretokens with its count, in code point order."""
-    lengths = np.fromiter(map(len, counts), dtype=np.int64, count=len(counts))
-    weights = np.repeat(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)), lengths)
-    codes = np.frombuffer("".join(counts).encode("utf-32-le"), dtype=np.uint32)
-    totals = np.bincount(codes, weights)  # exact: integer sums below 2**53
-    present = np.flatnonzero(np.bincount(codes))
+def char_counts(counts: dict[str, int], chunk: int = 1 << 18) -> dict[str, int]:
+    """Every character of the pretokens with its count, in code point order (``chunk``
+    pretokens at a time)."""
+    totals, seen = np.zeros(0x110000), np.zeros(0x110000, dtype=np.int64)  # sums exact below 2**53
+    items = iter(counts.items())
+    while part := list(islice(items, chunk)):
+        words, numbers = zip(*part, strict=True)
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        codes = np.frombuffer("".join(words).encode("utf-32-le"), dtype=np.uint32)
+        weights = np.repeat(np.array(numbers, dtype=np.float64), lengths)
+        top = int(codes.max(initial=0)) + 1
+        totals[:top] += np.bincount(codes, weights, top)
+        seen[:top] += np.bincount(codes, minlength=top)
+    present = np.flatnonzero(seen)
     return dict(zip(map(chr, present.tolist()), totals[present].astype(np.int64).tolist(), strict=True))
 
 
-def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarray]:
-    """(text, symbols, limits): every sentence's pretokens concatenated and followed by a
-    boundary (U+0000 in ``text``, -1 in the symbols); ``limits[i]`` is the end of the pretoken
-    that holds position i (i itself at a boundary)."""
+def _join(sentences: Iterable[Sequence[str]]) -> Layout:
+    """Every sentence's pretokens concatenated and followed by a boundary (U+0000 in the text,
+    -1 in the codes; its limit is itself), every position weighing 1."""
     items: list[str] = []
     for sentence in sentences:
         items.extend(sentence)
@@ -295,26 +434,27 @@ def _join(sentences: Iterable[Sequence[str]]) -> tuple[str, np.ndarray, np.ndarr
     text = "".join(item or "\0" for item in items)
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.int32).copy()
     codes[np.repeat(boundary, slots)] = -1
-    return text, codes, limits
+    return Layout(text, codes, limits)
 
 
-def _weighted_pretokens(counts: dict[str, int]) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_join` of every distinct pretoken as a sentence of its own, and the weight of each
-    symbol: its pretoken's count."""
+def _weighted_pretokens(counts: dict[str, int]) -> Layout:
+    """:func:`_join` of every distinct pretoken as a sentence of its own, each position weighing
+    its pretoken's count."""
     words = list(counts)
-    text, codes, limits = _join((w,) for w in words)
-    weights = np.repeat(
-        np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words)), [len(w) + 1 for w in words]
+    layout = _join((w,) for w in words)
+    per_word = np.fromiter((counts[w] for w in words), dtype=np.int64, count=len(words))
+    small = np.int32 if per_word.max(initial=0) < 2**31 else np.int64
+    layout.weights = np.repeat(
+        per_word.astype(small), np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1
     )
-    return text, codes, limits, weights
+    return layout
 
 
 def pretoken_seed(
     counts: dict[str, int], rules: PieceRules, recovery: bool = False, beat: Heartbeat | None = None
 ) -> dict[str, int]:
     """script_tok ``corpus_long`` candidates with frequencies (characters included)."""
-    text, codes, limits, weights = _weighted_pretokens(counts)
-    found = repeated_substrings(text, codes, weights, limits, rules, recovery, boundary_matches=False, beat=beat)
+    found = repeated_substrings(_weighted_pretokens(counts), rules, recovery, boundary_matches=False, beat=beat)
     for word in counts:
         if (
             counts[word] >= 2
@@ -338,18 +478,7 @@ def full_text_seed(
     """SentencePiece candidates with frequencies (characters with their counts); ``limit`` as
     in :func:`repeated_substrings`."""
     sentences = documents if documents is not None else [s for w in counts for s in ((w,), (w,))]
-    text, codes, limits = _join(sentences)
-    found = repeated_substrings(
-        text,
-        codes,
-        np.ones(len(text), dtype=np.int64),
-        limits,
-        rules,
-        recovery,
-        boundary_matches=True,
-        beat=beat,
-        limit=limit,
-    )
+    found = repeated_substrings(_join(sentences), rules, recovery, boundary_matches=True, beat=beat, limit=limit)
     found.update(char_counts(counts))
     return found
 
@@ -367,9 +496,8 @@ def counted_text_seed(
     :func:`full_text_seed` of a text whose every pretoken occurrence is a sentence of its own
     (the real text differs only where a repeat occurs solely at word ends, followed by a space in
     some places and by a line end in others: a node there, not here)."""
-    text, codes, limits, weights = _weighted_pretokens(counts)
     found = repeated_substrings(
-        text, codes, weights, limits, rules, recovery, boundary_matches=True, beat=beat, limit=limit
+        _weighted_pretokens(counts), rules, recovery, boundary_matches=True, beat=beat, limit=limit
     )
     found.update(char_counts(counts))
     return found
