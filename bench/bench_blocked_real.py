@@ -7,7 +7,7 @@ type) and as ``tiktoken-r50k/r50k_base.tiktoken`` (every split a merge, ``ignore
 
 Per tokeniser and repetition, three figures:
 
-- **scan**: ``core.blocked.find_blocked_merges`` on a freshly loaded tokeniser (so the tables it
+- **scan**: ``core.edits.blocked.find_blocked_merges`` on a freshly loaded tokeniser (so the tables it
   builds on first use are included), in process;
 - **load + scan**: the same plus ``load_tokeniser``;
 - **command**: ``python -m core blocked --tokeniser FILE`` as a subprocess, wall clock (interpreter
@@ -40,7 +40,7 @@ LIMIT = 3.0
 
 
 def measure(path: Path) -> tuple[dict[str, float], dict]:
-    from core.blocked import find_blocked_merges
+    from core.edits.blocked import find_blocked_merges
     from core.formats.tokeniser_files import load_tokeniser
 
     load, tokeniser = timed(lambda: load_tokeniser(path))

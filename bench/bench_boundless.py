@@ -2,7 +2,7 @@
 our plain BPE trainer on the same pretoken counts for scale.
 
 What it measures
-    The text is ``core.samples.running_text()`` (the reference-manual topics of CPython's
+    The text is ``core.formats.samples.running_text()`` (the reference-manual topics of CPython's
     ``pydoc_data``, about 460 KB, one document per non-empty line) repeated line by line until it
     reaches ``--megabytes`` MB of UTF-8 (default 1, so the topics about 2.2 times; the repeated
     part adds documents and counts but no new pretokens). ``--corpus FILE`` takes another text
@@ -10,9 +10,9 @@ What it measures
 
     * pretokenise: ``TrainingCorpus.from_texts(lines, boundless_pretokeniser())`` (the authors'
       ULTIMATE_PATTERN, byte level), pretoken counts plus every document, shared by both trainers;
-    * BoundlessBPE: ``core.variants.boundless.train(corpus, vocab_size)`` with the defaults
+    * BoundlessBPE: ``core.families.boundless.model.train(corpus, vocab_size)`` with the defaults
       (τ = 0.9, blow-up to bytes, improved merge pattern, the authors' slot accounting);
-    * BPE: ``core.variants.bpe.train(corpus, vocab_size)`` (HF-identical BPE on the same pretoken
+    * BPE: ``core.families.bpe.train(corpus, vocab_size)`` (HF-identical BPE on the same pretoken
       counts, all 256 bytes in the alphabet), for scale.
 
     BPE stops early when every pretoken is one token (``BPE |V|``); BoundlessBPE keeps going with
@@ -44,10 +44,10 @@ from bench._common import (
     verdict,
     write_json,
 )
-from core.samples import running_text
-from core.variants import bpe
-from core.variants.base import TrainingCorpus
-from core.variants.boundless import boundless_pretokeniser, train
+from core.families import bpe
+from core.families.base import TrainingCorpus
+from core.families.boundless.model import boundless_pretokeniser, train
+from core.formats.samples import running_text
 
 TARGET = 120.0  # seconds
 

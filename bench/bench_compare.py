@@ -1,4 +1,4 @@
-"""Comparing two tokenisers word by word (``core.compare``) on the shipped word counts.
+"""Comparing two tokenisers word by word (``core.analysis.compare``) on the shipped word counts.
 
 What it measures
     The 40,000 words of ``sample_data/counts/nl_wordfreq.tsv`` (and, with ``--words 50000``, that
@@ -31,12 +31,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import load_note, print_table, timed, write_json
-from core.compare import Segmentations, compare_tokenisers, token_frequency_differences
+from core.analysis.compare import Segmentations, compare_tokenisers, token_frequency_differences
+from core.edits.rebpe import KnockoutConfig, run_knockout
 from core.formats.corpora import load_word_counts
-from core.formats.references import load_references
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import KnockoutConfig, run_knockout
-from core.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
+from core.references.files import load_references
 
 COLD_TARGET, WARM_TARGET = 10.0, 1.0
 

@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.formats.references import load_references  # noqa: E402
+from core.analysis.merge_usage import FireCounter  # noqa: E402
+from core.bpe.graph import neighbourhood  # noqa: E402
+from core.formats.samples import reference_paths, running_text  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.graph import neighbourhood  # noqa: E402
-from core.merge_usage import FireCounter  # noqa: E402
-from core.samples import reference_paths, running_text  # noqa: E402
+from core.references.files import load_references  # noqa: E402
 from viz.graph_html import MERGES_VIEW, default_type, graph_html, mio_rows, type_labels, type_merge_rows  # noqa: E402
 
 TARGET = 1.5

@@ -3,9 +3,9 @@
 What it measures
     One byte-level 40k BPE tokeniser and one reference segmentation file, run through
 
-    * ours, plain BPE-knockout: ``core.rebpe.run_knockout(tokeniser, entries)``;
+    * ours, plain BPE-knockout: ``core.edits.rebpe.run_knockout(tokeniser, entries)``;
     * ours, full ReBPE as the authors implement it:
-      ``core.rebpe.run_rebpe(tokeniser, entries, ReBPEConfig(reparation="undo"))``;
+      ``core.edits.rebpe.run_rebpe(tokeniser, entries, ReBPEConfig(reparation="undo"))``;
     * the authors' implementation (``bpe_knockout``, in its own venv ``$PEERS_VENV``) through
       ``shared/tools/run_knockout_peer.py --mode knockout|rebpe --reify FIX_AND_LINK_AND_MAKE``.
 
@@ -42,7 +42,7 @@ Inputs
     ``--tokeniser``: the German 40k ``tokenizer.json`` shipped in the ``bpe-knockout`` wheel
     (``$PEERS_VENV/lib/python3.11/site-packages/bpe_knockout/_data/base-models/
     bpe-40k_oscar-de-clean/tokenizer.json``) when it is there, else the shipped Dutch 40k
-    (``core.samples.DUTCH_40K``). ``--reference``: ``../shared/data/morphynet_deu.deriv.segs.tsv``
+    (``core.formats.samples.DUTCH_40K``). ``--reference``: ``../shared/data/morphynet_deu.deriv.segs.tsv``
     (18,905 German derivations, relative to the repository root) with the German tokeniser, else
     ``sample_data/references/nl_morph.tsv``. The inputs used are printed.
 
@@ -71,11 +71,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import ROOT, load_note, print_table, summarise, timed, write_json
-from core.formats.references import load_references
+from core.edits.rebpe import ReBPEConfig, run_knockout, run_rebpe
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
-from core.pretokenisers.byte_level import byte_chars_to_bytes
-from core.rebpe import ReBPEConfig, run_knockout, run_rebpe
-from core.samples import DUTCH_40K, SAMPLE_DIR
+from core.pipeline.byte_level import byte_chars_to_bytes
+from core.references.files import load_references
 
 PEER_SCRIPT = ROOT.parent / "shared" / "tools" / "run_knockout_peer.py"
 GERMAN_40K_IN_WHEEL = Path(

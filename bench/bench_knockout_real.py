@@ -6,16 +6,16 @@ What it measures
     merges.txt: 50k types, one merge per type) and the reference given as the first argument
     (default: the 20,000-word English MorphyNet derivations, ../shared/data/morphynet_eng.deriv.wf.segs.tsv):
 
-    * plain BPE-knockout: ``core.rebpe.run_knockout(tokeniser, entries)`` (defaults:
+    * plain BPE-knockout: ``core.edits.rebpe.run_knockout(tokeniser, entries)`` (defaults:
       ``knockout_unit="type"``, ``blame="tree"``);
-    * full ReBPE: ``core.rebpe.run_rebpe(tokeniser, entries)`` (defaults: reparation "limited",
+    * full ReBPE: ``core.edits.rebpe.run_rebpe(tokeniser, entries)`` (defaults: reparation "limited",
       reification with expansion, no annealing, until nothing changes).
 
     Every measurement runs in a fresh interpreter, as the CLI does: the time is the whole run
     (tracing the reference, every phase, compiling the merge tables of every edited tokeniser);
     loading the files and the morphological evaluation before/after are excluded. Peak memory is
     the child's peak resident set size (``ru_maxrss``), loading included. F1 is the morphological
-    F1 of split positions (``core.evaluation.evaluate_morphology``) on the same reference, before
+    F1 of split positions (``core.references.evaluation.evaluate_morphology``) on the same reference, before
     and after.
 
     Targets (printed, never asserted): Llama 3 / GPT-2 time at most 4x for knockout and for ReBPE;
@@ -49,10 +49,10 @@ TARGET_RATIO, TARGET_MB = 4.0, 1536
 
 def child(mode: str, tokeniser_path: str, reference_path: str) -> dict:
     """One measurement, in this (fresh) interpreter."""
-    from core.evaluation import evaluate_morphology
-    from core.formats.references import load_references
+    from core.edits.rebpe import run_knockout, run_rebpe
     from core.formats.tokeniser_files import load_tokeniser
-    from core.rebpe import run_knockout, run_rebpe
+    from core.references.evaluation import evaluate_morphology
+    from core.references.files import load_references
 
     tokeniser = load_tokeniser(tokeniser_path)
     entries = load_references(reference_path).entries

@@ -11,7 +11,7 @@ What it measures
     Files: synthetic GPT-2-style merges.txt + vocab.json pairs made here (GPT-2's own 50,000
     merges, extended with merges of two random short tokens into a new one until the size is
     reached): one of 1,000,000 lines and one of 50 MB (about 3.6 million merges, beyond
-    ``core.merges.MAX_MERGES``: the loader refuses it, and it is measured once as shipped, the
+    ``core.bpe.merges.MAX_MERGES``: the loader refuses it, and it is measured once as shipped, the
     refusal, and once with the limit lifted, ``--lift-limit``); then the real tokenisers of
     ``scripts/fetch_real_tokenisers.py`` that are cached (GPT-2, Llama 3, Gemma 3, GPT-4o, o200k,
     Mistral v3). HF figures only where HF reads the same file.
@@ -56,13 +56,13 @@ def status_mb(field: str) -> float:
 def run_worker(side: str, path: Path, lift_limit: bool) -> dict:
     """Load ``path`` on one side in this (fresh) interpreter and report the figures as a dict."""
     if side == "ours":
+        import core.bpe.merges
         import core.formats.merges_txt
-        import core.merges
         from core.errors import InputError
         from core.formats.tokeniser_files import load_tokeniser
 
         if lift_limit:
-            core.merges.MAX_MERGES = core.formats.merges_txt.MAX_MERGES = 10**9
+            core.bpe.merges.MAX_MERGES = core.formats.merges_txt.MAX_MERGES = 10**9
         base = status_mb("VmRSS")
         started = time.perf_counter()
         try:

@@ -1,10 +1,10 @@
 """Every trainer on pathological corpora at growing sizes: is training time (and memory) linear?
 
 What it measures
-    Five corpora (``core.samples.pathological_text``), each a single line (one document) of
+    Five corpora (``core.formats.samples.pathological_text``), each a single line (one document) of
     ``--sizes`` thousand characters (default 10, 100 and 1000; about as many bytes):
 
-    * ``line``: English running text (``core.samples.running_text()``, the reference-manual
+    * ``line``: English running text (``core.formats.samples.running_text()``, the reference-manual
       topics of CPython's ``pydoc_data``) with its lines joined by spaces: ordinary pretokens,
       but one huge document (BoundlessBPE's superword state, Unigram's full-text seed);
     * ``repeat``: one repeated character, ``aaaa…``: a single pretoken of the whole size;
@@ -15,7 +15,7 @@ What it measures
     * ``letters``: only the letters of the running text: the whole size is one pretoken for
       GPT-2's byte-level pre-tokeniser.
 
-    Every trainer of ``core.variants.registry`` (``bpe``, ``scaffold``, ``picky``, ``boundless``,
+    Every trainer of ``core.families.registry`` (``bpe``, ``scaffold``, ``picky``, ``boundless``,
     ``unigram``) trains on each corpus to ``--vocab-size`` types (default 1000) with its default
     options and pre-tokeniser, each run in a fresh interpreter (``--child``) killed after
     ``--timeout`` seconds of wall-clock time (default 120), so nothing can hang. Reported per
@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import itertools
 
 from bench._common import environment, environment_line, load_note, print_table, verdict, write_json
-from core.samples import PATHOLOGICAL_KINDS, pathological_text
+from core.formats.samples import PATHOLOGICAL_KINDS, pathological_text
 
 ALGORITHMS = ("bpe", "scaffold", "picky", "boundless", "unigram")
 GROWTH_TARGET = 20.0
@@ -58,8 +58,8 @@ GAP_TARGET = 0.5  # seconds
 
 def child(algorithm: str, kind: str, size: int, vocab_size: int) -> None:
     """One run in this process; prints its figures as one JSON line."""
-    from core.variants import registry
-    from core.variants.base import TrainingCorpus
+    from core.families import registry
+    from core.families.base import TrainingCorpus
 
     text = pathological_text(kind, size)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -1,4 +1,4 @@
-"""PickyBPE training speed: ``core.variants.picky.train`` against our plain BPE trainer and the
+"""PickyBPE training speed: ``core.families.picky.train`` against our plain BPE trainer and the
 authors' code, same words, same vocabulary size.
 
 What it measures
@@ -7,7 +7,7 @@ What it measures
     (alphabet included, no special tokens), τ = 0.9:
 
     * ours, PickyBPE: ``train(TrainingCorpus, 8000)`` (defaults: the authors' tie rule);
-    * ours, plain BPE: ``core.train_bpe.train_bpe(counts, 8000)`` (HF-identical merges);
+    * ours, plain BPE: ``core.bpe.trainer.train_bpe(counts, 8000)`` (HF-identical merges);
     * the package ``pickybpe_bauwenst`` (Chizhov's trainer refactored by Bauwens), when
       ``PEERS_VENV`` names a venv with it, through ``scripts/compare_picky.py``'s driver:
       ``include_specials=False`` (it pays for one UNK, so the same number of non-special types),
@@ -39,12 +39,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import load_note, print_table, summarise, timed, write_json
+from core.bpe.trainer import train_bpe
+from core.families.base import TrainingCorpus
+from core.families.picky import AUTHORS_SPECIALS, train
 from core.formats.corpora import load_word_counts
-from core.pretokenisers import Metaspace
-from core.samples import SAMPLE_DIR
-from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus
-from core.variants.picky import AUTHORS_SPECIALS, train
+from core.formats.samples import SAMPLE_DIR
+from core.pipeline import Metaspace
 from scripts.compare_picky import ORIGINAL_DRIVER, PACKAGE_DRIVER, peer_python, run_peer
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     rows = [
         ["ours PickyBPE", f"{fig['picky']:.2f}", "", ""],
         [
-            "ours plain BPE (core.train_bpe)",
+            "ours plain BPE (core.bpe.trainer)",
             f"{fig['bpe']:.2f}",
             f"PickyBPE/BPE {ratio:.2f}",
             f"target <= {TARGET_BPE:g}: {'met' if ratio <= TARGET_BPE else 'MISSED'}",

@@ -11,7 +11,7 @@ with ``nl_morph``, blocked-merge scans, reparations), prints:
   (the stepper does it one step at a time, when shown);
 - ``write``: writing the result to the disk cache (what a computed result costs on top).
 
-Plus the one-off content digest of the loaded tokeniser (``core.run_archive.tokeniser_digest``),
+Plus the one-off content digest of the loaded tokeniser (``core.edits.archive.tokeniser_digest``),
 paid once per loaded tokeniser before its first lookup. Nothing is asserted; the target is a
 load well under 1 s.
 
@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 os.environ["EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-result-cache-")
 
 from bench._common import load_note, print_table, timed  # noqa: E402
-from core.blocked import find_blocked_merges  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
+from core.edits.archive import run_to_json, tokeniser_digest  # noqa: E402
+from core.edits.blocked import find_blocked_merges  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.run_archive import run_to_json, tokeniser_digest  # noqa: E402
+from core.references.files import load_references  # noqa: E402
 from scripts.precompute_samples import RUNS  # noqa: E402
 from ui import result_cache  # noqa: E402
 from ui.rebpe_runs import (  # noqa: E402

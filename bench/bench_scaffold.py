@@ -1,4 +1,4 @@
-"""Scaffold-BPE training speed: ``core.variants.scaffold.train`` against our plain BPE trainer.
+"""Scaffold-BPE training speed: ``core.families.scaffold.train`` against our plain BPE trainer.
 
 What it measures
     Both trainers on the same corpus: the English wordfreq counts
@@ -6,8 +6,8 @@ What it measures
     pretokens (``"▁" + word``, ``TrainingCorpus.from_word_counts``), ``vocab_size`` 8000
     (``--vocab-size``; for Scaffold-BPE it counts normal tokens only, so it learns more merges).
 
-    * plain: ``core.train_bpe.train_bpe(corpus.pretoken_counts, vocab_size)`` (HF-identical);
-    * scaffold: ``core.variants.scaffold.train(corpus, vocab_size)`` (defaults: tie
+    * plain: ``core.bpe.trainer.train_bpe(corpus.pretoken_counts, vocab_size)`` (HF-identical);
+    * scaffold: ``core.families.scaffold.train(corpus, vocab_size)`` (defaults: tie
       "scaffold-first", ...), which also builds the tokeniser and the event log.
 
     Ratio scaffold / plain, target (printed, never asserted): <= 2. Per-merge
@@ -30,12 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import environment, environment_line, load_note, print_table, summarise, timed, verdict, write_json
+from core.bpe.trainer import train_bpe
+from core.families.base import TrainingCorpus
+from core.families.scaffold import train
 from core.formats.corpora import load_word_counts
-from core.pretokenisers import Metaspace
-from core.samples import SAMPLE_DIR
-from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus
-from core.variants.scaffold import train
+from core.formats.samples import SAMPLE_DIR
+from core.pipeline import Metaspace
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 TARGET = 2.0

@@ -52,13 +52,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import ROOT, environment, environment_line, load_note, print_table, write_json
-from core.unigram.options import SENTENCEPIECE
+from core.families.unigram.options import SENTENCEPIECE
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "structured-tokenisers" / "scale-corpus"
 PARTS = ("count", "dask", "hf", "bpe", "unigram", "boundless")
 INTERVAL = 8192  # operations per interval in [boundless] Fig. 3
 PAPER_FIG3 = "31.3 % of operations up to |V| 131,072; 44.4 % in the last interval"
-#: SentencePiece's trainer emulated from the counts (core.unigram.options)
+#: SentencePiece's trainer emulated from the counts (core.families.unigram.options)
 UNIGRAM_OPTIONS = {**SENTENCEPIECE, "seed": "counted_text"}
 TARGETS = {"count/hf": 2.0, "dask/pool": 1.3, "bpe/hf": 2.0, "unigram/spm": 2.0, "tokens": 0.01}
 BOUNDLESS_SECONDS, BOUNDLESS_MB = 3600.0, 16_000.0

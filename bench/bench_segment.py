@@ -2,7 +2,7 @@
 
 What it measures
     The 40,000 words of the Dutch wordfreq list (``sample_data/counts/nl_wordfreq.tsv``) are
-    tokenised with the Dutch 40k BPE tokeniser (``core.samples.DUTCH_40K``), one word at a time and
+    tokenised with the Dutch 40k BPE tokeniser (``core.formats.samples.DUTCH_40K``), one word at a time and
     as in running text:
 
     * ours: ``tokeniser.tokenise_word(word)`` (pre-tokeniser on ``" " + word``, then BPE);
@@ -51,8 +51,8 @@ from bench._common import (
     write_json,
 )
 from core.formats.corpora import load_word_counts
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import DUTCH_40K, SAMPLE_DIR
 
 WORDS = SAMPLE_DIR / "counts" / "nl_wordfreq.tsv"
 TARGET_CACHED = 1.0

@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._common import timed  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
+from core.edits.rebpe import ReBPEConfig, run_rebpe  # noqa: E402
+from core.edits.reference_state import TokenisedReference  # noqa: E402
+from core.formats.samples import DUTCH_40K, reference_paths  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.rebpe import ReBPEConfig, run_rebpe  # noqa: E402
-from core.reference_state import TokenisedReference  # noqa: E402
-from core.samples import DUTCH_40K, reference_paths  # noqa: E402
+from core.references.files import load_references  # noqa: E402
 
 TARGET_SECONDS = 2.0
 

@@ -29,7 +29,7 @@ ensure_root_on_path()
 
 from core.errors import InputError  # noqa: E402
 from core.formats.locations import tokeniser_file_in  # noqa: E402
-from core.samples import tokeniser_paths  # noqa: E402
+from core.formats.samples import tokeniser_paths  # noqa: E402
 from tests.real_tokenisers import _fetcher  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""BPE training speed: ``core.train_bpe.train_bpe`` against HF ``BpeTrainer``, same counts, same run.
+"""BPE training speed: ``core.bpe.trainer.train_bpe`` against HF ``BpeTrainer``, same counts, same run.
 
 What it measures
     Learning 8,000 merges (``--merges``) on the English wordfreq counts
@@ -52,9 +52,9 @@ from bench._common import (
     verdict,
     write_json,
 )
+from core.bpe.trainer import train_bpe
 from core.formats.corpora import load_word_counts
-from core.samples import SAMPLE_DIR
-from core.train_bpe import train_bpe
+from core.formats.samples import SAMPLE_DIR
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 MARKER = "\u2581"  # '▁'

@@ -1,8 +1,8 @@
-"""Unigram training: ``core.unigram.train`` against SentencePiece's unigram trainer, same text.
+"""Unigram training: ``core.families.unigram.train`` against SentencePiece's unigram trainer, same text.
 
 What it measures
     About 5 MB of English running text (``--megabytes``) built from the project's samples only:
-    the pydoc reference text (``core.samples.running_text``, ~0.46 MB, once) plus the English
+    the pydoc reference text (``core.formats.samples.running_text``, ~0.46 MB, once) plus the English
     wordfreq counts (``sample_data/counts/en_wordfreq.tsv``) expanded into text, each word
     ``max(1, round(count / s))`` times with ``s`` chosen to fill the size, shuffled (fixed seed)
     into lines of 15 words; whitespace runs are collapsed so both sides see the same words.
@@ -14,10 +14,10 @@ What it measures
       2 EM sub-iterations, 2 threads) with ``vocab_size = n + 3`` (its <unk>, <s>, </s>).
     * ours: ``TrainingCorpus.from_texts(lines, Metaspace())`` (timed apart as "corpus") then
       ``train(corpus, n)`` with the paper's defaults, and once more with
-      ``core.unigram.SENTENCEPIECE`` (SentencePiece-style full-text seed, prunable characters).
+      ``core.families.unigram.SENTENCEPIECE`` (SentencePiece-style full-text seed, prunable characters).
 
     Quality, on the training corpus and computed by our code for every model (SentencePiece's
-    ``.model`` is read with ``core.unigram.load_sentencepiece_model``): the objective (Eq. 2,
+    ``.model`` is read with ``core.formats.sentencepiece.unigram.load_sentencepiece_model``): the objective (Eq. 2,
     marginal NLL per character of the ``▁``-prefixed words) and the Viterbi token count. Ratios
     are ours / SentencePiece.
 
@@ -43,12 +43,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import environment, environment_line, load_note, print_table, summarise, timed, verdict, write_json
+from core.families.base import TrainingCorpus
+from core.families.unigram import SENTENCEPIECE, train
+from core.families.unigram.trainer import corpus_statistics
 from core.formats.corpora import load_word_counts
-from core.pretokenisers import Metaspace
-from core.samples import SAMPLE_DIR, running_text
-from core.unigram import SENTENCEPIECE, load_sentencepiece_model, train
-from core.unigram.trainer import corpus_statistics
-from core.variants.base import TrainingCorpus
+from core.formats.samples import SAMPLE_DIR, running_text
+from core.formats.sentencepiece.unigram import load_sentencepiece_model
+from core.pipeline import Metaspace
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 WORDS_PER_LINE = 15

@@ -30,14 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.dropout import dropout_samples  # noqa: E402
-from core.explain import explain_word, trace_word  # noqa: E402
+from core.analysis.explain import explain_word, trace_word  # noqa: E402
+from core.edits.rebpe import run_knockout, run_rebpe  # noqa: E402
+from core.families.dropout import dropout_samples  # noqa: E402
+from core.families.trimmed import TrimmedBPE  # noqa: E402
 from core.formats.corpora import load_word_counts  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
+from core.formats.samples import DUTCH_40K, count_paths, reference_paths  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.rebpe import run_knockout, run_rebpe  # noqa: E402
-from core.samples import DUTCH_40K, count_paths, reference_paths  # noqa: E402
-from core.trimmed import TrimmedBPE  # noqa: E402
+from core.references.files import load_references  # noqa: E402
 
 TARGET = 0.5
 WORDS = [

@@ -29,56 +29,56 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy loader below hands out, for type checkers and editors
-    from core.blocked import find_blocked_merges
+    from core.analysis.explain import trace_word
+    from core.analysis.summary import summarise
+    from core.bpe.graph import neighbourhood
+    from core.bpe.model import BTETokeniser, Merge
+    from core.edits.blocked import find_blocked_merges
+    from core.edits.knockout import knock_out
+    from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+    from core.edits.steps import StepReport
     from core.errors import InputError
-    from core.evaluation import MorphScores, evaluate_morphology
-    from core.explain import trace_word
+    from core.families.base import TrainingCorpus, TrainingRun
+    from core.families.registry import algorithm_options
     from core.formats.corpora import iter_text_lines, load_word_counts
-    from core.formats.references import ReferenceEntry, load_references
     from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
-    from core.graph import neighbourhood
-    from core.knockout import knock_out
-    from core.model import BTETokeniser, Merge
-    from core.pretokenisers.base import Pretokeniser
-    from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
-    from core.steps import StepReport
+    from core.pipeline.base import Pretokeniser
+    from core.references.evaluation import MorphScores, evaluate_morphology
+    from core.references.files import ReferenceEntry, load_references
     from core.tokeniser import Tokeniser, require
-    from core.tokeniser_summary import summarise
     from core.trace import Trace, TraceEvent
-    from core.variants.base import TrainingCorpus, TrainingRun
-    from core.variants.registry import algorithm_options
 
 #: public name -> the module that defines it (imported on first use)
 _EXPORTS = {
-    "AnnealConfig": "core.rebpe",
-    "BTETokeniser": "core.model",
+    "AnnealConfig": "core.edits.rebpe",
+    "BTETokeniser": "core.bpe.model",
     "InputError": "core.errors",
-    "KnockoutConfig": "core.rebpe",
-    "Merge": "core.model",
-    "MorphScores": "core.evaluation",
-    "ReBPEConfig": "core.rebpe",
-    "ReferenceEntry": "core.formats.references",
-    "StepReport": "core.steps",
+    "KnockoutConfig": "core.edits.rebpe",
+    "Merge": "core.bpe.model",
+    "MorphScores": "core.references.evaluation",
+    "ReBPEConfig": "core.edits.rebpe",
+    "ReferenceEntry": "core.references.files",
+    "StepReport": "core.edits.steps",
     "Tokeniser": "core.tokeniser",
     "Trace": "core.trace",
     "TraceEvent": "core.trace",
-    "TrainingCorpus": "core.variants.base",
-    "TrainingRun": "core.variants.base",
-    "algorithm_options": "core.variants.registry",
-    "evaluate_morphology": "core.evaluation",
-    "find_blocked_merges": "core.blocked",
+    "TrainingCorpus": "core.families.base",
+    "TrainingRun": "core.families.base",
+    "algorithm_options": "core.families.registry",
+    "evaluate_morphology": "core.references.evaluation",
+    "find_blocked_merges": "core.edits.blocked",
     "iter_text_lines": "core.formats.corpora",
-    "knock_out": "core.knockout",
-    "load_references": "core.formats.references",
+    "knock_out": "core.edits.knockout",
+    "load_references": "core.references.files",
     "load_tokeniser": "core.formats.tokeniser_files",
     "load_word_counts": "core.formats.corpora",
-    "neighbourhood": "core.graph",
+    "neighbourhood": "core.bpe.graph",
     "require": "core.tokeniser",
-    "run_knockout": "core.rebpe",
-    "run_rebpe": "core.rebpe",
+    "run_knockout": "core.edits.rebpe",
+    "run_rebpe": "core.edits.rebpe",
     "save_tokeniser": "core.formats.tokeniser_files",
-    "summarise": "core.tokeniser_summary",
-    "trace_word": "core.explain",
+    "summarise": "core.analysis.summary",
+    "trace_word": "core.analysis.explain",
 }
 
 __all__ = [
@@ -150,8 +150,8 @@ def train(
     ``options``: see :func:`algorithm_options`.
     """
     from core.errors import InputError
-    from core.variants import registry
-    from core.variants.base import TrainingCorpus
+    from core.families import registry
+    from core.families.base import TrainingCorpus
 
     registry.check_algorithm(algorithm)
     if isinstance(corpus, TrainingCorpus):

@@ -6,11 +6,11 @@ BoundlessBPE, Unigram) is a :class:`Tokeniser`; the CLI, the metrics and every p
 
 What only some families can do is a *capability*, asked for by name with :func:`require`:
 
-- ``merge_graph``: a :class:`core.model.BTETokeniser` over the family's merges (V, M_i, M_o of
+- ``merge_graph``: a :class:`core.bpe.model.BTETokeniser` over the family's merges (V, M_i, M_o of
   [knockout §3.1]), for the graph, blame, knockout, ReBPE and blocked merges. BPE/BTE is its
   own merge graph; Scaffold-BPE offers its merge list (with its scaffold tokens still in V);
   PickyBPE and BoundlessBPE offer theirs when they define one (``merge_graph()``); TrimmedBPE
-  and BPE-dropout (:mod:`core.trimmed`, :mod:`core.dropout`) offer the BPE they wrap.
+  and BPE-dropout (:mod:`core.families.trimmed`, :mod:`core.families.dropout`) offer the BPE they wrap.
 
 A tokeniser without the capability gets :class:`CapabilityError`, an :class:`InputError` whose
 one-line message names the family, the command and what it needs (CLI: exit 2; pages: a notice).
@@ -26,21 +26,21 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from core.errors import InputError, excerpt
-from core.pretokenisers.base import Pretokeniser
+from core.pipeline.base import Pretokeniser
 from core.trace import Trace
 
 if TYPE_CHECKING:
-    from core.model import BTETokeniser
+    from core.bpe.model import BTETokeniser
 
 #: saved ``format`` -> (module, class name); the class has ``from_json(obj, source)``.
 SAVED_FORMATS: dict[str, tuple[str, str]] = {
-    "bte-tokeniser": ("core.model", "BTETokeniser"),
-    "variant:scaffold": ("core.variants.scaffold", "ScaffoldBPE"),
-    "variant:picky": ("core.variants.picky", "PickyBPE"),
-    "variant:boundless": ("core.variants.boundless", "BoundlessBPE"),
-    "variant:unigram": ("core.unigram.model", "UnigramTokeniser"),
-    "variant:trimmed": ("core.trimmed", "TrimmedBPE"),
-    "variant:dropout": ("core.dropout", "DropoutBPE"),
+    "bte-tokeniser": ("core.bpe.model", "BTETokeniser"),
+    "variant:scaffold": ("core.families.scaffold", "ScaffoldBPE"),
+    "variant:picky": ("core.families.picky", "PickyBPE"),
+    "variant:boundless": ("core.families.boundless.model", "BoundlessBPE"),
+    "variant:unigram": ("core.families.unigram.model", "UnigramTokeniser"),
+    "variant:trimmed": ("core.families.trimmed", "TrimmedBPE"),
+    "variant:dropout": ("core.families.dropout", "DropoutBPE"),
 }
 
 
@@ -74,7 +74,7 @@ class Tokeniser(Protocol):
 
 class SegmentsWords(Protocol):
     """What word statistics need: a word tokenised as in running text, or one pretoken segmented
-    (a BTE tokeniser, a TrimmedBPE, or a memo of either such as ``core.compare.Segmentations``)."""
+    (a BTE tokeniser, a TrimmedBPE, or a memo of either such as ``core.analysis.compare.Segmentations``)."""
 
     def tokenise_word(self, word: str) -> list[str]: ...
 
@@ -105,7 +105,7 @@ CAPABILITIES = {
 def require(tokeniser: Tokeniser, capability: str, needed_for: str):
     """The ``capability`` view of ``tokeniser`` or CapabilityError: "<needed_for> needs ...".
 
-    ``merge_graph`` returns a :class:`core.model.BTETokeniser`.
+    ``merge_graph`` returns a :class:`core.bpe.model.BTETokeniser`.
     """
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown capability {capability!r}")
@@ -127,7 +127,7 @@ def has(tokeniser: Tokeniser, capability: str) -> bool:
 
 
 def _merge_graph(tokeniser) -> BTETokeniser | None:
-    from core.model import BTETokeniser
+    from core.bpe.model import BTETokeniser
 
     if isinstance(tokeniser, BTETokeniser):
         return tokeniser
@@ -178,7 +178,7 @@ class WrapsBPE:
     @staticmethod
     def read_wrapped(obj, format_: str, source: str) -> BTETokeniser:
         """The BTE tokeniser inside a saved wrapper, after checking its envelope."""
-        from core.model import BTETokeniser
+        from core.bpe.model import BTETokeniser
 
         if not isinstance(obj, dict) or obj.get("format") != format_ or obj.get("version") != 1:
             raise InputError(f'expected a JSON object with "format": "{format_}" and "version": 1', source)

@@ -1,9 +1,9 @@
 """Blocked merges: tuple merges (and moved merges) that can never apply, and the types they strand.
 
-Thin: the scan is core's (``core.blocked.find_blocked_merges``: LIMITEDBPE on every merge, [rebpe
+Thin: the scan is core's (``core.edits.blocked.find_blocked_merges``: LIMITEDBPE on every merge, [rebpe
 §3.1 and App. A.1]/A.3), the variants come from knockout / ReBPE runs (``ui.rebpe_runs``) and, for the
-App. A.3 tokeniser, from the paper's listings with moved merges; the repair is ``core.rebpe.repair``
-and what it leaves blocked is sorted by cause (``core.blocked.still_blocked_causes``). Tables and trees
+App. A.3 tokeniser, from the paper's listings with moved merges; the repair is ``core.edits.rebpe.repair``
+and what it leaves blocked is sorted by cause (``core.edits.blocked.still_blocked_causes``). Tables and trees
 come from ``viz/``. The tokeniser variant and the inspected merge live in the URL.
 
 Prev and Next (the ← and → keys) step through the blocked merges beside the two trees, in an
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.blocked import SCENARIOS as CLASSES
-from core.blocked import STILL_BLOCKED, still_blocked_causes, summary_lines
+from core.edits.blocked import SCENARIOS as CLASSES
+from core.edits.blocked import STILL_BLOCKED, still_blocked_causes, summary_lines
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig
 from core.errors import InputError
-from core.rebpe import KnockoutConfig, ReBPEConfig
-from core.samples import scenario_paths
+from core.formats.samples import scenario_paths
 from ui.error_boundary import boundary, guarded
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import blocked_report, cached_run, references_for, reparation, workspace_keys

@@ -1,6 +1,6 @@
 """Compare tokenisers: the words two tokenisers segment differently, and one word's trees side by side.
 
-Thin: the comparison is core's (``core.compare``: each word's split positions,
+Thin: the comparison is core's (``core.analysis.compare``: each word's split positions,
 the boundary edit distance between them), the choices (workspace tokenisers, and each "after
 knockout" / "after ReBPE"), the word sources and the cached comparisons are ``ui.comparisons``';
 chips and trees come from ``viz``. The first view is the choosers alone: the comparison runs once
@@ -15,9 +15,9 @@ from itertools import pairwise
 import pandas as pd
 import streamlit as st
 
-from core.compare import Comparison
+from core.analysis.compare import Comparison
+from core.analysis.explain import trace_word
 from core.errors import InputError
-from core.explain import trace_word
 from core.tokeniser import CapabilityError
 from ui.comparisons import (
     REFERENCE,

@@ -26,15 +26,15 @@ from types import MappingProxyType
 import pandas as pd
 import streamlit as st
 
-from core import corpus_metrics as cm
-from core.blame import MergeBlame, compute_blame
-from core.diagnostics import effective_dropout, knocked_out_ranks, tokens_per_word_change
+from core.analysis import corpus_metrics as cm
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.archive import content_key, tokeniser_digest, words_digest
+from core.edits.blame import MergeBlame, compute_blame
+from core.edits.diagnostics import effective_dropout, knocked_out_ranks, tokens_per_word_change
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig
+from core.edits.reference_state import TokenisedReference
 from core.errors import InputError
-from core.evaluation import MorphScores
-from core.model import BTETokeniser, Merge
-from core.rebpe import KnockoutConfig, ReBPEConfig
-from core.reference_state import TokenisedReference
-from core.run_archive import content_key, tokeniser_digest, words_digest
+from core.references.evaluation import MorphScores
 from ui import result_cache, stats_files
 from ui.comparisons import (
     KNOCKOUT,

@@ -1,6 +1,6 @@
 """Merge graph: the neighbourhood of a type, in the two views of [knockout] (Fig. 1, Fig. 11).
 
-Thin on purpose: the neighbourhood and the graphs are core.graph's, the node/edge data, the HTML
+Thin on purpose: the neighbourhood and the graphs are core.bpe.graph's, the node/edge data, the HTML
 and the table rows come from viz/graph_html.py. The graph is vis-network (through pyvis) in an
 iframe hosted by a small ``st.components.v2`` component, loading the library from this server's
 ``/app/static/`` (no CDN); clicking a node sends its type back to Python, which recentres. The view
@@ -9,7 +9,7 @@ is in the URL: ``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&com
 Where a type is formed by several merges (tiktoken and SentencePiece conversions) the graph marks
 the primary merge (the one forming the type from its own string) and the alternatives, follows
 primary merges unless asked to follow all, and says how often each merge fires on the reference
-and, when asked (a pass over all its lines), the corpus (core.merge_usage, counted once per
+and, when asked (a pass over all its lines), the corpus (core.analysis.merge_usage, counted once per
 tokeniser and text, cached for everyone).
 """
 
@@ -22,11 +22,11 @@ from contextlib import nullcontext
 
 import streamlit as st
 
+from core.bpe.graph import ALL, PRIMARY, neighbourhood
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.rebpe import run_knockout, run_rebpe
 from core.errors import InputError
-from core.formats.references import ReferenceSet
-from core.graph import ALL, PRIMARY, neighbourhood
-from core.model import BTETokeniser, Merge
-from core.rebpe import run_knockout, run_rebpe
+from core.references.files import ReferenceSet
 from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
 from ui.workspace import current

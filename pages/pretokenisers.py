@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.analysis.pretokeniser_gallery import EXAMPLES, compared_pretokenisers
 from core.errors import InputError
-from core.pretokenisers.byte_level import ByteLevel
-from core.pretokenisers.gallery import EXAMPLES, compared_pretokenisers
+from core.pipeline.byte_level import ByteLevel
 from ui import workspace as ws
 from viz.escaping import html_escape, md_escape
 from viz.tokens import PAGE_CSS, token_chips_html

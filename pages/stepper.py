@@ -1,6 +1,6 @@
 """Knockout & ReBPE stepper: run ReBPE once, then step forward and back through its phases.
 
-Thin: the run is core's (``core.rebpe.run_rebpe``, computed once per tokeniser, reference and
+Thin: the run is core's (``core.edits.rebpe.run_rebpe``, computed once per tokeniser, reference and
 configuration in ``ui.rebpe_runs``); tables, figures and trees come from ``viz/``. Only the step
 panel (an ``st.fragment``) reruns when stepping. The configuration and the step live in the URL
 (``?tokeniser=a1_scenario2a&step=3&threshold=0.5``), so a link reproduces the view.
@@ -21,10 +21,10 @@ import re
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.errors import InputError
 from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
-from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
-from core.samples import scenario_paths
+from core.formats.samples import scenario_paths
 from ui.error_boundary import boundary, guarded
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys

@@ -13,10 +13,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import corpus_metrics as cm
-from core.variants import registry
-from core.variants.boundless import shortfall
-from core.variants.compare import vocabulary_overlap
+from core.analysis import corpus_metrics as cm
+from core.analysis.train_compare import vocabulary_overlap
+from core.families import registry
+from core.families.boundless.model import shortfall
 from ui.variant_runs import algorithms_help, corpus_stats, train_with_progress, training_lines
 from ui.variant_runs import corpus_key as make_corpus_key
 from ui.workspace import current

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.variants import registry
-from core.variants.boundless import shortfall, slots_after_events
-from core.variants.dynamics import kind_fractions, kind_totals
+from core.analysis.training_dynamics import kind_fractions, kind_totals
+from core.families import registry
+from core.families.boundless.model import shortfall, slots_after_events
 from ui.url_state import seed_from_url, write_to_url
 from ui.variant_runs import algorithms_help, train_with_progress, training_lines
 from ui.variant_runs import corpus_key as make_corpus_key

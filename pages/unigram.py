@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.errors import InputError
-from core.evaluation import evaluate_morphology
+from core.references.evaluation import evaluate_morphology
 from ui.downloads import figure_downloads
 from ui.variant_runs import corpus_key as make_corpus_key
 from ui.variant_runs import train_with_progress, training_lines

@@ -16,7 +16,7 @@ byte counts, and a chip per token with its id, linking to its type on the Merge 
 the tree of its word on this page (``viz/running_text.py``). Presentation mode (``ui/presentation``)
 puts Prev/Next beside the tree (the arrow keys step) and leaves out the secondary tables.
 
-Thin on purpose: tracing and explanations are core's (``core.explain``), knockout/ReBPE/TrimmedBPE/
+Thin on purpose: tracing and explanations are core's (``core.analysis.explain``), knockout/ReBPE/TrimmedBPE/
 dropout too; every piece of HTML comes from viz/. The input, the words, the word in focus, the step
 and the text (up to ``MAX_URL_TEXT`` characters) are in the URL (``?word=masterthesis&step=6``), so
 a link reproduces the view.
@@ -34,11 +34,11 @@ from types import MappingProxyType
 
 import streamlit as st
 
-from core.dropout import dropout_samples
+from core.analysis.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig
 from core.errors import InputError
-from core.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
-from core.rebpe import KnockoutConfig, ReBPEConfig
-from core.trimmed import TrimmedBPE, token_frequencies
+from core.families.dropout import dropout_samples
+from core.families.trimmed import TrimmedBPE, token_frequencies
 from ui import workspace as ws
 from ui.downloads import figure_downloads
 from ui.error_boundary import boundary
@@ -72,7 +72,7 @@ ws.ensure_app_navigation()
 MAX_WORDS = 12
 DROPOUT_SAMPLES = 4
 TRIM_THRESHOLDS = [0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
-KNOCKOUT = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)  # as core.rebpe.run_knockout
+KNOCKOUT = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)  # as core.edits.rebpe.run_knockout
 REBPE = ReBPEConfig()
 WORDS, RUNNING = "Words", "Running text"
 MODES = {"words": WORDS, "text": RUNNING}  # URL value -> input mode
@@ -406,7 +406,7 @@ st.header(f"“{md_escape(visible(focus))}”", anchor=False)
 
 
 def what_went_wrong() -> None:
-    """The plain-words explanation (core.explain)."""
+    """The plain-words explanation (core.analysis.explain)."""
     st.subheader("What went wrong?", anchor=False)
     if morphs is not None:
         entry_text = " · ".join(word_fmt(m) for m in morphs)

@@ -8,7 +8,7 @@ The tokeniser section says how much memory the tokeniser takes and the server's 
 
 A tokeniser may be of any family and come as an upload (any supported file, recognised by its
 content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
-the loader found and inferred (``core.tokeniser_summary``) is shown as plain text.
+the loader found and inferred (``core.analysis.summary``) is shown as plain text.
 
 Near the top, a "Teach" card opens each teaching scenario of [rebpe App. A] in the stepper in
 presentation mode (``?tokeniser=<scenario>&present=1``, ``ui.presentation``), one click each.
@@ -23,10 +23,10 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from core.analysis.summary import summarise, summary_lines
 from core.errors import InputError
 from core.formats.tokeniser_files import sniff
 from core.tokeniser import CapabilityError
-from core.tokeniser_summary import summarise, summary_lines
 from ui import workspace as ws
 from ui.error_boundary import guarded
 from ui.tokeniser_store import BUDGET_ENV, MB, footprint

@@ -1,4 +1,4 @@
-"""Compare our PickyBPE (core.variants.picky) with the authors' code, on the same words.
+"""Compare our PickyBPE (core.families.picky) with the authors' code, on the same words.
 
 Peers (neither is a project dependency), each run in a subprocess through a small driver below:
 
@@ -47,11 +47,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.families.base import TrainingCorpus
+from core.families.picky import AUTHORS_SPECIALS, train
 from core.formats.corpora import load_word_counts
-from core.pretokenisers import Metaspace
-from core.samples import SAMPLE_DIR
-from core.variants.base import TrainingCorpus
-from core.variants.picky import AUTHORS_SPECIALS, train
+from core.formats.samples import SAMPLE_DIR
+from core.pipeline import Metaspace
 
 COUNTS = SAMPLE_DIR / "counts" / "en_wordfreq.tsv"
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.formats.references import load_references
+from core.edits.rebpe import ReBPEConfig, run_knockout, run_rebpe
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import ReBPEConfig, run_knockout, run_rebpe
+from core.references.files import load_references
 
 
 def main() -> None:

@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.pretokenisers.byte_level import BYTE_TO_CHAR  # noqa: E402
+from core.pipeline.byte_level import BYTE_TO_CHAR  # noqa: E402
 
 CACHE_ENV = "REAL_TOKENISERS_DIR"
 DEFAULT_CACHE = Path.home() / ".cache" / "structured-tokenisers" / "real"

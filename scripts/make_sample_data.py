@@ -15,11 +15,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.bpe.trainer import tokeniser_from_training, train_bpe  # noqa: E402
 from core.formats.corpora import load_word_counts, save_word_counts  # noqa: E402
+from core.formats.samples import SAMPLE_DIR  # noqa: E402
 from core.formats.tokeniser_files import save_tokeniser  # noqa: E402
-from core.pretokenisers import Metaspace  # noqa: E402
-from core.samples import SAMPLE_DIR  # noqa: E402
-from core.train_bpe import tokeniser_from_training, train_bpe  # noqa: E402
+from core.pipeline import Metaspace  # noqa: E402
 
 WORDS_PER_LANGUAGE = 40_000
 SAMPLE_VOCAB_SIZE = 4_000

@@ -2,10 +2,10 @@
 
     python scripts/precompute_samples.py
 
-Writes ``sample_data/precomputed/<content key>.json.gz`` (``core.run_archive``) and deletes the files
+Writes ``sample_data/precomputed/<content key>.json.gz`` (``core.edits.archive``) and deletes the files
 there that no longer belong to a result below. The pages find a file by the *content* of their
 inputs (``ui.result_cache``), so an edited sample, reference or configuration simply misses it and is
-computed. Run this again after changing an algorithm or the archive format (``core.run_archive.VERSION``);
+computed. Run this again after changing an algorithm or the archive format (``core.edits.archive.VERSION``);
 ``tests/test_precomputed.py`` checks that every file equals a fresh run.
 
 What is precomputed, on the default workspace (``ui.workspace.DEFAULT_TOKENISER``, the Dutch 40k, with
@@ -27,12 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.blocked import find_blocked_merges  # noqa: E402
-from core.formats.references import load_references  # noqa: E402
+from core.edits.archive import reparation_to_json, run_to_json, write_archive  # noqa: E402
+from core.edits.blocked import find_blocked_merges  # noqa: E402
+from core.edits.rebpe import ReBPEConfig  # noqa: E402
+from core.edits.reference_state import TokenisedReference  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
-from core.rebpe import ReBPEConfig  # noqa: E402
-from core.reference_state import TokenisedReference  # noqa: E402
-from core.run_archive import reparation_to_json, run_to_json, write_archive  # noqa: E402
+from core.references.files import load_references  # noqa: E402
 from ui.rebpe_runs import (  # noqa: E402
     KNOCKOUT_ONLY,
     blocked_content_key,

@@ -1,5 +1,5 @@
 """The states of BoundlessBPE training as they were before their compact arrays
-(:mod:`core.variants.boundless_states`, :mod:`core.variants.boundless_superwords`): every pretoken
+(:mod:`core.families.boundless.states`, :mod:`core.families.boundless.superwords`): every pretoken
 (words) or document (superwords, a line of the corpus, unweighted) as linked runs of strings
 ([boundless App. B]). Test oracles: training with them must give the same operations and events
 as training with the compact states (tests/test_boundless_compact.py, tests/test_boundless_words.py)."""
@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 
 from core.deadline import Heartbeat
-from core.variants.boundless_states import CHANGE_WORK, Pair, _PairQueue
+from core.families.boundless.states import CHANGE_WORK, Pair, _PairQueue
 
 #: The text of a run that is gone (tokens are never empty).
 GONE = ""

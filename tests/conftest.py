@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.samples import DUTCH_40K  # noqa: E402
+from core.formats.samples import DUTCH_40K  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 EXPLORER_CACHE = tempfile.mkdtemp(prefix="explorer-cache-")

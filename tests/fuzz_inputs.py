@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from core.samples import SAMPLE_DIR
+from core.formats.samples import SAMPLE_DIR
 
 SCENARIO = json.loads((SAMPLE_DIR / "scenarios" / "a1_scenario1.json").read_text(encoding="utf-8"))
 HF_SMALL = {
@@ -211,8 +211,8 @@ def load(kind: str, data: bytes, name: str, seeds: dict[str, bytes]) -> None:
     """Load ``data`` (a file of ``kind`` called ``name``) the way the app and the CLI do, and use
     the result; raises InputError (or anything else, which the fuzzers report)."""
     from core.formats.corpora import iter_text_lines, parse_word_count_bytes
-    from core.formats.references import parse_reference_bytes
     from core.formats.tokeniser_files import parse_merges_vocab_bytes, parse_tokeniser_bytes
+    from core.references.files import parse_reference_bytes
 
     if kind in TOKENISER_KINDS:
         tokeniser = parse_tokeniser_bytes(data, name)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import core
-from core.samples import DUTCH_40K, SAMPLE_DIR
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 NL_MORPH = SAMPLE_DIR / "references" / "nl_morph.tsv"
@@ -175,7 +175,7 @@ def test_train_refuses_what_it_cannot_use(corpus, options, message):
 
 
 def test_train_refuses_a_second_pretokeniser_for_a_prepared_corpus():
-    from core.pretokenisers import WhitespaceSplit
+    from core.pipeline import WhitespaceSplit
 
     prepared = core.TrainingCorpus.from_word_counts({"cat": 3}, WhitespaceSplit())
     assert core.train("bpe", prepared, 4).tokeniser.pretokeniser is prepared.pretokeniser

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.bpe.model import Merge
+from core.formats.samples import scenario_paths, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.samples import scenario_paths, tokeniser_paths
 from tests.apptest_support import APP, assert_clean
 from viz.escaping import code_span, md_escape
 from viz.tables import merge_rows, reference_rows, rejection_rows, scenario_rows
@@ -280,7 +280,7 @@ def test_scenario_rows_agree_with_the_paper():
 
 
 def test_boundary_strip_marks_every_boundary(dutch40k):
-    from core.explain import explain_word
+    from core.analysis.explain import explain_word
 
     explained = explain_word(dutch40k, "bruidsjurk", ("bruid", "s", "jurk"))
     out = boundary_strip_html(["Ġbruidsjurk"], explained.boundaries, dutch40k.pretokeniser.display)
@@ -294,9 +294,9 @@ def test_boundary_strip_marks_every_boundary(dutch40k):
 
 
 def test_boundary_strip_escapes_characters():
-    from core.explain import explain_word
-    from core.model import BTETokeniser
-    from core.pretokenisers import WhitespaceSplit
+    from core.analysis.explain import explain_word
+    from core.bpe.model import BTETokeniser
+    from core.pipeline import WhitespaceSplit
 
     tokeniser = BTETokeniser(list("<b>"), [Merge(0, ("<", "b"))], WhitespaceSplit())
     out = boundary_strip_html(["<b>"], explain_word(tokeniser, "<b>").boundaries)
@@ -320,7 +320,7 @@ def test_comparison_rows():
 
 
 def test_rejection_and_reference_rows():
-    from core.formats.references import parse_references
+    from core.references.files import parse_references
 
     refs = parse_references("bruidsjurk\tbruid s jurk\tbruids jurk\ngids\tgids\nkat\tka t x\n", "refs.tsv")
     assert reference_rows(refs.entries) == [

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.blocked import STILL_BLOCKED, BlockedReport, find_blocked_merges, is_blocked, still_blocked_causes
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.blocked import STILL_BLOCKED, BlockedReport, find_blocked_merges, is_blocked, still_blocked_causes
+from core.edits.rebpe import repair
 from core.errors import InputError
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
-from core.rebpe import repair
+from core.pipeline import WhitespaceSplit
 from tests.test_scenarios import SCENARIOS, after_knockout
 
 BRUIDS = ("_bru", "id", "s")
@@ -230,9 +230,9 @@ def test_every_cause_is_explained():
 def test_dutch_40k_what_stays_blocked_after_reparation(dutch40k):
     """The 919 merges still blocked after one limited reparation of the knocked-out Dutch 40k are all
     binary merges: reparation rewrites only tuple merges."""
-    from core.formats.references import load_references
-    from core.rebpe import KnockoutConfig, ReBPEConfig, run_rebpe
-    from core.samples import reference_paths
+    from core.edits.rebpe import KnockoutConfig, ReBPEConfig, run_rebpe
+    from core.formats.samples import reference_paths
+    from core.references.files import load_references
 
     entries = load_references(reference_paths()["nl_morph"]).entries
     knocked_out = run_rebpe(

@@ -13,10 +13,10 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.blocked import find_blocked_merges, forming_merges, is_blocked, summary_lines
+from core.bpe.model import BTETokeniser, Merge
 from core.cli import main
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
+from core.edits.blocked import find_blocked_merges, forming_merges, is_blocked, summary_lines
+from core.pipeline import WhitespaceSplit
 from tests.real_tokenisers import real_file
 
 

@@ -1,4 +1,4 @@
-"""BoundlessBPE (core/variants/boundless*.py): TEST_VECTORS V8 (the authors' code on
+"""BoundlessBPE (core/families/boundless*.py): TEST_VECTORS V8 (the authors' code on
 corpora/boundless_ofthe.jsonl) and V8b (the released paper model), [boundless] Listing 1,
 and property tests against literal, from-scratch readings of App. B (training) and §3.2
 (inference) written below."""
@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.pretokenisers import ByteLevel, RegexSplit
-from core.pretokenisers.byte_level import BYTE_TO_CHAR, text_to_byte_chars
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.families.boundless.model import BoundlessBPE, boundless_pretokeniser, shortfall, train
+from core.families.boundless.trainer import MERGE_PATTERNS
+from core.pipeline import ByteLevel, RegexSplit
+from core.pipeline.byte_level import BYTE_TO_CHAR, text_to_byte_chars
 from core.tokeniser import from_saved_json
-from core.variants import registry
-from core.variants.base import TrainingCorpus
-from core.variants.boundless import BoundlessBPE, boundless_pretokeniser, shortfall, train
-from core.variants.boundless_train import MERGE_PATTERNS
 from tests.conftest import SHARED
 
 # corpora/boundless_ofthe.jsonl (the "text" fields)
@@ -184,7 +184,7 @@ def test_v8_pretokens_are_the_same_with_our_listing_3():
     ours, theirs = RegexSplit("boundless", byte_level=True), boundless_pretokeniser("ultimate")
     for text in OFTHE:
         assert ours.pretokenise(text) == theirs.pretokenise(text)
-    # where they differ (documented in core/variants/boundless.py)
+    # where they differ (documented in core/families/boundless/model.py)
     assert theirs.pretokenise("x = 3") == ["x", "Ġ=", "Ġ", "3"] and ours.pretokenise("x = 3") == ["x", "Ġ=", "Ġ3"]
     assert theirs.pretokenise("_Case") == ["_", "Case"] and ours.pretokenise("_Case") == ["_Case"]
 

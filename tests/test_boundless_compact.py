@@ -1,4 +1,4 @@
-"""The compact superword state (core/variants/boundless_superwords.py) against the state it
+"""The compact superword state (core/families/boundless/superwords.py) against the state it
 replaced (tests/boundless_oracle.py: every document as runs of strings): the same pair counts
 after every unlock and supermerge, and the same trained tokeniser, operations and events
 ([boundless App. B]), from text and from counted runs."""
@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from core.counting.sequences import PretokenSequences
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.variants import boundless_train
-from core.variants.base import TrainingCorpus
-from core.variants.boundless import boundless_pretokeniser, train
-from core.variants.boundless_superwords import Superwords
-from core.variants.boundless_train import MERGE_PATTERNS, _raw, _unlockable
+from core.families.base import TrainingCorpus
+from core.families.boundless import trainer as boundless_train
+from core.families.boundless.model import boundless_pretokeniser, train
+from core.families.boundless.superwords import Superwords
+from core.families.boundless.trainer import MERGE_PATTERNS, _raw, _unlockable
 from tests.boundless_oracle import OracleSuperwords
 
 WORDS = ["the", "of", "a", "aa", "ab", "ba", "b", "don't", "it's", "x1", "42", "é", "ça", "naïve", "A", "Ab"]

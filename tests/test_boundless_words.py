@@ -1,4 +1,4 @@
-"""The compact words state (core/variants/boundless_states.py: token ids in int32 arrays) against
+"""The compact words state (core/families/boundless/states.py: token ids in int32 arrays) against
 the state it replaced (tests/boundless_oracle.py: every pretoken as runs of strings): the same
 merges, deletions, pair counts, frequencies and best pairs after every step, and the same trained
 tokeniser, operations and events ([boundless §3.1 and App. B])."""
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.variants import boundless_train
-from core.variants.base import TrainingCorpus
-from core.variants.boundless import boundless_pretokeniser
-from core.variants.boundless_states import Words
+from core.families.base import TrainingCorpus
+from core.families.boundless import trainer as boundless_train
+from core.families.boundless.model import boundless_pretokeniser
+from core.families.boundless.states import Words
 from tests.boundless_oracle import OracleWords
 from tests.test_boundless_compact import _trained, options, texts
 

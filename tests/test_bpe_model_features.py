@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 
+from core.bpe.merges import Merge, merges_of_splits
+from core.bpe.model import BTETokeniser
+from core.bpe.unknowns import UnknownPolicy, byte_token
 from core.formats.tokeniser_files import parse_tokeniser_bytes
-from core.merges import Merge, merges_of_splits
-from core.model import BTETokeniser
-from core.pretokenisers import WhitespaceSplit
-from core.unknowns import UnknownPolicy, byte_token
+from core.pipeline import WhitespaceSplit
 from tests.strategies import ALPHABET, merge_lists
 
 #: characters outside the vocabulary: ASCII, two-byte and four-byte UTF-8

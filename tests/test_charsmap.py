@@ -1,5 +1,5 @@
-"""SentencePiece's precompiled charsmap (core.pretokenisers.charsmap) and normaliser
-(core.pretokenisers.sentencepiece_normaliser) against the ``sentencepiece`` library, and the
+"""SentencePiece's precompiled charsmap (core.pipeline.sentencepiece.charsmap) and normaliser
+(core.pipeline.sentencepiece.normaliser) against the ``sentencepiece`` library, and the
 charsmap against HF ``tokenizers.normalizers.Precompiled`` where HF means to agree."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.formats import protobuf
-from core.pretokenisers.charsmap import Charsmap
-from core.pretokenisers.sentencepiece_normaliser import SentencePieceNormaliser
+from core.formats.sentencepiece import protobuf
+from core.pipeline.sentencepiece.charsmap import Charsmap
+from core.pipeline.sentencepiece.normaliser import SentencePieceNormaliser
 from tests.real_tokenisers import file_bytes
 
 spm = pytest.importorskip("sentencepiece")
@@ -165,7 +165,7 @@ def test_whitespace_handling_exact_cases():
 
 @pytest.mark.parametrize("name", ["kyoto_ja_unigram_8000.model", "botchan_en_bpe_1000.model"])
 def test_model_normalisers_equal_sentencepiece(name, tmp_path):
-    from core.formats.sentencepiece_files import read_model_proto
+    from core.formats.sentencepiece.model_proto import read_model_proto
 
     data = file_bytes(name)
     path = tmp_path / name

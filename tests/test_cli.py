@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import DUTCH_40K, SAMPLE_DIR
 from tests.test_boundless import OFTHE  # TEST_VECTORS V8's corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,7 +247,7 @@ def test_a_vocab_json_alone_points_to_its_merges_txt(tmp_path):
 
 
 def test_sample_text_writes_the_running_text_one_document_per_line(tmp_path):
-    from core.samples import running_text
+    from core.formats.samples import running_text
 
     out = tmp_path / "out" / "text.txt"
     stderr = run("sample-text", "--out", str(out)).stderr

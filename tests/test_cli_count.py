@@ -16,9 +16,9 @@ from core.counting import pretoken_counts
 from core.counting.chunks import plan_chunks
 from core.counting.count_files import load_counts, sequences_path
 from core.errors import InputError
-from core.samples import running_text
-from core.variants.base import TrainingCorpus
-from core.variants.registry import PRETOKENISERS
+from core.families.base import TrainingCorpus
+from core.families.registry import PRETOKENISERS
+from core.formats.samples import running_text
 
 LINES = list(itertools.islice(running_text(), 300))
 CHUNK_MB = "0.002"

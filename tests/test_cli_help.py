@@ -15,8 +15,8 @@ import pytest
 
 import core
 from core.cli import main, option_lines
-from core.cli_parser import TRAINER_OPTION_HELP, HelpFormatter, build_parser
-from core.variants.registry import ALGORITHMS, algorithm_options
+from core.cli.parser import TRAINER_OPTION_HELP, HelpFormatter, build_parser
+from core.families.registry import ALGORITHMS, algorithm_options
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT_OPTIONS = {"--out", "--report", "--json-report", "--hf-out"}

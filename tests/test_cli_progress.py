@@ -10,11 +10,11 @@ from typing import ClassVar
 import pytest
 
 from core import cli
-from core.pretokenisers import Metaspace
-from core.samples import running_text
-from core.train_bpe import train_bpe
-from core.variants import registry
-from core.variants.base import TrainingCorpus
+from core.bpe.trainer import train_bpe
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.formats.samples import running_text
+from core.pipeline import Metaspace
 
 LINES = list(itertools.islice(running_text(), 400))
 

@@ -1,4 +1,4 @@
-"""Comparing two tokenisers word by word (core/compare.py): hand-computed cases, shipped tokenisers,
+"""Comparing two tokenisers word by word (core/analysis/compare.py): hand-computed cases, shipped tokenisers,
 and properties (a tokeniser against itself, symmetry, exactly the differing words listed)."""
 
 from __future__ import annotations
@@ -7,15 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.compare import Segmentations, compare_tokenisers, token_frequency_differences, word_counts
+from core.analysis.compare import Segmentations, compare_tokenisers, token_frequency_differences, word_counts
+from core.bpe.model import BTETokeniser, Merge
 from core.errors import InputError
-from core.evaluation import predicted_splits
+from core.families.trimmed import token_frequencies
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ByteLevel, Metaspace, WhitespaceSplit
-from core.pretokenisers.byte_level import BYTE_TO_CHAR
-from core.samples import scenario_paths
-from core.trimmed import token_frequencies
+from core.pipeline import ByteLevel, Metaspace, WhitespaceSplit
+from core.pipeline.byte_level import BYTE_TO_CHAR
+from core.references.evaluation import predicted_splits
 
 MARK = "▁"
 # A joins "▁abc" whole; B stops at "▁a" + "bc".
@@ -78,7 +78,7 @@ def test_segmentations_memo_feeds_token_frequencies_unchanged():
 
 
 def test_the_memo_is_bounded_and_results_stay_the_same(monkeypatch):
-    import core.compare as compare
+    import core.analysis.compare as compare
 
     words = {f"a{'bc' * i}": i + 1 for i in range(6)}
     expected = compare_tokenisers(A, B, words)
@@ -166,7 +166,7 @@ def test_the_change_is_symmetric(a, b, counts):
 @given(tokenisers(), tokenisers(), WORD_COUNTS)
 def test_exactly_the_words_that_segment_differently_are_listed(a, b, counts):
     """Checked against the tokenisers themselves: split positions as morphological evaluation reads
-    them (core.evaluation.predicted_splits) and token counts from tokenise_word."""
+    them (core.references.evaluation.predicted_splits) and token counts from tokenise_word."""
 
     def differs(word):
         return predicted_splits(a, word) != predicted_splits(b, word) or len(a.tokenise_word(word)) != len(

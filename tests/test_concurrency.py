@@ -13,17 +13,17 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from core.blame import compute_blame
-from core.diagnostics import threshold_sweep
-from core.formats.references import load_references
+from core.bpe.model import Merge
+from core.edits.blame import compute_blame
+from core.edits.diagnostics import threshold_sweep
+from core.edits.knockout import knock_out
+from core.edits.rebpe import ReBPEConfig, RepairEngine, run_knockout, run_rebpe
+from core.edits.reference_state import TokenisedReference
+from core.families.unigram.model import UnigramTokeniser
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
-from core.knockout import knock_out
-from core.model import Merge
-from core.pretokenisers import WhitespaceSplit
-from core.rebpe import ReBPEConfig, RepairEngine, run_knockout, run_rebpe
-from core.reference_state import TokenisedReference
-from core.samples import DUTCH_40K, SAMPLE_DIR
-from core.unigram.model import UnigramTokeniser
+from core.pipeline import WhitespaceSplit
+from core.references.files import load_references
 from ui.rebpe_runs import LRUStore, compute_run
 
 THREADS = 6

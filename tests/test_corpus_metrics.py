@@ -1,4 +1,4 @@
-"""Corpus metrics (core/corpus_metrics.py): hand-computed counts, entropies, efficiency, Zipf.
+"""Corpus metrics (core/analysis/corpus_metrics.py): hand-computed counts, entropies, efficiency, Zipf.
 
 References: [boundless §4] Figs. 4-7 and App. E (Rényi efficiency of Zouhar et al. 2023,
 α = 2.5), [scaffold §5.3] Eqs. 4-5 (entropy, redundancy), [knockout §2] (Zipf).
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.corpus_metrics import (
+from core.analysis.corpus_metrics import (
     CorpusStats,
     bytes_per_token,
     characters_per_token,
@@ -29,9 +29,9 @@ from core.corpus_metrics import (
     zipf_curve,
     zipf_fit,
 )
+from core.bpe.model import BTETokeniser, Merge
 from core.errors import InputError
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import Metaspace, WhitespaceSplit
+from core.pipeline import Metaspace, WhitespaceSplit
 
 
 class CharTokeniser:
@@ -82,7 +82,7 @@ def test_vocab_size_includes_specials():
 
 
 def test_trimmed_bpe_uses_its_reduced_vocabulary():
-    from core.trimmed import TrimmedBPE
+    from core.families.trimmed import TrimmedBPE
 
     tok = BTETokeniser("abc", [Merge(0, ("a", "b")), Merge(1, ("ab", "c"))], WhitespaceSplit())
     trimmed = TrimmedBPE(tok, {"ab": 0, "abc": 5}, threshold=1)  # "ab" (freq 0 < 1) is trimmed
@@ -296,8 +296,8 @@ def test_efficiency_bounded_and_renyi_non_increasing(counts, unused):
 
 # --- the shipped English tokeniser on real running text ------------------------------------------
 def test_english_4k_on_running_text():
+    from core.formats.samples import running_text, tokeniser_paths
     from core.formats.tokeniser_files import load_tokeniser
-    from core.samples import running_text, tokeniser_paths
 
     tok = load_tokeniser(tokeniser_paths()["en-bpe-4k-wordfreq"])
     lines = list(itertools.islice(running_text(), 2000))
@@ -323,7 +323,7 @@ def test_english_4k_on_running_text():
 def test_word_count_stats_by_hand():
     """Word counts: each word tokenised once as in running text, its tokens counted count times;
     characters and bytes are the words' own (é: 1 character, 2 bytes)."""
-    from core.corpus_metrics import word_count_stats
+    from core.analysis.corpus_metrics import word_count_stats
 
     tok = BTETokeniser("▁abcé", [Merge(0, ("▁", "a")), Merge(1, ("▁a", "b"))], Metaspace())
     stats = word_count_stats(tok, {"ab": 5, "cé": 2, "unused": 0})

@@ -23,9 +23,9 @@ from core.counting.count_files import (
 )
 from core.counting.pretoken_counts import corpus_from_counts, count_text
 from core.errors import InputError
-from core.samples import running_text
-from core.variants.base import TrainingCorpus
-from core.variants.registry import PRETOKENISERS, training_corpus
+from core.families.base import TrainingCorpus
+from core.families.registry import PRETOKENISERS, training_corpus
+from core.formats.samples import running_text
 
 LINES = list(itertools.islice(running_text(), 200))
 

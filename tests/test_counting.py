@@ -24,10 +24,10 @@ from core.counting.pretoken_counts import (
 )
 from core.counting.sequences import PretokenSequences
 from core.errors import InputError
+from core.families.base import TrainingCorpus
+from core.families.registry import PRETOKENISERS
 from core.formats.corpora import iter_text_lines
-from core.samples import running_text
-from core.variants.base import TrainingCorpus
-from core.variants.registry import PRETOKENISERS
+from core.formats.samples import running_text
 
 LINES = list(itertools.islice(running_text(), 300))
 #: what real files hold besides plain lines: a BOM, CRLF ends, blank lines, stray \r, non-ASCII

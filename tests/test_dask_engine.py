@@ -20,7 +20,7 @@ from core.counting.chunks import Chunk, chunk_lines, corpus_files, plan_chunks
 from core.counting.engines import map_reduce
 from core.counting.pretoken_counts import ChunkCounts, combine_counts, count_corpus
 from core.errors import InputError
-from core.variants.registry import PRETOKENISERS
+from core.families.registry import PRETOKENISERS
 
 pytest.importorskip("distributed", reason="the Dask extra is not installed (pip install -e '.[dask]')")
 

@@ -3,8 +3,8 @@ knocked-out ranks (Fig. 6) and the threshold sweep (App. A.3)."""
 
 from __future__ import annotations
 
-from core.blame import compute_blame
-from core.diagnostics import (
+from core.edits.blame import compute_blame
+from core.edits.diagnostics import (
     changes_by_origin,
     effective_dropout,
     knocked_out_ranks,
@@ -13,13 +13,13 @@ from core.diagnostics import (
     tokens_per_word_change,
     vocab_size_per_iteration,
 )
-from core.evaluation import evaluate_morphology
-from core.formats.references import parse_references
+from core.edits.knockout import knock_out
+from core.edits.rebpe import KnockoutConfig, run_knockout, run_rebpe
+from core.edits.reference_state import TokenisedReference
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.knockout import knock_out
-from core.rebpe import KnockoutConfig, run_knockout, run_rebpe
-from core.reference_state import TokenisedReference
-from core.samples import scenario_paths
+from core.references.evaluation import evaluate_morphology
+from core.references.files import parse_references
 from tests.test_knockout import TOY_REFS, toy
 
 REFS = parse_references(TOY_REFS, "toy.tsv").entries

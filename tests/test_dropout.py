@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.dropout import dropout_samples, dropout_segment, dropout_tokenise, dropout_tokenise_word
+from core.bpe.model import BTETokeniser, Merge
 from core.errors import InputError
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import Metaspace, WhitespaceSplit
+from core.families.dropout import dropout_samples, dropout_segment, dropout_tokenise, dropout_tokenise_word
+from core.pipeline import Metaspace, WhitespaceSplit
 from tests.strategies import WORDS, hf_bpe, merge_lists
 
 VARIANTS = ["hf", "subword-nmt"]

@@ -11,12 +11,12 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import core.explain
+import core.analysis.explain
 import ui.workspace as ws
 import viz.step_views
 from core.errors import InputError
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import scenario_paths
 from tests.apptest_support import APP, assert_clean, click_in_fragment
 
 TIMEOUT = 120
@@ -110,7 +110,7 @@ def test_an_input_error_that_escapes_a_page_is_its_own_message():
 # --- pages ----------------------------------------------------------------------------------------------
 def test_a_page_bug_shows_an_error_id_and_keeps_the_upload(monkeypatch, caplog):
     at = with_upload()
-    monkeypatch.setattr(core.explain, "explain_word", crash)
+    monkeypatch.setattr(core.analysis.explain, "explain_word", crash)
     at.switch_page("pages/word_debugger.py").run()
     error_id(at, caplog)
     assert at.selectbox(key="ws_tokeniser").value == "upload: mine.json"
@@ -123,7 +123,7 @@ def test_an_input_error_on_a_page_is_shown_as_its_message(monkeypatch):
         raise InputError("this word cannot be explained")
 
     at = with_upload()
-    monkeypatch.setattr(core.explain, "explain_word", refuse)
+    monkeypatch.setattr(core.analysis.explain, "explain_word", refuse)
     at.switch_page("pages/word_debugger.py").run()
     assert not at.exception
     assert [unescaped(e.value) for e in at.error] == ["Cannot explain `bruids`: this word cannot be explained"]

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.alignment import align_word
-from core.evaluation import evaluate_morphology, morph_scores, predicted_splits
-from core.formats.references import ReferenceEntry, load_references, parse_references
+from core.bpe.model import BTETokeniser, Merge
+from core.formats.samples import reference_paths, scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ByteLevel, Metaspace, ReBPEPipeline
-from core.pretokenisers.byte_level import BYTE_TO_CHAR
-from core.samples import reference_paths, scenario_paths
+from core.pipeline import ByteLevel, Metaspace, ReBPEPipeline
+from core.pipeline.byte_level import BYTE_TO_CHAR
+from core.references.alignment import align_word
+from core.references.evaluation import evaluate_morphology, morph_scores, predicted_splits
+from core.references.files import ReferenceEntry, load_references, parse_references
 
 
 def scenario(name, after=False):

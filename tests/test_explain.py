@@ -1,11 +1,10 @@
-"""core.explain: traced words, boundary verdicts, trapped tokens ([knockout App. A.4])."""
+"""core.analysis.explain: traced words, boundary verdicts, trapped tokens ([knockout App. A.4])."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import InputError
-from core.explain import (
+from core.analysis.explain import (
     CORRECT_MERGE,
     CORRECT_SPLIT,
     EXTRA_SPLIT,
@@ -21,9 +20,10 @@ from core.explain import (
     trace_word,
     word_boundaries,
 )
+from core.bpe.model import Merge
+from core.errors import InputError
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.samples import scenario_paths
 
 
 def scenario(name: str):
@@ -214,8 +214,8 @@ def test_explanation_to_json(dutch40k):
 @pytest.mark.parametrize("word", ["masterthesis", "bruidsjurk", "reanimatietechniek", "café's", "gidsen"])
 def test_word_tokeniser_edits_like_the_whole_tokeniser(dutch40k, word):
     """Knocking a type out of the cut-down tokeniser segments the word as knocking it out of all 40k."""
-    from core.explain import word_tokeniser
-    from core.knockout import knock_out
+    from core.analysis.explain import word_tokeniser
+    from core.edits.knockout import knock_out
 
     traced = trace_word(dutch40k, word)
     local = word_tokeniser(dutch40k, traced)

@@ -12,13 +12,13 @@ import xml.etree.ElementTree as ET
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.explain import explain_word, trace_word
+from core.analysis.explain import explain_word, trace_word
+from core.bpe.graph import neighbourhood
+from core.bpe.model import BTETokeniser, Merge
+from core.families.unigram.lattice import Lattice
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.graph import neighbourhood
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
-from core.samples import scenario_paths
-from core.unigram.lattice import Lattice
+from core.pipeline import WhitespaceSplit
 from ui.downloads import file_stem
 from viz.graph_html import MERGES_VIEW, TYPES_VIEW, graph_elements
 from viz.graph_svg import graph_svg, node_box

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from core.formats.tokeniser_files import load_tokeniser
-from core.graph import (
+from core.bpe.graph import (
     ANCESTOR,
     CENTER,
     DESCENDANT,
@@ -14,7 +13,8 @@ from core.graph import (
     type_graph,
     type_node,
 )
-from core.model import Merge
+from core.bpe.model import Merge
+from core.formats.tokeniser_files import load_tokeniser
 from tests.test_scenarios import SCENARIOS, after_knockout
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from core.bpe.graph import ANCESTOR, CENTER, neighbourhood
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.knockout import knock_out
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.graph import ANCESTOR, CENTER, neighbourhood
-from core.knockout import knock_out
-from core.model import BTETokeniser, Merge
-from core.pretokenisers.whitespace import WhitespaceSplit
-from core.samples import scenario_paths
+from core.pipeline.whitespace import WhitespaceSplit
 from viz.graph_html import (
     ABSENT_COLOUR,
     GONE,

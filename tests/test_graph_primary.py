@@ -1,7 +1,7 @@
 """The graph, the word debugger and ``graph`` with several merges per type.
 
 Primary merges (the merge forming a type from its own string) and alternatives, ``follow="primary"|"all"``,
-how often each merge fires (core.merge_usage), on a small hand-made tokeniser whose merges share
+how often each merge fires (core.analysis.merge_usage), on a small hand-made tokeniser whose merges share
 ranks (as tiktoken conversions do), on Llama 3's real tokenizer.json, and the reduction to the
 paper's graph on a one-merge-per-type tokeniser (the Dutch 40k).
 """
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from core.explain import token_merges, trace_word
-from core.graph import ALL, ANCESTOR, DESCENDANT, HALF_SIBLING, PRIMARY, neighbourhood
-from core.merge_usage import FireCounter, pretoken_counts
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
-from core.samples import DUTCH_40K
+from core.analysis.explain import token_merges, trace_word
+from core.analysis.merge_usage import FireCounter, pretoken_counts
+from core.bpe.graph import ALL, ANCESTOR, DESCENDANT, HALF_SIBLING, PRIMARY, neighbourhood
+from core.bpe.model import BTETokeniser, Merge
+from core.formats.samples import DUTCH_40K
+from core.pipeline import WhitespaceSplit
 from tests.real_tokenisers import real_file
 from viz.graph_html import MERGES_VIEW, TYPES_VIEW, graph_elements, mio_rows, type_merge_rows
 

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.pretokenisers.byte_level import BYTE_TO_CHAR
-from core.pretokenisers.hf_normalizers import normalizer_from_json
-from core.pretokenisers.hf_pipeline import HFPipeline
+from core.pipeline.byte_level import BYTE_TO_CHAR
+from core.pipeline.huggingface.normalizers import normalizer_from_json
+from core.pipeline.huggingface.pipeline import HFPipeline
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer  # noqa: E402

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.blame import compute_blame, holdout_split, select_for_knockout
-from core.formats.references import parse_references
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.blame import compute_blame, holdout_split, select_for_knockout
+from core.edits.knockout import knock_out
+from core.edits.rebpe import KnockoutConfig, run_knockout
+from core.edits.reference_state import TokenisedReference, trie_pattern
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.knockout import knock_out
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ReBPEPipeline
-from core.rebpe import KnockoutConfig, run_knockout
-from core.reference_state import TokenisedReference, trie_pattern
-from core.samples import scenario_paths
+from core.pipeline import ReBPEPipeline
+from core.references.files import parse_references
 
 # A toy in the spirit of [knockout App. A.5]: bruidsjurk, beleidsmaker and gids all apply id+s.
 TOY_MERGES = [
@@ -173,7 +173,7 @@ def test_both_substring_searches_find_the_same_words(case, strings):
     known = set(range(0, len(words), 3))
     for many in (10**9, 0):  # a search per string; one trie-shaped pattern over all pretokens
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr("core.reference_state.MANY_STRINGS", many)
+            patch.setattr("core.edits.reference_state.MANY_STRINGS", many)
             found = set()
             reference.add_words_containing(found, set(strings))
             assert found == expected

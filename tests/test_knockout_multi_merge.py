@@ -22,17 +22,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
-from core.evaluation import evaluate_morphology
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
+from core.edits.knockout import knock_out, knock_out_merges
+from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+from core.edits.reference_state import TokenisedReference
 from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
-from core.formats.references import load_references, parse_references
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR, scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.knockout import knock_out, knock_out_merges
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ReBPEPipeline
-from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
-from core.reference_state import TokenisedReference
-from core.samples import DUTCH_40K, SAMPLE_DIR, scenario_paths
+from core.pipeline import ReBPEPipeline
+from core.references.evaluation import evaluate_morphology
+from core.references.files import load_references, parse_references
 from tests.real_tokenisers import real_file
 from tests.test_knockout import toy
 

@@ -7,10 +7,10 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.pretokenisers import letter_runs
-from core.pretokenisers.letter_runs import LetterRunCut, cuts
-from core.pretokenisers.patterns import BOUNDLESS_PATTERN, GPT2_PATTERN, compile_regex
-from core.pretokenisers.real_patterns import ULTIMATE_PATTERN
+from core.pipeline import letter_runs
+from core.pipeline.letter_runs import LetterRunCut, cuts
+from core.pipeline.patterns import BOUNDLESS_PATTERN, GPT2_PATTERN, compile_regex
+from core.pipeline.real_patterns import ULTIMATE_PATTERN
 
 # lower, upper, titlecase, modifier, other letters, marks, apostrophes, underscore, digits, space, punctuation
 PIECES = ["a", "b", "é", "A", "B", "É", "ǅ", "ʰ", "中", "\u0301", "'", "\u2019", "_", "1", "7", " ", "\n", ".", "-"]

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import merges as merges_module
+from core.bpe import merges as merges_module
+from core.bpe.merges import Merge
 from core.errors import EXCERPT_CHARS, InputError, excerpt
 from core.formats import merges_txt
 from core.formats.limits import MAX_JSON_DEPTH, MAX_LINE_CHARS, MAX_TOKEN_BYTES
 from core.formats.tokeniser_files import parse_merges_vocab_bytes, parse_tokeniser_bytes
-from core.merges import Merge
 from tests.fuzz_inputs import HF_SMALL, SAMPLE_TEXT, SCENARIO, TEKKEN, mutate, outcome, seed_files
 
 

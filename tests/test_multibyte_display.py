@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import regex
 
-from core.explain import explain_word, trace_word
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
+from core.analysis.explain import explain_word, trace_word
+from core.bpe.model import BTETokeniser, Merge
+from core.pipeline import WhitespaceSplit
 from viz.tokens import (
     BOUNDARY_PX,
     COLUMN_PX,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import core
-from core.samples import SAMPLE_DIR
+from core.formats.samples import SAMPLE_DIR
 from core.trace import Trace, TraceEvent
 from viz.notebook import HTMLFigure, SVGFigure, show_graph, show_lattice, show_trace, show_tree
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, repair
 from core.errors import InputError
-from core.model import BTETokeniser, Merge
+from core.families.unigram.options import UnigramOptions
 from core.options import check_choice
-from core.pretokenisers.rebpe_pipeline import ReBPEPipeline
-from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, repair
-from core.unigram.options import UnigramOptions
+from core.pipeline.rebpe_pipeline import ReBPEPipeline
 
 CORE = Path(__file__).resolve().parent.parent / "core"
 
@@ -142,7 +142,7 @@ def test_numbers_and_flags_are_range_checked(cls, options, name):
     [
         (KnockoutConfig, {"threshold": 0}),
         (KnockoutConfig, {"min_vocab_size": 0}),
-        (KnockoutConfig, {"threshold": 1.01}),  # above 1: knocks out nothing (core.diagnostics sweeps use it)
+        (KnockoutConfig, {"threshold": 1.01}),  # above 1: knocks out nothing (core.edits.diagnostics sweeps use it)
         (AnnealConfig, {"min_ratio": 0.0}),
         (AnnealConfig, {"min_ratio": 1.5}),
         (AnnealConfig, {"min_applications": 0}),

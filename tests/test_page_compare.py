@@ -1,5 +1,5 @@
 """The Compare tokenisers page through AppTest: a light first view, two shipped tokenisers compared
-as core.compare compares them, a scenario against itself after knockout, the word in focus with both
+as core.analysis.compare compares them, a scenario against itself after knockout, the word in focus with both
 segmentations and trees, the view in the URL, and hostile links.
 
 The comparison itself is tested in test_compare; here we check the wiring."""
@@ -10,12 +10,12 @@ import re
 
 import pytest
 
-from core.compare import compare_tokenisers
+from core.analysis.compare import compare_tokenisers
+from core.bpe.model import Merge
 from core.formats.corpora import load_word_counts
-from core.formats.references import load_references
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.samples import DUTCH_40K, SAMPLE_DIR, count_paths, reference_paths
+from core.references.files import load_references
 from tests.apptest_support import assert_clean, fact_cards, word_chips
 from tests.apptest_support import run_page as run_at
 from viz.trees import svg_from_html

@@ -2,7 +2,7 @@
 nl_morph, the nl_wordfreq counts and the python-docs running text): it renders without exception,
 its controls work, only the chosen view computes, the corpus view reads text in the tokeniser's
 language by default, the sweep's caption says what its figure shows, and the token-frequency view
-shows core.compare's differences.
+shows core.analysis.compare's differences.
 
 The numbers themselves are tested in core (test_diagnostics, test_corpus_metrics, test_compare) and
 the figures in test_plots; here we check the wiring: the page shows the engine's results for the
@@ -18,16 +18,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import corpus_metrics as cm
-from core.blame import compute_blame
-from core.compare import token_frequency_differences
-from core.diagnostics import threshold_sweep
+from core.analysis import corpus_metrics as cm
+from core.analysis.compare import token_frequency_differences
+from core.edits.blame import compute_blame
+from core.edits.diagnostics import threshold_sweep
+from core.edits.rebpe import run_knockout
+from core.edits.reference_state import TokenisedReference
 from core.formats.corpora import load_word_counts
-from core.formats.references import load_references
+from core.formats.samples import DUTCH_40K, count_paths, reference_paths, running_text
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import run_knockout
-from core.reference_state import TokenisedReference
-from core.samples import DUTCH_40K, count_paths, reference_paths, running_text
+from core.references.files import load_references
 from tests.apptest_support import assert_clean
 from tests.apptest_support import run_page as run_at
 from viz.escaping import md_escape
@@ -143,7 +143,7 @@ def test_the_sweep_and_the_corpus_statistics_are_kept_on_disk():
     """By the content of their inputs (ui.result_cache): a fresh server process reads them back. The
     default workspace's sweep ships precomputed (scripts/precompute_samples.py); its corpus statistics
     are written to the disk cache."""
-    from core.run_archive import content_key, references_digest, tokeniser_digest, words_digest
+    from core.edits.archive import content_key, references_digest, tokeniser_digest, words_digest
     from tests.apptest_support import clear_streamlit_caches
     from ui.result_cache import PRECOMPUTED_DIR, file_name, results_dir
 

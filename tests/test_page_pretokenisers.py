@@ -7,7 +7,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from core.pretokenisers.gallery import EXAMPLES, compared_pretokenisers, pretokenise_all
+from core.analysis.pretokeniser_gallery import EXAMPLES, compared_pretokenisers, pretokenise_all
 from tests.apptest_support import assert_clean, run_page
 
 PAGE = "pages/pretokenisers.py"

@@ -116,8 +116,8 @@ def test_scenario_buttons_load_the_scenario_and_its_reference(label, name, total
         m.value.startswith("**Reference for this scenario:** `bruids` → `bruid s`, `bruid` → `bruid`")
         for m in at.markdown
     )
+    from core.formats.samples import scenario_paths
     from core.formats.tokeniser_files import load_tokeniser
-    from core.samples import scenario_paths
 
     explanation = load_tokeniser(scenario_paths()[name]).metadata["explanation"]
     words = explanation.split()[:3]  # the paper's explanation, markdown-escaped

@@ -9,7 +9,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.variants import registry
+from core.families import registry
 from tests.apptest_support import assert_clean, run_page
 from tests.test_page_merge_graph import recorded_figures
 from viz.escaping import md_escape

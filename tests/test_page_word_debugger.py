@@ -15,9 +15,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.rebpe_runs
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig
+from core.formats.samples import DUTCH_40K, scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import KnockoutConfig, ReBPEConfig
-from core.samples import DUTCH_40K, scenario_paths
 from tests.apptest_support import assert_clean, fact_cards, running_chips, word_chips
 from tests.apptest_support import run_page as run_at
 from viz.trees import svg_from_html

@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.errors import InputError
 from core.formats.corpora import iter_text_lines
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import scenario_paths
 from tests.apptest_support import assert_clean
 from tests.apptest_support import fact_cards as metrics
 from tests.apptest_support import run_page as run_at

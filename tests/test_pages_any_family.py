@@ -18,13 +18,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import PAGES
+from core.families import registry
+from core.families.base import TrainingCorpus
 from core.formats.hf_json import tokeniser_to_hf_json
+from core.formats.samples import running_text
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes
-from core.pretokenisers.byte_level import byte_chars_to_bytes
-from core.samples import running_text
+from core.pipeline.byte_level import byte_chars_to_bytes
 from core.tokeniser import has, require
-from core.variants import registry
-from core.variants.base import TrainingCorpus
 from tests.apptest_support import APP, assert_clean
 from ui.workspace import SAMPLE_TOKENISERS
 

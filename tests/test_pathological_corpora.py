@@ -10,15 +10,15 @@ import json
 
 import pytest
 
+from core.bpe.trainer import OCCURRENCES_PER_BEAT, count_pretokens, train_bpe
 from core.deadline import HEARTBEAT_WORK, Deadline, Heartbeat
 from core.errors import InputError
-from core.pretokenisers import ByteLevel
-from core.samples import PATHOLOGICAL_KINDS, pathological_text
-from core.train_bpe import OCCURRENCES_PER_BEAT, count_pretokens, train_bpe
-from core.unigram.trainer import cut_long_pretokens
-from core.variants import registry
-from core.variants.base import TrainingCorpus
-from core.variants.boundless import boundless_pretokeniser
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.families.boundless.model import boundless_pretokeniser
+from core.families.unigram.trainer import cut_long_pretokens
+from core.formats.samples import PATHOLOGICAL_KINDS, pathological_text
+from core.pipeline import ByteLevel
 from tests.apptest_support import run_page
 from tests.test_boundless import literal_train
 from tests.test_train_bpe import assert_same_as_hf

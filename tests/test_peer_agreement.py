@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.formats.references import load_references
+from core.edits.rebpe import ReBPEConfig, run_knockout, run_rebpe
+from core.formats.samples import reference_paths, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import ReBPEConfig, run_knockout, run_rebpe
-from core.samples import reference_paths, tokeniser_paths
+from core.references.files import load_references
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "peer_en4k.json").read_text(encoding="utf-8"))
 

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.bpe.trainer import train_bpe
 from core.errors import InputError
-from core.pretokenisers import Metaspace, WhitespaceSplit
+from core.families.base import TrainingCorpus
+from core.families.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
+from core.pipeline import Metaspace, WhitespaceSplit
 from core.tokeniser import Tokeniser
-from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus
-from core.variants.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
 from tests.conftest import SHARED
 
 M = "\u2581"  # ▁
@@ -278,7 +278,7 @@ def test_authors_ties_pick_maxima_and_the_rest_follows_literally(counts, target,
 @FAST
 @given(CORPORA, st.integers(4, 40))
 def test_no_removal_above_one_is_plain_bpe(counts, target):
-    """IoS <= 1, so τ > 1 never removes; with HF ties the merges are core.train_bpe's."""
+    """IoS <= 1, so τ > 1 never removes; with HF ties the merges are core.bpe.trainer's."""
     run = train(TrainingCorpus(WhitespaceSplit(), counts), target, threshold=1.01, tie="hf")
     assert run.summary["splits"] == 0
     assert [e.parts for e in run.tokeniser.events] == list(train_bpe(counts, target).merges)
@@ -486,6 +486,6 @@ def test_the_package_segments_our_event_lists_as_we_do():
 
 def _english(n: int) -> dict[str, int]:
     from core.formats.corpora import load_word_counts
-    from core.samples import SAMPLE_DIR
+    from core.formats.samples import SAMPLE_DIR
 
     return dict(list(load_word_counts(SAMPLE_DIR / "counts" / "en_wordfreq.tsv").items())[:n])

@@ -9,9 +9,9 @@ import re
 import plotly.graph_objects as go
 import pytest
 
-from core.blame import MergeBlame
-from core.corpus_metrics import CorpusStats, renyi_efficiency, summary, token_frequency_curve, zipf_curve
-from core.model import Merge
+from core.analysis.corpus_metrics import CorpusStats, renyi_efficiency, summary, token_frequency_curve, zipf_curve
+from core.bpe.model import Merge
+from core.edits.blame import MergeBlame
 from viz import plots
 
 
@@ -342,8 +342,8 @@ def test_exported_html_is_self_contained():
 
 
 def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
-    from core.variants.base import TrainingCorpus
-    from core.variants.boundless import boundless_pretokeniser, slots_after_events, train
+    from core.families.base import TrainingCorpus
+    from core.families.boundless.model import boundless_pretokeniser, slots_after_events, train
     from tests.test_boundless import OFTHE
 
     run = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290)

@@ -14,7 +14,7 @@ from tokenizers import Regex, Tokenizer
 from tokenizers import pre_tokenizers as hf_pre
 
 from core.errors import InputError
-from core.pretokenisers import (
+from core.pipeline import (
     BOUNDLESS_PATTERN,
     BYTE_TO_CHAR,
     CHAR_TO_BYTE,
@@ -34,8 +34,8 @@ from core.pretokenisers import (
     text_to_byte_chars,
     to_hf,
 )
-from core.pretokenisers.huggingface import simple_equivalent
-from core.pretokenisers.patterns import COVERING_PATTERNS, NAMED_PATTERNS
+from core.pipeline.huggingface.fields import simple_equivalent
+from core.pipeline.patterns import COVERING_PATTERNS, NAMED_PATTERNS
 
 # Only code points assigned in Python's own Unicode tables (hypothesis uses them for "Cn") whose
 # category the `regex` module agrees with: HF's Oniguruma, `regex` and `unicodedata` ship

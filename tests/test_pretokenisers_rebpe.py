@@ -9,7 +9,7 @@ import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.pretokenisers import ReBPEPipeline, pretokeniser_from_spec
+from core.pipeline import ReBPEPipeline, pretokeniser_from_spec
 
 P = ReBPEPipeline()
 

@@ -12,10 +12,10 @@ import base64
 
 import pytest
 
+from core.bpe.model import BTETokeniser
 from core.formats.tiktoken_files import ENCODINGS
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser
-from core.pretokenisers.byte_level import byte_chars_to_bytes
+from core.pipeline.byte_level import byte_chars_to_bytes
 from tests.real_tokenisers import RUNNING_TEXTS, real_entry, real_file
 
 #: tokenizer.json files and what each exercises beyond plain byte-level BPE

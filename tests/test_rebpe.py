@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.blame import compute_blame
-from core.formats.references import parse_references
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.blame import compute_blame
+from core.edits.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, reify, repair, run_rebpe
+from core.edits.reference_state import TokenisedReference
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ReBPEPipeline
-from core.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, reify, repair, run_rebpe
-from core.reference_state import TokenisedReference
-from core.samples import scenario_paths
+from core.pipeline import ReBPEPipeline
+from core.references.files import parse_references
 
 REFS = parse_references("bruids\tbruid s\nbruid\tbruid\ngids\tgids\n", "r.tsv").entries
 

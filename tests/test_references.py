@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.formats.references import (
+from core.references.files import (
     ReferenceEntry,
     ReferenceSet,
     Rejection,

@@ -16,16 +16,16 @@ import pytest
 import regex
 
 from core.errors import InputError
+from core.formats.samples import running_text
 from core.formats.tiktoken_files import ENCODINGS, parse_tiktoken_bytes
 from core.formats.tokeniser_files import load_tokeniser
-from core.pretokenisers import RegexSplit, limited_regex
-from core.pretokenisers.hf_pipeline import HFPipeline
-from core.pretokenisers.huggingface import simple_equivalent
-from core.pretokenisers.limited_regex import MAX_EXPANDED_SIZE, LimitedPattern, expanded_size
-from core.pretokenisers.patterns import KNOWN_PATTERNS, NAMED_PATTERNS, compile_regex
-from core.pretokenisers.special_tokens import SpecialTokenSplit
-from core.pretokenisers.whitespace import WhitespaceSplit
-from core.samples import running_text
+from core.pipeline import RegexSplit, limited_regex
+from core.pipeline.huggingface.fields import simple_equivalent
+from core.pipeline.huggingface.pipeline import HFPipeline
+from core.pipeline.limited_regex import MAX_EXPANDED_SIZE, LimitedPattern, expanded_size
+from core.pipeline.patterns import KNOWN_PATTERNS, NAMED_PATTERNS, compile_regex
+from core.pipeline.special_tokens import SpecialTokenSplit
+from core.pipeline.whitespace import WhitespaceSplit
 
 ROOT = Path(__file__).resolve().parent.parent
 REDOS = r"(?:\S|\S\S)+\d"

@@ -1,4 +1,4 @@
-"""Run archives (core/run_archive.py) and the result cache on disk (ui/result_cache.py): a finished
+"""Run archives (core/edits/archive.py) and the result cache on disk (ui/result_cache.py): a finished
 run, a blocked-merge scan and a reparation read back equal to what was computed; the cache is keyed
 by content; a damaged cache file is computed again, never a traceback."""
 
@@ -10,14 +10,14 @@ import os
 
 import pytest
 
-from core import run_archive
-from core.blocked import find_blocked_merges
-from core.formats.references import ReferenceEntry, ReferenceSet, load_references, parse_references
+from core.bpe.model import BTETokeniser
+from core.edits import archive as run_archive
+from core.edits.archive import NotArchivable, read_archive, write_archive
+from core.edits.blocked import find_blocked_merges
+from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
+from core.formats.samples import SAMPLE_DIR, scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import BTETokeniser
-from core.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
-from core.run_archive import NotArchivable, read_archive, write_archive
-from core.samples import SAMPLE_DIR, scenario_paths
+from core.references.files import ReferenceEntry, ReferenceSet, load_references, parse_references
 from ui import rebpe_runs, result_cache
 from ui.rebpe_runs import (
     KNOCKOUT_ONLY,

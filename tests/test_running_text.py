@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.merges import Merge
-from core.model import BTETokeniser
-from core.pretokenisers.metaspace import Metaspace
-from core.unknowns import UnknownPolicy, byte_token
+from core.bpe.merges import Merge
+from core.bpe.model import BTETokeniser
+from core.bpe.unknowns import UnknownPolicy, byte_token
+from core.pipeline.metaspace import Metaspace
 from tests.apptest_support import running_chips as parse
 from viz.running_text import running_text_html, text_tokens, token_spans, word_at
 

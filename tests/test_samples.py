@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from core.bpe.trainer import tokeniser_from_training, train_bpe_from_text
 from core.formats.corpora import load_word_counts
+from core.formats.samples import SAMPLE_DIR, count_paths, running_text, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.pretokenisers import Metaspace
-from core.samples import SAMPLE_DIR, count_paths, running_text, tokeniser_paths
-from core.train_bpe import tokeniser_from_training, train_bpe_from_text
+from core.pipeline import Metaspace
 
 
 def test_every_shipped_tokeniser_loads_and_is_sound():

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.bpe.trainer import train_bpe
 from core.errors import InputError
+from core.families.base import TrainingCorpus
+from core.families.scaffold import ScaffoldBPE, train
 from core.formats.corpora import load_word_counts
-from core.pretokenisers import Metaspace, WhitespaceSplit
-from core.samples import SAMPLE_DIR
+from core.formats.samples import SAMPLE_DIR
+from core.pipeline import Metaspace, WhitespaceSplit
 from core.tokeniser import Tokeniser
-from core.train_bpe import train_bpe
-from core.variants.base import TrainingCorpus
-from core.variants.scaffold import ScaffoldBPE, train
 
 # TEST_VECTORS.md V6 (shared/reference/corpora/scaffold_arizona.tsv), no prefix, target 17.
 ARIZONA = {"arizona": 10, "zona": 1, "arid": 2, "on": 3}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.bpe.model import Merge
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.samples import scenario_paths
 
 SCENARIOS = scenario_paths()
 

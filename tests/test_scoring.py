@@ -7,16 +7,16 @@ import json
 
 import pytest
 
+from core.bpe.model import BTETokeniser, Merge
 from core.cli import main
-from core.diagnostics import threshold_sweep
+from core.edits.diagnostics import threshold_sweep
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+from core.edits.reference_state import TokenisedReference
 from core.errors import InputError
-from core.evaluation import evaluate_morphology
-from core.formats.references import parse_references
 from core.formats.tokeniser_files import parse_tokeniser_bytes
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ReBPEPipeline
-from core.rebpe import KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
-from core.reference_state import TokenisedReference
+from core.pipeline import ReBPEPipeline
+from core.references.evaluation import evaluate_morphology
+from core.references.files import parse_references
 
 # The ReBPE pipeline normalises with NFKC ([rebpe App. B.1]): the ligature "ﬁ" becomes "fi", so
 # "ﬁne" changes length and cannot be aligned.

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import WhitespaceSplit
+from core.bpe.model import BTETokeniser, Merge
+from core.pipeline import WhitespaceSplit
 from tests.strategies import ALPHABET, WORDS, hf_bpe, merge_lists
 
 # TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
@@ -194,10 +194,10 @@ def test_tuple_bte_equals_the_literal_definition(merges, word):
 def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, monkeypatch):
     """Beyond LONG_PRETOKEN symbols binary segmentation uses a heap (a 1 MB pretoken would take
     hours with the list scan); it picks the same merges, shared ranks (tiktoken's form) included."""
-    import core.segmentation as segmentation
+    import core.bpe.segmentation as segmentation
+    from core.bpe.merges import merges_of_splits
     from core.formats.corpora import load_word_counts
-    from core.merges import merges_of_splits
-    from core.samples import SAMPLE_DIR
+    from core.formats.samples import SAMPLE_DIR
 
     words = ["Ġ" + w for w in list(load_word_counts(SAMPLE_DIR / "counts" / "nl_wordfreq.tsv"))[:2000]]
     ids = dutch40k.type_ids

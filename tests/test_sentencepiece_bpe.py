@@ -1,4 +1,4 @@
-"""SentencePiece ``.model`` files of BPE type (core.formats.sentencepiece_bpe) segment exactly as
+"""SentencePiece ``.model`` files of BPE type (core.formats.sentencepiece.bpe) segment exactly as
 ``sentencepiece`` does: real files (the sentencepiece test model, Mistral's Llama-2-style models
 with byte fallback and user-defined pieces) and tiny models trained here; plus unigram models
 loaded through the same normaliser."""
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.bpe.model import BTETokeniser
 from core.errors import InputError
-from core.formats.sentencepiece_files import parse_sentencepiece_bytes
-from core.model import BTETokeniser
-from core.samples import running_text
+from core.formats.samples import running_text
+from core.formats.sentencepiece.load import parse_sentencepiece_bytes
 from tests.real_tokenisers import file_bytes, real_bytes
 
 spm = pytest.importorskip("sentencepiece")
@@ -176,10 +176,10 @@ def test_trained_model_details(trained):
 
 @pytest.mark.parametrize("key", ["user", "raw"])
 def test_round_trip_through_project_json(trained, key):
-    from core.pretokenisers.registry import pretokeniser_kinds
+    from core.pipeline.specs import pretokeniser_kinds
 
     if "sentencepiece" not in pretokeniser_kinds():
-        pytest.skip("SentencePieceNormaliser is not registered in core.pretokenisers.registry yet")
+        pytest.skip("SentencePieceNormaliser is not registered in core.pipeline.specs yet")
     tok, sp = trained[key]
     again = BTETokeniser.from_json(tok.to_json())
     check_agreement(again, sp, EXTRA + LINES[:50])

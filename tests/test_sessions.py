@@ -13,10 +13,10 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.families.trimmed import TrimmedBPE, token_frequencies
 from core.formats.corpora import word_counts_from_text
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import scenario_paths
-from core.trimmed import TrimmedBPE, token_frequencies
 from tests.apptest_support import APP, assert_clean, click_in_fragment, fact_cards, word_chips
 
 TIMEOUT = 120

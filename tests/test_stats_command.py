@@ -1,7 +1,7 @@
-"""Corpus statistics counted in chunks (core.counting.token_stats), the ``stats`` command that writes
+"""Corpus statistics counted in chunks (core.analysis.token_stats), the ``stats`` command that writes
 them as stats.json, and the distributions page that opens such a file.
 
-The statistics must be exactly core.corpus_metrics.token_counts over the same lines, whatever the
+The statistics must be exactly core.analysis.corpus_metrics.token_counts over the same lines, whatever the
 chunk size and the number of workers; a stats.json read back (by the page's loader) must give the
 same CorpusStats; a file that is not one is refused naming the file and what was expected.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from core import cli
-from core import corpus_metrics as cm
+from core.analysis import corpus_metrics as cm
+from core.analysis.token_stats import ChunkTokenStats, combine_stats, corpus_stats, read_stats_file, tokeniser_at
 from core.counting.chunks import corpus_files
-from core.counting.token_stats import ChunkTokenStats, combine_stats, corpus_stats, read_stats_file, tokeniser_at
 from core.errors import InputError
 from core.formats.corpora import iter_text_lines
 from tests.apptest_support import assert_clean, run_page

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from core.blocked import find_blocked_merges
-from core.formats.references import parse_references
+from core.bpe.model import Merge
+from core.edits.blocked import find_blocked_merges
+from core.edits.rebpe import repair, run_knockout, run_rebpe
+from core.edits.steps import KNOCKOUT, PREEXISTING, REPAIRED
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.rebpe import repair, run_knockout, run_rebpe
-from core.samples import scenario_paths
-from core.steps import KNOCKOUT, PREEXISTING, REPAIRED
+from core.references.files import parse_references
 from viz import step_views as sv
 
 BRUID = "bruids\tbruid s\nbruid\tbruid\n"
@@ -138,7 +138,7 @@ def test_filter_and_csv_keep_awkward_text():
 
 def test_metrics_table_four_row_and_rows():
     _, run = scenario_run("a1_scenario2a")
-    from core.reference_state import TokenisedReference
+    from core.edits.reference_state import TokenisedReference
 
     initial = TokenisedReference(scenario("a1_scenario2a"), parse_references(BRUID, format="tsv").entries).scores()
     row = sv.table4_row(run.steps, initial, 4)
@@ -152,7 +152,7 @@ def test_metrics_table_four_row_and_rows():
 
 def test_figures_fill_in_step_by_step_and_stay_offline():
     tokeniser, run = scenario_run("a1_scenario2b_ii")
-    from core.evaluation import MorphScores
+    from core.references.evaluation import MorphScores
 
     initial = MorphScores(0.5, 0.5, 0.5, 1, 1, 1, 2)
     labels = sv.step_labels(run.steps)
@@ -203,8 +203,8 @@ def test_affected_words_include_trees_that_changed_without_new_tokens():
 
 @pytest.mark.slow
 def test_affected_words_with_touched_types_agree_with_the_full_scan(dutch40k):
-    from core.formats.references import load_references
-    from core.samples import reference_paths
+    from core.formats.samples import reference_paths
+    from core.references.files import load_references
 
     entries = load_references(reference_paths()["nl_morph"]).entries[:400]
     run = run_rebpe(dutch40k, entries)
@@ -305,7 +305,7 @@ def test_moved_merge_variants_are_the_papers_listings_and_block_a_merge():
     ],
 )
 def test_malformed_moved_merge_variants_are_left_out(variants):
-    from core.model import BTETokeniser
+    from core.bpe.model import BTETokeniser
 
     base = scenario("a3_moving_merges")
     odd = BTETokeniser(base.alphabet, base.merges, base.pretokeniser, metadata={**base.metadata, "variants": variants})

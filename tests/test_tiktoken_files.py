@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.formats.samples import running_text
 from core.formats.tiktoken_files import (
     ENCODINGS,
     R50K_PATTERN,
@@ -21,9 +23,7 @@ from core.formats.tiktoken_files import (
     read_ranks,
     tokeniser_from_ranks,
 )
-from core.model import BTETokeniser
-from core.pretokenisers.byte_level import byte_chars_to_bytes
-from core.samples import running_text
+from core.pipeline.byte_level import byte_chars_to_bytes
 from tests.real_tokenisers import file_bytes, real_bytes
 
 tiktoken = pytest.importorskip("tiktoken")

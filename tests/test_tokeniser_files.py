@@ -9,14 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
+from core.bpe.model import BTETokeniser, Merge
 from core.errors import InputError
 from core.formats.corpora import load_word_counts
 from core.formats.hf_json import tokeniser_to_hf_json
 from core.formats.merges_txt import merges_txt, parse_merges_txt, save_merges_and_vocab
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import ByteLevel, Metaspace, ReBPEPipeline, WhitespaceSplit
-from core.samples import DUTCH_40K, SAMPLE_DIR, tokeniser_paths
+from core.pipeline import ByteLevel, Metaspace, ReBPEPipeline, WhitespaceSplit
 
 
 def test_dutch_40k_holds_the_papers_case(dutch40k):

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from core.dropout import DropoutBPE
+from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.families.dropout import DropoutBPE
+from core.families.trimmed import TrimmedBPE
 from core.formats.corpora import load_word_counts
+from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, sniff
-from core.model import BTETokeniser
-from core.samples import DUTCH_40K, SAMPLE_DIR
 from core.tokeniser import CapabilityError, Tokeniser, from_saved_json, has, require
-from core.trimmed import TrimmedBPE
-from core.variants import registry
-from core.variants.base import TrainingCorpus
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTS = dict(list(load_word_counts(SAMPLE_DIR / "counts" / "en_wordfreq.tsv").items())[:1500])
@@ -155,12 +155,12 @@ def test_model_imports_nothing_above_it():
 
     allowed = {
         "core.errors",
-        "core.merges",
-        "core.pretokenisers.base",
-        "core.pretokenisers.registry",
-        "core.segmentation",
+        "core.bpe.merges",
+        "core.pipeline.base",
+        "core.pipeline.specs",
+        "core.bpe.segmentation",
         "core.trace",
-        "core.unknowns",
+        "core.bpe.unknowns",
     }
     for module in ("model", "segmentation", "merges", "trace", "unknowns"):
         tree = ast.parse((ROOT / "core" / f"{module}.py").read_text(encoding="utf-8"))

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.errors import InputError
+from core.formats.samples import scenario_paths, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import scenario_paths, tokeniser_paths
 from tests.apptest_support import APP, clear_streamlit_caches
 from ui.tokeniser_store import (
     BUDGET_ENV,

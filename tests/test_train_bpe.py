@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.bpe.trainer import BPETrainingResult, count_pretokens, train_bpe, train_bpe_from_text
 from core.errors import InputError
-from core.train_bpe import BPETrainingResult, count_pretokens, train_bpe, train_bpe_from_text
 
 WS = "\u2581"  # ▁
 

@@ -1,4 +1,4 @@
-"""Resumable training (core.train_checkpoint): a run interrupted after some steps and resumed from
+"""Resumable training (core.bpe.checkpoint): a run interrupted after some steps and resumed from
 its checkpoint gives exactly the tokeniser of an uninterrupted run, for BPE and BoundlessBPE;
 other checkpoints are refused with what differs, other trainers refuse --checkpoint."""
 
@@ -10,13 +10,13 @@ import json
 import pytest
 
 from core import cli
+from core.bpe.checkpoint import FILE, TrainingCheckpoint, fingerprint
+from core.bpe.trainer import train_bpe
 from core.errors import InputError
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.formats.samples import running_text
 from core.formats.tokeniser_files import save_tokeniser
-from core.samples import running_text
-from core.train_bpe import train_bpe
-from core.train_checkpoint import FILE, TrainingCheckpoint, fingerprint
-from core.variants import registry
-from core.variants.base import TrainingCorpus
 
 LINES = list(itertools.islice(running_text(), 300))
 VOCAB = {"bpe": 900, "boundless": 700}

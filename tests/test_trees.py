@@ -6,9 +6,9 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 
+from core.bpe.model import Merge
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.model import Merge
-from core.samples import scenario_paths
 from viz.trees import merge_tree_svg, svg_from_html, svg_html, tree_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -102,8 +102,8 @@ def test_several_pretokens_side_by_side(dutch40k):
 
 def test_everything_is_escaped():
     hostile = "<b>&\"'"
-    from core.model import BTETokeniser
-    from core.pretokenisers import WhitespaceSplit
+    from core.bpe.model import BTETokeniser
+    from core.pipeline import WhitespaceSplit
 
     tokeniser = BTETokeniser(list(hostile), [Merge(0, ("<", "b")), Merge(1, ("<b", ">"))], WhitespaceSplit())
     trace = tokeniser.trace_pretoken(hostile)
@@ -148,8 +148,8 @@ def test_tree_svg_for_the_stepper_page(dutch40k):
 
 def test_tree_svg_highlights_tokens_by_string_and_escapes_them():
     """The stepper's simple entry point: highlight by merge or by token string; every text escaped."""
-    from core.model import BTETokeniser
-    from core.pretokenisers import WhitespaceSplit
+    from core.bpe.model import BTETokeniser
+    from core.pipeline import WhitespaceSplit
 
     hostile = "<b>&\"'"
     tokeniser = BTETokeniser(list(hostile), [Merge(0, ("<", "b")), Merge(1, ("<b", ">"))], WhitespaceSplit())

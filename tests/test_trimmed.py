@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.bpe.model import BTETokeniser, Merge
 from core.errors import InputError
-from core.model import BTETokeniser, Merge
-from core.pretokenisers import Metaspace, WhitespaceSplit
-from core.trimmed import TrimmedBPE, token_frequencies
+from core.families.trimmed import TrimmedBPE, token_frequencies
+from core.pipeline import Metaspace, WhitespaceSplit
 
 # TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
 SENNRICH_MERGES = ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]

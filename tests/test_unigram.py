@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from core.pretokenisers import Metaspace, WhitespaceSplit
-from core.unigram import SENTENCEPIECE, Lattice, UnigramTokeniser, train
-from core.unigram.batch import Lattices
-from core.unigram.options import UnigramOptions
-from core.unigram.trainer import Trainer, corpus_statistics, digamma
-from core.variants.base import TrainingCorpus
+from core.families.base import TrainingCorpus
+from core.families.unigram import SENTENCEPIECE, Lattice, UnigramTokeniser, train
+from core.families.unigram.batch import Lattices
+from core.families.unigram.options import UnigramOptions
+from core.families.unigram.trainer import Trainer, corpus_statistics, digamma
+from core.pipeline import Metaspace, WhitespaceSplit
 from tests.conftest import SHARED
 
 REFERENCE = SHARED / "reference"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.unigram.seed import (
+from core.families.unigram.seed import (
     Nodes,
     PieceRules,
     _by_first_symbol,

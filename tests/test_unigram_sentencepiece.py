@@ -1,4 +1,4 @@
-"""SentencePiece ``.model`` files (core.unigram.sentencepiece_model): models trained here with the
+"""SentencePiece ``.model`` files (core.formats.sentencepiece.unigram): models trained here with the
 ``sentencepiece`` package segment exactly as SentencePiece does; other files are refused."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import math
 import pytest
 
 from core.errors import InputError
-from core.samples import running_text
-from core.unigram import UnigramTokeniser, load_sentencepiece_model, parse_sentencepiece_model
+from core.families.unigram import UnigramTokeniser
+from core.formats.samples import running_text
+from core.formats.sentencepiece.unigram import load_sentencepiece_model, parse_sentencepiece_model
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -91,7 +92,7 @@ def test_bpe_and_malformed_models_are_refused(tmp_path):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from core.unigram.lattice import Lattice  # noqa: E402
+from core.families.unigram.lattice import Lattice  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +166,7 @@ def test_byte_fallback_and_unknown_runs(models):
     ],
 )
 def test_bad_saved_unknown_fields(change, field):
-    from core.pretokenisers import Metaspace
+    from core.pipeline import Metaspace
 
     obj = UnigramTokeniser({"a": -1.0}, Metaspace(), "t").to_json()
     obj.update(change)

@@ -1,4 +1,4 @@
-"""Every tokeniser family through the one interface (core/variants/base.py): trained on the same
+"""Every tokeniser family through the one interface (core/families/base.py): trained on the same
 small corpus, each must tokenise losslessly, trace what it does, respect its target size and
 round-trip through its saved form, and the CLI must train and apply it."""
 
@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
+from core.families import registry
+from core.families.base import TrainingCorpus
+from core.formats.samples import running_text
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
-from core.samples import running_text
 from core.tokeniser import Tokeniser
 from core.trace import Trace
-from core.variants import registry
-from core.variants.base import TrainingCorpus
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = list(itertools.islice(running_text(), 400))
@@ -178,7 +178,7 @@ def test_cli_trains_and_segments(algorithm, tmp_path):
 
 
 def test_vocabulary_overlap_by_hand():
-    from core.variants.compare import vocabulary_overlap
+    from core.analysis.train_compare import vocabulary_overlap
 
     rows = vocabulary_overlap(
         {"x": frozenset({"a", "b", "ab", "abc"}), "y": frozenset({"a", "ab", "bc"}), "z": frozenset({"a"})}
@@ -192,8 +192,8 @@ def test_vocabulary_overlap_by_hand():
 
 
 def test_kind_fractions_by_hand():
-    from core.variants.base import TrainingEvent
-    from core.variants.dynamics import kind_fractions, kind_totals
+    from core.analysis.training_dynamics import kind_fractions, kind_totals
+    from core.families.base import TrainingEvent
 
     kinds = ["merge", "merge", "supermerge", "merge", "deletion"]
     events = [TrainingEvent(i, k, "", 1, 0) for i, k in enumerate(kinds)]

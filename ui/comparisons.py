@@ -1,6 +1,6 @@
 """Two tokenisers to compare, shared by the Compare and Blame & distributions pages.
 
-Streamlit glue around :mod:`core.compare` (no algorithm here): the choices (every workspace
+Streamlit glue around :mod:`core.analysis.compare` (no algorithm here): the choices (every workspace
 tokeniser and, derived from each, "<name> after knockout" and "<name> after ReBPE", run by
 ``ui.rebpe_runs.cached_run`` on the workspace's reference, or a scenario's own words), the word
 sources (the reference words, the shipped word counts, the workspace corpus), and comparisons
@@ -17,9 +17,9 @@ from types import MappingProxyType
 
 import streamlit as st
 
-from core.compare import Comparison, Segmentations, compare_tokenisers, token_frequency_differences
+from core.analysis.compare import Comparison, Segmentations, compare_tokenisers, token_frequency_differences
+from core.edits.rebpe import ReBPEConfig
 from core.errors import InputError
-from core.rebpe import ReBPEConfig
 from core.tokeniser import Tokeniser
 from ui.rebpe_runs import KNOCKOUT_ONLY, LRUStore, cached_run, scenario_references
 from ui.workspace import (
@@ -159,7 +159,7 @@ def segmentations(chosen: Chosen) -> Segmentations:
 
 
 def comparison(a: Chosen, b: Chosen, words: Mapping[str, int], words_key: str) -> Comparison:
-    """:func:`core.compare.compare_tokenisers` of A and B over ``words``, with a progress bar the
+    """:func:`core.analysis.compare.compare_tokenisers` of A and B over ``words``, with a progress bar the
     first time."""
     holder = st.empty()
 

@@ -1,6 +1,6 @@
 """How often merges fire on the workspace's reference and corpus, for the pages (Streamlit glue).
 
-One :class:`core.merge_usage.FireCounter` per (tokeniser, text), shared by every session through
+One :class:`core.analysis.merge_usage.FireCounter` per (tokeniser, text), shared by every session through
 ``st.cache_resource``; each counts lazily (only the merges a page asks about) and keeps its counts,
 so the merge graph and the word debugger pay for a pretoken's trace once.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.merge_usage import FireCounter
-from core.model import BTETokeniser
+from core.analysis.merge_usage import FireCounter
+from core.bpe.model import BTETokeniser
 from ui.workspace import Workspace, digest
 
 

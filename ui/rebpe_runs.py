@@ -5,7 +5,7 @@ so it is computed once per (tokeniser, reference, configuration) and kept in a s
 process-wide LRU store (behind ``st.cache_resource``, so tests can clear it). Behind the memory,
 runs, blocked-merge scans and reparations go through ``ui.result_cache``: precomputed for the
 shipped samples, else kept on disk across server restarts, keyed by the content of their inputs
-(``core.run_archive``), and computed only when neither has them. ``cached_run`` is not a
+(``core.edits.archive``), and computed only when neither has them. ``cached_run`` is not a
 ``@st.cache_resource`` function itself because the first computation reports live progress
 (one line per iteration) and a cached function would replay those elements on every hit.
 Everything stored is shared by every browser session, so it is immutable: a finished run keeps
@@ -24,13 +24,8 @@ from types import MappingProxyType
 
 import streamlit as st
 
-from core.blocked import BlockedReport, find_blocked_merges
-from core.evaluation import MorphScores
-from core.formats.references import ReferenceSet, parse_references
-from core.model import BTETokeniser
-from core.rebpe import KnockoutConfig, ReBPEConfig, repair, run_rebpe
-from core.reference_state import TokenisedReference
-from core.run_archive import (
+from core.bpe.model import BTETokeniser
+from core.edits.archive import (
     ReparationParts,
     RunParts,
     blocked_from_json,
@@ -44,7 +39,12 @@ from core.run_archive import (
     tokeniser_digest,
     words_digest,
 )
-from core.steps import StepReport
+from core.edits.blocked import BlockedReport, find_blocked_merges
+from core.edits.rebpe import KnockoutConfig, ReBPEConfig, repair, run_rebpe
+from core.edits.reference_state import TokenisedReference
+from core.edits.steps import StepReport
+from core.references.evaluation import MorphScores
+from core.references.files import ReferenceSet, parse_references
 from ui import result_cache
 from viz.step_views import scenario_reference_tsv, segmentation_changes
 
@@ -52,7 +52,7 @@ MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
 
 
 def knockout_config(threshold: float = 0.5) -> ReBPEConfig:
-    """Plain BPE-knockout as a ReBPE configuration, as ``core.rebpe.run_knockout`` runs it."""
+    """Plain BPE-knockout as a ReBPE configuration, as ``core.edits.rebpe.run_knockout`` runs it."""
     return ReBPEConfig(knockout=KnockoutConfig(threshold=threshold), reify=False, max_iterations=1)
 
 
@@ -81,7 +81,7 @@ class ComputedRun:
         return self.steps[index - 2].origins if index >= 2 else MappingProxyType({})
 
     def parts(self) -> RunParts:
-        """What an archive keeps of the run (``core.run_archive``)."""
+        """What an archive keeps of the run (``core.edits.archive``)."""
         return RunParts(self.steps, self.tokeniser, self.initial, self.seconds, self.unaligned, self.words)
 
 
@@ -129,7 +129,7 @@ def compute_run(
     progress: Callable[[int, StepReport], None] | None = None,
 ) -> ComputedRun:
     """The run itself, without Streamlit: ``traced`` is told the reference as traced before any
-    phase, ``progress`` every iteration's knockout step (see ``core.rebpe.run_rebpe``)."""
+    phase, ``progress`` every iteration's knockout step (see ``core.edits.rebpe.run_rebpe``)."""
     started = time.perf_counter()
     entries = list(references.entries)
     initial = TokenisedReference(tokeniser, entries)
@@ -300,7 +300,7 @@ def blocked_content_key(tokeniser: BTETokeniser, words: Sequence[str]) -> str:
 
 
 def stored_blocked_report(tokeniser: BTETokeniser, words: Sequence[str]) -> BlockedReport:
-    """:func:`core.blocked.find_blocked_merges` through the precomputed results and the disk cache."""
+    """:func:`core.edits.blocked.find_blocked_merges` through the precomputed results and the disk cache."""
     return result_cache.through(
         "blocked",
         blocked_content_key(tokeniser, words),

@@ -1,7 +1,7 @@
 """Results kept on disk across server restarts, and shipped precomputed for the samples.
 
 A result (a knockout / ReBPE run, a blocked-merge scan, a reparation) is found by a key over the
-*content* of its inputs (``core.run_archive.content_key``: tokeniser and reference digests, the
+*content* of its inputs (``core.edits.archive.content_key``: tokeniser and reference digests, the
 frozen configuration, the archive format version), never by their names. :func:`through` looks in
 ``sample_data/precomputed/`` (made by ``scripts/precompute_samples.py``, checked into git), then in
 the server's folder ``ui.storage.storage_dir("results")``, and computes only when neither has it,
@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from core.edits.archive import read_archive, write_archive
+from core.formats.samples import SAMPLE_DIR
 from core.gc_pause import cyclic_gc_paused
-from core.run_archive import read_archive, write_archive
-from core.samples import SAMPLE_DIR
 from ui.storage import env_megabytes, storage_dir
 
 PRECOMPUTED_DIR = SAMPLE_DIR / "precomputed"

@@ -1,5 +1,5 @@
 """Opening a stats file (``structok stats --out stats.json``) on the distributions page: from an
-upload or a path on the machine that runs the app, read with :func:`core.counting.token_stats.read_stats_file`.
+upload or a path on the machine that runs the app, read with :func:`core.analysis.token_stats.read_stats_file`.
 
 The opened file is kept in the session (:data:`OPENED_KEY`); a file that cannot be read leaves
 the one opened before in place and its error, naming the file and what was expected, in
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.counting.token_stats import StatsFile, read_stats_file
+from core.analysis.token_stats import StatsFile, read_stats_file
 from core.errors import InputError
 from core.formats.corpora import read_bytes
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.diagnostics import threshold_sweep
-from core.formats.references import ReferenceSet
-from core.model import BTETokeniser
-from core.reference_state import TokenisedReference
-from core.run_archive import content_key, references_digest, tokeniser_digest
+from core.bpe.model import BTETokeniser
+from core.edits.archive import content_key, references_digest, tokeniser_digest
+from core.edits.diagnostics import threshold_sweep
+from core.edits.reference_state import TokenisedReference
+from core.references.files import ReferenceSet
 from ui import result_cache
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))  # App. A.3: 0.05 … 0.95
@@ -21,7 +21,7 @@ def sweep_key(tokeniser: BTETokeniser, references: ReferenceSet) -> str:
 
 
 def compute_sweep(reference: TokenisedReference, progress: Callable[[int, float], None] | None = None) -> list[dict]:
-    """:func:`core.diagnostics.threshold_sweep` at every threshold, one at a time (``progress(i, t)``
+    """:func:`core.edits.diagnostics.threshold_sweep` at every threshold, one at a time (``progress(i, t)``
     before each)."""
     rows = []
     for i, t in enumerate(THRESHOLDS):

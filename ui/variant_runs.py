@@ -8,11 +8,11 @@ import time
 
 import streamlit as st
 
-from core import corpus_metrics as cm
+from core.analysis import corpus_metrics as cm
 from core.deadline import EXPLORER_SECONDS, Deadline
 from core.errors import InputError
-from core.variants import registry
-from core.variants.base import TrainingRun
+from core.families import registry
+from core.families.base import TrainingRun
 from ui.rebpe_runs import LRUStore
 from ui.workspace import current
 

@@ -38,7 +38,9 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.families.registry import PRETOKENISERS
 from core.formats.corpora import (
     decode_utf8,
     load_word_counts,
@@ -47,12 +49,10 @@ from core.formats.corpora import (
     word_counts_from_text,
 )
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
-from core.formats.references import ReferenceSet, load_references, parse_reference_bytes
+from core.formats.samples import count_paths, reference_paths, running_text, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
-from core.model import BTETokeniser
-from core.samples import count_paths, reference_paths, running_text, tokeniser_paths
+from core.references.files import ReferenceSet, load_references, parse_reference_bytes
 from core.tokeniser import Tokeniser, require
-from core.variants.registry import PRETOKENISERS
 from ui import upload_store
 from ui.tokeniser_store import store as tokeniser_store
 from ui.upload_store import Upload, digest

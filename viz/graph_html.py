@@ -1,8 +1,8 @@
 """The neighbourhood of a type as an interactive vis-network graph, built through pyvis, offline.
 
 Pure functions (no Streamlit). Two views of [knockout]: types only (Fig. 1, one arrow per
-merge part, :func:`core.graph.type_graph`) and types and merges alternating (Fig. 11, merge nodes
-labelled with rank and parts, :func:`core.graph.merge_graph`). Roles come from core.graph
+merge part, :func:`core.bpe.graph.type_graph`) and types and merges alternating (Fig. 11, merge nodes
+labelled with rank and parts, :func:`core.bpe.graph.merge_graph`). Roles come from core.bpe.graph
 (center, ancestor, descendant, half-sibling); parts of a shown merge that are outside the
 neighbourhood are drawn as grey "other part" nodes so every merge is complete. Tuple merges and
 merges absent from a comparison tokeniser (knocked out, or new after an edit) are marked.
@@ -10,7 +10,7 @@ merges absent from a comparison tokeniser (knocked out, or new after an edit) ar
 When a type is formed by several merges (tiktoken and SentencePiece conversions), its *primary*
 merge (the one that fires on its own string) is drawn like any merge and the *alternatives* are
 dashed grey and labelled "alt"; tooltips list every merge of a type, primary first, with how
-often each fires on the reference and the corpus (``fire_counts``, from :mod:`core.merge_usage`).
+often each fires on the reference and the corpus (``fire_counts``, from :mod:`core.analysis.merge_usage`).
 With one merge per type nothing of this appears and the figures are the paper's.
 
 pyvis assembles the vis-network node, edge and option data; the page HTML comes from this module's
@@ -39,8 +39,7 @@ from pathlib import Path
 
 from pyvis.network import Network
 
-from core.errors import InputError
-from core.graph import (
+from core.bpe.graph import (
     ANCESTOR,
     CENTER,
     DESCENDANT,
@@ -52,7 +51,8 @@ from core.graph import (
     type_graph,
     type_node,
 )
-from core.model import BTETokeniser, Merge
+from core.bpe.model import BTETokeniser, Merge
+from core.errors import InputError
 from viz.escaping import html_escape, script_json
 from viz.ranks import rank_help, rank_text
 from viz.tokens import code_points

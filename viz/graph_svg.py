@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from core.graph import Neighbourhood
-from core.model import BTETokeniser
+from core.bpe.graph import Neighbourhood
+from core.bpe.model import BTETokeniser
 from viz.escaping import html_escape
 from viz.graph_html import TYPE_FONT, TYPES_VIEW, graph_figure, node_width
 

@@ -1,4 +1,4 @@
-"""A Unigram lattice (core.unigram.lattice.Lattice) as an SVG chart: the pretoken's characters
+"""A Unigram lattice (core.families.unigram.lattice.Lattice) as an SVG chart: the pretoken's characters
 along the top (one label per character as people see it, over the code points it is made of),
 every candidate token as a span under the characters it covers (packed into rows), the Viterbi
 path highlighted, and under each gap between characters the marginal probability that a token

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from core.analysis.explain import trace_word, word_boundaries
+from core.bpe.graph import PRIMARY, neighbourhood
 from core.errors import InputError, excerpt
-from core.explain import trace_word, word_boundaries
-from core.graph import PRIMARY, neighbourhood
 from core.tokeniser import Tokeniser, require
 from core.trace import Trace
 from viz.graph_html import TYPES_VIEW, resolve_type, similar_types, type_labels
@@ -64,7 +64,7 @@ def show_tree(
 ) -> SVGFigure:
     """The merge trees of ``word`` as it appears in running text (a tokeniser with a merge graph):
     characters at the leaves, one box per merge with its rank. ``reference``: split positions in
-    the word (``entry.boundaries()`` of a :class:`core.formats.references.ReferenceEntry`), drawn
+    the word (``entry.boundaries()`` of a :class:`core.references.files.ReferenceEntry`), drawn
     as red dashed lines, with a red border on a merge that removed one ([knockout §3.4] blame);
     ``highlight``: merges or token strings to border in blue."""
     graph = require(tokeniser, "merge_graph", "show_tree")

@@ -138,7 +138,7 @@ def blame_rows(blames: Iterable, knocked: Iterable = (), display: Callable[[str]
     """One row per merge with N(m) >= 1, in rank order: rank, merge, result, tuple merge, B(m), N(m),
     R(m) and whether it was knocked out (``knocked``: the merges the knockout removed).
 
-    ``blames`` are :class:`core.blame.MergeBlame` (``merge``, ``blame``, ``applications``, ``ratio``).
+    ``blames`` are :class:`core.edits.blame.MergeBlame` (``merge``, ``blame``, ``applications``, ``ratio``).
     """
     knocked = set(knocked)
     rows = []
@@ -287,7 +287,7 @@ def log_ticks(top: float) -> list[int]:
 def threshold_sweep_figure(rows: Sequence[dict], threshold: float | None = None) -> go.Figure:
     """[knockout App. A.3 / Fig. 5]: merges knocked out (left) and Pr/Re/F1 (right) per threshold.
 
-    ``rows`` as :func:`core.diagnostics.threshold_sweep` returns them.
+    ``rows`` as :func:`core.edits.diagnostics.threshold_sweep` returns them.
     """
     title = "Knockout at every threshold t: remove the merges with R(m) ≥ t"
     if not rows:
@@ -435,7 +435,7 @@ def _line_figure(curves: Mapping[str, Sequence[tuple]], colours: Mapping[str, st
 def zipf_figure(curves: Mapping[str, Sequence[tuple[int, int]]], colours: Mapping[str, str] | None = None) -> go.Figure:
     """Zipf plot: count against rank of the types that occur, both axes logarithmic.
 
-    ``curves``: label -> :func:`core.corpus_metrics.zipf_curve`. A straight line of slope −1 is
+    ``curves``: label -> :func:`core.analysis.corpus_metrics.zipf_curve`. A straight line of slope −1 is
     Zipf's law ([knockout §2], "Redundancy").
     """
     title = "Zipf plot: frequency by rank"
@@ -451,7 +451,8 @@ def token_frequency_figure(
     curves: Mapping[str, Sequence[tuple[int, float]]], colours: Mapping[str, str] | None = None, *, log_x: bool = False
 ) -> go.Figure:
     """[boundless Fig. 4]: log10(count + 1) of every vocabulary type, most to least frequent;
-    types never used form the tail at 0. ``curves``: label -> :func:`core.corpus_metrics.token_frequency_curve`.
+    types never used form the tail at 0.
+    ``curves``: label -> :func:`core.analysis.corpus_metrics.token_frequency_curve`.
     The paper's rank axis is linear; ``log_x`` spreads out the used head of a large vocabulary."""
     title = "Token-frequency curve: all types, unused at 0"
     if not any(curves.values()):
@@ -514,7 +515,7 @@ def renyi_figure(
     return _style(fig, title, "Rényi order α (α = 1 is Shannon entropy)", legend="bottom")
 
 
-#: The scalar metrics of the summary table: key of core.corpus_metrics.summary, column title,
+#: The scalar metrics of the summary table: key of core.analysis.corpus_metrics.summary, column title,
 #: number format (d3) and whether the figure of bars shows it.
 SUMMARY_COLUMNS: tuple[tuple[str, str, str, bool], ...] = (
     ("vocab_size", "|V|", ",d", False),
@@ -533,7 +534,7 @@ SUMMARY_COLUMNS: tuple[tuple[str, str, str, bool], ...] = (
 
 def summary_rows(summaries: Mapping[str, Mapping]) -> list[dict]:
     """One row per tokeniser: its label and the metrics of :data:`SUMMARY_COLUMNS`, keyed by their
-    ``core.corpus_metrics.summary`` names (the α used is in each summary's ``alpha``)."""
+    ``core.analysis.corpus_metrics.summary`` names (the α used is in each summary's ``alpha``)."""
     return [
         {"tokeniser": label, "alpha": s.get("alpha"), **{key: s.get(key) for key, *_ in SUMMARY_COLUMNS}}
         for label, s in summaries.items()
@@ -713,7 +714,7 @@ def vocab_size_figure(
     events: Sequence, target: int | None = None, marker_step: int | None = None, slots: Sequence[int] | None = None
 ) -> go.Figure:
     """|V| after each training event (scaffold and removal events make it go down); with ``slots``
-    (one per event, core.variants.boundless.slots_after_events) also the budget slots filled,
+    (one per event, core.families.boundless.model.slots_after_events) also the budget slots filled,
     which deleted BoundlessBPE tokens keep."""
     steps = [e.step for e in events]
     fig = go.Figure(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode
 
-from core.pretokenisers.base import Pretokeniser
+from core.pipeline.base import Pretokeniser
 from viz.escaping import html_escape
 from viz.tokens import CHIP_COLOURS, UNKNOWN_COLOUR, _chip_text, code_points, shown, visible
 

@@ -21,12 +21,12 @@ from itertools import pairwise
 
 import plotly.graph_objects as go
 
-from core.alignment import align_word
-from core.diagnostics import changes_by_origin, metrics_table, vocab_size_per_iteration
+from core.bpe.model import BTETokeniser, Merge
+from core.edits.diagnostics import changes_by_origin, metrics_table, vocab_size_per_iteration
+from core.edits.steps import ORIGINS, PREEXISTING, StepReport
 from core.errors import InputError
-from core.evaluation import MorphScores
-from core.model import BTETokeniser, Merge
-from core.steps import ORIGINS, PREEXISTING, StepReport
+from core.references.alignment import align_word
+from core.references.evaluation import MorphScores
 from viz.escaping import code_span
 from viz.ranks import rank_text
 from viz.tokens import shown
@@ -390,7 +390,7 @@ def neighbourhood_rows(
 
 # --- metrics ([rebpe Table 4 / App. D]) ------------------------------------------------------------
 def metrics_rows(steps: Sequence[StepReport], initial: MorphScores | None, upto: int) -> list[dict]:
-    """:func:`core.diagnostics.metrics_table` up to step ``upto``, in percent, for a table."""
+    """:func:`core.edits.diagnostics.metrics_table` up to step ``upto``, in percent, for a table."""
     rows = []
     for row in metrics_table(steps[:upto], initial):
         rows.append(
@@ -489,7 +489,7 @@ def f1_figure(steps: Sequence[StepReport], initial: MorphScores, upto: int) -> g
 
 
 def vocab_figure(steps: Sequence[StepReport], start: BTETokeniser, upto: int) -> go.Figure:
-    """|V| per iteration (core.diagnostics.vocab_size_per_iteration, [rebpe Fig. 3]) and tuple merges."""
+    """|V| per iteration (core.edits.diagnostics.vocab_size_per_iteration, [rebpe Fig. 3]) and tuple merges."""
     sizes = {0: start.vocab_size, **vocab_size_per_iteration(steps[:upto])}
     tuples = {0: len(start.tuple_merges)}
     for step in steps[:upto]:
@@ -525,7 +525,7 @@ ORIGIN_COLOURS = {
 
 
 def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
-    """Merges touched per step (core.diagnostics.changes_by_origin): removed below zero, added or
+    """Merges touched per step (core.edits.diagnostics.changes_by_origin): removed below zero, added or
     rewired above, coloured by their origin after the step ([rebpe Fig. 3-4])."""
     labels = step_labels(steps)[1:]
     rows = changes_by_origin(steps[:upto])
@@ -698,7 +698,7 @@ def listing_rows(
 
 # --- blocked merges ([rebpe §3.1, App. A.1], A.3) ---------------------------------------------------
 def blocked_rows(blocked: Sequence, display: Display = lambda t: t) -> list[dict]:
-    """One row per :class:`core.blocked.BlockedMerge`, in rank order."""
+    """One row per :class:`core.edits.blocked.BlockedMerge`, in rank order."""
     return [
         {
             "rank": rank_text(item.merge.rank),
@@ -720,7 +720,7 @@ def blocked_rows(blocked: Sequence, display: Display = lambda t: t) -> list[dict
 
 
 def repair_rows(repaired: Sequence[tuple[Merge, Merge]], display: Display = lambda t: t) -> list[dict]:
-    """(merge before, merge after) pairs of :func:`core.rebpe.repair` as rows."""
+    """(merge before, merge after) pairs of :func:`core.edits.rebpe.repair` as rows."""
     return [
         {
             "rank": rank_text(after.rank),

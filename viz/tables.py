@@ -26,7 +26,7 @@ def merge_rows(
 ) -> list[dict]:
     """One row per applied merge over the pretokens of a word, in the order they fired.
 
-    ``traces`` are :class:`core.segmentation.SegmentationTrace` objects (one per pretoken). With
+    ``traces`` are :class:`core.bpe.segmentation.SegmentationTrace` objects (one per pretoken). With
     more than one pretoken a ``pretoken`` column says which one a merge acted in, and ``tokens
     after`` shows that pretoken's tokens. ``fmt`` wraps every readable token (e.g.
     :func:`viz.tokens.code_span` for ``st.table``, whose cells are markdown).
@@ -84,7 +84,7 @@ def scenario_rows(
 
 
 def rejection_rows(rejected: Sequence, limit: int = 500) -> list[dict]:
-    """One row per rejected reference line (:class:`core.formats.references.Rejection`): where,
+    """One row per rejected reference line (:class:`core.references.files.Rejection`): where,
     what the line said and why it was rejected."""
     return [
         {"line": r.line, "text": r.text if len(r.text) <= 80 else r.text[:77] + "...", "reason": r.reason}

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from core.model import BTETokeniser
+from core.bpe.model import BTETokeniser
 from viz.escaping import code_span, md_escape
 
 #: Short notes on the tokenisers that are not scenarios (scenarios carry their own metadata).

@@ -233,7 +233,7 @@ def split_words(text: str | None, limit: int = 20) -> tuple[list[str], int]:
 
 
 # --- the word debugger's strips ---------------------------------------------------------------------
-#: Colour, mark and meaning of each boundary verdict (core.explain): a reference split kept or lost,
+#: Colour, mark and meaning of each boundary verdict (core.analysis.explain): a reference split kept or lost,
 #: a split the reference does not have, a merge inside a morph. The marks are plain characters that
 #: every font has (no emoji or dingbats, which some machines draw as empty boxes).
 VERDICT_STYLE = {
@@ -320,7 +320,7 @@ def boundary_strip_html(
     characters it joins, so labels of neighbouring boundaries never collide). A boundary inside a
     character (between the bytes of ``é`` in a byte-level tokeniser) is a tick in its box.
 
-    ``boundaries`` are :class:`core.explain.Boundary` objects (``pretoken``, ``offset``,
+    ``boundaries`` are :class:`core.analysis.explain.Boundary` objects (``pretoken``, ``offset``,
     ``verdict``, ``merge``, ``step``, ``split``). Without a reference (verdict ``""``) a token
     boundary shows ``|`` and a merged one a dot.
     """

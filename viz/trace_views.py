@@ -1,4 +1,4 @@
-"""A tokenisation trace (core.variants.base.Trace) of any tokeniser family as HTML and table rows:
+"""A tokenisation trace (core.families.base.Trace) of any tokeniser family as HTML and table rows:
 every operation with a coloured badge for its kind and the tokens right after it.
 
 Pure functions; all text is escaped by :func:`viz.tokens.token_chips_html` or :func:`viz.escaping.html_escape`.

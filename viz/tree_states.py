@@ -28,7 +28,7 @@ CHARACTER_FILL, CHARACTER_STROKE = "#f5f5f4", "#78716c"  # a character spelled b
 
 @dataclass(frozen=True)
 class NodeState:
-    """One node of a pretoken's merge tree (:class:`core.segmentation.MergeTree`) at a step."""
+    """One node of a pretoken's merge tree (:class:`core.bpe.segmentation.MergeTree`) at a step."""
 
     node: object
     pretoken: int

@@ -1,7 +1,7 @@
 """Segmentation trees as inline SVG: characters at the leaves, one box per merge with its rank.
 
 Pure builder (no Streamlit): :func:`merge_tree_svg` takes the merge trees of a word's pretokens
-(:class:`core.segmentation.MergeTree`, or anything with ``token``, ``start``, ``merge``, ``step``
+(:class:`core.bpe.segmentation.MergeTree`, or anything with ``token``, ``start``, ``merge``, ``step``
 and ``children``) and returns an SVG document; :func:`svg_html` wraps it for ``st.html``;
 :func:`merge_tree_forest` (:mod:`viz.tree_tikz`) writes the same tree as LaTeX for papers. Every
 text goes through :func:`viz.escaping.html_escape`; tokens are shown in their readable form
@@ -227,7 +227,7 @@ def merge_tree_svg(
     pretoken i's merges have fired (default: all); ``last_step`` is ``(pretoken index, local
     step)`` of the merge that fired last (highlighted); ``reference`` the reference boundaries as
     ``(pretoken index, offset)``, offset k being the boundary after character k; ``highlight``
-    merges (:class:`core.model.Merge`) and/or token strings whose nodes get a thick blue border.
+    merges (:class:`core.bpe.model.Merge`) and/or token strings whose nodes get a thick blue border.
     """
     spelled = spelled_characters(pretokens, display)
     layout = _layout(pretokens, display, any(spelled))

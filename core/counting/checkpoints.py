@@ -21,7 +21,7 @@ from core.counting.count_files import read_counts, write_counts
 from core.counting.engines import map_reduce
 from core.counting.pretoken_counts import ChunkCounts, combine_counts
 from core.errors import InputError
-from core.pretokenisers.base import Pretokeniser
+from core.pipeline.base import Pretokeniser
 
 MANIFEST = "manifest.json"
 FORMAT = "count-parts"

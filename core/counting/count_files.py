@@ -22,9 +22,9 @@ import pyarrow.parquet as pq
 from core.counting.chunks import fingerprint
 from core.counting.pretoken_counts import PRETOKEN_SCHEMA, SEQUENCE_SCHEMA, ChunkCounts, corpus_from_counts
 from core.errors import InputError
-from core.pretokenisers import pretokeniser_from_spec
-from core.pretokenisers.base import Pretokeniser
-from core.variants.base import TrainingCorpus
+from core.families.base import TrainingCorpus
+from core.pipeline import pretokeniser_from_spec
+from core.pipeline.base import Pretokeniser
 
 METADATA_KEY = b"structured_tokenisers"
 FORMAT = "pretoken-counts"

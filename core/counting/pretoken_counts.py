@@ -1,7 +1,7 @@
 """Pretoken counts of a corpus of any size, and the runs supermerges need ([boundless App. B]),
 counted chunk by chunk and combined by an engine (:mod:`core.counting.engines`).
 
-Every line is pre-tokenised exactly as :meth:`core.variants.base.TrainingCorpus.from_texts` does it
+Every line is pre-tokenised exactly as :meth:`core.families.base.TrainingCorpus.from_texts` does it
 (``line.rstrip("\\r\\n")``, empty pretokens dropped) and its candidate runs are those of
 :meth:`core.counting.sequences.PretokenSequences.from_documents`, so counting a corpus gives the
 same training corpus as reading it whole. Partial counts are Arrow tables (``pretoken``/``count``,
@@ -24,9 +24,9 @@ from core.counting.chunks import CHUNK_BYTES, Chunk, chunk_lines, corpus_files, 
 from core.counting.engines import map_reduce
 from core.counting.sequences import CandidateTest, PretokenSequences, candidate_runs
 from core.errors import InputError
-from core.pretokenisers import pretokeniser_from_spec
-from core.pretokenisers.base import Pretokeniser
-from core.variants.base import TrainingCorpus, initial_alphabet
+from core.families.base import TrainingCorpus, initial_alphabet
+from core.pipeline import pretokeniser_from_spec
+from core.pipeline.base import Pretokeniser
 
 #: separator of a run's pretokens in the ``sequence`` column (no corpus line holds a NUL byte)
 SEPARATOR = "\x00"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
-from core.pretokenisers.byte_level import CHAR_TO_BYTE
+from core.pipeline.byte_level import CHAR_TO_BYTE
 
 _LETTER = regex.compile(r"\p{L}")
 

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
-from ..errors import InputError, excerpt
+from core.errors import InputError, excerpt
 
 __all__ = [
     "decode_utf8",
@@ -60,7 +60,7 @@ _EXPECTED_COUNTS = "expected 'word<TAB>count' (or 'word count' with a single spa
 
 
 # --------------------------------------------------------------------------------------------
-# Shared byte-level helpers (also used by core.formats.references)
+# Shared byte-level helpers (also used by core.references.files)
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,16 +1,16 @@
-"""HF ``tokenizer.json`` files with a BPE model <-> :class:`core.model.BTETokeniser`.
+"""HF ``tokenizer.json`` files with a BPE model <-> :class:`core.bpe.model.BTETokeniser`.
 
 No paper section (file format); semantics are those of HF ``tokenizers`` (``models/bpe``):
 
 - ``model``: ``vocab`` (token -> id), ``merges`` (``"a b"`` strings or ``["a", "b"]`` pairs, rank =
   position), ``ignore_merges`` (a pretoken that is a vocabulary entry is emitted whole),
-  ``byte_fallback`` / ``unk_token`` / ``fuse_unk`` (:mod:`core.unknowns`; with none of them an
+  ``byte_fallback`` / ``unk_token`` / ``fuse_unk`` (:mod:`core.bpe.unknowns`; with none of them an
   unknown character is dropped, as HF does), ``end_of_word_suffix`` (CLIP's ``</w>``: the last
   character of every pretoken carries it), ``dropout`` (kept as a setting).
   ``continuing_subword_prefix`` (WordPiece-style ``##`` inside BPE) is refused: a merge's result
   would not be the concatenation of its parts, which the merge graph assumes.
 - ``normalizer``, ``pre_tokenizer``, ``added_tokens`` and ``decoder``: the whole pipeline in front of
-  the model, :func:`core.pretokenisers.huggingface.from_hf`.
+  the model, :func:`core.pipeline.huggingface.fields.from_hf`.
 
 Types are the vocabulary's entries; the alphabet is the entries no merge forms (byte-fallback
 tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
@@ -22,13 +22,13 @@ from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
+from core.bpe.merges import Merge, check_merge_count
+from core.bpe.model import BTETokeniser
+from core.bpe.unknowns import UnknownPolicy
 from core.errors import InputError, excerpt
 from core.formats.merges_txt import vocab_from_json
-from core.merges import Merge, check_merge_count
-from core.model import BTETokeniser
-from core.pretokenisers.huggingface import from_hf, hf_pipeline_json
-from core.pretokenisers.limited_regex import limit_note
-from core.unknowns import UnknownPolicy
+from core.pipeline.huggingface.fields import from_hf, hf_pipeline_json
+from core.pipeline.limited_regex import limit_note
 
 
 def _require(condition: bool, message: str, source: str) -> None:
@@ -137,7 +137,7 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         and vocab.keys() >= set(map("".join, pairs))
         and "" not in vocab
     ):
-        # the merges' strings become the vocabulary's (core.merges.Merge: one copy of each token)
+        # the merges' strings become the vocabulary's (core.bpe.merges.Merge: one copy of each token)
         return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab, strict=True)))))
     merges = []
     for i, raw in enumerate(raw_merges):

@@ -4,7 +4,7 @@ No paper section (plumbing). Every limit is far above what a real file needs (th
 largest among the real tokenisers of ``scripts/fetch_real_tokenisers.py``), and below what would
 cost a server minutes or gigabytes: a JSON file nested deeper than a few hundred levels would
 exhaust Python's recursion limit in the parsers behind ``json.loads``. The number of merges is
-limited for every loader by :data:`core.merges.MAX_MERGES`.
+limited for every loader by :data:`core.bpe.merges.MAX_MERGES`.
 """
 
 from __future__ import annotations

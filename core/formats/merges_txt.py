@@ -1,9 +1,9 @@
-"""GPT-2 style ``merges.txt`` (+ optional ``vocab.json``) <-> :class:`core.model.BTETokeniser`.
+"""GPT-2 style ``merges.txt`` (+ optional ``vocab.json``) <-> :class:`core.bpe.model.BTETokeniser`.
 
 No paper section (file format). One merge ``a b`` per line, rank = line order (a first line
 ``#version`` skipped; lines end at ``\\n``, as HF ``tokenizers`` reads them); a line ``a b c`` is a
 tuple merge ([knockout §3.2]). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
-and files of more than :data:`core.merges.MAX_MERGES` merges are refused. The files say nothing
+and files of more than :data:`core.bpe.merges.MAX_MERGES` merges are refused. The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
 the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
 tokens (named by ``special_tokens_map.json`` / ``tokenizer_config.json`` beside the files, else
@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 
+from core.bpe.merges import MAX_MERGES, Merge, check_merge_count
+from core.bpe.model import BTETokeniser
 from core.errors import InputError, excerpt
 from core.formats.limits import MAX_LINE_CHARS, check_line_length
-from core.merges import MAX_MERGES, Merge, check_merge_count
-from core.model import BTETokeniser
-from core.pretokenisers import ByteLevel, Metaspace, WhitespaceSplit
-from core.pretokenisers.byte_level import BYTE_TO_CHAR
-from core.pretokenisers.special_tokens import SpecialTokenSplit
+from core.pipeline import ByteLevel, Metaspace, WhitespaceSplit
+from core.pipeline.byte_level import BYTE_TO_CHAR
+from core.pipeline.special_tokens import SpecialTokenSplit
 
 #: share of the vocabulary's distinct characters that must be byte characters for byte-level
 BYTE_LEVEL_SHARE = 0.99
@@ -87,7 +87,7 @@ def parse_merges_txt(
 
 def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
     """The merges of a merges.txt, ranked by line (see the module docstring; a ``\\r`` before the
-    ``\\n`` is dropped); ``shared``: the strings the merges reuse (:class:`core.merges.Merge`)."""
+    ``\\n`` is dropped); ``shared``: the strings the merges reuse (:class:`core.bpe.merges.Merge`)."""
     merges: list[Merge] = []
     add = merges.append
     for line_no, line in enumerate(_lines(text), 1):
@@ -109,7 +109,7 @@ def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
 
 
 def check_merges_count(text: str, source: str) -> None:
-    """InputError for a merges.txt of more than :data:`core.merges.MAX_MERGES` merges, before any
+    """InputError for a merges.txt of more than :data:`core.bpe.merges.MAX_MERGES` merges, before any
     is built (and before its vocab.json is read): lines are counted only when there are that many."""
     if text.count("\n") >= MAX_MERGES:
         lines = _lines(text)

@@ -1,5 +1,5 @@
 """tiktoken rank files (``.tiktoken``, Llama 3's ``tokenizer.model``) and Mistral's Tekken JSON as
-:class:`core.model.BTETokeniser` objects.
+:class:`core.bpe.model.BTETokeniser` objects.
 
 No paper section (file formats). A rank file has one token per line, ``<base64 bytes> <rank>``.
 tiktoken (``CoreBPE``) cuts text at special tokens, splits each stretch with the encoding's regex,
@@ -7,12 +7,12 @@ emits a piece whole when it is a token and otherwise merges its bytes, always jo
 pair whose concatenation has the lowest rank, the leftmost on ties.
 
 As a merge list: tokens are written in GPT-2 byte characters
-(:func:`core.pretokenisers.byte_level.bytes_to_byte_chars`), the alphabet is the single-byte
+(:func:`core.pipeline.byte_level.bytes_to_byte_chars`), the alphabet is the single-byte
 tokens, every split of a token into two tokens is a merge ranked by the token's rank (all of one
 token's merges share it; the engine fires equal ranks leftmost first), ``ignore_merges=True``
 (a piece that is a token stays whole) and ids are ranks. The pre-tokeniser is
 ``RegexSplit(pattern, byte_level=True)`` behind
-:class:`core.pretokenisers.special_tokens.SpecialTokenSplit` for the encoding's special tokens.
+:class:`core.pipeline.special_tokens.SpecialTokenSplit` for the encoding's special tokens.
 
 The split pattern and special tokens are not in the file: they come from the ``pattern``
 argument, an encoding name of :data:`ENCODINGS` (OpenAI's tiktoken_ext ``openai_public``:
@@ -20,7 +20,7 @@ gpt2/r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony; Wh
 multilingual (99 languages); Llama 3 with its 256 special tokens; Llama 4's pattern, without its
 special tokens) or a regex (no special tokens), and otherwise from the number of tokens in the
 file, which ``metadata["detected"]`` reports with the reason. The encodings' patterns live in
-:mod:`core.pretokenisers.real_patterns`; a regex that is none of the known patterns runs with a
+:mod:`core.pipeline.real_patterns`; a regex that is none of the known patterns runs with a
 time limit, which ``metadata["detected"]`` says too.
 
 Tekken (``tekken_*.json``, mistral_common): ``vocab`` entries (``rank``, base64 ``token_bytes``)
@@ -38,21 +38,15 @@ from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
 
+from core.bpe.merges import merges_of_splits
+from core.bpe.model import BTETokeniser
 from core.errors import InputError, excerpt
 from core.formats.limits import MAX_TOKEN_BYTES, check_line_length, check_token_length
-from core.merges import merges_of_splits
-from core.model import BTETokeniser
-from core.pretokenisers.byte_level import bytes_to_byte_chars
-from core.pretokenisers.limited_regex import limit_note
-from core.pretokenisers.real_patterns import (
-    CL100K_PATTERN,
-    LLAMA3_PATTERN,
-    O200K_PATTERN,
-    R50K_PATTERN,
-    WHISPER_PATTERN,
-)
-from core.pretokenisers.regex_split import RegexSplit
-from core.pretokenisers.special_tokens import SpecialTokenSplit
+from core.pipeline.byte_level import bytes_to_byte_chars
+from core.pipeline.limited_regex import limit_note
+from core.pipeline.real_patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, R50K_PATTERN, WHISPER_PATTERN
+from core.pipeline.regex_split import RegexSplit
+from core.pipeline.special_tokens import SpecialTokenSplit
 
 ENDOFTEXT = "<|endoftext|>"
 FIM = ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")

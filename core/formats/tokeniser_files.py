@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
+from core.bpe.model import BTETokeniser
 from core.errors import InputError
 from core.formats.hf_json import tokeniser_from_hf_json, tokeniser_to_hf_json
 from core.formats.json_input import read_json
@@ -31,7 +32,6 @@ from core.formats.locations import HF_PREFIX, resolve_hf_id, special_tokens_besi
 from core.formats.merges_txt import check_merges_count, parse_merges_txt, vocab_from_json
 from core.formats.output_files import check_output_path, write_text
 from core.gc_pause import cyclic_gc_paused
-from core.model import BTETokeniser
 from core.tokeniser import Tokeniser, from_saved_json
 
 MAX_TOKENISER_BYTES = 200 * 1024 * 1024
@@ -96,7 +96,7 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
         raise InputError(f"file is {len(data):,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", source)
     kind = sniff(data)
     if kind == "sentencepiece":
-        from core.formats.sentencepiece_files import parse_sentencepiece_bytes
+        from core.formats.sentencepiece.load import parse_sentencepiece_bytes
 
         return parse_sentencepiece_bytes(data, source, name=name)
     if kind == "tiktoken":

@@ -139,10 +139,10 @@ def test_compare_page_row_click_shows_both_trees(page: Page, app_url: str, artif
     """On the Compare page, clicking a row of the table puts that word in focus with both trees."""
     from urllib.parse import quote_plus
 
-    from core.compare import compare_tokenisers
-    from core.formats.references import load_references
+    from core.analysis.compare import compare_tokenisers
+    from core.formats.samples import DUTCH_40K, SAMPLE_DIR, reference_paths
     from core.formats.tokeniser_files import load_tokeniser
-    from core.samples import DUTCH_40K, SAMPLE_DIR, reference_paths
+    from core.references.files import load_references
 
     words = [e.word for e in load_references(reference_paths()["nl_morph"]).entries]
     third = (

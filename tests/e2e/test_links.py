@@ -18,8 +18,8 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
     )
 from playwright.sync_api import Browser, Page, expect
 
+from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.samples import scenario_paths
 from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
 from tests.e2e.test_workspace_state import CHOOSER, NAV, UPLOAD
 from ui import upload_store

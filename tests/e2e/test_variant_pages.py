@@ -16,7 +16,7 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
     )
 from playwright.sync_api import Page, expect
 
-from core.variants.registry import ALGORITHMS
+from core.families.registry import ALGORITHMS
 from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
 
 pytestmark = pytest.mark.browser

@@ -23,8 +23,8 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
 from playwright.sync_api import Page, expect
 
 from app import available_pages
-from core.model import BTETokeniser, Merge
-from core.pretokenisers.whitespace import WhitespaceSplit
+from core.bpe.model import BTETokeniser, Merge
+from core.pipeline.whitespace import WhitespaceSplit
 from tests.e2e.browser_support import LOOPBACK, outside_requests, screenshot, wait_for_app
 from tests.e2e.test_graph_page import graph_frame, wait_for_graph
 

@@ -1,0 +1,349 @@
+"""A reference set tokenised by a tokeniser, kept up to date incrementally as the tokeniser is edited.
+
+Blame ([knockout §3.4]) needs, for every reference word, the merge that removed each
+character boundary; evaluation (§4.1) needs the predicted splits. Both come from segmentation
+traces. When an edit changes the merge list from M to M', a word can only segment differently if
+a merge of M \\ M' fired in it (its trace used it) or a merge of M' \\ M can fire in it (its result
+string occurs in one of the word's pretokens): the first divergence of the two runs is the first
+step at which one of them applies a merge the other lacks. Only those words are re-traced, never
+the whole reference (what the authors' implementation does after every edit).
+
+Under ``ignore_merges`` a pretoken that is a type is emitted whole and no merge removes its
+boundaries. With ``blame="tree"`` (the default) such a word charges the merges of its own tree,
+i.e. the merges that would apply if it were not whole (the segmentation without the shortcut);
+with ``blame="applied"`` it charges nothing, as only applied merges are blamed. Without
+``ignore_merges`` (the papers' setting) the two are the same. The predicted splits are always those
+of the real segmentation. A word is also re-traced when its pretoken's type leaves V (it is no
+longer emitted whole).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal, get_args
+
+from core.bpe.model import BTETokeniser, Merge
+from core.options import check_choice
+from core.references.alignment import AlignedWord
+from core.references.evaluation import MorphScores, UnalignedPolicy, align_reference, morph_scores, split_counts
+
+BlameMode = Literal["tree", "applied"]
+BLAME_MODES = get_args(BlameMode)
+MANY_STRINGS = 600  # above this many new strings, add_words_containing matches them all in one pass
+
+
+@dataclass
+class WordState:
+    """One reference word: its alignment, gold splits, per-pretoken segmentations with the merge
+    that removed each boundary, and split counts."""
+
+    word: str
+    weight: float
+    aligned: AlignedWord
+    gold: frozenset[int]
+    segmentations: Sequence[tuple[str, ...]]  # a tuple once the reference is frozen
+    boundary_merges: Sequence[tuple[Merge | None, ...]]
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(t for tokens in self.segmentations for t in tokens)
+
+    def merges_applied(self) -> set[Merge]:
+        return {m for boundaries in self.boundary_merges for m in boundaries if m is not None}
+
+    def predicted(self) -> set[int]:
+        return self.aligned.predicted_splits(self.segmentations)
+
+
+def trie_pattern(strings: Iterable[str]) -> re.Pattern:
+    """A regular expression matching exactly the (non-empty) ``strings``, as a trie, so that the
+    matcher branches on one character at a time instead of trying every string."""
+    trie: dict = {}
+    for string in strings:
+        node = trie
+        for char in string:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return re.compile(pattern(trie))
+
+
+def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
+    """Per character boundary, the merge that removes it when ``pretoken`` is segmented without the
+    ``ignore_merges`` shortcut (the merges of its own tree when it is a self-formed type)."""
+    symbols = engine.atomise(pretoken)
+    starts, start = [], 0
+    for atom in symbols:
+        starts.append(start)
+        start += len(atom)
+    boundary: list[Merge | None] = [None] * max(len(pretoken) - 1, 0)
+
+    def record(position: int, width: int, merge: Merge) -> None:
+        for start in starts[position + 1 : position + width]:
+            boundary[start - 1] = merge
+        del starts[position + 1 : position + width]
+
+    engine._run(symbols, len(engine.merges), record)
+    return tuple(boundary)
+
+
+class BlameTally:
+    """Running N(m) and B(m) over the reference ([knockout §3.4]; counted as
+    ``core.edits.blame.compute_blame`` documents), brought up to date from the re-traced words only, so
+    blame after an edit costs the changed words, not the whole reference. Per merge:
+    [N, B, number of words it fired in]; a merge leaves the tally when that number reaches 0."""
+
+    def __init__(self, tuples_once: bool):
+        self.tuples_once = tuples_once
+        self.totals: dict[Merge, list] = {}
+
+    def add(self, state: WordState, boundary_merges: Sequence[tuple[Merge | None, ...]], sign: int) -> None:
+        """Add (sign +1) or withdraw (sign -1) one word's contribution under ``boundary_merges``."""
+        weight, gold, totals = sign * state.weight, state.gold, self.totals
+        counted_n: set[Merge] = set()
+        counted_b: set[Merge] = set()
+        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges, strict=True):
+            for merge, position in zip(boundaries, pretoken.boundary_positions, strict=True):
+                if merge is None:
+                    continue
+                entry = totals.get(merge)
+                if entry is None:
+                    entry = totals[merge] = [0, 0, 0]
+                if merge not in counted_n:
+                    entry[2] += sign
+                    entry[0] += weight
+                    counted_n.add(merge)
+                elif not self.tuples_once:
+                    entry[0] += weight
+                if position in gold and (not self.tuples_once or merge not in counted_b):
+                    entry[1] += weight
+                    counted_b.add(merge)
+        if sign < 0:
+            for merge in counted_n:
+                if not totals[merge][2]:
+                    del totals[merge]
+
+
+class TokenisedReference:
+    """Reference words with their current traces, an index merge -> words it fired in, and scores.
+
+    It changes as it is updated and as blame is read (tallies are brought up to date lazily), so
+    one run owns it; :meth:`freeze` makes it read-only, to share between threads (the explorer's
+    browser sessions)."""
+
+    def __init__(
+        self,
+        tokeniser: BTETokeniser,
+        entries: Iterable,
+        *,
+        free: bool = False,
+        weights: Mapping[str, float] | None = None,
+        blame: BlameMode = "tree",
+        unaligned: UnalignedPolicy = "exclude",
+    ):
+        check_choice("blame", blame, BLAME_MODES, "TokenisedReference")
+        self.tokeniser = tokeniser
+        self.free = free
+        self.blame = blame
+        reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
+        self.words: Sequence[WordState] = [
+            WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words
+        ]
+        self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
+        self._index: dict[Merge, set[int]] = {}  # kept up to date by every re-trace
+        #: merge -> the words it fired in (read-only once frozen)
+        self.index: Mapping[Merge, AbstractSet[int]] = self._index
+        self._tallies: dict[bool, BlameTally] = {}
+        self._untallied: dict[int, Sequence[tuple[Merge | None, ...]]] = {}  # word -> boundary merges last tallied
+        self._frozen_totals: dict[bool, Mapping[Merge, tuple]] | None = None  # set by freeze()
+        self._pretoken_owner: Mapping[str, AbstractSet[int]] = {}
+        self._haystack = ""
+        self._containing: dict[str, frozenset[int]] = {}
+        self._haystack_starts: list[int] = []
+        self._haystack_pretokens: list[str] = []
+        self._build_pretoken_index()
+        for i in range(len(self.words)):
+            self._retrace(i)
+
+    # --- incremental maintenance ----------------------------------------------------------------
+    def _build_pretoken_index(self) -> None:
+        owners: dict[str, set[int]] = {}
+        for i, state in enumerate(self.words):
+            for pretoken in state.aligned.pretokens:
+                owners.setdefault(pretoken.text, set()).add(i)
+        self._pretoken_owner = owners
+        self._haystack_pretokens = list(owners)
+        starts, offset = [], 0
+        for text in self._haystack_pretokens:
+            starts.append(offset)
+            offset += len(text) + 1
+        self._haystack = "\0".join(self._haystack_pretokens)
+        self._haystack_starts = starts
+        self._longest_pretoken = max(map(len, self._haystack_pretokens), default=0)
+
+    def words_containing(self, string: str) -> frozenset[int]:
+        """Indices of words with a pretoken containing ``string`` (memoised: the pretokens of the
+        reference never change, and edits keep presenting the same merge results)."""
+        found = self._containing.get(string)
+        if found is None:
+            words: set[int] = set()
+            position = self._haystack.find(string)
+            while position != -1:
+                k = bisect_right(self._haystack_starts, position) - 1
+                words |= self._pretoken_owner[self._haystack_pretokens[k]]
+                position = self._haystack.find(string, self._haystack_starts[k] + len(self._haystack_pretokens[k]) + 1)
+            found = self._containing[string] = frozenset(words)
+        return found
+
+    def add_words_containing(self, found: set[int], strings: set[str]) -> None:
+        """Add to ``found`` the words with a pretoken containing one of ``strings``: a memoised
+        search per string for a few new strings; for many, one pass of a regular expression
+        that reads the strings as a trie over all pretokens (on a 20k-word reference it costs
+        about as much as 600 searches)."""
+        strings = {s for s in strings if len(s) <= self._longest_pretoken}
+        if sum(s not in self._containing for s in strings) > MANY_STRINGS:
+            try:
+                pattern = trie_pattern(strings)
+            except RecursionError:  # a trie deeper than the parser allows (pretokens of hundreds of characters)
+                pass
+            else:
+                starts, pretokens, owners = self._haystack_starts, self._haystack_pretokens, self._pretoken_owner
+                for match in pattern.finditer(self._haystack):  # at least one match per pretoken holding one
+                    found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
+                return
+        found.update(*map(self.words_containing, strings))
+
+    def _retrace(self, i: int) -> None:
+        state = self.words[i]
+        if self._tallies and i not in self._untallied:
+            self._untallied[i] = state.boundary_merges
+        for merge in state.merges_applied():
+            users = self._index.get(merge)
+            if users is not None:
+                users.discard(i)
+        engine = self.tokeniser.engine
+        trace = engine.boundary_trace
+        results = [trace(p.text) for p in state.aligned.pretokens]
+        whole = engine.ignore_merges_vocab
+        if whole is not None and self.blame == "tree":
+            results = [
+                (tokens, tree_boundaries(engine, p.text))
+                if len(tokens) == 1 and len(p.text) > 1 and p.text in whole
+                else (tokens, boundaries)
+                for p, (tokens, boundaries) in zip(state.aligned.pretokens, results, strict=True)
+            ]
+        state.segmentations = [tokens for tokens, _ in results]
+        state.boundary_merges = [boundaries for _, boundaries in results]
+        for merge in state.merges_applied():
+            self._index.setdefault(merge, set()).add(i)
+        state.tp, state.fp, state.fn = split_counts(state.predicted(), state.gold)
+
+    def update(self, tokeniser: BTETokeniser) -> list[tuple[int, tuple[str, ...]]]:
+        """Switch to ``tokeniser`` (same pre-tokeniser); re-trace only words that can change.
+
+        Returns (word index, tokens before) for every word whose tokens changed. Merges are
+        compared by identity first: edits reuse the Merge objects they leave alone, and an equal
+        but distinct object only costs an unnecessary re-trace.
+        """
+        if self.frozen:
+            raise TypeError("this traced reference is frozen (shared read-only); trace a new one to edit")
+        if tokeniser is self.tokeniser:
+            return []
+        if tokeniser.pretokeniser != self.tokeniser.pretokeniser:
+            raise ValueError("an edited tokeniser must keep the pre-tokeniser of the reference")
+        old_ids, new_ids = set(map(id, self.tokeniser.merges)), set(map(id, tokeniser.merges))
+        gone = [m for m in self.tokeniser.merges if id(m) not in new_ids] if old_ids - new_ids else []
+        candidates = self._words_to_retrace(tokeniser, gone, old_ids, new_ids)
+        self.tokeniser = tokeniser
+        changed = []
+        for i in sorted(candidates):
+            before = self.words[i].tokens
+            self._retrace(i)
+            if self.words[i].tokens != before:
+                changed.append((i, before))
+        for merge in gone:
+            if not self._index.get(merge):
+                self._index.pop(merge, None)
+        return changed
+
+    def _words_to_retrace(
+        self, tokeniser: BTETokeniser, gone: list[Merge], old_ids: set[int], new_ids: set[int]
+    ) -> set[int]:
+        """The words that can segment differently under ``tokeniser``: a merge that is ``gone``
+        fired in them, or a new merge's result occurs in one of their pretokens, or (under
+        ``ignore_merges``) a pretoken of theirs was a type that left V."""
+        candidates: set[int] = set()
+        for merge in gone:
+            candidates |= self._index.get(merge, set())
+        if new_ids - old_ids:
+            self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
+        if tokeniser.ignore_merges or self.tokeniser.ignore_merges:  # whole pretokens whose type left V
+            owners = self._pretoken_owner
+            for merge in gone:
+                if merge.result in owners and merge.result not in tokeniser.types:
+                    candidates |= owners[merge.result]
+        return candidates
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen_totals is not None
+
+    def freeze(self) -> TokenisedReference:
+        """Make this reference read-only and return it: both blame tallies (``tuples_once`` off and
+        on) are counted now; afterwards :meth:`update` raises, :meth:`blame_totals` returns
+        read-only counts, and the words, their segmentations and the indexes are immutable."""
+        if not self.frozen:
+            self._frozen_totals = {
+                once: MappingProxyType({m: tuple(entry) for m, entry in self.blame_totals(once).items()})
+                for once in (False, True)
+            }
+            self._tallies.clear()
+            for state in self.words:
+                state.segmentations = tuple(state.segmentations)
+                state.boundary_merges = tuple(state.boundary_merges)
+            self.words = tuple(self.words)
+            self.index = MappingProxyType({m: frozenset(users) for m, users in self._index.items()})
+            self._pretoken_owner = MappingProxyType(
+                {p: frozenset(owners) for p, owners in self._pretoken_owner.items()}
+            )
+        return self
+
+    # --- read-outs -------------------------------------------------------------------------------
+    def blame_totals(self, tuples_once: bool = False) -> Mapping[Merge, Sequence]:
+        """Merge -> [N(m), B(m), words]; counted in full once, then maintained by every re-trace
+        (when frozen: read-only, counted by :meth:`freeze`)."""
+        if self._frozen_totals is not None:
+            return self._frozen_totals[tuples_once]
+        for i, before in self._untallied.items():
+            state = self.words[i]
+            for kept in self._tallies.values():
+                kept.add(state, before, -1)
+                kept.add(state, state.boundary_merges, +1)
+        self._untallied.clear()
+        tally = self._tallies.get(tuples_once)
+        if tally is None:
+            tally = self._tallies[tuples_once] = BlameTally(tuples_once)
+            for state in self.words:
+                tally.add(state, state.boundary_merges, +1)
+        return tally.totals
+
+    def scores(self) -> MorphScores:
+        return morph_scores(((s.weight, s.tp, s.fp, s.fn) for s in self.words), len(self.unaligned))
+
+    def token_counts(self) -> list[int]:
+        return [len(s.tokens) for s in self.words]
