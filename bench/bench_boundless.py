@@ -10,7 +10,7 @@ What it measures
 
     * pretokenise: ``TrainingCorpus.from_texts(lines, boundless_pretokeniser())`` (the authors'
       ULTIMATE_PATTERN, byte level), pretoken counts plus every document, shared by both trainers;
-    * BoundlessBPE: ``core.families.boundless.model.train(corpus, vocab_size)`` with the defaults
+    * BoundlessBPE: ``core.families.boundless.trainer.train(corpus, vocab_size)`` with the defaults
       (τ = 0.9, blow-up to bytes, improved merge pattern, the authors' slot accounting);
     * BPE: ``core.families.bpe.train(corpus, vocab_size)`` (HF-identical BPE on the same pretoken
       counts, all 256 bytes in the alphabet), for scale.
@@ -44,9 +44,10 @@ from bench._common import (
     verdict,
     write_json,
 )
+from core.counting.corpus import TrainingCorpus
 from core.families import bpe
-from core.families.base import TrainingCorpus
-from core.families.boundless.model import boundless_pretokeniser, train
+from core.families.boundless.model import boundless_pretokeniser
+from core.families.boundless.trainer import train
 from core.formats.samples import running_text
 
 TARGET = 120.0  # seconds

@@ -58,8 +58,8 @@ GAP_TARGET = 0.5  # seconds
 
 def child(algorithm: str, kind: str, size: int, vocab_size: int) -> None:
     """One run in this process; prints its figures as one JSON line."""
+    from core.counting.corpus import TrainingCorpus
     from core.families import registry
-    from core.families.base import TrainingCorpus
 
     text = pathological_text(kind, size)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import load_note, print_table, summarise, timed, write_json
 from core.bpe.trainer import train_bpe
-from core.families.base import TrainingCorpus
+from core.counting.corpus import TrainingCorpus
 from core.families.picky import AUTHORS_SPECIALS, train
 from core.formats.corpora import load_word_counts
 from core.formats.samples import SAMPLE_DIR

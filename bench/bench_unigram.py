@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import environment, environment_line, load_note, print_table, summarise, timed, verdict, write_json
-from core.families.base import TrainingCorpus
+from core.counting.corpus import TrainingCorpus
 from core.families.unigram import SENTENCEPIECE, train
 from core.families.unigram.trainer import corpus_statistics
 from core.formats.corpora import load_word_counts

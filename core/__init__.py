@@ -33,12 +33,13 @@ if TYPE_CHECKING:  # what the lazy loader below hands out, for type checkers and
     from core.analysis.summary import summarise
     from core.bpe.graph import neighbourhood
     from core.bpe.model import BTETokeniser, Merge
+    from core.counting.corpus import TrainingCorpus
     from core.edits.blocked import find_blocked_merges
     from core.edits.knockout import knock_out
     from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
     from core.edits.steps import StepReport
     from core.errors import InputError
-    from core.families.base import TrainingCorpus, TrainingRun
+    from core.families.base import TrainingRun
     from core.families.registry import algorithm_options
     from core.formats.corpora import iter_text_lines, load_word_counts
     from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
@@ -62,7 +63,7 @@ _EXPORTS = {
     "Tokeniser": "core.tokeniser",
     "Trace": "core.trace",
     "TraceEvent": "core.trace",
-    "TrainingCorpus": "core.families.base",
+    "TrainingCorpus": "core.counting.corpus",
     "TrainingRun": "core.families.base",
     "algorithm_options": "core.families.registry",
     "evaluate_morphology": "core.references.evaluation",
@@ -149,9 +150,9 @@ def train(
     whitespace); default the algorithm's own (a counts file's own, which a given one must equal).
     ``options``: see :func:`algorithm_options`.
     """
+    from core.counting.corpus import TrainingCorpus
     from core.errors import InputError
     from core.families import registry
-    from core.families.base import TrainingCorpus
 
     registry.check_algorithm(algorithm)
     if isinstance(corpus, TrainingCorpus):

@@ -16,32 +16,17 @@ A tokeniser without the capability gets :class:`CapabilityError`, an :class:`Inp
 one-line message names the family, the command and what it needs (CLI: exit 2; pages: a notice).
 
 Saved files: every family writes ``to_json()`` with a ``"format"`` key that
-:data:`SAVED_FORMATS` maps to the class whose ``from_json(obj, source)`` reads it back.
+:data:`core.families.registry.SAVED_FORMATS` maps to the class whose ``from_json(obj, source)`` reads it back.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
-from core.errors import InputError, excerpt
+from core.errors import InputError
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace
-
-if TYPE_CHECKING:
-    from core.bpe.model import BTETokeniser
-
-#: saved ``format`` -> (module, class name); the class has ``from_json(obj, source)``.
-SAVED_FORMATS: dict[str, tuple[str, str]] = {
-    "bte-tokeniser": ("core.bpe.model", "BTETokeniser"),
-    "variant:scaffold": ("core.families.scaffold", "ScaffoldBPE"),
-    "variant:picky": ("core.families.picky", "PickyBPE"),
-    "variant:boundless": ("core.families.boundless.model", "BoundlessBPE"),
-    "variant:unigram": ("core.families.unigram.model", "UnigramTokeniser"),
-    "variant:trimmed": ("core.families.trimmed", "TrimmedBPE"),
-    "variant:dropout": ("core.families.dropout", "DropoutBPE"),
-}
 
 
 @runtime_checkable
@@ -126,60 +111,7 @@ def has(tokeniser: Tokeniser, capability: str) -> bool:
     return True
 
 
-def _merge_graph(tokeniser) -> BTETokeniser | None:
-    from core.bpe.model import BTETokeniser
-
-    if isinstance(tokeniser, BTETokeniser):
-        return tokeniser
+def _merge_graph(tokeniser) -> Any:
+    """The family's ``merge_graph()`` (a BTE tokeniser returns itself), or None."""
     view = getattr(tokeniser, "merge_graph", None)
     return view() if callable(view) else None
-
-
-def from_saved_json(obj, source: str) -> Tokeniser:
-    """The tokeniser a saved project file describes (any family); InputError naming ``source``."""
-    if not isinstance(obj, dict):
-        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
-    format_ = obj.get("format")
-    spec = SAVED_FORMATS.get(format_) if isinstance(format_, str) else None
-    if spec is None:
-        raise InputError(f"unknown tokeniser format {excerpt(format_)}; known: {', '.join(SAVED_FORMATS)}", source)
-    module, name = spec
-    return getattr(importlib.import_module(module), name).from_json(obj, source)
-
-
-class WrapsBPE:
-    """Shared by the tokenisers that post-process a BTE tokeniser's segmentation (TrimmedBPE,
-    BPE-dropout): what they pass through from ``self.tokeniser``, and their saved envelope
-    ``{"format", "version": 1, "tokeniser": <the BTE tokeniser's JSON>, ...}``."""
-
-    tokeniser: BTETokeniser
-    tokenise: Callable[[str], list[str]]  # each wrapper's own post-processed segmentation
-
-    @property
-    def pretokeniser(self) -> Pretokeniser:
-        return self.tokeniser.pretokeniser
-
-    @property
-    def specials(self) -> tuple[str, ...]:
-        return self.tokeniser.specials
-
-    def token_ids(self) -> dict[str, int]:
-        """The wrapped tokeniser's ids (types it no longer emits keep theirs, unused)."""
-        return self.tokeniser.token_ids()
-
-    def merge_graph(self) -> BTETokeniser:
-        """The wrapped merge graph: post-processing removes no merge."""
-        return self.tokeniser
-
-    def tokenise_word(self, word: str) -> list[str]:
-        """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
-        return self.tokenise(" " + word)
-
-    @staticmethod
-    def read_wrapped(obj, format_: str, source: str) -> BTETokeniser:
-        """The BTE tokeniser inside a saved wrapper, after checking its envelope."""
-        from core.bpe.model import BTETokeniser
-
-        if not isinstance(obj, dict) or obj.get("format") != format_ or obj.get("version") != 1:
-            raise InputError(f'expected a JSON object with "format": "{format_}" and "version": 1', source)
-        return BTETokeniser.from_json(obj.get("tokeniser"), source)

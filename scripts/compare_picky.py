@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.families.base import TrainingCorpus
+from core.counting.corpus import TrainingCorpus
 from core.families.picky import AUTHORS_SPECIALS, train
 from core.formats.corpora import load_word_counts
 from core.formats.samples import SAMPLE_DIR

@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
 from core.families import registry
-from core.families.base import TrainingCorpus
-from core.families.boundless.model import BoundlessBPE, boundless_pretokeniser, shortfall, train
-from core.families.boundless.trainer import MERGE_PATTERNS
+from core.families.boundless.model import BoundlessBPE, boundless_pretokeniser, shortfall
+from core.families.boundless.trainer import MERGE_PATTERNS, train
+from core.families.registry import from_saved_json
 from core.pipeline import ByteLevel, RegexSplit
 from core.pipeline.byte_level import BYTE_TO_CHAR, text_to_byte_chars
-from core.tokeniser import from_saved_json
 from tests.conftest import SHARED
 
 # corpora/boundless_ofthe.jsonl (the "text" fields)

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.counting.corpus import TrainingCorpus
 from core.counting.sequences import PretokenSequences
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.boundless import trainer as boundless_train
-from core.families.boundless.model import boundless_pretokeniser, train
+from core.families.boundless.model import boundless_pretokeniser
 from core.families.boundless.superwords import Superwords
-from core.families.boundless.trainer import MERGE_PATTERNS, _raw, _unlockable
+from core.families.boundless.trainer import MERGE_PATTERNS, _raw, _unlockable, train
 from tests.boundless_oracle import OracleSuperwords
 
 WORDS = ["the", "of", "a", "aa", "ab", "ba", "b", "don't", "it's", "x1", "42", "é", "ça", "naïve", "A", "Ab"]

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.counting.corpus import TrainingCorpus
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.boundless import trainer as boundless_train
 from core.families.boundless.model import boundless_pretokeniser
 from core.families.boundless.states import Words

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from core.cli import main
-from core.counting import pretoken_counts
+from core.counting import corpus_counts
 from core.counting.chunks import plan_chunks
+from core.counting.corpus import TrainingCorpus
 from core.counting.count_files import load_counts, sequences_path
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.registry import PRETOKENISERS
 from core.formats.samples import running_text
 
@@ -24,7 +24,7 @@ LINES = list(itertools.islice(running_text(), 300))
 CHUNK_MB = "0.002"
 CHUNK_BYTES = round(0.002 * (1 << 20))
 #: the real count_chunk, which the tests below wrap
-COUNT_CHUNK = pretoken_counts.count_chunk
+COUNT_CHUNK = corpus_counts.count_chunk
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def interrupt_after(monkeypatch, chunks: int) -> None:
             raise KeyboardInterrupt
         return COUNT_CHUNK(chunk, spec, sequences)
 
-    monkeypatch.setattr(pretoken_counts, "count_chunk", counting)
+    monkeypatch.setattr(corpus_counts, "count_chunk", counting)
 
 
 def record_chunks(monkeypatch) -> list[int]:
@@ -85,7 +85,7 @@ def record_chunks(monkeypatch) -> list[int]:
         calls.append(chunk.index)
         return COUNT_CHUNK(chunk, spec, sequences)
 
-    monkeypatch.setattr(pretoken_counts, "count_chunk", recording)
+    monkeypatch.setattr(corpus_counts, "count_chunk", recording)
     return calls
 
 
@@ -120,7 +120,7 @@ def test_a_killed_worker_stops_the_count_resumably(tmp_path, text, monkeypatch, 
     reference = uninterrupted(tmp_path, text)
     out = tmp_path / "killed" / "counts.parquet"
     args = count_args(text, out, "--workers", "2")
-    monkeypatch.setattr(pretoken_counts, "count_chunk", dying_count_chunk)
+    monkeypatch.setattr(corpus_counts, "count_chunk", dying_count_chunk)
     assert main(args) == 130
     error = capsys.readouterr().err
     assert "interrupted (a worker process ended): " in error and "run the same command again to resume" in error
@@ -161,7 +161,7 @@ def test_a_parts_folder_of_another_run_is_refused(tmp_path, text, monkeypatch, c
 
 def test_a_dask_run_keeps_no_checkpoint(text):
     with pytest.raises(InputError, match="cannot be resumed"):
-        pretoken_counts.count_text([text], PRETOKENISERS["bytelevel"](), sequences=False, dask="local", checkpoint="x")
+        corpus_counts.count_text([text], PRETOKENISERS["bytelevel"](), sequences=False, dask="local", checkpoint="x")
 
 
 def train(tmp_path, folder: str, algorithm: str, source: list[str], vocab: int) -> tuple[dict, list]:

@@ -15,8 +15,8 @@ import pytest
 
 import core
 from core.cli import main, option_lines
-from core.cli.parser import TRAINER_OPTION_HELP, HelpFormatter, build_parser
-from core.families.registry import ALGORITHMS, algorithm_options
+from core.cli.parser import HelpFormatter, build_parser
+from core.families.registry import ALGORITHMS, algorithm_options, option_help
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT_OPTIONS = {"--out", "--report", "--json-report", "--hf-out"}
@@ -111,8 +111,8 @@ def test_version_and_python_m_core():
 
 
 def test_every_trainer_option_has_a_meaning():
-    for algorithm, (module, _, _) in ALGORITHMS.items():
-        assert set(TRAINER_OPTION_HELP[module]) == set(algorithm_options(algorithm)), algorithm
+    for algorithm in ALGORITHMS:
+        assert set(option_help(algorithm)) == set(algorithm_options(algorithm)), algorithm
 
 
 @pytest.mark.parametrize("algorithm", list(ALGORITHMS))
@@ -120,9 +120,8 @@ def test_list_options_prints_keys_defaults_and_meanings_without_corpus(algorithm
     assert main(["train", "--algorithm", algorithm, "--list-options"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == option_lines(algorithm)
-    module = ALGORITHMS[algorithm][0]
     for key, default in algorithm_options(algorithm).items():
-        assert f"\n  {key}=" in out and TRAINER_OPTION_HELP[module][key] in out
+        assert f"\n  {key}=" in out and option_help(algorithm)[key] in out
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             assert f"\n  {key}={default}\n" in out
     if algorithm == "unigram-fsp":

@@ -11,8 +11,8 @@ import pytest
 
 from core import cli
 from core.bpe.trainer import train_bpe
+from core.counting.corpus import TrainingCorpus
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.formats.samples import running_text
 from core.pipeline import Metaspace
 

@@ -13,6 +13,8 @@ import pytest
 
 import core
 from core.counting.chunks import fingerprint
+from core.counting.corpus import TrainingCorpus
+from core.counting.corpus_counts import count_text
 from core.counting.count_files import (
     METADATA_KEY,
     load_counts,
@@ -21,9 +23,8 @@ from core.counting.count_files import (
     sequences_path,
     write_table,
 )
-from core.counting.pretoken_counts import corpus_from_counts, count_text
+from core.counting.pretoken_counts import corpus_from_counts
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.registry import PRETOKENISERS, training_corpus
 from core.formats.samples import running_text
 

@@ -14,17 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.counting.chunks import Chunk, plan_chunks
+from core.counting.corpus import TrainingCorpus
+from core.counting.corpus_counts import count_corpus
 from core.counting.pretoken_counts import (
     ChunkCounts,
     combine_counts,
     count_chunk,
-    count_corpus,
     sequences_from_table,
     wants_sequences,
 )
 from core.counting.sequences import PretokenSequences
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.registry import PRETOKENISERS
 from core.formats.corpora import iter_text_lines
 from core.formats.samples import running_text

@@ -17,8 +17,9 @@ import pytest
 
 from core.counting import dask_engine
 from core.counting.chunks import Chunk, chunk_lines, corpus_files, plan_chunks
+from core.counting.corpus_counts import count_corpus
 from core.counting.engines import map_reduce
-from core.counting.pretoken_counts import ChunkCounts, combine_counts, count_corpus
+from core.counting.pretoken_counts import ChunkCounts, combine_counts
 from core.errors import InputError
 from core.families.registry import PRETOKENISERS
 

@@ -18,8 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import PAGES
+from core.counting.corpus import TrainingCorpus
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.formats.hf_json import tokeniser_to_hf_json
 from core.formats.samples import running_text
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes

@@ -11,10 +11,10 @@ import json
 import pytest
 
 from core.bpe.trainer import OCCURRENCES_PER_BEAT, count_pretokens, train_bpe
+from core.counting.corpus import TrainingCorpus
 from core.deadline import HEARTBEAT_WORK, Deadline, Heartbeat
 from core.errors import InputError
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.families.boundless.model import boundless_pretokeniser
 from core.families.unigram.trainer import cut_long_pretokens
 from core.formats.samples import PATHOLOGICAL_KINDS, pathological_text

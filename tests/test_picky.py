@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.bpe.trainer import train_bpe
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
 from core.pipeline import Metaspace, WhitespaceSplit
 from core.tokeniser import Tokeniser

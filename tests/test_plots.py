@@ -342,8 +342,9 @@ def test_exported_html_is_self_contained():
 
 
 def test_vocab_size_figure_draws_the_slots_deleted_tokens_keep():
-    from core.families.base import TrainingCorpus
-    from core.families.boundless.model import boundless_pretokeniser, slots_after_events, train
+    from core.counting.corpus import TrainingCorpus
+    from core.families.boundless.model import boundless_pretokeniser, slots_after_events
+    from core.families.boundless.trainer import train
     from tests.test_boundless import OFTHE
 
     run = train(TrainingCorpus.from_texts(OFTHE, boundless_pretokeniser()), 290)

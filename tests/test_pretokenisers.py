@@ -34,7 +34,7 @@ from core.pipeline import (
     text_to_byte_chars,
     to_hf,
 )
-from core.pipeline.huggingface.fields import simple_equivalent
+from core.pipeline.huggingface.equivalents import simple_equivalent
 from core.pipeline.patterns import COVERING_PATTERNS, NAMED_PATTERNS
 
 # Only code points assigned in Python's own Unicode tables (hypothesis uses them for "Cn") whose

@@ -20,7 +20,7 @@ from core.formats.samples import running_text
 from core.formats.tiktoken_files import ENCODINGS, parse_tiktoken_bytes
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline import RegexSplit, limited_regex
-from core.pipeline.huggingface.fields import simple_equivalent
+from core.pipeline.huggingface.equivalents import simple_equivalent
 from core.pipeline.huggingface.pipeline import HFPipeline
 from core.pipeline.limited_regex import MAX_EXPANDED_SIZE, LimitedPattern, expanded_size
 from core.pipeline.patterns import KNOWN_PATTERNS, NAMED_PATTERNS, compile_regex

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.bpe.trainer import train_bpe
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.scaffold import ScaffoldBPE, train
 from core.formats.corpora import load_word_counts
 from core.formats.samples import SAMPLE_DIR

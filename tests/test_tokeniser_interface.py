@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from core.bpe.model import BTETokeniser
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.families.dropout import DropoutBPE
+from core.families.registry import from_saved_json
 from core.families.trimmed import TrimmedBPE
 from core.formats.corpora import load_word_counts
 from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, sniff
-from core.tokeniser import CapabilityError, Tokeniser, from_saved_json, has, require
+from core.tokeniser import CapabilityError, Tokeniser, has, require
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTS = dict(list(load_word_counts(SAMPLE_DIR / "counts" / "en_wordfreq.tsv").items())[:1500])

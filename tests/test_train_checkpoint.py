@@ -12,9 +12,9 @@ import pytest
 from core import cli
 from core.bpe.checkpoint import FILE, TrainingCheckpoint, fingerprint
 from core.bpe.trainer import train_bpe
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.formats.samples import running_text
 from core.formats.tokeniser_files import save_tokeniser
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.families.unigram import SENTENCEPIECE, Lattice, UnigramTokeniser, train
 from core.families.unigram.batch import Lattices
 from core.families.unigram.options import UnigramOptions

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
 from core.families import registry
-from core.families.base import TrainingCorpus
 from core.formats.samples import running_text
 from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes, save_tokeniser
 from core.tokeniser import Tokeniser

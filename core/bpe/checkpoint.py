@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.counting.corpus import TrainingCorpus
 from core.deadline import Progress
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 
 #: the checkpoint file inside the folder
 FILE = "checkpoint.json"

@@ -254,6 +254,10 @@ class BTETokeniser:
             seen_parts.add(merge.parts)
         return problems
 
+    def merge_graph(self) -> BTETokeniser:
+        """The ``merge_graph`` capability (:func:`core.tokeniser.require`): a BTE tokeniser is its own."""
+        return self
+
     @cached_property
     def tuple_merges(self) -> tuple[Merge, ...]:
         return tuple(m for m in self.merges if m.is_tuple)

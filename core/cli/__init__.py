@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cli.parser import MARKERS, PROGRAM, TRAINER_OPTION_HELP, build_parser
+from core.cli.parser import MARKERS, PROGRAM, build_parser
 from core.errors import InputError, excerpt, shorten
 from core.formats.output_files import check_output_path, write_text
 
@@ -154,10 +154,10 @@ def _option_values(pairs: list[str]) -> dict:
 
 def option_lines(algorithm: str) -> list[str]:
     """``train --algorithm X --list-options``: each option of X's trainer, its default and meaning."""
-    from core.families.registry import ALGORITHMS, algorithm_options
+    from core.families.registry import ALGORITHMS, algorithm_options, option_help
 
-    module, fixed, description = ALGORITHMS[algorithm]
-    meanings = TRAINER_OPTION_HELP[module]
+    _, fixed, description = ALGORITHMS[algorithm]
+    meanings = option_help(algorithm)
     options = algorithm_options(algorithm)
     lines = [f"{algorithm}: {description}", "options (--option KEY=VALUE, VALUE read as JSON when it parses):"]
     if not options:
@@ -662,8 +662,9 @@ def cmd_count(args) -> int:
 
     from core.counting import checkpoints
     from core.counting.chunks import corpus_files
+    from core.counting.corpus_counts import count_text
     from core.counting.count_files import save_counts
-    from core.counting.pretoken_counts import count_text, wants_sequences
+    from core.counting.pretoken_counts import wants_sequences
     from core.families.registry import PRETOKENISERS
 
     pretokeniser = PRETOKENISERS[args.pretokeniser]()

@@ -29,63 +29,6 @@ NL_40K = "sample_data/tokenisers/bpe-40k_oscar-nl-clean"
 NL_REF = "sample_data/references/nl_morph.tsv"
 EN_REF = "sample_data/references/en_morph.tsv"
 
-#: what each option of each trainer means, by trainer module (keys and defaults come from the
-#: trainers' signatures, core.families.registry.algorithm_options; a test keeps the keys equal)
-TRAINER_OPTION_HELP: dict[str, dict[str, str]] = {
-    "core.families.bpe": {
-        "min_frequency": "pairs seen fewer times are never merged (HF BpeTrainer's min_frequency)",
-    },
-    "core.families.scaffold": {
-        "tie": "a scaffold token and a pair of equal frequency: scaffold-first pops the token, pair-first the pair",
-        "min_frequency": "stop when the head of the queue falls below max(1, min_frequency)",
-        "protect_atoms": "alphabet characters are never marked as scaffold tokens",
-        "scaffold_priority": "rank a scaffold token by its current frequency (current) or by its "
-        "frequency when it was marked (marked)",
-        "name": "the tokeniser's name (train names it after --out)",
-    },
-    "core.families.picky": {
-        "threshold": "τ: a parent is removed when its Intersection over Self exceeds it [rebpe App. A.4]",
-        "comparison": "'>' (the authors' code) or '>=' (the paper's Eq. 2) between IoS and τ",
-        "tie": "equal pair counts: insertion (the authors' Counter order) or hf (count, then HF ids)",
-        "reserved_specials": "slots of the vocabulary size kept for special tokens (the authors' trainer: 4)",
-        "whole_word": "a pretoken that is itself a type is kept whole when segmenting (the authors' shortcut)",
-        "name": "the tokeniser's name (train names it after --out)",
-    },
-    "core.families.boundless.model": {
-        "threshold": "τ: a merged part is deleted when its Intersection over Self reaches it [boundless §3.1]",
-        "ios_rule": "'>=' (the authors' code) or '>' (the paper: 'exceeds') between IoS and τ",
-        "blowup": "a deleted token becomes bytes (true) or the pair of the merge that formed it (false)",
-        "merge_pattern": "which whole pretokens may join supermerges: improved, original or simple",
-        "deleted_slots": "kept: a deleted token keeps its slot of the vocabulary size (the authors' code); "
-        "freed: deletions free their slot [boundless §3.1]",
-        "tie": "a merge and a supermerge of equal count: supermerge (the authors' code) or merge first",
-        "name": "the tokeniser's name (train names it after --out)",
-    },
-    "core.families.unigram.trainer": {
-        "seed": "seed candidates: pretokens (suffixes of the unique pretokens), full_text (SentencePiece) or "
-        "counted_text (SentencePiece's seed of the text behind a counts file)",
-        "seed_recovery": "maximal valid prefix recovery in the seed [unigram Alg. 3]",
-        "seed_factor": "β_seed: seed size = β_seed × vocabulary size [unigram Alg. 1]",
-        "seed_size": "an absolute seed size (SentencePiece: 1000000); overrides seed_factor",
-        "max_piece_length": "l_max: the longest piece, in characters",
-        "max_pretoken_length": "longer pretokens are cut into parts of this many characters",
-        "split_by_script": "reject seed pieces that mix Unicode scripts (SentencePiece)",
-        "em_iterations": "N_em: EM iterations per pruning round",
-        "alpha_prune": "α_prune: each pruning round keeps this share of the vocabulary",
-        "alpha_inter": "α_inter: pruning stops at α_inter × vocabulary size, then the vocabulary is finalised",
-        "min_expected_count": "τ_mp: the M-step drops pieces with a lower expected count",
-        "digamma": "M-step with exp(digamma(count)) instead of the count itself (maximum likelihood)",
-        "atoms": "required: characters are never dropped; prunable: they can be, as in SentencePiece",
-        "size_basis": "total: the factors apply to the whole vocabulary (the paper); additional: to its "
-        "non-character part (the authors' code)",
-        "max_rounds": "at most this many pruning rounds",
-        "stop_check": "after_em: stop when EM leaves α_inter × vocabulary size pieces (the paper); "
-        "after_prune: stop after the pruning step that reaches it (SentencePiece 0.2.3)",
-        "initial_alphabet": "characters always in the vocabulary (null: the 256 bytes for a byte-level "
-        "pre-tokeniser, else none)",
-    },
-}
-
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Examples kept as written; every optional argument's help ends with its default (flags:

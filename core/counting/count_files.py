@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from core.counting.chunks import fingerprint
+from core.counting.corpus import TrainingCorpus
 from core.counting.pretoken_counts import PRETOKEN_SCHEMA, SEQUENCE_SCHEMA, ChunkCounts, corpus_from_counts
 from core.errors import InputError
-from core.families.base import TrainingCorpus
 from core.pipeline import pretokeniser_from_spec
 from core.pipeline.base import Pretokeniser
 

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from core.counting.chunks import Chunk
-from core.counting.engines import default_workers
 from core.errors import InputError
 
 T = TypeVar("T")
@@ -86,12 +85,12 @@ def local_cluster(workers: int) -> Any:
 
 
 @contextlib.contextmanager
-def _client(address: str) -> Iterator[Any]:
-    """A client of a new ``LocalCluster`` (``"local"``), or of the scheduler at ``address``;
-    closed (with the cluster it started) on leaving."""
+def _client(address: str, local_workers: int) -> Iterator[Any]:
+    """A client of a new ``LocalCluster`` of ``local_workers`` processes (``"local"``), or of the
+    scheduler at ``address``; closed (with the cluster it started) on leaving."""
     _, distributed = _modules()
     if address == "local":
-        with local_cluster(default_workers()) as cluster, distributed.Client(cluster) as client:
+        with local_cluster(local_workers) as cluster, distributed.Client(cluster) as client:
             yield client
         return
     try:
@@ -111,16 +110,17 @@ def dask_map_reduce(
     combine: Callable[[list[T]], T],
     *,
     address: str,
+    local_workers: int,
     progress: Callable[[int, int], None] | None = None,
     done: Sequence[T] = (),
 ) -> T:
     """``combine`` of ``task(chunk)`` for every chunk, computed on the Dask cluster at ``address``
-    (``"local"``: a new ``LocalCluster`` with a worker process per core), together with the
+    (``"local"``: a new ``LocalCluster`` of ``local_workers`` worker processes), together with the
     results ``done`` before. ``progress(bytes done, bytes in all)`` as each chunk finishes."""
     _modules()
     if not chunks:
         return combine(list(done))
-    with _client(address) as client:
+    with _client(address, local_workers) as client:
         result = _run(client, task, chunks, combine, progress)
     return combine([*done, result]) if done else result
 

@@ -73,7 +73,9 @@ def map_reduce(
     if dask is not None:
         from core.counting.dask_engine import dask_map_reduce
 
-        return dask_map_reduce(task, chunks, combine, address=dask, progress=progress, done=done)
+        return dask_map_reduce(
+            task, chunks, combine, address=dask, local_workers=default_workers(), progress=progress, done=done
+        )
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")

@@ -1,7 +1,7 @@
 """Pretoken counts of a corpus of any size, and the runs supermerges need ([boundless App. B]),
 counted chunk by chunk and combined by an engine (:mod:`core.counting.engines`).
 
-Every line is pre-tokenised exactly as :meth:`core.families.base.TrainingCorpus.from_texts` does it
+Every line is pre-tokenised exactly as :meth:`core.counting.corpus.TrainingCorpus.from_texts` does it
 (``line.rstrip("\\r\\n")``, empty pretokens dropped) and its candidate runs are those of
 :meth:`core.counting.sequences.PretokenSequences.from_documents`, so counting a corpus gives the
 same training corpus as reading it whole. Partial counts are Arrow tables (``pretoken``/``count``,
@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.counting.chunks import CHUNK_BYTES, Chunk, chunk_lines, corpus_files, plan_chunks
-from core.counting.engines import map_reduce
+from core.counting.chunks import Chunk, chunk_lines
+from core.counting.corpus import TrainingCorpus, initial_alphabet
 from core.counting.sequences import CandidateTest, PretokenSequences, candidate_runs
 from core.errors import InputError
-from core.families.base import TrainingCorpus, initial_alphabet
 from core.pipeline import pretokeniser_from_spec
 from core.pipeline.base import Pretokeniser
 
@@ -185,78 +183,3 @@ def corpus_from_counts(counts: ChunkCounts, pretokeniser: Pretokeniser, source: 
 def wants_sequences(pretokeniser: Pretokeniser) -> bool:
     """Whether runs are counted by default: for BoundlessBPE's own byte-level pattern."""
     return pretokeniser.to_spec().get("pattern") == "boundless" and bool(initial_alphabet(pretokeniser))
-
-
-def count_text(
-    files: list[str],
-    pretokeniser: Pretokeniser,
-    *,
-    sequences: bool,
-    workers: int | None = None,
-    dask: str | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
-    progress: Callable[[int, int], None] | None = None,
-    checkpoint: str | os.PathLike | None = None,
-    notice: Callable[[str], None] | None = None,
-) -> ChunkCounts:
-    """The combined counts of ``files``, cut into chunks of about ``chunk_bytes``; with
-    ``checkpoint`` (a parts folder, :mod:`core.counting.checkpoints`) every counted chunk is
-    kept there and a rerun counts only the others (``notice`` hears that it resumes)."""
-    task = functools.partial(count_chunk, spec=pretokeniser.to_spec(), sequences=sequences)
-    chunks = plan_chunks(files, chunk_bytes)
-    if not chunks:
-        raise InputError("empty corpus: every file is empty", files[0] if len(files) == 1 else "<corpus>")
-    if checkpoint is None:
-        return map_reduce(task, chunks, combine_counts, workers=workers, dask=dask, progress=progress)
-    if dask is not None:
-        raise InputError("a Dask run writes no checkpoint and cannot be resumed: count without checkpoint")
-    from core.counting.checkpoints import resumable_counts
-
-    return resumable_counts(
-        checkpoint,
-        files,
-        pretokeniser,
-        sequences,
-        chunk_bytes,
-        chunks,
-        task,
-        workers=workers,
-        progress=progress,
-        notice=notice,
-    )
-
-
-def count_corpus(
-    corpus: str | os.PathLike | Iterable[str | os.PathLike],
-    pretokeniser: Pretokeniser,
-    *,
-    sequences: bool | None = None,
-    workers: int | None = None,
-    dask: str | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
-    progress: Callable[[int, int], None] | None = None,
-    checkpoint: str | os.PathLike | None = None,
-) -> TrainingCorpus:
-    """The training corpus of a file, folder or glob (:func:`core.counting.chunks.corpus_files`),
-    counted in chunks by ``workers`` processes (default all cores) or on a Dask cluster
-    (``dask``: ``"local"`` or a scheduler address); equal to ``TrainingCorpus.from_texts`` of its
-    lines, without the documents but with their candidate runs when ``sequences`` (default: for
-    BoundlessBPE's own pre-tokeniser). ``progress(bytes done, bytes in all)``; ``checkpoint``: a
-    parts folder to resume from (:mod:`core.counting.checkpoints`), removed once all is counted."""
-    files = corpus_files(corpus)
-    chosen = wants_sequences(pretokeniser) if sequences is None else sequences
-    counts = count_text(
-        files,
-        pretokeniser,
-        sequences=chosen,
-        workers=workers,
-        dask=dask,
-        chunk_bytes=chunk_bytes,
-        progress=progress,
-        checkpoint=checkpoint,
-    )
-    if checkpoint is not None:
-        from core.counting.checkpoints import remove_parts
-
-        remove_parts(checkpoint)
-    return corpus_from_counts(counts, pretokeniser, files[0] if len(files) == 1 else "<corpus>")

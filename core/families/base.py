@@ -16,14 +16,13 @@ progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called 
 steps and regularly inside its long phases (:class:`core.deadline.Heartbeat`); ``total`` is 0
 while it is not known yet (Unigram's seeding) and never changes once it is; whatever it raises
 stops training (the explorer's :class:`core.deadline.Deadline`).
-:mod:`core.families.registry` maps algorithm names to trainers; :data:`core.tokeniser.SAVED_FORMATS`
+:mod:`core.families.registry` maps algorithm names to trainers; :data:`core.families.registry.SAVED_FORMATS`
 maps saved formats to loaders.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
@@ -36,89 +35,13 @@ from core.pipeline.base import Pretokeniser
 from core.tokeniser import Tokeniser, ids_in_order
 
 if TYPE_CHECKING:
-    from core.counting.sequences import PretokenSequences
+    pass
 
 #: Saved variant files carry ``"format": FORMAT_PREFIX + kind`` (e.g. ``"variant:scaffold"``).
 FORMAT_PREFIX = "variant:"
 FORMAT_VERSION = 1
 #: Pretokens whose segmentation a tokeniser remembers before it starts afresh.
 CACHE_LIMIT = 1_000_000
-
-
-def initial_alphabet(pretokeniser: Pretokeniser) -> tuple[str, ...]:
-    """All 256 byte characters for a byte-level pre-tokeniser (so every text stays encodable, as
-    HF's ``ByteLevel.alphabet()`` is used), else nothing: the alphabet is what the corpus shows."""
-    from core.pipeline.byte_level import BYTE_TO_CHAR, ByteLevel
-
-    if isinstance(pretokeniser, ByteLevel) or getattr(pretokeniser, "byte_level", False):
-        return tuple(BYTE_TO_CHAR[b] for b in range(256))
-    return ()
-
-
-@dataclass(frozen=True)
-class TrainingCorpus:
-    """What a trainer learns from: pretoken counts (pretokens already in the tokeniser's alphabet,
-    e.g. with ``Ġ``/``▁``) and, when trained from running text, each document (line) as its
-    sequence of pretokens, which BoundlessBPE needs for supermerges across pretokens."""
-
-    pretokeniser: Pretokeniser
-    pretoken_counts: dict[str, int]
-    documents: tuple[tuple[str, ...], ...] | None = None
-    #: the runs supermerges can join (:mod:`core.counting.sequences`), when counted without
-    #: keeping the documents (``count`` on a large corpus); else derived from ``documents``
-    sequences: PretokenSequences | None = None
-
-    @cached_property
-    def supermerge_sequences(self) -> PretokenSequences | None:
-        """The candidate runs of supermerges: ``sequences``, or those of ``documents``; None for
-        a corpus of counts alone."""
-        if self.sequences is not None:
-            return self.sequences
-        if self.documents is None:
-            return None
-        from core.counting.sequences import PretokenSequences
-
-        return PretokenSequences.from_documents(self.documents, bool(initial_alphabet(self.pretokeniser)))
-
-    @classmethod
-    def from_pretoken_counts(
-        cls, counts: Mapping[str, int], pretokeniser: Pretokeniser, sequences: PretokenSequences | None = None
-    ) -> TrainingCorpus:
-        """Counts of pretokens as ``pretokeniser`` produced them (no pre-tokenising again), e.g. a
-        counts file of ``count``; ``sequences`` as counted with them, if any."""
-        if not counts:
-            raise InputError("empty corpus: no pretokens to train on", "<counts>")
-        return cls(pretokeniser, dict(counts), None, sequences)
-
-    @classmethod
-    def from_texts(cls, texts: Iterable[str], pretokeniser: Pretokeniser) -> TrainingCorpus:
-        """Every item of ``texts`` is one document (a line of a corpus file)."""
-        if isinstance(texts, str):
-            texts = (texts,)
-        documents = []
-        for number, text in enumerate(texts, 1):
-            if not isinstance(text, str):
-                raise InputError(f"expected text, got {type(text).__name__}", "<corpus>", number)
-            pretokens = tuple(p for p in pretokeniser.pretokenise(text.rstrip("\r\n")) if p)
-            if pretokens:
-                documents.append(pretokens)
-        counts = Counter(p for document in documents for p in document)
-        if not counts:
-            raise InputError("empty corpus: no pretokens to train on", "<corpus>")
-        return cls(pretokeniser, dict(counts), tuple(documents))
-
-    @classmethod
-    def from_word_counts(cls, word_counts: Mapping[str, int], pretokeniser: Pretokeniser) -> TrainingCorpus:
-        """Each word as it appears in running text (``" " + word`` through the pre-tokeniser),
-        with its count; no documents."""
-        counts: Counter[str] = Counter()
-        for word, count in word_counts.items():
-            for pretoken in pretokeniser.pretokenise(" " + word):
-                if pretoken:
-                    counts[pretoken] += count
-        if not counts:
-            raise InputError("empty corpus: no words to train on", "<counts>")
-        return cls(pretokeniser, dict(counts))
 
 
 @dataclass(frozen=True)
@@ -260,3 +183,39 @@ def check_format(obj: dict, kind: str, source: str) -> None:
         raise InputError(f'expected "format": "{expected}", found {obj.get("format")!r}', source)
     if obj.get("version") != FORMAT_VERSION:
         raise InputError(f"unsupported version {obj.get('version')!r} (expected {FORMAT_VERSION})", source)
+
+
+class WrapsBPE:
+    """Shared by the tokenisers that post-process a BTE tokeniser's segmentation (TrimmedBPE,
+    BPE-dropout): what they pass through from ``self.tokeniser``, and their saved envelope
+    ``{"format", "version": 1, "tokeniser": <the BTE tokeniser's JSON>, ...}``."""
+
+    tokeniser: BTETokeniser
+    tokenise: Callable[[str], list[str]]  # each wrapper's own post-processed segmentation
+
+    @property
+    def pretokeniser(self) -> Pretokeniser:
+        return self.tokeniser.pretokeniser
+
+    @property
+    def specials(self) -> tuple[str, ...]:
+        return self.tokeniser.specials
+
+    def token_ids(self) -> dict[str, int]:
+        """The wrapped tokeniser's ids (types it no longer emits keep theirs, unused)."""
+        return self.tokeniser.token_ids()
+
+    def merge_graph(self) -> BTETokeniser:
+        """The wrapped merge graph: post-processing removes no merge."""
+        return self.tokeniser
+
+    def tokenise_word(self, word: str) -> list[str]:
+        """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
+        return self.tokenise(" " + word)
+
+    @staticmethod
+    def read_wrapped(obj, format_: str, source: str) -> BTETokeniser:
+        """The BTE tokeniser inside a saved wrapper, after checking its envelope."""
+        if not isinstance(obj, dict) or obj.get("format") != format_ or obj.get("version") != 1:
+            raise InputError(f'expected a JSON object with "format": "{format_}" and "version": 1', source)
+        return BTETokeniser.from_json(obj.get("tokeniser"), source)

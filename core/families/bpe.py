@@ -8,7 +8,14 @@ segmentation applies them ([knockout §3.2]).
 from __future__ import annotations
 
 from core.bpe.trainer import tokeniser_from_training, train_bpe
-from core.families.base import TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet
+from core.counting.corpus import TrainingCorpus, initial_alphabet
+from core.families.base import TrainingEvent, TrainingRun
+
+#: what each option of :func:`train` means (``train --algorithm ... --list-options``); a test keeps
+#: its keys equal to the keyword options of ``train``
+OPTION_HELP: dict[str, str] = {
+    "min_frequency": "pairs seen fewer times are never merged (HF BpeTrainer's min_frequency)",
+}
 
 
 def train(

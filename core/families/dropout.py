@@ -32,8 +32,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
+from core.families.base import WrapsBPE
 from core.options import check_choice, check_int, check_number
-from core.tokeniser import WrapsBPE
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser

@@ -71,16 +71,15 @@ from functools import cached_property
 
 from core.bpe.model import BTETokeniser
 from core.bpe.trainer import OCCURRENCES_PER_BEAT, PROGRESS_EVERY, _collect_word_counts, _initial_vocab
+from core.counting.corpus import TrainingCorpus, initial_alphabet
 from core.deadline import Heartbeat
 from core.errors import InputError
 from core.families.base import (
     FORMAT_PREFIX,
     FORMAT_VERSION,
     PretokenSegmenter,
-    TrainingCorpus,
     TrainingEvent,
     TrainingRun,
-    initial_alphabet,
     merge_list_graph,
     read_envelope,
     read_flag,
@@ -309,6 +308,18 @@ def _merge_all(tokens: list[str], pair: tuple[str, ...], result: str) -> list[st
             out.append(tokens[i])
             i += 1
     return out
+
+
+#: what each option of :func:`train` means (``train --algorithm ... --list-options``); a test keeps
+#: its keys equal to the keyword options of ``train``
+OPTION_HELP: dict[str, str] = {
+    "threshold": "τ: a parent is removed when its Intersection over Self exceeds it [rebpe App. A.4]",
+    "comparison": "'>' (the authors' code) or '>=' (the paper's Eq. 2) between IoS and τ",
+    "tie": "equal pair counts: insertion (the authors' Counter order) or hf (count, then HF ids)",
+    "reserved_specials": "slots of the vocabulary size kept for special tokens (the authors' trainer: 4)",
+    "whole_word": "a pretoken that is itself a type is kept whole when segmenting (the authors' shortcut)",
+    "name": "the tokeniser's name (train names it after --out)",
+}
 
 
 def train(

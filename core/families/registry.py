@@ -1,4 +1,4 @@
-"""Algorithm names -> trainers, for every tokeniser family (saved formats: core.tokeniser).
+"""Every tokeniser family in one table: algorithm names -> trainers, saved formats -> classes.
 
 No paper section: plumbing for ``train --algorithm``, ``segment`` and the explorer pages. Modules
 are imported on first use, so loading one family never pays for the others.
@@ -12,19 +12,21 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TypeGuard
 
-from core.errors import InputError
-from core.families.base import TrainingCorpus, TrainingRun
+from core.counting.corpus import TrainingCorpus
+from core.errors import InputError, excerpt
+from core.families.base import TrainingRun
 from core.gc_pause import cyclic_gc_paused
 from core.pipeline import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
 from core.pipeline.base import Pretokeniser
 from core.pipeline.sentencepiece.normaliser import SentencePieceNormaliser
+from core.tokeniser import Tokeniser
 
 #: algorithm -> (module with ``train``, fixed options, description)
 ALGORITHMS: dict[str, tuple[str, dict, str]] = {
     "bpe": ("core.families.bpe", {}, "BPE (Sennrich et al. 2016; merges identical to HF tokenizers)"),
     "scaffold": ("core.families.scaffold", {}, "Scaffold-BPE ([scaffold Alg. 1-2])"),
     "picky": ("core.families.picky", {}, "PickyBPE ([rebpe §2.1]; IoS removal during training)"),
-    "boundless": ("core.families.boundless.model", {}, "BoundlessBPE ([boundless]; supermerges across pretokens)"),
+    "boundless": ("core.families.boundless.trainer", {}, "BoundlessBPE ([boundless]; supermerges across pretokens)"),
     "unigram": ("core.families.unigram.trainer", {"pruning": "loss"}, "Unigram ([unigram Alg. 1]; loss-based pruning)"),
     "unigram-fsp": (
         "core.families.unigram.trainer",
@@ -116,6 +118,12 @@ def algorithm_options(algorithm: str) -> dict[str, object]:
     }
 
 
+def option_help(algorithm: str) -> dict[str, str]:
+    """What each option of ``algorithm``'s trainer means (its module's ``OPTION_HELP``)."""
+    module, _, _ = ALGORITHMS[check_algorithm(algorithm)]
+    return importlib.import_module(module).OPTION_HELP
+
+
 def train(
     algorithm: str, corpus: TrainingCorpus, vocab_size: int, *, progress=None, checkpoint=None, **options
 ) -> TrainingRun:
@@ -142,3 +150,27 @@ def check_resumable(algorithm: str) -> None:
         from core.bpe.checkpoint import cannot_resume
 
         raise cannot_resume(algorithm)
+
+
+#: saved ``format`` -> (module, class name); the class has ``from_json(obj, source)``.
+SAVED_FORMATS: dict[str, tuple[str, str]] = {
+    "bte-tokeniser": ("core.bpe.model", "BTETokeniser"),
+    "variant:scaffold": ("core.families.scaffold", "ScaffoldBPE"),
+    "variant:picky": ("core.families.picky", "PickyBPE"),
+    "variant:boundless": ("core.families.boundless.model", "BoundlessBPE"),
+    "variant:unigram": ("core.families.unigram.model", "UnigramTokeniser"),
+    "variant:trimmed": ("core.families.trimmed", "TrimmedBPE"),
+    "variant:dropout": ("core.families.dropout", "DropoutBPE"),
+}
+
+
+def from_saved_json(obj, source: str) -> Tokeniser:
+    """The tokeniser a saved project file describes (any family); InputError naming ``source``."""
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
+    format_ = obj.get("format")
+    spec = SAVED_FORMATS.get(format_) if isinstance(format_, str) else None
+    if spec is None:
+        raise InputError(f"unknown tokeniser format {excerpt(format_)}; known: {', '.join(SAVED_FORMATS)}", source)
+    module, name = spec
+    return getattr(importlib.import_module(module), name).from_json(obj, source)

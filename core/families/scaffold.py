@@ -53,16 +53,15 @@ from functools import cached_property
 
 from core.bpe.model import BTETokeniser, Merge
 from core.bpe.trainer import PROGRESS_EVERY, _collect_word_counts, _initial_vocab, _merge_words
+from core.counting.corpus import TrainingCorpus, initial_alphabet
 from core.deadline import Heartbeat
 from core.errors import InputError
 from core.families.base import (
     FORMAT_PREFIX,
     FORMAT_VERSION,
     PretokenSegmenter,
-    TrainingCorpus,
     TrainingEvent,
     TrainingRun,
-    initial_alphabet,
     read_envelope,
 )
 from core.options import check_choice, check_int
@@ -218,6 +217,18 @@ def _demolition_table(bte: BTETokeniser, scaffold: frozenset[str]) -> dict[str, 
                 best = pieces
         table[token] = best
     return table
+
+
+#: what each option of :func:`train` means (``train --algorithm ... --list-options``); a test keeps
+#: its keys equal to the keyword options of ``train``
+OPTION_HELP: dict[str, str] = {
+    "tie": "a scaffold token and a pair of equal frequency: scaffold-first pops the token, pair-first the pair",
+    "min_frequency": "stop when the head of the queue falls below max(1, min_frequency)",
+    "protect_atoms": "alphabet characters are never marked as scaffold tokens",
+    "scaffold_priority": "rank a scaffold token by its current frequency (current) or by its "
+    "frequency when it was marked (marked)",
+    "name": "the tokeniser's name (train names it after --out)",
+}
 
 
 def train(

@@ -31,8 +31,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
+from core.families.base import WrapsBPE
 from core.options import check_choice, check_number
-from core.tokeniser import SegmentsWords, WrapsBPE
+from core.tokeniser import SegmentsWords
 from core.trace import Trace
 
 if TYPE_CHECKING:

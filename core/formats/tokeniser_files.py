@@ -2,7 +2,7 @@
 
 No paper section (file formats). A file is recognised by its content, never its suffix:
 
-- JSON with ``"format"``: a project file of any family (:data:`core.tokeniser.SAVED_FORMATS`);
+- JSON with ``"format"``: a project file of any family (:data:`core.families.registry.SAVED_FORMATS`);
 - JSON with ``"model"``: an HF ``tokenizer.json`` (:mod:`core.formats.hf_json`);
 - other JSON objects: Mistral's Tekken, or a lone ``vocab.json`` (refused with a pointer to its
   ``merges.txt``);
@@ -26,13 +26,14 @@ from types import MappingProxyType
 
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.families.registry import from_saved_json
 from core.formats.hf_json import tokeniser_from_hf_json, tokeniser_to_hf_json
 from core.formats.json_input import read_json
 from core.formats.locations import HF_PREFIX, resolve_hf_id, special_tokens_beside, tokeniser_file_in
 from core.formats.merges_txt import check_merges_count, parse_merges_txt, vocab_from_json
 from core.formats.output_files import check_output_path, write_text
 from core.gc_pause import cyclic_gc_paused
-from core.tokeniser import Tokeniser, from_saved_json
+from core.tokeniser import Tokeniser
 
 MAX_TOKENISER_BYTES = 200 * 1024 * 1024
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+=* \d+\r?\n")

@@ -97,10 +97,13 @@ class SpecialTokenSplit(Pretokeniser):
 
     @classmethod
     def from_spec(cls, spec: dict) -> SpecialTokenSplit:
-        from core.pipeline.specs import pretokeniser_from_spec
-
+        """``spec["inner"]`` is the inner pre-tokeniser itself: :func:`core.pipeline.specs.pretokeniser_from_spec`
+        builds nested specs first."""
         args = spec_arguments(spec, cls.kind, ("inner", "specials"))
-        return cls(pretokeniser_from_spec(args.get("inner")), args.get("specials", []))
+        inner = args.get("inner")
+        if not isinstance(inner, Pretokeniser):
+            raise InputError(f"the inner pre-tokeniser of {cls.kind!r} must be built first, got {type(inner).__name__}")
+        return cls(inner, args.get("specials", []))
 
     def __hash__(self) -> int:
         return hash((self.inner, self.specials))

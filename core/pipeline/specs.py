@@ -49,6 +49,8 @@ def pretokeniser_from_spec(spec: Any) -> Pretokeniser:
     cls = PRETOKENISER_CLASSES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise InputError(f"unknown pretokeniser kind {kind!r}; known kinds: {', '.join(PRETOKENISER_CLASSES)}")
+    if isinstance(spec.get("inner"), dict):  # a wrapper (SpecialTokenSplit): its inner pre-tokeniser first
+        spec = {**spec, "inner": pretokeniser_from_spec(spec["inner"])}
     try:
         return cls.from_spec(spec)
     except TypeError as err:  # defensive: a constructor rejected an argument

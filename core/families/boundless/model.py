@@ -2,7 +2,7 @@
 deletions and *supermerges* of two adjacent whole pretokens into a superword.
 
 [boundless §3.1] (the three operations), §3.2 and Listing 1 (inference), App. A (the
-pre-tokenisation regex), App. B (training: :func:`train`, from :mod:`core.families.boundless.trainer`). Semantics are
+pre-tokenisation regex), App. B (training: :func:`core.families.boundless.trainer.train`). Semantics are
 those of the authors' code, kensho-technologies/boundlessbpe @9c7ef2e
 (reference-implementations.md §5; TEST_VECTORS V8/V8b).
 
@@ -44,18 +44,17 @@ from collections.abc import Iterable
 from itertools import accumulate, pairwise
 
 from core.bpe.model import BTETokeniser
+from core.counting.corpus import initial_alphabet
 from core.errors import InputError
 from core.families.base import (
     CACHE_LIMIT,
     FORMAT_PREFIX,
     FORMAT_VERSION,
     TrainingRun,
-    initial_alphabet,
     merge_list_graph,
     read_envelope,
     read_flag,
 )
-from core.families.boundless.trainer import train as train  # the trainer, App. B (re-exported)
 from core.pipeline import RegexSplit
 from core.pipeline.base import Pretokeniser
 from core.pipeline.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE

@@ -66,9 +66,11 @@ from typing import TYPE_CHECKING
 import regex
 
 from core.bpe.trainer import PROGRESS_EVERY
+from core.counting.corpus import TrainingCorpus, initial_alphabet
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.families.base import TrainingCorpus, TrainingEvent, TrainingRun, initial_alphabet
+from core.families.base import TrainingEvent, TrainingRun
+from core.families.boundless.model import BoundlessBPE
 from core.families.boundless.states import Words
 from core.families.boundless.superwords import Superwords
 from core.options import check_int
@@ -130,6 +132,20 @@ def _option(value, name: str, allowed) -> str:
     return value
 
 
+#: what each option of :func:`train` means (``train --algorithm ... --list-options``); a test keeps
+#: its keys equal to the keyword options of ``train``
+OPTION_HELP: dict[str, str] = {
+    "threshold": "τ: a merged part is deleted when its Intersection over Self reaches it [boundless §3.1]",
+    "ios_rule": "'>=' (the authors' code) or '>' (the paper: 'exceeds') between IoS and τ",
+    "blowup": "a deleted token becomes bytes (true) or the pair of the merge that formed it (false)",
+    "merge_pattern": "which whole pretokens may join supermerges: improved, original or simple",
+    "deleted_slots": "kept: a deleted token keeps its slot of the vocabulary size (the authors' code); "
+    "freed: deletions free their slot [boundless §3.1]",
+    "tie": "a merge and a supermerge of equal count: supermerge (the authors' code) or merge first",
+    "name": "the tokeniser's name (train names it after --out)",
+}
+
+
 def train(
     corpus: TrainingCorpus,
     vocab_size: int,
@@ -175,7 +191,6 @@ def train(
         checkpoint.source = run.recorded
     stopped = run.loop(vocab_size, checkpoint.operations if checkpoint is not None else ())
     beat.report(len(run.taken) - 256)
-    from core.families.boundless.model import BoundlessBPE  # imported here: that module imports this one
 
     tokeniser = BoundlessBPE(run.operations, corpus.pretokeniser, blowup=blowup, name=name)
     summary = {

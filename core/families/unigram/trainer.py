@@ -41,10 +41,11 @@ from collections.abc import Callable
 import numpy as np
 
 from core.bpe.trainer import _collect_word_counts
+from core.counting.corpus import TrainingCorpus
+from core.counting.corpus import initial_alphabet as byte_alphabet
 from core.deadline import Heartbeat
 from core.errors import InputError
-from core.families.base import TrainingCorpus, TrainingEvent, TrainingRun
-from core.families.base import initial_alphabet as byte_alphabet
+from core.families.base import TrainingEvent, TrainingRun
 from core.families.unigram.batch import Lattices
 from core.families.unigram.options import Atoms, Pruning, Seed, SizeBasis, StopCheck, UnigramOptions
 from core.families.unigram.seed import (
@@ -318,6 +319,33 @@ def corpus_characters(counts: dict[str, int], options: UnigramOptions) -> dict[s
 
 
 _DEFAULT = UnigramOptions()
+
+
+#: what each option of :func:`train` means (``train --algorithm ... --list-options``); a test keeps
+#: its keys equal to the keyword options of ``train``
+OPTION_HELP: dict[str, str] = {
+    "seed": "seed candidates: pretokens (suffixes of the unique pretokens), full_text (SentencePiece) or "
+    "counted_text (SentencePiece's seed of the text behind a counts file)",
+    "seed_recovery": "maximal valid prefix recovery in the seed [unigram Alg. 3]",
+    "seed_factor": "β_seed: seed size = β_seed × vocabulary size [unigram Alg. 1]",
+    "seed_size": "an absolute seed size (SentencePiece: 1000000); overrides seed_factor",
+    "max_piece_length": "l_max: the longest piece, in characters",
+    "max_pretoken_length": "longer pretokens are cut into parts of this many characters",
+    "split_by_script": "reject seed pieces that mix Unicode scripts (SentencePiece)",
+    "em_iterations": "N_em: EM iterations per pruning round",
+    "alpha_prune": "α_prune: each pruning round keeps this share of the vocabulary",
+    "alpha_inter": "α_inter: pruning stops at α_inter × vocabulary size, then the vocabulary is finalised",
+    "min_expected_count": "τ_mp: the M-step drops pieces with a lower expected count",
+    "digamma": "M-step with exp(digamma(count)) instead of the count itself (maximum likelihood)",
+    "atoms": "required: characters are never dropped; prunable: they can be, as in SentencePiece",
+    "size_basis": "total: the factors apply to the whole vocabulary (the paper); additional: to its "
+    "non-character part (the authors' code)",
+    "max_rounds": "at most this many pruning rounds",
+    "stop_check": "after_em: stop when EM leaves α_inter × vocabulary size pieces (the paper); "
+    "after_prune: stop after the pruning step that reaches it (SentencePiece 0.2.3)",
+    "initial_alphabet": "characters always in the vocabulary (null: the 256 bytes for a byte-level "
+    "pre-tokeniser, else none)",
+}
 
 
 def train(

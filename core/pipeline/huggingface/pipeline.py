@@ -21,7 +21,7 @@ from core.pipeline.base import Pretoken, Pretokeniser
 from core.pipeline.byte_level import BYTE_SPACE, display_byte_chars
 from core.pipeline.huggingface.added_tokens import AddedVocabulary, added_tokens_from_json
 from core.pipeline.huggingface.decoders import decoder_from_json
-from core.pipeline.huggingface.fields import simple_equivalent
+from core.pipeline.huggingface.equivalents import simple_equivalent
 from core.pipeline.huggingface.normalizers import ByteLevelNormalizer, Replace, compose, normalizer_from_json
 from core.pipeline.huggingface.pre_tokenizers import ByteLevel, Metaspace, pre_tokenizer_from_json
 from core.pipeline.limited_regex import LimitedPattern
