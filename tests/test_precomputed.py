@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from core.formats.references import load_references
+from core.edits.archive import read_archive
+from core.edits.rebpe import ReBPEConfig
 from core.formats.tokeniser_files import load_tokeniser
-from core.rebpe import ReBPEConfig
-from core.run_archive import read_archive
+from core.references.files import load_references
 from scripts import precompute_samples as precompute
 from tests.apptest_support import assert_clean, run_page
 from ui import rebpe_runs, result_cache, sweeps

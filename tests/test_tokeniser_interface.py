@@ -163,7 +163,7 @@ def test_model_imports_nothing_above_it():
         "core.trace",
         "core.bpe.unknowns",
     }
-    for module in ("model", "segmentation", "merges", "trace", "unknowns"):
+    for module in ("bpe/model", "bpe/segmentation", "bpe/merges", "trace", "bpe/unknowns"):
         tree = ast.parse((ROOT / "core" / f"{module}.py").read_text(encoding="utf-8"))
         imported = {
             node.module

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.errors import InputError
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 DUTCH_40K = SAMPLE_DIR / "tokenisers" / "bpe-40k_oscar-nl-clean" / "tokenizer.json"
 
 
