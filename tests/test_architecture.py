@@ -1,14 +1,182 @@
-"""The engine stays UI-free: nothing under core/ imports streamlit, plotly or pyvis."""
+"""The project's structure, as docs/architecture.md draws it:
+
+- the packages are layered, bottom-up (``LAYERS``), and a module imports only from its own layer
+  or lower ones: inside ``core/`` the engine's rooms, then ``viz`` < ``ui`` < ``pages``/``app``;
+- no import cycle anywhere, imports inside functions and under ``TYPE_CHECKING`` included;
+- ``core/`` keeps at most ``MAX_LOOSE_MODULES`` modules at its root;
+- the engine stays UI-free: nothing under core/ imports streamlit, plotly or pyvis;
+- text is escaped for HTML in one module, viz/escaping.py.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 CORE = Path(__file__).resolve().parent.parent / "core"
 UI = {"streamlit", "plotly", "pyvis"}
+
+# --- layers and cycles ------------------------------------------------------------------------------
+#: bottom-up; a module belongs to the longest prefix that names it
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core.errors", "core.options", "core.deadline", "core.gc_pause", "core.trace"),
+    ("core.pipeline",),
+    ("core.tokeniser",),
+    ("core.counting",),
+    ("core.bpe",),
+    ("core.families",),
+    ("core.formats",),
+    ("core.references",),
+    ("core.edits",),
+    ("core.analysis",),
+    ("core",),  # the package itself (core/__init__.py: the lazy public API), not its submodules
+    ("core.cli", "core.__main__"),
+    ("viz",),
+    ("ui",),
+    ("pages", "app"),
+)
+#: the project's own code (tests excluded; a virtual environment in .venv/ is not the project's)
+PROJECT_FOLDERS = ("core", "viz", "ui", "pages", "bench", "scripts")
+LAYERED_FOLDERS = ("core", "viz", "ui", "pages")
+MAX_LOOSE_MODULES = 8
+
+
+def layer_of(module: str) -> int | None:
+    """The index in LAYERS of the longest prefix naming ``module`` (None: no layer names it);
+    ``core`` names only the package itself."""
+    best: tuple[int, int] | None = None
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            names = module == prefix or (prefix != "core" and module.startswith(prefix + "."))
+            if names and (best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(root: Path, path: Path, known: set[str]) -> Iterator[str]:
+    """Every module of ``known`` that ``path`` imports, at any depth of its code (functions,
+    ``TYPE_CHECKING`` blocks), absolute or relative."""
+    me = module_name(root, path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            candidates = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for name in candidates:
+            while name and name not in known:  # `import a.b.c` depends on a.b.c (or the longest known prefix)
+                name = name.rpartition(".")[0]
+            if name and name != me:
+                yield name
+                break
+
+
+def import_graph(root: Path, folders=LAYERED_FOLDERS) -> dict[str, set[str]]:
+    """module -> the project modules it imports, over ``folders`` (and app.py) under ``root``."""
+    paths = [path for folder in folders for path in (root / folder).rglob("*.py")]
+    paths += [root / "app.py"] if (root / "app.py").is_file() else []
+    names = {module_name(root, path): path for path in paths}
+    return {name: set(imported_modules(root, path, set(names))) for name, path in names.items()}
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """ "a -> b" for every import of a higher layer, and every module no layer names."""
+    found = [f"{module}: in no layer" for module in graph if layer_of(module) is None]
+    for module, targets in graph.items():
+        here = layer_of(module)
+        found += [
+            f"{module} -> {target}"
+            for target in sorted(targets)
+            if here is not None and (there := layer_of(target)) is not None and there > here
+        ]
+    return sorted(found)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in graph.get(module, ()):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while (member := stack.pop()) != module:
+                on_stack.discard(member)
+                component.append(member)
+            on_stack.discard(module)
+            if component:
+                cycles.append(sorted([module, *component]))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+@pytest.fixture(scope="module")
+def project_graph() -> dict[str, set[str]]:
+    return import_graph(CORE.parent)
+
+
+def test_every_module_imports_only_its_own_layer_or_lower(project_graph):
+    assert upward_imports(project_graph) == []
+
+
+def test_no_import_cycles(project_graph):
+    assert import_cycles(project_graph) == []
+
+
+def test_core_keeps_few_loose_modules():
+    loose = sorted(path.name for path in CORE.glob("*.py") if path.name != "__init__.py")
+    assert len(loose) <= MAX_LOOSE_MODULES, loose
+
+
+def test_the_layer_and_cycle_checks_can_fail(tmp_path):
+    """A made-up tree with an upward import (inside a function), an unlayered module and a
+    cycle through a ``TYPE_CHECKING`` import: each is found."""
+    files = {
+        "core/__init__.py": "",
+        "core/errors.py": "def f():\n    from core.bpe import model\n",
+        "core/bpe/__init__.py": "",
+        "core/bpe/model.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .graph import G\n",
+        "core/bpe/graph.py": "from core.bpe.model import M\n",
+        "core/stray.py": "",
+        "viz/__init__.py": "import core.errors\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path)
+    assert upward_imports(graph) == ["core.errors -> core.bpe.model", "core.stray: in no layer"]
+    assert import_cycles(graph) == [["core.bpe.graph", "core.bpe.model"]]
 
 
 def test_core_sources_never_import_ui_libraries():
@@ -68,10 +236,6 @@ def _hand_escapes(source: str, name: str, ui_side: bool) -> list[str]:
         elif ui_side and isinstance(node, ast.FunctionDef) and "esc" in node.name.lower():
             found.append(f"{where}: def {node.name}")
     return found
-
-
-#: the project's own code (tests excluded; a virtual environment in .venv/ is not the project's)
-PROJECT_FOLDERS = ("core", "viz", "ui", "pages", "bench", "scripts")
 
 
 def test_text_is_escaped_only_in_viz_escaping():
