@@ -27,7 +27,8 @@ if str(ROOT) not in sys.path:
 
 from core.formats.samples import DUTCH_40K  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
+#: reference outputs the tests read (tests/fixtures/README.md); no test reads outside the repository
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXPLORER_CACHE = tempfile.mkdtemp(prefix="explorer-cache-")
 os.environ["EXPLORER_CACHE_DIR"] = EXPLORER_CACHE
 atexit.register(shutil.rmtree, EXPLORER_CACHE, ignore_errors=True)

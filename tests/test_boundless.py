@@ -1,5 +1,5 @@
-"""BoundlessBPE (core/families/boundless*.py): TEST_VECTORS V8 (the authors' code on
-corpora/boundless_ofthe.jsonl) and V8b (the released paper model), [boundless] Listing 1,
+"""BoundlessBPE (core/families/boundless*.py): tests/fixtures/TEST_VECTORS.md V8 (the authors' code on
+tests/fixtures/boundless_ofthe.jsonl) and V8b (the released paper model), [boundless] Listing 1,
 and property tests against literal, from-scratch readings of App. B (training) and §3.2
 (inference) written below."""
 
@@ -23,9 +23,9 @@ from core.families.boundless.trainer import MERGE_PATTERNS, train
 from core.families.registry import from_saved_json
 from core.pipeline import ByteLevel, RegexSplit
 from core.pipeline.byte_level import BYTE_TO_CHAR, text_to_byte_chars
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-# corpora/boundless_ofthe.jsonl (the "text" fields)
+# tests/fixtures/boundless_ofthe.jsonl (the "text" fields)
 OFTHE = [
     "Tip of the hat. King of the hill. Top of the hour.",
     "Tip of the tongue. Out of the blue. King of the hill.",
@@ -34,7 +34,7 @@ OFTHE = [
     "Out of the hour. Tip of the blue. King of the hat.",
 ]
 
-# TEST_VECTORS V8 = out/kensho_boundless_traces.txt "OPS": index kind left [right]
+# TEST_VECTORS V8 = tests/fixtures/kensho_boundless_traces.txt "OPS": index kind left [right]
 V8_OPERATIONS = """
 0 merge Ġ t|1 merge Ġ o|2 merge Ġo f|3 deletion Ġo|4 merge Ġt h|5 merge Ġth e|6 deletion Ġth
 7 supermerge Ġof Ġthe|8 merge Ġ h|9 merge n g|10 merge Ġ T|11 merge i p|12 merge u e|13 merge Ġh a
@@ -81,9 +81,7 @@ def test_v8_operation_list_is_the_authors(v8):
 
 
 def test_v8_transcription_matches_the_reference_file():
-    path = SHARED / "reference" / "out" / "kensho_boundless_traces.txt"
-    if not path.exists():
-        pytest.skip(f"{path} not available")
+    path = FIXTURES / "kensho_boundless_traces.txt"
     lines = path.read_text(encoding="utf-8").splitlines()
     ops = lines[lines.index(next(x for x in lines if x.startswith("OPS"))) + 1 :]
     kinds = {"merge": "merge", "delete": "deletion", "SUPERMERGE": "supermerge"}
@@ -95,9 +93,7 @@ def test_v8_transcription_matches_the_reference_file():
 
 def test_v8_traces_match_the_reference_file(v8):
     """Every state the authors' inference printed (text_chunks after each operation)."""
-    path = SHARED / "reference" / "out" / "kensho_boundless_traces.txt"
-    if not path.exists():
-        pytest.skip(f"{path} not available")
+    path = FIXTURES / "kensho_boundless_traces.txt"
     sections = path.read_text(encoding="utf-8").split("=== TEXT: ")[1:]
     assert len(sections) == 5
     for section in sections:
@@ -110,6 +106,11 @@ def test_v8_traces_match_the_reference_file(v8):
         assert [(e.kind, e.index) for e in trace.events] == applied
         assert [e.tokens for e in trace.events] == [tuple(t for chunk in state for t in chunk) for state in states[1:]]
         assert trace.extra["chunks"] == states[-1]
+
+
+def test_v8_corpus_is_the_reference_file():
+    lines = (FIXTURES / "boundless_ofthe.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["text"] for line in lines] == OFTHE
 
 
 def test_v8_counts_match_the_training_log(v8):
@@ -198,6 +199,7 @@ def test_v8_through_the_registry_and_a_file_round_trip(v8, tmp_path):
 
 
 # -- V8b and Listing 1: the released paper model ---------------------------------------------
+# tests/fixtures/kensho_boundless_paper_model_traces.txt: every operation it shows applied, by index
 
 V8B = {
     0: ("merge", "Ġ", "t"),
@@ -236,6 +238,23 @@ def test_v8b_paper_model_traces(paper_model):
     trace = paper_model.trace_text(" King of the hill")
     assert [e.index for e in trace.events] == [0, 3, 4, 7, 12, 27, 29, 44, 54, 102, 167, 374, 4968, 18853]
     assert list(trace.tokens) == ["ĠKing", "ĠofĠthe", "Ġhill"]
+
+
+def test_v8b_transcription_matches_the_reference_file(paper_model):
+    """V8B is every operation the file shows applied (both snapshots), and the model gives its tokens."""
+    applied = {}
+    text = (FIXTURES / "kensho_boundless_paper_model_traces.txt").read_text(encoding="utf-8")
+    for section in text.split("=== TEXT: ")[1:]:
+        lines = section.splitlines()
+        for line in lines:
+            if line.startswith("* "):
+                kind, rest = line[2:].split(": ", 1)
+                pair, index = rest.rsplit(" ", 1)
+                parts = ("".join(BYTE_TO_CHAR[b] for b in part) for part in ast.literal_eval(pair))
+                applied[int(index)] = (kind, *parts)
+        tokens = ast.literal_eval(next(x for x in lines if x.startswith("tokens: ")).removeprefix("tokens: "))
+        assert list(paper_model.trace_text(ast.literal_eval(lines[0])).tokens) == tokens
+    assert applied == V8B
 
 
 def test_listing_1(paper_model):

@@ -1,4 +1,4 @@
-"""BPE-dropout ([knockout §4.1] "Dropout"): TEST_VECTORS.md V12 for both variants."""
+"""BPE-dropout ([knockout §4.1] "Dropout"): tests/fixtures/TEST_VECTORS.md V12 for both variants."""
 
 from __future__ import annotations
 

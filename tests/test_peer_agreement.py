@@ -1,9 +1,9 @@
 """Agreement with the authors' BPE-knockout/ReBPE implementation, recorded as a golden file.
 
-tests/golden/peer_en4k.json holds what the authors' code (run through
-shared/tools/run_knockout_peer.py) did with the shipped English 4k tokeniser and reference:
-the merges knocked out per round, |V| and Pr/Re/F1 after, and the final segmentations. With the
-authors' reparation variant our engine reproduces all of it exactly.
+tests/golden/peer_en4k.json holds what the authors' code (bpe-knockout 2026.10.1 with tktkt 2026.10.0,
+run by a development driver kept outside this repository; its command is the file's "source") did with
+the shipped English 4k tokeniser and reference: the merges knocked out per round, |V| and Pr/Re/F1 after,
+and the final segmentations. With the authors' reparation variant our engine reproduces all of it exactly.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PickyBPE ([rebpe §2.1, App. A.4]; the authors' pchizhov/picky_bpe): TEST_VECTORS.md V5, a
+"""PickyBPE ([rebpe §2.1, App. A.4]; the authors' pchizhov/picky_bpe): tests/fixtures/TEST_VECTORS.md V5, a
 literal recount implementation as a differential reference, τ > 1 = plain BPE, the options,
 encoding/trace/save properties, input checks, and the authors' package where installed."""
 
@@ -20,11 +20,11 @@ from core.errors import InputError
 from core.families.picky import AUTHORS_SPECIALS, PickyBPE, PickyEvent, train
 from core.pipeline import Metaspace, WhitespaceSplit
 from core.tokeniser import Tokeniser
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 M = "\u2581"  # ▁
 
-# TEST_VECTORS.md V5 = shared/reference/out/chizhov_picky_traces.txt (pchizhov/picky_bpe @038fcb9,
+# TEST_VECTORS.md V5 = tests/fixtures/chizhov_picky_traces.txt (pchizhov/picky_bpe @038fcb9,
 # τ 0.9, vocab_size 40 with its 4 special tokens counted). p1: abcd x10, ab x1.
 P1_COUNTS = {"abcd": 10, "ab": 1}
 P1_EVENTS = [
@@ -136,9 +136,7 @@ def test_v5_training_log():
 
 
 def test_v5_constants_match_the_reference_file():
-    path = SHARED / "reference" / "out" / "chizhov_picky_traces.txt"
-    if not path.exists():
-        pytest.skip(f"{path} not available")
+    path = FIXTURES / "chizhov_picky_traces.txt"
     sections = path.read_text(encoding="utf-8").split("## ")[1:]
     for section, events, vocab, encodings in (
         (sections[0], P1_EVENTS, P1_VOCAB, P1_ENCODINGS),

@@ -1,4 +1,4 @@
-"""Scaffold-BPE ([scaffold Alg. 1-2]): TEST_VECTORS.md V6, the tie and priority options,
+"""Scaffold-BPE ([scaffold Alg. 1-2]): tests/fixtures/TEST_VECTORS.md V6, the tie and priority options,
 agreement with our plain BPE trainer, encoding/trace/save properties, input checks."""
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from core.formats.samples import SAMPLE_DIR
 from core.pipeline import Metaspace, WhitespaceSplit
 from core.tokeniser import Tokeniser
 
-# TEST_VECTORS.md V6 (shared/reference/corpora/scaffold_arizona.tsv), no prefix, target 17.
+# TEST_VECTORS.md V6 (tests/fixtures/scaffold_arizona.tsv), no prefix, target 17.
 ARIZONA = {"arizona": 10, "zona": 1, "arid": 2, "on": 3}
 V6_MERGES = [("o", "n"), ("a", "r"), ("ar", "i"), ("z", "on"), ("zon", "a"), ("ari", "zona"), ("ari", "d")]
-# shared/reference/out/scaffold_arizona_sim.txt: per merge step (pair count, f(left), f(right),
+# tests/fixtures/scaffold_arizona_sim.txt: per merge step (pair count, f(left), f(right),
 # f(Q.head) after the update), and |V| after every step.
 V6_MERGE_FIGURES = {
     0: (14, 0, 0, 12),
@@ -95,6 +95,26 @@ def test_v6_encoding():
     assert tokeniser.bte.segment_pretoken("zon") == ("zon",)  # Scaffolding uses all of E
     assert tokeniser.demolish("ari") == ("a", "r", "i")  # ar is scaffold too: recurse
     assert tokeniser.demolish("on") == ("on",)
+
+
+def test_v6_transcription_matches_the_fixture_files():
+    from tests.conftest import FIXTURES
+
+    assert load_word_counts(FIXTURES / "scaffold_arizona.tsv") == ARIZONA
+    lines = (FIXTURES / "scaffold_arizona_sim.txt").read_text(encoding="utf-8").splitlines()
+    steps = [line.split("; ") for line in lines if line.startswith("step ")]
+    assert [int(fields[-1].removeprefix("|V|=")) for fields in steps] == V6_SIZES
+    figures = {
+        int(fields[0].split(":")[0].removeprefix("step ")): (
+            int(fields[0].rsplit("=", 1)[1].rstrip(")")),
+            *(int(f.rsplit("=", 1)[1]) for f in fields[1].split(", ")),
+        )
+        for fields in steps
+        if " merge " in fields[0]
+    }
+    assert figures == V6_MERGE_FIGURES
+    merges = next(line for line in lines if line.startswith("merges: ")).removeprefix("merges: ")
+    assert merges == repr(V6_MERGES)
 
 
 def test_v6_pair_first_differs():

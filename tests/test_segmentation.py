@@ -12,7 +12,7 @@ from core.bpe.model import BTETokeniser, Merge
 from core.pipeline import WhitespaceSplit
 from tests.strategies import ALPHABET, WORDS, hf_bpe, merge_lists
 
-# TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
+# tests/fixtures/TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
 SENNRICH = ["e s", "es t", "l o", "▁ lo", "▁lo w", "e w", "n ew", "▁ new", "▁new est", "d est", "i dest"]
 
 

@@ -1,4 +1,4 @@
-"""BPE trainer: TEST_VECTORS V1-V4, differential tests against HF ``BpeTrainer``, input checks."""
+"""BPE trainer: tests/fixtures/TEST_VECTORS.md V1-V4, differential tests against HF ``BpeTrainer``, input checks."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ WS = "\u2581"  # ▁
 
 
 def hf_train(word_counts, vocab_size, **options):
-    """HF merges and vocab for ``(word, count)`` input, fed as shared/tools/compare_refs.py does:
-    each word repeated ``count`` times, WhitespaceSplit, no normaliser, min_frequency 0."""
+    """HF merges and vocab for ``(word, count)`` input, fed as for the HF outputs of TEST_VECTORS.md
+    V1-V4: each word repeated ``count`` times, WhitespaceSplit, no normaliser, min_frequency 0."""
     tokenizers = pytest.importorskip("tokenizers")
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()

@@ -1,4 +1,4 @@
-"""TrimmedBPE ([rebpe §2.1]): TEST_VECTORS.md V7, thresholds, decomposition properties."""
+"""TrimmedBPE ([rebpe §2.1]): tests/fixtures/TEST_VECTORS.md V7, thresholds, decomposition properties."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Unigram ([unigram]): lattices against brute force, the EM step and prune loss of
-TEST_VECTORS.md V9, SentencePiece's finalisation and segmentations (V11), training, the saved
+tests/fixtures/TEST_VECTORS.md V9, SentencePiece's finalisation and segmentations (V11), training, the saved
 format, sampling and bad input."""
 
 from __future__ import annotations
@@ -24,9 +24,7 @@ from core.families.unigram.batch import Lattices
 from core.families.unigram.options import UnigramOptions
 from core.families.unigram.trainer import Trainer, corpus_statistics, digamma
 from core.pipeline import Metaspace, WhitespaceSplit
-from tests.conftest import SHARED
-
-REFERENCE = SHARED / "reference"
+from tests.conftest import FIXTURES
 
 
 # --- brute force ----------------------------------------------------------------------------------
@@ -241,10 +239,10 @@ def test_digamma_values():
     assert digamma(x) == pytest.approx(expected, rel=1e-12)
 
 
-# --- V11: SentencePiece ---------------------------------------------------------------------------
+# --- V11: SentencePiece (tests/fixtures/spm_unigram_*.txt) ----------------------------------------
 def read_spm_output(name):
     """(pieces with scores, [(count, word, segmentation)], per-word and per-char marginal NLL)."""
-    text = (REFERENCE / "out" / name).read_text(encoding="utf-8")
+    text = (FIXTURES / name).read_text(encoding="utf-8")
     pieces = {}
     for line in text.splitlines():
         parts = line.split("\t")

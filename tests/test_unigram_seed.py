@@ -1,4 +1,4 @@
-"""Unigram seed vocabularies ([unigram §3.1, App. A Alg. 2-3]): TEST_VECTORS.md V10 and both
+"""Unigram seed vocabularies ([unigram §3.1, App. A Alg. 2-3]): tests/fixtures/TEST_VECTORS.md V10 and both
 suffix-array seeds against brute-force enumerations of right-maximal repeats."""
 
 from __future__ import annotations
