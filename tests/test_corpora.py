@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,8 +18,6 @@ from core.formats.corpora import (
     save_word_counts,
     word_counts_from_text,
 )
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def assert_input_error(excinfo, source: str, line: int | None):
@@ -90,12 +87,15 @@ def test_iter_text_lines_size_and_missing(tmp_path):
         iter_text_lines(tmp_path)
 
 
-def test_real_corpus_streams():
-    path = DATA / "corpus_en_leipzig_wikipedia2016_10k.txt"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
+def test_real_corpus_streams(tmp_path):
+    """The running text the explorer ships (``core.formats.samples.running_text``, 450 KB) as a file."""
+    from core.formats.samples import running_text
+
+    text = list(running_text())
+    path = tmp_path / "running_text.txt"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
     lines = list(iter_text_lines(path))
-    assert len(lines) == 10_000
+    assert lines == text and len(lines) > 5_000
     counts = word_counts_from_text(lines)
     assert counts["the"] > 1000
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +18,6 @@ from core.references.files import (
     parse_reference_bytes,
     parse_references,
 )
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 # [knockout §4.1]: the aligned CELEX tree of reanimatietechniek (the paper prints it with
 # spaces between the morph and its tag; real CELEX files have none).
@@ -578,21 +575,17 @@ def test_fuzz_bytes_only_input_errors(data, fmt):
 
 
 # --------------------------------------------------------------------------------------------
-# Real development files
+# Real files: the shipped references (sample_data/references/)
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["morphynet_eng.deriv.wf.segs.tsv", "morphynet_eng.infl.wf.segs.tsv", "morphynet_deu.deriv.segs.tsv"],
-)
-def test_real_development_files(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    refs = load_references(path)
+@pytest.mark.parametrize("name", ["en_morph", "nl_morph"])
+def test_shipped_reference_files(name):
+    from core.formats.samples import reference_paths
+
+    refs = load_references(reference_paths()[name])
     assert refs.format == "tsv"
     assert refs.rejected == []
-    assert len(refs.entries) > 10_000
+    assert len(refs.entries) > 1_000
     assert all(len(entry.morphs) >= 1 for entry in refs.entries)
     assert refs.summary() == f"{len(refs.entries)} entries; 0 rejected"
