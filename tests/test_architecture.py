@@ -265,3 +265,95 @@ def test_the_escaping_check_can_fail():
     assert len(hits) == 8, hits
     assert not _hand_escapes("def escape_controls(t):\n    return t\n", "core.py", ui_side=False)
     assert _hand_escapes(ESCAPING.read_text(encoding="utf-8"), "viz/escaping.py", ui_side=True)
+
+
+# --- tests read nothing outside the repository ------------------------------------------------------
+TESTS = ROOT / "tests"
+FIXTURES = TESTS / "fixtures"
+#: what reaching outside the repository looks like in a test source, code or citation (the real
+#: tokenisers' cache is reached only through tests/real_tokenisers.py, which spells none of these)
+OUTSIDE = {
+    "the development folder beside the repository": r"\.\./shared|\bshared/",
+    "a path part named shared": r"""/\s*["']shared["']|["']shared["']\s*[/,)]""",
+    "the repository's parent": r"\bROOT\.parent\b",
+    "an old real-tokeniser folder": r"/tmp/realtok",
+}
+CLIMB = r"Path\(__file__\)(?:\.resolve\(\))?((?:\.parent\b)+|\.parents\[(\d+)\])"
+
+
+def _outside_reads(source: str, name: str) -> list[str]:
+    """Where ``source`` (the test module at ``name``, relative to the repository) reaches outside the
+    repository: a pattern of OUTSIDE, or ``Path(__file__)`` climbed above the repository's root."""
+    import re
+
+    depth = len(name.split("/"))  # tests/x.py: .parent.parent (.parents[1]) is the root, one more is outside
+    found = []
+    for number, line in enumerate(source.splitlines(), 1):
+        found += [f"{name}:{number}: {what}" for what, pattern in OUTSIDE.items() if re.search(pattern, line)]
+        for chain, index in re.findall(CLIMB, line):
+            if (int(index) + 1 if index else chain.count(".parent")) > depth:
+                found.append(f"{name}:{number}: Path(__file__) above the repository")
+    return found
+
+
+def test_tests_read_nothing_outside_the_repository():
+    """Every input of a test is in the repository (tests/fixtures/, sample_data/, ...) or, for real
+    tokenisers, in the fetch script's cache through tests/real_tokenisers.py; no test source builds a
+    path to, or cites a file of, the development folder beside the repository. This file excepted:
+    it spells out the patterns and the examples below."""
+    offenders = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if path != Path(__file__).resolve():
+            offenders += _outside_reads(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+    assert offenders == []
+
+
+def test_the_outside_check_can_fail():
+    """The check above finds each way a test used to reach outside, and nothing that only looks alike."""
+    hand_made = (
+        'SHARED = ROOT.parent / "shared"\n'
+        'DATA = Path(__file__).resolve().parents[2] / "shared" / "data"\n'
+        "where = os.path.join(ROOT, '..', 'shared')\n"
+        "# TEST_VECTORS.md V5 = shared/reference/out/chizhov_picky_traces.txt\n"
+        'text = Path("../shared/reference/TEST_VECTORS.md").read_text()\n'
+        'candidates.append(Path("/tmp/realtok/x") / name / "tokenizer.json")\n'
+        "up = Path(__file__).parent.parent.parent\n"
+    )
+    hits = [hit.split(": ", 1)[1] for hit in _outside_reads(hand_made, "tests/hand.py")]
+    assert hits == [
+        "a path part named shared",  # line 1
+        "the repository's parent",
+        "a path part named shared",  # line 2
+        "Path(__file__) above the repository",
+        "a path part named shared",  # line 3
+        "the development folder beside the repository",  # line 4
+        "the development folder beside the repository",  # line 5
+        "an old real-tokeniser folder",  # line 6
+        "Path(__file__) above the repository",  # line 7
+    ], hits
+    alike = (
+        'row = {"a": "x", "shared": 1, "only a": 1}\n'  # a table column called shared
+        'SHARED = [(0, ("a", "b")), (1, ("b", "c"))]\n'  # merges two tokenisers share
+        "ROOT = Path(__file__).resolve().parent.parent\n"
+        'text = (FIXTURES / "chizhov_picky_traces.txt").read_text()\n'
+        "# caches shared by every worker; the unshared/ folder\n"
+    )
+    assert _outside_reads(alike, "tests/alike.py") == []
+    assert _outside_reads("ROOT = Path(__file__).parents[2]\n", "tests/e2e/x.py") == []
+
+
+def test_fixtures_are_listed_used_and_cited_files_exist():
+    """Every file of tests/fixtures/ is in its README and read or cited by a test, and every
+    ``tests/fixtures/<file>`` a test or the fixtures' TEST_VECTORS.md names exists there."""
+    import re
+
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in sorted(TESTS.rglob("*.py")))
+    readme = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    names = {path.name for path in FIXTURES.iterdir() if path.is_file()}
+    data = sorted(names - {"README.md", "TEST_VECTORS.md"})
+    assert data, FIXTURES
+    assert [name for name in data if f"`{name}`" not in readme] == []
+    assert [name for name in data if name not in sources] == []
+    cited = re.findall(r"tests/fixtures/([\w.*-]*\w)", sources + (FIXTURES / "TEST_VECTORS.md").read_text("utf-8"))
+    patterns = {name: re.escape(name).replace(r"\*", r"[\w.-]*") for name in set(cited)}
+    assert [name for name, p in sorted(patterns.items()) if not any(re.fullmatch(p, n) for n in names)] == []
