@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import core
-from core.cli import main, option_lines
-from core.cli.parser import HelpFormatter, build_parser
+from core.cli import build_parser, main
+from core.cli.common import HelpFormatter
+from core.cli.training import option_lines
 from core.families.registry import ALGORITHMS, algorithm_options, option_help
 
 ROOT = Path(__file__).resolve().parent.parent

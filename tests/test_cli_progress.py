@@ -9,8 +9,9 @@ from typing import ClassVar
 
 import pytest
 
-from core import cli
 from core.bpe.trainer import train_bpe
+from core.cli.progress import ProgressBar
+from core.cli.training import TRAINING_UNITS
 from core.counting.corpus import TrainingCorpus
 from core.families import registry
 from core.formats.samples import running_text
@@ -75,13 +76,13 @@ def test_the_bar_is_made_at_the_first_known_total(monkeypatch):
 
     monkeypatch.setattr(tqdm, "tqdm", FakeTqdm)
     FakeTqdm.made.clear()
-    with cli._Bar("training unigram", "piece") as bar:
+    with ProgressBar("training unigram", "piece") as bar:
         for done, total in [(0, 0), (0, 0), (0, 4000), (2500, 4000), (4000, 4000)]:
             bar(done, total)
     (made,) = FakeTqdm.made
     assert (made.total, made.unit, made.n, made.disable) == (4000, "piece", 4000, False)
     assert made.totals == [4000, 4000, 4000]
-    assert cli.TRAINING_UNITS == {"bpe": "merge", "unigram": "piece", "unigram-fsp": "piece"}
+    assert TRAINING_UNITS == {"bpe": "merge", "unigram": "piece", "unigram-fsp": "piece"}
 
 
 def test_a_byte_bar_counts_megabytes(monkeypatch):
@@ -89,7 +90,7 @@ def test_a_byte_bar_counts_megabytes(monkeypatch):
 
     monkeypatch.setattr(tqdm, "tqdm", FakeTqdm)
     FakeTqdm.made.clear()
-    with cli._Bar("counting", "byte") as bar:
+    with ProgressBar("counting", "byte") as bar:
         bar(0, 0)
         bar(3_000_000, 48_000_000)
         bar(48_000_000, 48_000_000)
@@ -103,14 +104,14 @@ def test_small_byte_counts_hide_the_bar(monkeypatch):
 
     monkeypatch.setattr(tqdm, "tqdm", FakeTqdm)
     FakeTqdm.made.clear()
-    with cli._Bar("counting", "byte") as bar:
+    with ProgressBar("counting", "byte") as bar:
         bar(5000, 50_000)
     assert FakeTqdm.made[0].disable is True
 
 
 def render(description, unit, reports):
     """The bar's text as tqdm draws it, after ``reports``."""
-    with cli._Bar(description, unit, hidden=False) as bar:
+    with ProgressBar(description, unit, hidden=False) as bar:
         for done, total in reports:
             bar(done, total)
         return str(bar.bar)

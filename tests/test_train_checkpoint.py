@@ -12,6 +12,7 @@ import pytest
 from core import cli
 from core.bpe.checkpoint import FILE, TrainingCheckpoint, fingerprint
 from core.bpe.trainer import train_bpe
+from core.cli import training
 from core.counting.corpus import TrainingCorpus
 from core.errors import InputError
 from core.families import registry
@@ -147,14 +148,14 @@ def test_the_command_saves_on_ctrl_c_and_resumes(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "ck"
     assert cli.main(train_command(tmp_path, tmp_path / "whole.json")) == 0
 
-    class InterruptedBar(cli._Bar):
+    class InterruptedBar(training.ProgressBar):
         def __call__(self, done, total):
             super().__call__(done, total)
             if done >= 300:
                 raise Stop
 
     with monkeypatch.context() as patch:
-        patch.setattr(cli, "_Bar", InterruptedBar)
+        patch.setattr(training, "ProgressBar", InterruptedBar)
         assert cli.main(train_command(tmp_path, tmp_path / "resumed.json", "--checkpoint", str(folder))) == 130
     message = capsys.readouterr().err
     steps = len(json.loads((folder / FILE).read_text())["operations"])
