@@ -31,7 +31,10 @@ from core.bpe.graph import neighbourhood  # noqa: E402
 from core.formats.samples import reference_paths, running_text  # noqa: E402
 from core.formats.tokeniser_files import load_tokeniser  # noqa: E402
 from core.references.files import load_references  # noqa: E402
-from viz.graph_html import MERGES_VIEW, default_type, graph_html, mio_rows, type_labels, type_merge_rows  # noqa: E402
+from viz.graph_html import graph_html  # noqa: E402
+from viz.graph_search import default_type, type_labels  # noqa: E402
+from viz.graph_style import MERGES_VIEW  # noqa: E402
+from viz.graph_tables import mio_rows, type_merge_rows  # noqa: E402
 
 TARGET = 1.5
 DEFAULT_FILE = Path.home() / ".cache/structured-tokenisers/real/llama3/tokenizer.json"

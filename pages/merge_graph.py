@@ -1,10 +1,11 @@
 """Merge graph: the neighbourhood of a type, in the two views of [knockout] (Fig. 1, Fig. 11).
 
-Thin on purpose: the neighbourhood and the graphs are core.bpe.graph's, the node/edge data, the HTML
-and the table rows come from viz/graph_html.py. The graph is vis-network (through pyvis) in an
-iframe hosted by a small ``st.components.v2`` component, loading the library from this server's
-``/app/static/`` (no CDN); clicking a node sends its type back to Python, which recentres. The view
-is in the URL: ``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&compare=BPE-knockout``.
+Thin on purpose: the neighbourhood and the graphs are core.bpe.graph's, the type search, the HTML and
+the table rows come from viz/ (graph_search.py, graph_html.py, graph_tables.py). The graph is
+vis-network (through pyvis) in an iframe hosted by a small ``st.components.v2`` component, loading
+the library from this server's ``/app/static/`` (no CDN); clicking a node sends its type back to
+Python, which recentres. The view is in the URL:
+``?tokeniser=nl-40k&type=Ġgids&view=types+and+merges&depth=3&compare=BPE-knockout``.
 
 Where a type is formed by several merges (tiktoken and SentencePiece conversions) the graph marks
 the primary merge (the one forming the type from its own string) and the alternatives, follows
@@ -31,26 +32,15 @@ from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
 from ui.workspace import current
 from viz.escaping import code_span, md_escape
-from viz.graph_html import (
-    STATIC_DIR,
-    TYPES_VIEW,
-    VIEWS,
-    VIS_JS,
-    default_type,
-    graph_html,
-    html_key,
-    mio_rows,
-    resolve_type,
-    shown,
-    similar_types,
-    standalone_html,
-    type_labels,
-    type_merge_rows,
-)
+from viz.graph_html import STATIC_DIR, VIS_JS, graph_html, html_key, standalone_html
+from viz.graph_search import default_type, resolve_type, similar_types, type_labels
+from viz.graph_style import TYPES_VIEW, VIEWS
 from viz.graph_svg import graph_svg
+from viz.graph_tables import mio_rows, type_merge_rows
 from viz.ranks import COLUMN_HELP as RANK_COLUMN_HELP
 from viz.tokeniser_info import tokeniser_note
 from viz.tokens import PAGE_CSS
+from viz.tokens import drawn as shown
 
 NOTHING, KNOCKOUT, REBPE, PAPER = "nothing", "BPE-knockout", "ReBPE", "the paper's knockout"
 BEFORE, AFTER = "before", "after"

@@ -20,7 +20,8 @@ from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline import WhitespaceSplit
 from ui.downloads import file_stem
-from viz.graph_html import MERGES_VIEW, TYPES_VIEW, graph_elements
+from viz.graph_elements import graph_elements
+from viz.graph_style import MERGES_VIEW, TYPES_VIEW
 from viz.graph_svg import graph_svg, node_box
 from viz.lattice import lattice_svg
 from viz.ranks import rank_help

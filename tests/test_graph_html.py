@@ -22,28 +22,12 @@ from core.edits.knockout import knock_out
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline.whitespace import WhitespaceSplit
-from viz.graph_html import (
-    ABSENT_COLOUR,
-    GONE,
-    MERGES_VIEW,
-    NEW,
-    OTHER,
-    REFORMED,
-    STATIC_DIR,
-    TUPLE_EDGE,
-    TYPES_VIEW,
-    VIS_CSS,
-    VIS_JS,
-    default_type,
-    graph_elements,
-    graph_html,
-    mio_rows,
-    node_width,
-    resolve_type,
-    similar_types,
-    standalone_html,
-    type_labels,
-)
+from viz.graph_elements import graph_elements
+from viz.graph_html import STATIC_DIR, VIS_CSS, VIS_JS, graph_html, standalone_html
+from viz.graph_layout import node_width
+from viz.graph_search import default_type, resolve_type, similar_types, type_labels
+from viz.graph_style import ABSENT_COLOUR, GONE, MERGES_VIEW, NEW, OTHER, REFORMED, TUPLE_EDGE, TYPES_VIEW
+from viz.graph_tables import mio_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"https?://", re.IGNORECASE)

@@ -23,7 +23,9 @@ from core.bpe.model import BTETokeniser, Merge
 from core.formats.samples import DUTCH_40K
 from core.pipeline import WhitespaceSplit
 from tests.real_tokenisers import real_file
-from viz.graph_html import MERGES_VIEW, TYPES_VIEW, graph_elements, mio_rows, type_merge_rows
+from viz.graph_elements import graph_elements
+from viz.graph_style import MERGES_VIEW, TYPES_VIEW
+from viz.graph_tables import mio_rows, type_merge_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 Fig. 11] views), for papers and slides.
 
 It draws exactly what the interactive view shows: the nodes and edges of
-:func:`viz.graph_html.graph_elements`, at the positions :func:`viz.graph_html.place` computed,
+:func:`viz.graph_elements.graph_elements`, at the positions :func:`viz.graph_layout.place` computed,
 with the same colours, borders, dashes and labels, and the same legend. The document is
 standalone: ``xmlns``, a white background, system monospace fonts, no CSS or links, and every text
 through :func:`viz.escaping.html_escape`.
@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 from core.bpe.graph import Neighbourhood
 from core.bpe.model import BTETokeniser
 from viz.escaping import html_escape
-from viz.graph_html import TYPE_FONT, TYPES_VIEW, graph_figure, node_width
+from viz.graph_elements import graph_figure
+from viz.graph_layout import node_width
+from viz.graph_style import TYPE_FONT, TYPES_VIEW
 
 FONT = "DejaVu Sans Mono,monospace"
 LEGEND_FONT = "DejaVu Sans,sans-serif"
@@ -114,7 +116,7 @@ def _css(style: str) -> dict[str, str]:
 
 
 def legend_swatch(style: str, x: float, y: float) -> str:
-    """A legend swatch of :func:`viz.graph_html.legend_items` (CSS: background, border, radius,
+    """A legend swatch of :func:`viz.graph_style.legend_items` (CSS: background, border, radius,
     or a 4px-high bar for an arrow colour) as an SVG rectangle 22×15 at (x, y)."""
     css = _css(style)
     fill = css.get("background", "none")
@@ -152,7 +154,7 @@ def elements_svg(
     caption: str = "",
     note: str = "",
 ) -> str:
-    """Placed nodes and edges (:func:`viz.graph_html.graph_elements`) and legend items as an SVG."""
+    """Placed nodes and edges (:func:`viz.graph_elements.graph_elements`) and legend items as an SVG."""
     boxes = {node["id"]: node_box(node) for node in nodes}
     if boxes:
         left = min(b[0] for b in boxes.values())
@@ -197,6 +199,6 @@ def graph_svg(
     tokeniser: BTETokeniser, hood: Neighbourhood, view: str = TYPES_VIEW, *, note: str = "", **options
 ) -> str:
     """The figure of :func:`viz.graph_html.graph_html` (same arguments: ``options`` are the keywords
-    of :func:`viz.graph_html.graph_figure`) as a standalone SVG."""
+    of :func:`viz.graph_elements.graph_figure`) as a standalone SVG."""
     nodes, edges, legend, caption = graph_figure(tokeniser, hood, view, **options)
     return elements_svg(nodes, edges, legend, caption=caption, note=note)

@@ -17,7 +17,8 @@ from core.bpe.graph import PRIMARY, neighbourhood
 from core.errors import InputError, excerpt
 from core.tokeniser import Tokeniser, require
 from core.trace import Trace
-from viz.graph_html import TYPES_VIEW, resolve_type, similar_types, type_labels
+from viz.graph_search import resolve_type, similar_types, type_labels
+from viz.graph_style import TYPES_VIEW
 from viz.graph_svg import graph_svg
 from viz.lattice import lattice_svg
 from viz.tokeniser_info import markers
