@@ -50,7 +50,7 @@ from ui.rebpe_runs import (  # noqa: E402
     stored_reparation,
     stored_run,
 )
-from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS  # noqa: E402
+from ui.workspace_choices import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS  # noqa: E402
 
 
 def refuse():

@@ -35,8 +35,9 @@ from ui.comparisons import (
 )
 from ui.downloads import figure_downloads
 from ui.error_boundary import boundary
+from ui.tokeniser_loading import merge_graph_view
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import current, merge_graph_view
+from ui.workspace import current
 from viz.escaping import code_span, md_escape
 from viz.tokeniser_info import markers
 from viz.tokens import PAGE_CSS, facts_html, segmentation_html, shown

@@ -52,9 +52,12 @@ from ui.comparisons import (
 )
 from ui.error_boundary import boundary
 from ui.rebpe_runs import cached_run, knockout_config
+from ui.references_corpora import sample_counts
 from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
+from ui.tokeniser_loading import sample_tokeniser
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import SAMPLE_COUNTS, SAMPLE_TOKENISERS, current, is_session_choice, sample_counts, sample_tokeniser
+from ui.workspace import current
+from ui.workspace_choices import SAMPLE_COUNTS, SAMPLE_TOKENISERS, is_session_choice
 from viz import plots
 from viz.escaping import md_escape
 from viz.ranks import COLUMN_HELP, rank_text

@@ -13,11 +13,11 @@ import streamlit as st
 from core.analysis.pretokeniser_gallery import EXAMPLES, compared_pretokenisers
 from core.errors import InputError
 from core.pipeline.byte_level import ByteLevel
-from ui import workspace as ws
+from ui.workspace import ensure_app_navigation
 from viz.escaping import html_escape, md_escape
 from viz.tokens import PAGE_CSS, token_chips_html
 
-ws.ensure_app_navigation()
+ensure_app_navigation()
 MAX_CHARS = 2_000
 
 st.html(PAGE_CSS)

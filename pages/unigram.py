@@ -22,9 +22,11 @@ import streamlit as st
 from core.errors import InputError
 from core.references.evaluation import evaluate_morphology
 from ui.downloads import figure_downloads
+from ui.references_corpora import sample_references
 from ui.variant_runs import corpus_key as make_corpus_key
 from ui.variant_runs import train_with_progress, training_lines
-from ui.workspace import SAMPLE_REFERENCES, current, sample_references
+from ui.workspace import current
+from ui.workspace_choices import SAMPLE_REFERENCES
 from viz.escaping import md_escape
 from viz.lattice import lattice_svg
 from viz.tokeniser_info import VOCAB_SIZE_HELP

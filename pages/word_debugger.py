@@ -39,14 +39,17 @@ from core.edits.rebpe import KnockoutConfig, ReBPEConfig
 from core.errors import InputError
 from core.families.dropout import dropout_samples
 from core.families.trimmed import TrimmedBPE, token_frequencies
-from ui import workspace as ws
 from ui.downloads import figure_downloads
 from ui.error_boundary import boundary
 from ui.merge_usage import counters as fire_counters
 from ui.presentation import NEXT_KEY, PREV_KEY, apply_presentation, presentation_toggle
 from ui.presentation import PARAM as PRESENT_PARAM
 from ui.rebpe_runs import cached_run, references_for, workspace_keys
+from ui.references_corpora import sample_counts
+from ui.tokeniser_loading import tokeniser_label
 from ui.url_state import seed_from_url, write_to_url
+from ui.workspace import current, ensure_app_navigation
+from ui.workspace_choices import SAMPLE_COUNTS, choices
 from viz.escaping import code_span, md_escape
 from viz.ranks import is_between, rank_help, rank_text
 from viz.running_text import RUNNING_TEXT_CSS, running_text_html, text_tokens
@@ -67,7 +70,7 @@ from viz.tokens import (
 from viz.trace_views import kind_counts, trace_html
 from viz.trees import TREE_LEGEND, merge_tree_forest, merge_tree_svg, svg_html
 
-ws.ensure_app_navigation()
+ensure_app_navigation()
 
 MAX_WORDS = 12
 DROPOUT_SAMPLES = 4
@@ -250,7 +253,7 @@ head.title("Word debugger")
 with switch:
     present = presentation_toggle()
 apply_presentation()
-workspace = ws.current()
+workspace = current()
 loaded = workspace.tokeniser  # any family
 try:
     graph_workspace = workspace.with_merge_graph("Debugging a word step by step (tree, blame, comparison)")
@@ -282,7 +285,7 @@ mode = mode_col.segmented_control(
     help="Words: each word debugged on its own (tree, blame, comparison). Running "
     "text: a sentence or paragraph as the tokeniser sees it, with token ids.",
 )
-tokeniser_col.selectbox("Tokeniser", ws.choices("tokeniser"), key="ws_tokeniser", format_func=ws.tokeniser_label)
+tokeniser_col.selectbox("Tokeniser", choices("tokeniser"), key="ws_tokeniser", format_func=tokeniser_label)
 if mode == RUNNING:
     running_text_view(input_col, option_col)
     st.stop()
@@ -655,7 +658,7 @@ def edited_rows(references, reference_name: str) -> list[tuple]:
 
 def comparison_view() -> None:
     controls = st.columns(4)
-    sources = [name for name in ws.SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
+    sources = [name for name in SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
     default_source = workspace.counts_name or sources[-1]
     source = controls[0].selectbox(
         "TrimmedBPE frequencies from",
@@ -694,8 +697,8 @@ def comparison_view() -> None:
     references, reference_name, _ = references_for(workspace)
     rows += edited_rows(references, reference_name)
     try:
-        if source in ws.SAMPLE_COUNTS:
-            counts_key, read_counts = source, lambda: ws.sample_counts(source)
+        if source in SAMPLE_COUNTS:
+            counts_key, read_counts = source, lambda: sample_counts(source)
         else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
             counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
         trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)

@@ -1,10 +1,11 @@
 """Landing page: choose the tokeniser, the reference segmentations and the corpus every page uses.
 
 Thin on purpose: loading and validation are core's (through the cached loaders of
-``ui/workspace.py``), facts and tables come from viz/. The choices are kept by ``ui.workspace``
-(session state + URL), so every other page sees them. An upload is validated before it becomes a
-choice: a bad file is labelled rejected under its uploader and leaves the current choice as it was.
-The tokeniser section says how much memory the tokeniser takes and the server's budget for them.
+``ui/tokeniser_loading.py`` and ``ui/references_corpora.py``), facts and tables come from viz/. The
+choices are kept by ``ui.workspace`` (session state + URL), so every other page sees them. An upload
+is validated before it becomes a choice: a bad file is labelled rejected under its uploader and
+leaves the current choice as it was. The tokeniser section says how much memory the tokeniser takes
+and the server's budget for them.
 
 A tokeniser may be of any family and come as an upload (any supported file, recognised by its
 content whatever its name) or as a path / ``hf:ORG/NAME`` on the machine that runs the app. What
@@ -27,16 +28,26 @@ from core.analysis.summary import summarise, summary_lines
 from core.errors import InputError
 from core.formats.tokeniser_files import sniff
 from core.tokeniser import CapabilityError
-from ui import workspace as ws
 from ui.error_boundary import guarded
+from ui.tokeniser_loading import INFERRED, PRETOKENISER_CHOICES, sample_metadata, tokeniser_label
 from ui.tokeniser_store import BUDGET_ENV, MB, footprint
 from ui.tokeniser_store import store as tokeniser_store
+from ui.workspace import current, ensure_app_navigation, select
+from ui.workspace_choices import SCENARIOS, choices
+from ui.workspace_uploads import (
+    add_merges_upload,
+    add_path,
+    add_tokeniser_upload,
+    add_upload,
+    pretokeniser_of,
+    set_pretokeniser,
+)
 from viz.escaping import code_span, md_escape
 from viz.tables import reference_rows, rejection_rows
 from viz.tokeniser_info import marker_legend, tokeniser_note
 from viz.tokens import PAGE_CSS, alphabet_html, facts_html
 
-ws.ensure_app_navigation()
+ensure_app_navigation()
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPPER = "pages/stepper.py"
@@ -57,12 +68,12 @@ def _failed(kind: str, what: str, reason: object = UNEXPECTED) -> None:
 
 def _loaded(kind: str, name: str) -> None:
     st.session_state.pop(ERROR_KEY.format(kind), None)
-    ws.select(kind, name)
+    select(kind, name)
 
 
 def _override() -> str:
-    value = st.session_state.get(PRETOKENISER_KEY, ws.INFERRED)
-    return value if value in ws.PRETOKENISER_CHOICES else ws.INFERRED
+    value = st.session_state.get(PRETOKENISER_KEY, INFERRED)
+    return value if value in PRETOKENISER_CHOICES else INFERRED
 
 
 @guarded
@@ -76,9 +87,9 @@ def _upload_tokeniser() -> None:
     try:
         data = main.getvalue()
         if vocab is not None and sniff(data) == "merges":  # by content: any file name
-            name = ws.add_merges_upload(main.name, data, vocab.name, vocab.getvalue(), _override())
+            name = add_merges_upload(main.name, data, vocab.name, vocab.getvalue(), _override())
         else:
-            name = ws.add_tokeniser_upload(main.name, data, _override())
+            name = add_tokeniser_upload(main.name, data, _override())
     except InputError as err:
         _failed("tokeniser", main.name, err)
     else:
@@ -90,7 +101,7 @@ def _load_path() -> None:
     spec = st.session_state.get("ws_path") or ""
     _failed("tokeniser", spec)
     try:
-        name = ws.add_path(spec, _override())
+        name = add_path(spec, _override())
     except InputError as err:
         _failed("tokeniser", spec, err)
     else:
@@ -100,12 +111,12 @@ def _load_path() -> None:
 @guarded
 def _pretokeniser_changed() -> None:
     """The override applies to the current upload or path at once (re-read; an error keeps it)."""
-    current, wanted = st.session_state.get("ws_tokeniser", ""), _override()
-    what = f"{current} with the pre-tokeniser {wanted}"
-    st.session_state[PRETOKENISER_KEY] = ws.pretokeniser_of(current)  # the chooser shows what is in use
+    name, wanted = st.session_state.get("ws_tokeniser", ""), _override()
+    what = f"{name} with the pre-tokeniser {wanted}"
+    st.session_state[PRETOKENISER_KEY] = pretokeniser_of(name)  # the chooser shows what is in use
     _failed("tokeniser", what)
     try:
-        ws.set_pretokeniser(current, wanted)
+        set_pretokeniser(name, wanted)
     except InputError as err:
         _failed("tokeniser", what, err)
     else:
@@ -115,7 +126,7 @@ def _pretokeniser_changed() -> None:
 
 @guarded
 def _tokeniser_changed() -> None:
-    st.session_state[PRETOKENISER_KEY] = ws.pretokeniser_of(st.session_state.get("ws_tokeniser", ""))
+    st.session_state[PRETOKENISER_KEY] = pretokeniser_of(st.session_state.get("ws_tokeniser", ""))
     st.session_state.pop(ERROR_KEY.format("tokeniser"), None)  # another choice: the rejection is history
 
 
@@ -153,7 +164,7 @@ def _upload(kind: str) -> None:
         return
     _failed(kind, uploaded.name)
     try:
-        name = ws.add_upload(kind, uploaded.name, uploaded.getvalue())
+        name = add_upload(kind, uploaded.name, uploaded.getvalue())
     except InputError as err:
         _failed(kind, uploaded.name, err)
     else:
@@ -184,8 +195,8 @@ def teach_card() -> None:
             "**Teach** · the scenarios of the ReBPE paper (App. A), each in the Knockout & ReBPE stepper "
             "in presentation mode: the arrow keys step."
         )
-        for column, name in zip(cycle(st.columns(2)), ws.SCENARIOS):
-            title = str(ws.sample_metadata(name).get("title") or name)
+        for column, name in zip(cycle(st.columns(2)), SCENARIOS):
+            title = str(sample_metadata(name).get("title") or name)
             column.page_link(
                 STEPPER,
                 label=title,
@@ -204,8 +215,8 @@ st.caption(
     "so a link reproduces them; uploads too, on this server, which keeps a copy of each."
 )
 
-workspace = ws.current()  # also warns about a link that names nothing available
-st.session_state.setdefault(PRETOKENISER_KEY, ws.pretokeniser_of(workspace.tokeniser_name))  # a link's, too
+workspace = current()  # also warns about a link that names nothing available
+st.session_state.setdefault(PRETOKENISER_KEY, pretokeniser_of(workspace.tokeniser_name))  # a link's, too
 teach_card()
 
 tokeniser = workspace.tokeniser
@@ -223,9 +234,9 @@ with st.container(border=True):
     with left:
         st.selectbox(
             "Tokeniser",
-            ws.choices("tokeniser"),
+            choices("tokeniser"),
             key="ws_tokeniser",
-            format_func=ws.tokeniser_label,
+            format_func=tokeniser_label,
             on_change=_tokeniser_changed,
             help="The Dutch 40k tokeniser of the BPE-knockout paper, two small BPEs trained here, the "
             "teaching scenarios of the ReBPE paper (App. A), your uploads and the files you named.",
@@ -256,7 +267,7 @@ with st.container(border=True):
             button_column.button("Load", key="ws_path_load", on_click=_load_path, width="stretch")
             st.selectbox(
                 "Pre-tokeniser of a merges.txt",
-                ws.PRETOKENISER_CHOICES,
+                PRETOKENISER_CHOICES,
                 key=PRETOKENISER_KEY,
                 on_change=_pretokeniser_changed,
                 help="A merges.txt does not say how text is cut into words: *inferred* guesses it from "
@@ -303,7 +314,7 @@ with st.container(border=True):
     with left:
         st.selectbox(
             "Reference",
-            ws.choices("reference"),
+            choices("reference"),
             key="ws_reference",
             help="Morphological segmentations written by hand for this project (Dutch and English), or "
             "your upload. The word debugger, blame and knockout compare against them.",
@@ -343,7 +354,7 @@ with st.container(border=True):
     with left:
         st.selectbox(
             "Corpus",
-            ws.choices("corpus"),
+            choices("corpus"),
             key="ws_corpus",
             help="Running text for the distribution plots and TrimmedBPE frequencies. The shipped one is "
             "the English reference-manual text that every Python installation carries.",

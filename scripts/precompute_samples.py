@@ -8,7 +8,7 @@ inputs (``ui.result_cache``), so an edited sample, reference or configuration si
 computed. Run this again after changing an algorithm or the archive format (``core.edits.archive.VERSION``);
 ``tests/test_precomputed.py`` checks that every file equals a fresh run.
 
-What is precomputed, on the default workspace (``ui.workspace.DEFAULT_TOKENISER``, the Dutch 40k, with
+What is precomputed, on the default workspace (``ui.workspace_choices.DEFAULT_TOKENISER``, the Dutch 40k, with
 ``DEFAULT_REFERENCE``): the runs the pages request first (ReBPE with the default configuration: the
 stepper's sidebar defaults and the word debugger's ReBPE row; knockout alone: the word debugger, the
 distributions and the blocked-merges page; ReBPE without reparation: the blocked-merges page's other
@@ -44,7 +44,7 @@ from ui.rebpe_runs import (  # noqa: E402
 )
 from ui.result_cache import PRECOMPUTED_DIR, SUFFIX, file_name  # noqa: E402
 from ui.sweeps import compute_sweep, sweep_key  # noqa: E402
-from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS  # noqa: E402
+from ui.workspace_choices import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS  # noqa: E402
 
 #: (label, configuration, blocked-merge scan of its result?, reparation modes of its result)
 RUNS = (

@@ -116,9 +116,9 @@ def test_ensure_app_navigation_reroutes_a_legacy_run(monkeypatch):
 def test_a_broken_sample_tokeniser_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "bte-tokeniser", "version": 1, "merges": [[0, ["a"]]]}', encoding="utf-8")
-    import ui.workspace as ws
+    import ui.workspace_choices as choices
 
-    monkeypatch.setitem(ws.SAMPLE_TOKENISERS, "broken", str(broken))
+    monkeypatch.setitem(choices.SAMPLE_TOKENISERS, "broken", str(broken))
     for page in ("pages/workspace.py", "pages/word_debugger.py"):
         at = AppTest.from_file(APP, default_timeout=TIMEOUT)
         at.switch_page(page)

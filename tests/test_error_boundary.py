@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.analysis.explain
-import ui.workspace as ws
+import ui.tokeniser_loading as tokeniser_loading
 import viz.step_views
 from core.errors import InputError
 from core.formats.samples import scenario_paths
@@ -141,7 +141,7 @@ def test_a_bug_in_a_fragment_rerun_shows_an_error_id_and_keeps_the_upload(monkey
 
 def test_a_crashing_upload_is_labelled_rejected_and_keeps_the_old_tokeniser(monkeypatch, caplog):
     at = with_upload()
-    monkeypatch.setattr(ws, "parse_tokeniser_bytes", crash)
+    monkeypatch.setattr(tokeniser_loading, "parse_tokeniser_bytes", crash)
     at.file_uploader(key="upload_tokeniser").set_value(("crash.json", b"{}", "application/json")).run()
     error_id(at, caplog)
     assert any("Rejected, not loaded" in e.value and "crash.json" in e.value for e in at.error)

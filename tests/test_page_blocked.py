@@ -244,7 +244,8 @@ def _real_page() -> None:  # runs inside AppTest: load a real file as the worksp
 
     import streamlit as st
 
-    from ui.workspace import add_path, select
+    from ui.workspace import select
+    from ui.workspace_uploads import add_path
 
     select("tokeniser", add_path(st.query_params["path"]))
     runpy.run_path(st.query_params["page"], run_name="__main__")

@@ -26,7 +26,7 @@ from core.formats.tokeniser_files import load_tokeniser, parse_tokeniser_bytes
 from core.pipeline.byte_level import byte_chars_to_bytes
 from core.tokeniser import has, require
 from tests.apptest_support import APP, assert_clean
-from ui.workspace import SAMPLE_TOKENISERS
+from ui.workspace_choices import SAMPLE_TOKENISERS
 
 pytestmark = pytest.mark.usefixtures("module_streamlit_caches")
 

@@ -17,7 +17,7 @@ from scripts import precompute_samples as precompute
 from tests.apptest_support import assert_clean, run_page
 from ui import rebpe_runs, result_cache, sweeps
 from ui.rebpe_runs import KNOCKOUT_ONLY, blocked_report, cached_run, reparation
-from ui.workspace import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS
+from ui.workspace_choices import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS
 
 
 def without_timings(obj):

@@ -22,17 +22,11 @@ from core.edits.rebpe import ReBPEConfig
 from core.errors import InputError
 from core.tokeniser import Tokeniser
 from ui.rebpe_runs import KNOCKOUT_ONLY, LRUStore, cached_run, scenario_references
-from ui.workspace import (
-    SAMPLE_COUNTS,
-    Workspace,
-    choices,
-    follow,
-    link_value,
-    load_tokeniser_choice,
-    merge_graph_view,
-    sample_counts,
-    tokeniser_label,
-)
+from ui.references_corpora import sample_counts
+from ui.tokeniser_loading import load_tokeniser_choice, merge_graph_view, tokeniser_label
+from ui.workspace import Workspace
+from ui.workspace_choices import SAMPLE_COUNTS, choices
+from ui.workspace_links import follow, link_value
 
 KNOCKOUT, REBPE = " after knockout", " after ReBPE"
 #: suffix of a derived choice -> (what runs, its configuration)
@@ -66,7 +60,7 @@ def split_choice(choice: str) -> tuple[str, str | None]:
 
 def choice_link(choice: str) -> tuple[str | None, str | None]:
     """How a link names ``choice`` (None: it cannot) and what it cannot carry (None: all), as
-    ``ui.workspace.link_value`` says for its workspace tokeniser (an upload as ``upload:<id>``)."""
+    ``ui.workspace_links.link_value`` says for its workspace tokeniser (an upload as ``upload:<id>``)."""
     base, suffix = split_choice(choice)
     value, lost = link_value("tokeniser", base)
     return (None if value is None else value + (suffix or "")), lost

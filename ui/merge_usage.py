@@ -11,7 +11,8 @@ import streamlit as st
 
 from core.analysis.merge_usage import FireCounter
 from core.bpe.model import BTETokeniser
-from ui.workspace import Workspace, digest
+from ui.upload_store import digest
+from ui.workspace import Workspace
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
