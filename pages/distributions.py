@@ -2,14 +2,11 @@
 
 Four views: merge blame, the knockout threshold sweep, corpus distributions, and the token
 frequencies of two tokenisers. Thin on purpose: the numbers come from core (``blame``,
-``diagnostics``, ``corpus_metrics``, ``compare``), every figure from ``viz.plots``, knockout and
-ReBPE from ``ui.rebpe_runs.cached_run`` and the two tokenisers from ``ui.comparisons``. One view
-at a time (a segmented control, not tabs: every tab would run), so nothing heavy runs before the
-chosen view needs it, and then with progress. Heavy results are cached by the names of what is
-loaded plus the parameters (``st.cache_resource`` for traced references, shared by every session
-and so frozen; ``st.cache_data`` for rows and counts), and the threshold sweep and the corpus
-statistics also on disk by the content of their inputs (``ui.result_cache``), across server
-restarts.
+``diagnostics``, ``corpus_metrics``, ``compare``), computed and cached by ``ui.distribution_runs``
+(knockout and ReBPE through ``ui.rebpe_runs.cached_run``); every figure comes from ``viz.plots``,
+captions and table rows from ``viz.distributions``, and the two tokenisers from ``ui.comparisons``.
+One view at a time (a segmented control, not tabs: every tab would run), so nothing heavy runs
+before the chosen view needs it, and then with progress.
 The corpus view reads, by default, the shipped word counts in the tokeniser's language
 (``Workspace.counts_name``), or draws the same figures from a stats file that ``structok stats``
 wrote for a corpus too big to upload (``ui.stats_files``). The view and its settings are in the URL.
@@ -18,24 +15,16 @@ wrote for a corpus too big to upload (``ui.stats_files``). The view and its sett
 from __future__ import annotations
 
 import hashlib
-import io
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
 
 import pandas as pd
 import streamlit as st
 
 from core.analysis import corpus_metrics as cm
-from core.bpe.model import BTETokeniser, Merge
-from core.edits.archive import content_key, tokeniser_digest, words_digest
-from core.edits.blame import MergeBlame, compute_blame
-from core.edits.diagnostics import effective_dropout, knocked_out_ranks, tokens_per_word_change
-from core.edits.rebpe import KnockoutConfig, ReBPEConfig
-from core.edits.reference_state import TokenisedReference
+from core.edits.diagnostics import effective_dropout, knocked_out_ranks
 from core.errors import InputError
-from core.references.evaluation import MorphScores
-from ui import result_cache, stats_files
+from ui import stats_files
+from ui.chart_downloads import csv_bytes, show_chart
 from ui.comparisons import (
     KNOCKOUT,
     REFERENCE,
@@ -50,184 +39,39 @@ from ui.comparisons import (
     source_words,
     tokeniser_options,
 )
+from ui.distribution_runs import (
+    cache_keys,
+    corpus_segmenters,
+    knockout,
+    merge_graph_or_notice,
+    renyi_curve,
+    stored_sweep,
+    summaries_of,
+    tokenise_all,
+    traced,
+    word_changes,
+)
 from ui.error_boundary import boundary
-from ui.rebpe_runs import cached_run, knockout_config
 from ui.references_corpora import sample_counts
-from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
-from ui.tokeniser_loading import sample_tokeniser
+from ui.sweeps import THRESHOLDS
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current
 from ui.workspace_choices import SAMPLE_COUNTS, SAMPLE_TOKENISERS, is_session_choice
 from viz import plots
+from viz.distributions import blame_metrics, frequency_facts, line_label, sweep_caption, token_frequency_rows
 from viz.escaping import md_escape
 from viz.ranks import COLUMN_HELP, rank_text
-from viz.tokens import facts_html, shown
+from viz.tokens import facts_html
 
 DEFAULT_THRESHOLD = 0.5
 LINE_CHOICES = (250, 500, 1000, 2000, 3000, 5000, 8000, 15000, 30000, 60000)
 DEFAULT_LINES = 3000
-ALPHAS = tuple(round(0.25 * i, 2) for i in range(41))  # the Rényi curve: α = 0 … 10
 DEFAULT_ALPHA = cm.DEFAULT_ALPHA
 VIEWS = ("Merge blame", "Threshold sweep", "Corpus distributions", "Token frequencies")
 BLAME_VIEW, SWEEP_VIEW, CORPUS_VIEW, TOKENS_VIEW = VIEWS
 RUNNING_TEXT = "running text"  # the corpus view's other text: the workspace corpus, line by line
 STATS_FILE = "a stats file"  # statistics counted elsewhere by `structok stats`
 STATS_COMMAND = "python -m core stats --tokeniser T --corpus 'texts/*.txt' --out stats.json"
-CHART_CONFIG = {"displaylogo": False}
-PAPER_PRECISION_PEAK = 0.5  # [knockout App. A.3]: "precision peaks at 50%" (Fig. 5, Dutch)
-
-
-@dataclass(frozen=True)
-class Knockout:
-    tokeniser: BTETokeniser
-    removed: tuple[Merge, ...]
-    before: MorphScores
-    after: MorphScores
-
-
-def cache_key(name: str, obj: object, content_key: str = "") -> str:
-    """A cache key for a loaded object: the workspace's content key (name, plus a digest for
-    uploads); failing that, shipped samples by name and uploads also by identity."""
-    if content_key:
-        return content_key
-    return f"{name}#{id(obj)}" if is_session_choice(name) else name
-
-
-def keys(ws) -> tuple[str, str]:
-    return (
-        cache_key(ws.tokeniser_name, ws.tokeniser, getattr(ws, "tokeniser_key", "")),
-        cache_key(ws.reference_name, ws.references, getattr(ws, "reference_key", "")),
-    )
-
-
-# --- engine work: runs through ui.rebpe_runs (shared, with progress), the rest cached here ---------
-def run_on(ws, config: ReBPEConfig, label: str):
-    tok_key, ref_key = keys(ws)
-    return cached_run(
-        ws.tokeniser_name,
-        ws.tokeniser,
-        ws.reference_name,
-        ws.references,
-        config,
-        label,
-        tokeniser_key=tok_key,
-        reference_key=ref_key,
-    )
-
-
-def knockout(ws, threshold: float) -> Knockout:
-    run = run_on(ws, knockout_config(threshold), "knockout")
-    removed = tuple(m for step in run.steps for m in step.removed)
-    return Knockout(run.tokeniser, removed, run.initial, run.steps[-1].metrics if run.steps else run.initial)
-
-
-@st.cache_resource(show_spinner="Tracing the reference words…", max_entries=8)
-def traced(
-    tok_key: str, ref_key: str, _tokeniser, _references
-) -> tuple[TokenisedReference, Mapping[Merge, MergeBlame]]:
-    """The traced reference, frozen (every session reads the same one), and its blame."""
-    reference = TokenisedReference(_tokeniser, _references.entries).freeze()
-    return reference, MappingProxyType(compute_blame(reference))
-
-
-def stored_sweep(tokeniser, references, reference: TokenisedReference) -> list[dict]:
-    """The threshold sweep (``ui.sweeps``), computed with a progress bar when it is not on disk."""
-
-    def compute() -> list[dict]:
-        progress = st.empty()
-
-        def tell(i: int, t: float) -> None:
-            progress.progress(
-                i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} ({i + 1} of {len(THRESHOLDS)})…"
-            )
-
-        rows = compute_sweep(reference, tell)
-        progress.empty()
-        return rows
-
-    return sweep_rows(tokeniser, references, compute)
-
-
-def stored_stats(segmenter, text_digest: str, compute) -> cm.CorpusStats:
-    """Corpus statistics kept on disk by the content of the segmenter and the text."""
-    key = content_key("corpus-stats", tokeniser_digest(segmenter), text_digest)
-    return result_cache.through("corpus-stats", key, compute, cm.CorpusStats.to_json, cm.CorpusStats.from_json)
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def counts_digest(name: str) -> str:
-    return words_digest(f"{word}\t{count}" for word, count in sample_counts(name).items())
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def word_changes(tok_key: str, ref_key: str, threshold: float, _before, _after, _words) -> dict[int, int]:
-    return dict(tokens_per_word_change(_before, _after, _words))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def corpus_stats(segmenter_key: str, corpus_key: str, _segmenter, _lines) -> cm.CorpusStats:
-    return stored_stats(_segmenter, corpus_key, lambda: cm.token_counts(_segmenter, _lines))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def count_stats(segmenter_key: str, counts_name: str, _segmenter) -> cm.CorpusStats:
-    return stored_stats(
-        _segmenter, counts_digest(counts_name), lambda: cm.word_count_stats(_segmenter, sample_counts(counts_name))
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def renyi_curve(segmenter_key: str, corpus_key: str, _stats) -> list[tuple[float, float]]:
-    return [(a, cm.renyi_efficiency(_stats, a)) for a in ALPHAS]
-
-
-# --- small page helpers ----------------------------------------------------------------------------
-def csv_bytes(rows: list[dict]) -> bytes:
-    buffer = io.StringIO()
-    pd.DataFrame(rows).to_csv(buffer, index=False)
-    return buffer.getvalue().encode("utf-8")
-
-
-def show(fig, name: str, rows: list[dict] | None = None, caption: str | None = None, slot=None) -> None:
-    """A figure (in ``slot`` if given, e.g. a container placed above the figure's own controls),
-    then an optional caption and its downloads (the files are made only when clicked). The figure's
-    own look is kept (``theme=None``), so the page shows what the HTML download shows."""
-    (slot or st).plotly_chart(fig, width="stretch", key=f"chart_{name}", config=CHART_CONFIG, theme=None)
-    if caption:
-        st.caption(caption)
-    with st.container(horizontal=True):
-        st.download_button(
-            "Figure (HTML)",
-            data=lambda: plots.figure_html(fig),
-            file_name=f"{name}.html",
-            mime="text/html",
-            key=f"html_{name}",
-            on_click="ignore",
-            icon=":material/download:",
-            help="A standalone HTML file with plotly.js inside: opens offline.",
-        )
-        if rows is not None:
-            st.download_button(
-                "Data (CSV)",
-                data=lambda: csv_bytes(rows),
-                file_name=f"{name}.csv",
-                mime="text/csv",
-                key=f"csv_{name}",
-                on_click="ignore",
-                icon=":material/download:",
-            )
-
-
-def merge_graph_or_notice(ws, needed_for: str):
-    """The workspace on the tokeniser's merge graph (with its caption), or None after a notice."""
-    try:  # blame is a property of merges: families without a merge graph get a one-line notice
-        graph_ws = ws.with_merge_graph(needed_for)
-    except InputError as err:
-        st.info(md_escape(err))
-        return None
-    if graph_ws.graph_note():
-        st.caption(md_escape(graph_ws.graph_note()))
-    return graph_ws
 
 
 # --- blame -----------------------------------------------------------------------------------------
@@ -236,7 +80,7 @@ def render_blame(ws, threshold: float) -> None:
     if ws is None:
         return
     tok, refs = ws.tokeniser, ws.references
-    tok_key, ref_key = keys(ws)
+    tok_key, ref_key = cache_keys(ws)
     display = tok.pretokeniser.display
     reference, blames = traced(tok_key, ref_key, tok, refs)
     ko = knockout(ws, threshold)
@@ -249,46 +93,13 @@ def render_blame(ws, threshold: float) -> None:
 
     n_merges = len(tok.merges)
     p_eff = effective_dropout(blames, ko.removed)
-    quiet = dict(border=True, delta_color="off", delta_arrow="off")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric(
-        "Merges applied",
-        f"{len(rows):,}",
-        delta=f"of {n_merges:,} merges",
-        **quiet,
-        help=f"Merges with N(m) ≥ 1: they removed a boundary in at least one of the "
-        f"{len(reference.words):,} reference words.",
-    )
-    m2.metric(
-        "Knocked out |M†|",
-        f"{len(ko.removed):,}",
-        delta=f"{len(ko.removed) / n_merges:.1%} of the merges" if n_merges else None,
-        **quiet,
-        help="Merges with R(m) ≥ threshold (and B(m) > 0). [knockout Table 8] calls |M†| / |M| the pruning rate.",
-    )
-    m3.metric(
-        "Effective dropout",
-        f"{p_eff:.2%}",
-        delta="p_eff,ret (App. A.6)",
-        **quiet,
-        help="Σ N(m) over the knocked-out merges / Σ N(m) over all merges: the share of merge "
-        "applications that knockout makes impossible ([knockout App. A.6, Eq. 2]).",
-    )
-    change = 100 * (ko.after.f1 - ko.before.f1)
-    m4.metric(
-        "F1 after knockout",
-        f"{ko.after.f1:.1%}",
-        border=True,
-        delta=f"{change:+.1f} points (was {ko.before.f1:.1%})",
-        delta_arrow="off",
-        delta_color="normal" if change >= 0 else "inverse",
-        help=f"F1 of the reference's split positions. Precision {ko.before.precision:.1%} → "
-        f"{ko.after.precision:.1%}, recall {ko.before.recall:.1%} → {ko.after.recall:.1%}.",
-    )
+    metrics = blame_metrics(len(rows), n_merges, len(reference.words), len(ko.removed), p_eff, ko.before, ko.after)
+    for column, metric in zip(st.columns(4), metrics, strict=True):
+        column.metric(**metric, border=True, delta_arrow="off")
 
     left, right = st.columns(2)
     with left:
-        show(
+        show_chart(
             plots.blame_ratio_histogram([r["ratio"] for r in rows], threshold),
             "blame-ratio-histogram",
             [{k: r[k] for k in ("rank", "merge", "blame", "applications", "ratio")} for r in rows],
@@ -298,7 +109,7 @@ def render_blame(ws, threshold: float) -> None:
     with right:
         slot = st.container()
         log_x = st.toggle("Logarithmic N(m) axis", value=True, key="blame_log_x")
-        show(
+        show_chart(
             plots.blame_scatter(rows, threshold, log_x=log_x),
             "blame-scatter",
             rows,
@@ -310,7 +121,7 @@ def render_blame(ws, threshold: float) -> None:
     left, right = st.columns(2)
     ranks = knocked_out_ranks(tok, ko.removed)
     with left:
-        show(
+        show_chart(
             plots.knocked_rank_histogram(ranks, n_merges),
             "knocked-out-ranks",
             plots.rank_rows(ranks, n_merges),
@@ -318,7 +129,7 @@ def render_blame(ws, threshold: float) -> None:
         )
     changes = word_changes(tok_key, ref_key, threshold, tok, ko.tokeniser, [w.word for w in reference.words])
     with right:
-        show(
+        show_chart(
             plots.tokens_change_figure(changes),
             "tokens-per-word-change",
             plots.change_rows(changes),
@@ -354,62 +165,18 @@ def render_blame(ws, threshold: float) -> None:
 
 
 # --- the threshold sweep ---------------------------------------------------------------------------
-def highest(rows: list[dict], key: str) -> tuple[float, list[float]]:
-    """(the highest ``key``, the thresholds where it is reached)."""
-    top = max(r[key] for r in rows)
-    return top, [r["threshold"] for r in rows if r[key] == top]
-
-
-def thresholds_text(thresholds: list[float]) -> str:
-    if len(thresholds) == 1:
-        return f"t = {thresholds[0]:g}"
-    return (
-        f"t = {thresholds[0]:g} to {thresholds[-1]:g}"
-        if len(thresholds) > 2
-        else f"t = {thresholds[0]:g} and {thresholds[1]:g}"
-    )
-
-
-def sweep_caption(rows: list[dict]) -> str:
-    """What the sweep figure shows, read off its rows, next to what [knockout App. A.3] found."""
-    first, last = rows[0], rows[-1]
-    precision, at_p = highest(rows, "precision")
-    recall, at_r = highest(rows, "recall")
-    f1, at_f = highest(rows, "f1")
-    here = (
-        f"Here precision goes from {first['precision']:.1%} at t = {first['threshold']:g} to "
-        f"{last['precision']:.1%} at t = {last['threshold']:g} and is highest at {thresholds_text(at_p)} "
-        f"({precision:.1%}); recall is highest at {thresholds_text(at_r)} ({recall:.1%}) and F1 at "
-        f"{thresholds_text(at_f)} ({f1:.1%})."
-    )
-    near = any(abs(t - PAPER_PRECISION_PEAK) <= 0.05 + 1e-9 for t in at_p)
-    paper = "[knockout App. A.3] (Fig. 5, its Dutch tokeniser) found precision peaking near t = 0.5" + (
-        ", as here." if near else "; on this tokeniser and reference it does not."
-    )
-    return (
-        "Each threshold starts again from the loaded tokeniser; a low threshold knocks out more merges. "
-        + here
-        + " "
-        + paper
-    )
-
-
 def render_sweep(ws, threshold: float) -> None:
     ws = merge_graph_or_notice(ws, "The threshold sweep")
     if ws is None:
         return
-    tok_key, ref_key = keys(ws)
+    tok_key, ref_key = cache_keys(ws)
     reference, _ = traced(tok_key, ref_key, ws.tokeniser, ws.references)
     sweep = stored_sweep(ws.tokeniser, ws.references, reference)
     st.subheader("Threshold sweep ([knockout App. A.3])")
-    show(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep, sweep_caption(sweep))
+    show_chart(plots.threshold_sweep_figure(sweep, threshold), "threshold-sweep", sweep, sweep_caption(sweep))
 
 
 # --- corpus ----------------------------------------------------------------------------------------
-def line_label(n: int, total: int) -> str:
-    return f"all {total:,}" if n == total else f"{n:,}"
-
-
 def corpus_text(ws) -> tuple[str, str, int | None]:
     """The text chosen for the corpus view: (name, cache key, lines) -- lines None for word counts,
     whose default is the shipped counts in the tokeniser's language (running text for an upload)."""
@@ -490,58 +257,6 @@ def corpus_controls(ws) -> tuple[float, list[str]]:
     return alpha, extra
 
 
-def corpus_segmenters(ws, threshold: float, extra: list[str]) -> dict[str, tuple[str, object]]:
-    """label -> (cache key, segmenter): the workspace tokeniser, its knockout and ReBPE (when it has a
-    merge graph) and the ``extra`` shipped tokenisers."""
-    name = ws.tokeniser_name
-    segmenters = {name: (keys(ws)[0], ws.tokeniser)}  # every family tokenises; knockout and ReBPE need a merge graph
-    graph_ws = merge_graph_or_notice(ws, "Adding the “+ knockout” and “+ ReBPE” rows")
-    if graph_ws is not None:
-        graph_key, ref_key = keys(graph_ws)
-        ko = knockout(graph_ws, threshold)
-        repaired = run_on(graph_ws, ReBPEConfig(knockout=KnockoutConfig(threshold=threshold)), "ReBPE").tokeniser
-        if graph_ws.merge_graph_of:
-            st.caption(
-                f"“+ knockout” and “+ ReBPE” edit the merge graph of this {md_escape(graph_ws.merge_graph_of)} "
-                "tokeniser and segment with it as BPE."
-            )
-        segmenters[f"{name} + knockout"] = (f"{graph_key}|{ref_key}|knockout|{threshold}", ko.tokeniser)
-        segmenters[f"{name} + ReBPE"] = (f"{graph_key}|{ref_key}|rebpe|{threshold}", repaired)
-    for other in extra:
-        if other in SAMPLE_TOKENISERS:
-            segmenters[other] = (other, sample_tokeniser(SAMPLE_TOKENISERS[other]))
-    return segmenters
-
-
-def tokenise_all(segmenters, what: str, text: str, corpus_key: str, lines) -> dict[str, cm.CorpusStats]:
-    """Every segmenter's statistics over the corpus ``lines`` (or, without lines, the word counts
-    ``text``), with a progress bar."""
-    progress = st.empty()
-    stats: dict[str, cm.CorpusStats] = {}
-    for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
-        progress.progress(
-            i / len(segmenters), text=f"Tokenising {what} with {md_escape(label)} ({i + 1} of {len(segmenters)})…"
-        )
-        stats[label] = (
-            corpus_stats(key, corpus_key, segmenter, lines) if lines is not None else count_stats(key, text, segmenter)
-        )
-    progress.empty()
-    return stats
-
-
-def summaries_of(stats: Mapping[str, cm.CorpusStats], alpha: float) -> dict[str, dict]:
-    """Each segmenter's summary metrics; those that cannot be summarised are named in a warning."""
-    summaries, skipped = {}, []
-    for label, s in stats.items():
-        try:
-            summaries[label] = cm.summary(s, alpha)
-        except InputError as err:
-            skipped.append(f"{label}: {err}")
-    if skipped:
-        st.warning("Left out: " + "; ".join(md_escape(s) for s in skipped))
-    return summaries
-
-
 def render_summary_table(table: list[dict], what: str, word_counts: bool, alpha: float) -> None:
     st.subheader(f"Summary over {what}")
     if word_counts:
@@ -574,7 +289,7 @@ def render_frequency_curves(stats: Mapping[str, cm.CorpusStats], labels, colours
     frequency = {label: cm.token_frequency_curve(stats[label]) for label in labels}
     left, right = st.columns(2)
     with left:
-        show(
+        show_chart(
             plots.zipf_figure(zipf, colours),
             "zipf",
             plots.curve_rows(zipf, "rank", "count"),
@@ -588,7 +303,7 @@ def render_frequency_curves(stats: Mapping[str, cm.CorpusStats], labels, colours
             key="frequency_log_x",
             help="The paper's axis is linear; a log axis spreads out the types that are used.",
         )
-        show(
+        show_chart(
             plots.token_frequency_figure(frequency, colours, log_x=log_rank),
             "token-frequency",
             plots.curve_rows(frequency, "rank", "log10_count_plus_1"),
@@ -608,7 +323,7 @@ def render_renyi(segmenters, corpus_key: str, stats, summaries, alpha: float, co
     }
     left, right = st.columns([3, 2])
     with left:
-        show(
+        show_chart(
             plots.renyi_figure(renyi, alpha, colours),
             "renyi-efficiency",
             plots.curve_rows(renyi, "alpha", "efficiency"),
@@ -637,7 +352,7 @@ def render_figures(segmenters, corpus_key: str, stats, alpha: float, what: str, 
     render_summary_table(table, what, word_counts, alpha)
     render_frequency_curves(stats, list(summaries), colours)
     render_renyi(segmenters, corpus_key, stats, summaries, alpha, colours)
-    show(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
+    show_chart(plots.metric_bars(table, colours, alpha=alpha), "corpus-metrics", table)
 
 
 def stats_file_controls() -> None:
@@ -699,20 +414,6 @@ def render_corpus(ws, threshold: float) -> None:
 
 
 # --- token frequencies of two tokenisers -----------------------------------------------------------
-def token_rows(rows, display_a, display_b) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "token": shown(r["token"], display_a if r["frequency_a"] else display_b),
-                "frequency A": r["frequency_a"],
-                "frequency B": r["frequency_b"],
-                "difference": r["difference"],
-            }
-            for r in rows
-        ]
-    )
-
-
 def render_tokens(ws) -> None:
     sources = source_options()
     for key, parse in (
@@ -762,19 +463,7 @@ def render_tokens(ws) -> None:
     words, words_key = source_words(ws, source)
     result = comparison(a, b, words, words_key)
     rows = frequency_differences(a, b, words, words_key)
-    facts = [
-        ("words", f"{len(words):,}"),
-        ("segmented differently", f"{result.differing:,} ({result.share:.1%})"),
-        *([("of all occurrences", f"{result.weighted_share:.1%}")] if source != REFERENCE else []),
-        ("token types whose frequency changes", f"{len(rows):,}"),
-        ("types only A makes here", f"{sum(1 for r in rows if not r['frequency_b']):,}"),
-        ("types only B makes here", f"{sum(1 for r in rows if not r['frequency_a']):,}"),
-    ]
-    if result.occurrences:
-        facts[-3:-3] = [
-            ("tokens per word, A", f"{result.tokens_a / result.occurrences:.3f}"),
-            ("tokens per word, B", f"{result.tokens_b / result.occurrences:.3f}"),
-        ]
+    facts = frequency_facts(len(words), result, rows, source != REFERENCE)
     st.html(facts_html(facts))
     if not rows:
         st.success("Every token type occurs equally often under A and under B over these words.")
@@ -783,7 +472,7 @@ def render_tokens(ws) -> None:
         "Frequency = how often the type occurs as a token over these words (weighted by their counts); "
         "largest changes first. Click a column header to sort."
     )
-    table = token_rows(rows, a.tokeniser.pretokeniser.display, b.tokeniser.pretokeniser.display)
+    table = pd.DataFrame(token_frequency_rows(rows, a.tokeniser.pretokeniser.display, b.tokeniser.pretokeniser.display))
     st.dataframe(
         table,
         hide_index=True,
