@@ -13,6 +13,8 @@ the tables so that the controls and both trees fit a 1280×720 projector.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from core.edits.blocked import SCENARIOS as CLASSES
@@ -194,7 +196,8 @@ try:
             **content_keys,
         )
         target, target_key = computed.tokeniser, computed.key
-    report = blocked_report((target_key, content_keys["reference_key"], len(words)), target, words)
+    scan_key = (target_key, content_keys["reference_key"], len(words))
+    report = blocked_report(scan_key, target, words)
 except InputError as err:
     st.error(f"Could not compute the blocked merges: {md_escape(err)}")
     st.stop()
@@ -332,24 +335,24 @@ else:
 choices = picked_indices[:MAX_TABLE_ROWS] or list(range(min(len(report.blocked), MAX_TABLE_ROWS)))
 
 
-def parse_merge(raw: str) -> int | None:
-    found = next((i for i, b in enumerate(report.blocked) if str(b.merge) == raw), None)
+def parse_merge(raw: str, blocked: Sequence) -> int | None:
+    """The index in ``blocked`` of the merge a URL names by its text (or, from older links, its rank)."""
+    found = next((i for i, b in enumerate(blocked) if str(b.merge) == raw), None)
     if found is None and raw.isdigit():
-        found = next((i for i, b in enumerate(report.blocked) if rank_text(b.merge.rank) == f"#{raw}"), None)
+        found = next((i for i, b in enumerate(blocked) if rank_text(b.merge.rank) == f"#{raw}"), None)
     return found
 
 
-seed_from_url(SELECTED, "merge", parse_merge)
+seed_from_url(SELECTED, "merge", lambda raw: parse_merge(raw, report.blocked))
 if st.session_state.get(SELECTED) not in choices:
     st.session_state[SELECTED] = choices[0]
 
 
-def merge_label(i: int) -> str:
-    item = report.blocked[i]
+def merge_label(item, display) -> str:
     return f"{rank_text(item.merge.rank)}  {sv.merge_text(item.merge, display)}  [{item.scenario}]"
 
 
-def show_repair(item) -> None:
+def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], display, present: bool) -> None:
     """Alg. 2 lines 2-15 on the whole tokeniser, what it changed, and why what stays blocked stays blocked."""
     st.subheader("Apply reparation")
     if not present:
@@ -360,7 +363,7 @@ def show_repair(item) -> None:
         )
     mode_column, button_column = st.columns([2, 1], vertical_alignment="bottom")
     mode = mode_column.radio("Reparation mode", ["limited", "undo"], key="blocked_mode", horizontal=True)
-    repair_key = (target_key, content_keys["reference_key"], len(words), mode)
+    repair_key = (*scan_key, mode)
     button_column.button(
         "Apply reparation",
         type="primary",
@@ -461,14 +464,16 @@ def show_repair(item) -> None:
 # --- one blocked merge in detail, Prev/Next beside its trees, and reparation --------------------------------
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
-def inspect_panel() -> None:
+def inspect_panel(
+    report, choices: list[int], target, scan_key: tuple, words: Sequence[str], display, present: bool
+) -> None:
     heading, chooser = st.columns([1, 2], vertical_alignment="center") if present else (st.container(), st.container())
     heading.subheader("Why is it blocked?")
     picked = chooser.selectbox(
         f"Blocked merge ({len(choices):,}, by rank; the list follows the filters above)",
         choices,
         key=SELECTED,
-        format_func=merge_label,
+        format_func=lambda i: merge_label(report.blocked[i], display),
         label_visibility="collapsed" if present else "visible",
     )
     item = report.blocked[picked]
@@ -583,7 +588,7 @@ def inspect_panel() -> None:
             )
         else:
             st.caption("No merge applies before its turn.")
-    show_repair(item)
+    show_repair(item, report, target, scan_key, words, display, present)
 
 
-inspect_panel()
+inspect_panel(report, choices, target, scan_key, words, display, present)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Collection, Mapping
 from contextlib import nullcontext
+from functools import partial
 
 import streamlit as st
 
@@ -77,10 +79,6 @@ def fingerprint(tokeniser: BTETokeniser) -> str:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def labels_and_default(name: str, key: str, _tokeniser: BTETokeniser) -> tuple[dict[str, str], str | None]:
     return type_labels(_tokeniser), default_type(_tokeniser)
-
-
-def shown_label(type_: str) -> str:
-    return shown(type_, tokeniser.pretokeniser.display)
 
 
 @st.cache_resource(show_spinner="Running it on the loaded reference (once; cached for everyone)…", max_entries=8)
@@ -153,10 +151,10 @@ elif "type" not in st.session_state and not st.query_params.get("type"):
 st.session_state["graph_tokeniser"] = tokeniser_key
 
 
-def recentre() -> None:
+def recentre(types: Collection[str], labels: Mapping[str, str]) -> None:
     """The component's click callback: the clicked type becomes the centre (and goes to the URL)."""
     clicked = st.session_state["merge_graph_view"].clicked
-    if clicked in tokeniser.types:
+    if clicked in types:
         st.session_state["type"] = labels[clicked]
     elif isinstance(clicked, str):
         st.session_state["graph_click_note"] = clicked
@@ -191,7 +189,7 @@ elif how == "word start":
 clicked_elsewhere = st.session_state.pop("graph_click_note", None)
 if clicked_elsewhere:
     st.info(
-        f"{code_span(shown_label(clicked_elsewhere))} exists only in the comparison tokeniser; the centre "
+        f"{code_span(shown(clicked_elsewhere, display))} exists only in the comparison tokeniser; the centre "
         "stays where it is."
     )
 view = top[1].segmented_control(
@@ -355,7 +353,7 @@ if not (STATIC_DIR / VIS_JS).is_file():
 graph_component(
     key="merge_graph_view",
     data={"html": document, "key": html_key(document), "height": GRAPH_HEIGHT},
-    on_clicked_change=recentre,
+    on_clicked_change=partial(recentre, tokeniser.types, labels),  # v2 callbacks take no arguments
     height=GRAPH_HEIGHT + 2,
 )
 st.caption(

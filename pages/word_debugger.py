@@ -29,7 +29,7 @@ one-line notice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 import streamlit as st
@@ -173,9 +173,10 @@ def write_mode(mode: str) -> None:
     write_to_url("input", code, default="text" if st.query_params.get("text") else "words")
 
 
-def running_text_view(input_col, option_col) -> None:
+def running_text_view(input_col, option_col, workspace, chip_markers, graph_links: bool, present: bool) -> None:
     """Running text as tiktokenizer shows it: counts, and a chip per token with its id, linking to
-    the token's type in the merge graph and to the tree of its word on this page."""
+    the token's type in the merge graph (``graph_links``) and to the tree of its word on this page."""
+    loaded = workspace.tokeniser
     cut = "text" not in st.session_state and len(st.query_params.get("text", "")) > MAX_TEXT
     seed_from_url("text", "text", lambda raw: raw[:MAX_TEXT])
     st.session_state.setdefault("text", default_words(workspace.metadata))
@@ -223,17 +224,17 @@ def running_text_view(input_col, option_col) -> None:
     st.html(
         running_text_html(
             pieces,
-            display,
+            loaded.pretokeniser.display,
             show_ids=show_ids,
             types=loaded.vocabulary,
-            markers=chip_options["markers"],
+            markers=chip_markers,
             tree_link=tree_link,
-            graph_link=in_workspace if graph_workspace is not None else None,
+            graph_link=in_workspace if graph_links else None,
         )
     )
     st.caption(
         "Hover over a token, or tab to it, for links to "
-        + ("its type in the merge graph and " if graph_workspace is not None else "")
+        + ("its type in the merge graph and " if graph_links else "")
         + "the tree of its word. A dotted border marks bytes: part of a character split across tokens, or "
         + "a byte-fallback token "
         + code_span("<0xNN>")
@@ -266,7 +267,7 @@ display = loaded.pretokeniser.display
 chip_options = dict(types=tokeniser.types if own_graph else loaded.vocabulary, markers=markers(loaded.pretokeniser))
 
 
-def fmt(token: str) -> str:
+def fmt(token: str, display: Callable[[str], str]) -> str:
     return code_span(shown(token, display))
 
 
@@ -287,7 +288,7 @@ mode = mode_col.segmented_control(
 )
 tokeniser_col.selectbox("Tokeniser", choices("tokeniser"), key="ws_tokeniser", format_func=tokeniser_label)
 if mode == RUNNING:
-    running_text_view(input_col, option_col)
+    running_text_view(input_col, option_col, workspace, chip_options["markers"], graph_workspace is not None, present)
     st.stop()
 text = input_col.text_input(
     "Words (separated by spaces)",
@@ -323,7 +324,7 @@ if total > len(words):
 index = reference_index(workspace.references, workspace.reference_key)
 
 
-def reference_of(word: str) -> tuple[str, ...] | None:
+def reference_of(word: str, index: Mapping, compare_with: str) -> tuple[str, ...] | None:
     entry = index.get(word) or index.get(word.lower())
     if entry is None:
         return None
@@ -398,7 +399,7 @@ if not own_graph:
 if focus not in traces:
     st.stop()
 traced = traces[focus]
-morphs = reference_of(focus)
+morphs = reference_of(focus, index, compare_with)
 try:
     explained = explanation(tokeniser, graph_workspace.tokeniser_key, focus, morphs)
 except InputError as err:
@@ -408,29 +409,29 @@ except InputError as err:
 st.header(f"“{md_escape(visible(focus))}”", anchor=False)
 
 
-def what_went_wrong() -> None:
+def what_went_wrong(explained, morphs: tuple[str, ...] | None, compare_with: str, display) -> None:
     """The plain-words explanation (core.analysis.explain)."""
     st.subheader("What went wrong?", anchor=False)
     if morphs is not None:
         entry_text = " · ".join(word_fmt(m) for m in morphs)
         st.markdown(f"**Reference ({md_escape(compare_with)}):** {entry_text}")
-    sentences = explained.sentences(fmt, word_fmt)
+    sentences = explained.sentences(lambda token: fmt(token, display), word_fmt)
     box = st.success if explained.agrees else st.info if morphs is None else st.warning
     box("\n".join(f"- {s}" for s in sentences))
     if explained.standalone and len(explained.standalone) > 1:
-        alone = " · ".join(" ".join(fmt(t) for t in piece) for piece in explained.standalone)
+        alone = " · ".join(" ".join(fmt(t, display) for t in piece) for piece in explained.standalone)
         st.caption(f"Each reference piece segmented on its own: {alone}")
 
 
 if not present:  # presenting: the tree comes first, the explanation below it
     with st.container(border=True):
-        what_went_wrong()
+        what_went_wrong(explained, morphs, compare_with, display)
 
 
 # --- the tree and the merges, step by step ---
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
-def step_view(word: str, traced: WordTrace) -> None:
+def step_view(word: str, traced: WordTrace, explained, tokeniser, display, chip_options: dict, present: bool) -> None:
     n_steps = traced.n_steps
     key = f"step::{word}"
     if key not in st.session_state or not 0 <= st.session_state[key] <= n_steps:
@@ -476,14 +477,17 @@ def step_view(word: str, traced: WordTrace) -> None:
             label_visibility="collapsed" if present else "visible",
         )
     with middle if present else st.container():
-        step_body(word, traced, n_steps, st.session_state[key] if n_steps else 0)
+        step = st.session_state[key] if n_steps else 0
+        step_body(word, traced, n_steps, step, explained, display, chip_options, present)
     rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
     if rows and not present:
         with st.expander(f"All {len(rows)} merges in the order they fired"):
             st.table(rows, hide_index=True)
 
 
-def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
+def step_body(
+    word: str, traced: WordTrace, n_steps: int, step: int, explained, display, chip_options: dict, present: bool
+) -> None:
     """What the word looks like after ``step`` merges: the merge, the tokens and the tree."""
     fired = traced.merge_at(step) if step else None
     if not n_steps:
@@ -494,7 +498,8 @@ def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
         _, merge = fired
         tail = " — the final segmentation." if step == n_steps else "."
         st.markdown(
-            f"**Step {step} of {n_steps}:** {' + '.join(fmt(p) for p in merge.parts)} → {fmt(merge.result)} "
+            f"**Step {step} of {n_steps}:** {' + '.join(fmt(p, display) for p in merge.parts)} → "
+            f"{fmt(merge.result, display)} "
             f"(rank {md_escape(rank_text(merge.rank))}){tail}",
             help=rank_help(merge.rank),
         )
@@ -517,14 +522,14 @@ def step_body(word: str, traced: WordTrace, n_steps: int, step: int) -> None:
         figure_downloads(f"merge-tree-{word}-step-{step}", svg, tikz=merge_tree_forest(**tree), key=f"tree::{word}")
 
 
-step_view(focus, traced)
+step_view(focus, traced, explained, tokeniser, display, chip_options, present)
 if present:
     with st.container(border=True):
-        what_went_wrong()
+        what_went_wrong(explained, morphs, compare_with, display)
 
 
 # --- the merges of each token: primary, alternatives, what fired, how often each fires ---
-def token_merge_rows(tokens, counts) -> list[dict]:
+def token_merge_rows(tokens, counts, display) -> list[dict]:
     rows = []
     for item in tokens:
         if not item.merges:
@@ -532,8 +537,8 @@ def token_merge_rows(tokens, counts) -> list[dict]:
         for merge in item.merges:
             kind = "its only merge" if len(item.merges) == 1 else "primary" if merge == item.primary else "alternative"
             row = {
-                "token": fmt(item.token),
-                "merge": " + ".join(fmt(p) for p in merge.parts),  # cells are markdown
+                "token": fmt(item.token, display),
+                "merge": " + ".join(fmt(p, display) for p in merge.parts),  # cells are markdown
                 "rank": md_escape(rank_text(merge.rank)),
                 "kind": kind,
                 "fired in this word": (
@@ -550,8 +555,9 @@ def token_merge_rows(tokens, counts) -> list[dict]:
     return rows
 
 
-def token_merges_view() -> None:
+def token_merges_view(graph_workspace, traced: WordTrace, display) -> None:
     """Every merge forming each token's type, which one fired, and how often each fires."""
+    tokeniser = graph_workspace.tokeniser
     st.subheader("The merges of each token", anchor=False)
     items = token_merges(tokeniser, traced)
     try:
@@ -567,13 +573,13 @@ def token_merges_view() -> None:
         if item.fired_alternative:
             rank = md_escape(rank_text(item.fired.rank))
             notes.append(
-                f"{fmt(item.token)} was formed here by the alternative "
-                f"{' + '.join(fmt(p) for p in item.fired.parts)} (rank {rank}), not by "
-                f"its primary merge {' + '.join(fmt(p) for p in item.primary.parts)}."
+                f"{fmt(item.token, display)} was formed here by the alternative "
+                f"{' + '.join(fmt(p, display) for p in item.fired.parts)} (rank {rank}), not by "
+                f"its primary merge {' + '.join(fmt(p, display) for p in item.primary.parts)}."
             )
         elif item.whole and item.merges:
             notes.append(
-                f"{fmt(item.token)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
+                f"{fmt(item.token, display)} is emitted whole (ignore_merges: the pretoken is a type), so no merge "
                 "fired; the tree shows it as one piece."
             )
     st.caption(
@@ -586,7 +592,7 @@ def token_merges_view() -> None:
     )
     for note in notes:
         st.markdown("- " + note)
-    rows = token_merge_rows(items, counts)
+    rows = token_merge_rows(items, counts, display)
     if rows:
         st.table(rows, hide_index=True)
         for explained_rank in dict.fromkeys(rank_help(m.rank) for m in wanted if is_between(m.rank)):
@@ -597,7 +603,7 @@ def token_merges_view() -> None:
 
 if not present:
     with st.container(border=True):
-        token_merges_view()
+        token_merges_view(graph_workspace, traced, display)
 
 # --- blame view ---
 with st.container(border=True):
@@ -613,7 +619,7 @@ with st.container(border=True):
 gold = None if morphs is None else reference_splits(morphs)
 
 
-def note_for(tokens) -> str:
+def note_for(tokens, traced: WordTrace, gold) -> str:
     if gold is None:
         return ""
     result = agreement(traced, tokens, gold)
@@ -628,8 +634,9 @@ def note_for(tokens) -> str:
     return ", ".join(parts)
 
 
-def edited_rows(references, reference_name: str) -> list[tuple]:
-    """The word after knockout and after ReBPE (runs shared with the other pages, kept on disk)."""
+def edited_rows(graph_workspace, references, reference_name: str, word: str, traced: WordTrace, gold) -> list[tuple]:
+    """``word`` after knockout and after ReBPE (runs shared with the other pages, kept on disk)."""
+    tokeniser = graph_workspace.tokeniser
     rows = []
     keys = workspace_keys(graph_workspace, reference_name)
     for label, config in (("after knockout", KNOCKOUT), ("after ReBPE", REBPE)):
@@ -643,7 +650,7 @@ def edited_rows(references, reference_name: str) -> list[tuple]:
                 label="knockout" if config is KNOCKOUT else "ReBPE",
                 **keys,
             )
-            tokens = run.tokeniser.tokenise_word(focus)
+            tokens = run.tokeniser.tokenise_word(word)
         except InputError as err:
             rows.append((label, None, f"not available: {err}"))
             continue
@@ -652,11 +659,27 @@ def edited_rows(references, reference_name: str) -> list[tuple]:
             if config is KNOCKOUT
             else f"{len({step.iteration for step in run.steps})} iterations"
         )
-        rows.append((label, tokens, "; ".join(x for x in (note_for(tokens), summary) if x), run.tokeniser.types))
+        rows.append(
+            (label, tokens, "; ".join(x for x in (note_for(tokens, traced, gold), summary) if x), run.tokeniser.types)
+        )
     return rows
 
 
-def comparison_view() -> None:
+def comparison_view(
+    workspace,
+    graph_workspace,
+    word: str,
+    loaded_tokens: Sequence[str],
+    traced: WordTrace,
+    gold,
+    *,
+    compare_with: str,
+    display,
+    chip_markers,
+) -> None:
+    """``word`` (``loaded_tokens`` under the loaded tokeniser) beside its merge graph, knockout, ReBPE,
+    TrimmedBPE and BPE-dropout."""
+    loaded, tokeniser = workspace.tokeniser, graph_workspace.tokeniser
     controls = st.columns(4)
     sources = [name for name in SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
     default_source = workspace.counts_name or sources[-1]
@@ -688,37 +711,44 @@ def comparison_view() -> None:
     )
     seed = controls[3].number_input("Dropout seed", 0, 10_000, 0, key="dropout_seed")
 
-    rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens), tokeniser.types)]
-    if not own_graph:
+    rows: list[tuple] = [("BPE (loaded)", list(traced.tokens), note_for(traced.tokens, traced, gold), tokeniser.types)]
+    if graph_workspace.merge_graph_of:
         rows = [
-            (f"{loaded.kind} (loaded)", list(segmented[focus]), note_for(segmented[focus]), loaded.vocabulary),
-            ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens), tokeniser.types),
+            (f"{loaded.kind} (loaded)", list(loaded_tokens), note_for(loaded_tokens, traced, gold), loaded.vocabulary),
+            ("its merge graph as BPE", list(traced.tokens), note_for(traced.tokens, traced, gold), tokeniser.types),
         ]
     references, reference_name, _ = references_for(workspace)
-    rows += edited_rows(references, reference_name)
+    rows += edited_rows(graph_workspace, references, reference_name, word, traced, gold)
     try:
         if source in SAMPLE_COUNTS:
             counts_key, read_counts = source, lambda: sample_counts(source)
         else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
             counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
         trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
-        tokens = trimmed.tokenise_word(focus)
+        tokens = trimmed.tokenise_word(word)
         rows.append(
             (
                 f"TrimmedBPE (T = {threshold:,})",
                 tokens,
-                "; ".join(x for x in (note_for(tokens), f"{len(trimmed.trimmed):,} types trimmed") if x),
+                "; ".join(x for x in (note_for(tokens, traced, gold), f"{len(trimmed.trimmed):,} types trimmed") if x),
                 trimmed.vocabulary,
             )
         )
     except InputError as err:
         rows.append(("TrimmedBPE", None, f"not available: {err}"))
     try:
-        for n, sample in enumerate(dropout_samples(tokeniser, focus, probability, DROPOUT_SAMPLES, seed=int(seed)), 1):
-            rows.append((f"BPE-dropout p = {probability:g}, sample {n}", sample, note_for(sample), tokeniser.types))
+        for n, sample in enumerate(dropout_samples(tokeniser, word, probability, DROPOUT_SAMPLES, seed=int(seed)), 1):
+            rows.append(
+                (
+                    f"BPE-dropout p = {probability:g}, sample {n}",
+                    sample,
+                    note_for(sample, traced, gold),
+                    tokeniser.types,
+                )
+            )
     except InputError as err:
         rows.append(("BPE-dropout", None, f"not available: {err}"))
-    st.html(comparison_html(rows, display, markers=chip_options["markers"]))
+    st.html(comparison_html(rows, display, markers=chip_markers))
     st.caption(
         f"Knockout and ReBPE ran on the reference {md_escape(reference_name)} "
         f"({md_escape(compare_with)} are compared above; the edits always use morph boundaries), with the "
@@ -736,4 +766,14 @@ if not present:
         help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
         "server's disk) and trims the vocabulary by token frequency.",
     ):
-        comparison_view()
+        comparison_view(
+            workspace,
+            graph_workspace,
+            focus,
+            segmented[focus],
+            traced,
+            gold,
+            compare_with=compare_with,
+            display=display,
+            chip_markers=chip_options["markers"],
+        )
