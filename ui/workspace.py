@@ -40,7 +40,6 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS
 from core.formats.corpora import (
     decode_utf8,
     load_word_counts,
@@ -51,6 +50,7 @@ from core.formats.corpora import (
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
 from core.formats.samples import count_paths, reference_paths, running_text, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
+from core.pipeline.named import CHOICES, PRETOKENISERS
 from core.references.files import ReferenceSet, load_references, parse_reference_bytes
 from core.tokeniser import Tokeniser, require
 from ui import upload_store
@@ -81,7 +81,7 @@ MISSES_KEY = "workspace_link_misses"  # ... links that named nothing available: 
 UNSTORED_KEY = "workspace_unstored"  # ... upload id -> why the upload store refused it
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 INFERRED = "inferred"  # the pre-tokeniser of a merges.txt: inferred from its vocabulary
-PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
+PRETOKENISER_CHOICES = (INFERRED, *CHOICES)
 #: files next to a tokeniser file that loading reads too (a change to them reloads it)
 COMPANION_FILES = ("vocab.json", "special_tokens_map.json", "tokenizer_config.json")
 
@@ -187,10 +187,10 @@ def sample_tokeniser(path: str) -> Tokeniser:
 
 
 def pretokeniser_override(name: str):
-    """The pre-tokeniser a merges.txt should use: None (inferred) or one of ``PRETOKENISERS``."""
+    """The pre-tokeniser a merges.txt should use: None (inferred) or one of ``CHOICES``."""
     if name == INFERRED:
         return None
-    if name not in PRETOKENISERS:
+    if name not in CHOICES:
         raise InputError(f"unknown pre-tokeniser {name!r}; choose one of {', '.join(PRETOKENISER_CHOICES)}")
     return PRETOKENISERS[name]()
 
