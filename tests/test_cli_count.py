@@ -17,8 +17,8 @@ from core.counting.chunks import plan_chunks
 from core.counting.corpus import TrainingCorpus
 from core.counting.count_files import load_counts, sequences_path
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS
 from core.formats.samples import running_text
+from core.pipeline.named import PRETOKENISERS
 
 LINES = list(itertools.islice(running_text(), 300))
 CHUNK_MB = "0.002"

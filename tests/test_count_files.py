@@ -25,8 +25,9 @@ from core.counting.count_files import (
 )
 from core.counting.pretoken_counts import corpus_from_counts
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS, training_corpus
+from core.families.registry import training_corpus
 from core.formats.samples import running_text
+from core.pipeline.named import PRETOKENISERS
 
 LINES = list(itertools.islice(running_text(), 200))
 

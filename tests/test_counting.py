@@ -25,9 +25,9 @@ from core.counting.pretoken_counts import (
 )
 from core.counting.sequences import PretokenSequences
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS
 from core.formats.corpora import iter_text_lines
 from core.formats.samples import running_text
+from core.pipeline.named import PRETOKENISERS
 
 LINES = list(itertools.islice(running_text(), 300))
 #: what real files hold besides plain lines: a BOM, CRLF ends, blank lines, stray \r, non-ASCII

@@ -21,7 +21,7 @@ from core.counting.corpus_counts import count_corpus
 from core.counting.engines import map_reduce
 from core.counting.pretoken_counts import ChunkCounts, combine_counts
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS
+from core.pipeline.named import PRETOKENISERS
 
 pytest.importorskip("distributed", reason="the Dask extra is not installed (pip install -e '.[dask]')")
 

@@ -14,9 +14,9 @@ import streamlit as st
 
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
-from core.families.registry import PRETOKENISERS
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
+from core.pipeline.named import CHOICES, PRETOKENISERS
 from core.tokeniser import Tokeniser, require
 from ui.tokeniser_store import store as tokeniser_store
 from ui.upload_store import Upload, digest
@@ -24,7 +24,7 @@ from ui.workspace_choices import SAMPLE_TOKENISERS, SCENARIOS, UPLOAD_PREFIX, up
 from viz.tokeniser_info import choice_label
 
 INFERRED = "inferred"  # the pre-tokeniser of a merges.txt: inferred from its vocabulary
-PRETOKENISER_CHOICES = (INFERRED, *PRETOKENISERS)
+PRETOKENISER_CHOICES = (INFERRED, *CHOICES)
 #: files next to a tokeniser file that loading reads too (a change to them reloads it)
 COMPANION_FILES = ("vocab.json", "special_tokens_map.json", "tokenizer_config.json")
 
@@ -49,10 +49,10 @@ def sample_tokeniser(path: str) -> Tokeniser:
 
 
 def pretokeniser_override(name: str):
-    """The pre-tokeniser a merges.txt should use: None (inferred) or one of ``PRETOKENISERS``."""
+    """The pre-tokeniser a merges.txt should use: None (inferred) or one of ``CHOICES``."""
     if name == INFERRED:
         return None
-    if name not in PRETOKENISERS:
+    if name not in CHOICES:
         raise InputError(f"unknown pre-tokeniser {name!r}; choose one of {', '.join(PRETOKENISER_CHOICES)}")
     return PRETOKENISERS[name]()
 

@@ -7,9 +7,7 @@ names, App. A.4 whitespace runs, App. A.5 numbers) and [rebpe App. B.1] (the ReB
 from __future__ import annotations
 
 from core.pipeline.base import Pretokeniser
-from core.pipeline.byte_level import ByteLevel
-from core.pipeline.rebpe_pipeline import ReBPEPipeline
-from core.pipeline.regex_split import RegexSplit
+from core.pipeline.named import PRETOKENISERS
 
 #: name -> (example text, where the paper discusses it).
 EXAMPLES: dict[str, tuple[str, str]] = {
@@ -21,16 +19,20 @@ EXAMPLES: dict[str, tuple[str, str]] = {
 }
 
 
+#: display name -> name in :data:`core.pipeline.named.PRETOKENISERS`, in the order the papers introduce them
+COMPARED = {
+    "GPT-2": "regex-gpt2",
+    "GPT-4": "regex-gpt4",
+    "Punct": "regex-punct",
+    "BOUNDLESS_PATTERN": "regex-boundless",
+    "ReBPE pipeline": "rebpe",
+    "HF ByteLevel (GPT-2 bytes)": "bytelevel",
+}
+
+
 def compared_pretokenisers() -> dict[str, Pretokeniser]:
-    """Display name -> pre-tokeniser, in the order the papers introduce them."""
-    return {
-        "GPT-2": RegexSplit("gpt2"),
-        "GPT-4": RegexSplit("gpt4"),
-        "Punct": RegexSplit("punct"),
-        "BOUNDLESS_PATTERN": RegexSplit("boundless"),
-        "ReBPE pipeline": ReBPEPipeline(),
-        "HF ByteLevel (GPT-2 bytes)": ByteLevel(),
-    }
+    """Display name -> pre-tokeniser, in the order of :data:`COMPARED`."""
+    return {title: PRETOKENISERS[name]() for title, name in COMPARED.items()}
 
 
 def pretokenise_all(text: str, pretokenisers: dict[str, Pretokeniser] | None = None) -> dict[str, list[str]]:

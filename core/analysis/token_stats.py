@@ -35,9 +35,9 @@ VERSION = 1
 @lru_cache(maxsize=4)
 def tokeniser_at(path: str, pretokeniser: str | None = None, pattern: str | None = None):
     """The tokeniser at ``path`` as ``structok segment --tokeniser`` loads it, loaded once per
-    process (``pretokeniser``: a name of :data:`core.families.registry.PRETOKENISERS`)."""
-    from core.families.registry import PRETOKENISERS
+    process (``pretokeniser``: a name of :data:`core.pipeline.named.CHOICES`)."""
     from core.formats.tokeniser_files import load_tokeniser
+    from core.pipeline.named import PRETOKENISERS
 
     override = PRETOKENISERS[pretokeniser]() if pretokeniser else None
     return load_tokeniser(path, pretokeniser=override, pattern=pattern)

@@ -8,7 +8,7 @@ more* parts). Ranks may be fractional (ReBPE reification inserts merges at rank 
 Around the merge graph sit the settings of a real BPE model (HF ``tokenizers``, SentencePiece,
 tiktoken): what happens to characters outside the vocabulary (:mod:`core.bpe.unknowns`), atoms longer
 than a character, ``ignore_merges`` and the ids of the loaded vocabulary. The project's own JSON
-format (``"format": "bte-tokeniser"``) is read and written here, like every family's own format.
+format (``"format": "bte-tokeniser"``) is read and written by :mod:`core.bpe.serialisation`.
 
 A tokeniser is immutable: edits (knockout, reparation, reification, ...) build a new one, and
 ``type_ids`` and ``metadata`` are read-only mappings, so one loaded tokeniser can be shared by every
@@ -20,7 +20,6 @@ segmentation, pre-tokenisers, traces).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from operator import attrgetter
@@ -29,16 +28,13 @@ from typing import Any
 
 from core.bpe.merges import Merge, Rank
 from core.bpe.segmentation import SegmentationEngine, SegmentationTrace
+from core.bpe.serialisation import project_json, read_project_json
 from core.bpe.unknowns import DEFAULT_UNKNOWN, UnknownPolicy
 from core.errors import InputError
 from core.pipeline.base import Pretokeniser
-from core.pipeline.specs import pretokeniser_from_spec
 from core.trace import Trace, TraceEvent
 
-__all__ = ["PROJECT_FORMAT", "PROJECT_VERSION", "BTETokeniser", "Merge", "Rank"]
-
-PROJECT_FORMAT = "bte-tokeniser"
-PROJECT_VERSION = 1
+__all__ = ["BTETokeniser", "Merge", "Rank"]
 
 
 class BTETokeniser:
@@ -337,125 +333,16 @@ class BTETokeniser:
             {"pretokens": [t.to_json() for t in traces]},
         )
 
-    # --- the project's JSON format ----------------------------------------------------------------
+    # --- the project's JSON format (:mod:`core.bpe.serialisation`) ------------------------------
     def to_json(self, metadata: dict | None = None) -> dict[str, Any]:
-        """``"format": "bte-tokeniser"``: round-trips tuple merges and fractional ranks exactly."""
-        out: dict[str, Any] = {
-            "format": PROJECT_FORMAT,
-            "version": PROJECT_VERSION,
-            "name": self.name,
-            "pretokeniser": self.pretokeniser.to_spec(),
-            "alphabet": list(self.alphabet),
-            "specials": list(self.specials),
-            "ignore_merges": self.ignore_merges,
-            "merges": [[m.rank, list(m.parts)] for m in self.merges],
-            "type_ids": dict(self.type_ids) if self.type_ids is not None else None,
-            "metadata": dict(metadata if metadata is not None else self.metadata),
-        }
-        if not self.unknown.is_default:
-            out["unknown"] = self.unknown.to_json()
-        if self.atoms:
-            out["atoms"] = list(self.atoms)
-        if self.end_of_word_suffix:
-            out["end_of_word_suffix"] = self.end_of_word_suffix
-        if self.dropout is not None:
-            out["dropout"] = self.dropout
-        return out
+        """``"format": "bte-tokeniser"``, with ``metadata`` instead of the tokeniser's own when given."""
+        return project_json(self, metadata)
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "<project json>") -> BTETokeniser:
         """The tokeniser a saved project JSON value describes; InputError naming ``source`` when
         ``obj`` is not one."""
-
-        def require(condition: bool, message: str) -> None:
-            if not condition:
-                raise InputError(message, source)
-
-        require(
-            isinstance(obj, dict) and obj.get("format") == PROJECT_FORMAT,
-            f'expected a JSON object with "format": "{PROJECT_FORMAT}"',
-        )
-        require(
-            obj.get("version") == PROJECT_VERSION,
-            f"unsupported version {obj.get('version')!r} (expected {PROJECT_VERSION})",
-        )
-        alphabet = obj.get("alphabet")
-        require(
-            isinstance(alphabet, list) and all(isinstance(a, str) and a for a in alphabet),
-            "field 'alphabet' must be a list of non-empty strings",
-        )
-        raw_merges = obj.get("merges") or []
-        require(isinstance(raw_merges, list), "field 'merges' must be a list")
-        merges = []
-        for i, raw in enumerate(raw_merges):
-            ok = (
-                isinstance(raw, list)
-                and len(raw) == 2
-                and isinstance(raw[0], numbers.Real)
-                and not isinstance(raw[0], bool)
-                and isinstance(raw[1], list)
-                and len(raw[1]) >= 2
-                and all(isinstance(p, str) and p for p in raw[1])
-            )
-            require(
-                ok,
-                f"merges[{i}] must be [rank, [part, part, ...]] with two or more non-empty parts, "
-                f"found {str(raw)[:80]}",
-            )
-            merges.append(Merge(raw[0], tuple(raw[1])))
-        spec = obj.get("pretokeniser")
-        require(isinstance(spec, dict), "field 'pretokeniser' must be an object")
-        try:
-            pretokeniser = pretokeniser_from_spec(spec)
-        except InputError as err:
-            raise InputError("pretokeniser: " + err.message, source) from None
-        type_ids = obj.get("type_ids")
-        require(
-            type_ids is None
-            or (
-                isinstance(type_ids, dict)
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())
-            ),
-            "field 'type_ids' must be null or map tokens to integer ids",
-        )
-        metadata = obj.get("metadata") or {}
-        require(isinstance(metadata, dict), "field 'metadata' must be an object")
-        specials = obj.get("specials") or []
-        require(
-            isinstance(specials, list) and all(isinstance(t, str) for t in specials),
-            "field 'specials' must be a list of strings",
-        )
-        unknown = UnknownPolicy.from_json(obj.get("unknown") or {}, source)
-        atoms = obj.get("atoms") or []
-        require(
-            isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
-            "field 'atoms' must be a list of non-empty strings",
-        )
-        suffix = obj.get("end_of_word_suffix") or ""
-        require(isinstance(suffix, str), "field 'end_of_word_suffix' must be a string")
-        dropout = obj.get("dropout")
-        require(
-            dropout is None
-            or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
-            "field 'dropout' must be null or a number in [0, 1]",
-        )
-        try:
-            return cls(
-                alphabet,
-                merges,
-                pretokeniser,
-                specials=specials,
-                type_ids=type_ids,
-                ignore_merges=bool(obj.get("ignore_merges", False)),
-                name=str(obj.get("name") or ""),
-                metadata=metadata,
-                unknown=unknown,
-                atoms=atoms,
-                end_of_word_suffix=suffix,
-                dropout=dropout,
-            )
-        except InputError as err:
-            raise InputError(err.message, source) from None
+        return read_project_json(cls, obj, source)
 
     # --- derivation ---------------------------------------------------------------------------
     def with_merges(

@@ -74,12 +74,12 @@ def add_command(sub, name: str, summary: str, epilog: str, run) -> argparse.Argu
 
 
 def add_tokeniser_arguments(p: argparse.ArgumentParser) -> None:
-    from core.families.registry import PRETOKENISERS
+    from core.pipeline.named import CHOICES
 
     p.add_argument("--tokeniser", required=True, metavar="PATH", help=TOKENISER_HELP)
     p.add_argument(
         "--pretokeniser",
-        choices=list(PRETOKENISERS),
+        choices=list(CHOICES),
         help="pre-tokeniser of a merges.txt, instead of the inferred one (default: inferred, and said so)",
     )
     p.add_argument(
@@ -112,8 +112,8 @@ def tell_detected(path: str, tokeniser) -> None:
 def load_tokeniser_argument(args, capability: str | None = None):
     """The ``--tokeniser`` of a command, with what the loader inferred printed to stderr; with
     ``capability``, that view of it (a one-line error when the family lacks it)."""
-    from core.families.registry import PRETOKENISERS
     from core.formats.tokeniser_files import load_tokeniser
+    from core.pipeline.named import PRETOKENISERS
     from core.tokeniser import require
 
     override = PRETOKENISERS[args.pretokeniser]() if getattr(args, "pretokeniser", None) else None

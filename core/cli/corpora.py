@@ -129,7 +129,7 @@ def cmd_stats(args) -> int:
 
 
 def add_count(sub, prog: str) -> None:
-    from core.families.registry import PRETOKENISERS
+    from core.pipeline.named import CHOICES
 
     p = add_command(
         sub,
@@ -155,7 +155,7 @@ def add_count(sub, prog: str) -> None:
         help="a text file (one document per line), a folder of them, or a glob (quote it; ** allowed)",
     )
     p.add_argument(
-        "--pretokeniser", choices=list(PRETOKENISERS), default="bytelevel", help="how lines are cut into pretokens"
+        "--pretokeniser", choices=list(CHOICES), default="bytelevel", help="how lines are cut into pretokens"
     )
     p.add_argument(
         "--sequences",
@@ -192,7 +192,7 @@ def cmd_count(args) -> int:
     from core.counting.corpus_counts import count_text
     from core.counting.count_files import save_counts
     from core.counting.pretoken_counts import wants_sequences
-    from core.families.registry import PRETOKENISERS
+    from core.pipeline.named import PRETOKENISERS
 
     pretokeniser = PRETOKENISERS[args.pretokeniser]()
     files = corpus_files(args.corpus)

@@ -19,7 +19,8 @@ MARKERS = {"▁": "▁", "Ġ": "Ġ", "_": "_", "none": None}
 
 
 def add_train(sub, prog: str) -> None:
-    from core.families.registry import ALGORITHMS, PRETOKENISERS
+    from core.families.registry import ALGORITHMS
+    from core.pipeline.named import CHOICES
 
     p = add_command(
         sub,
@@ -61,7 +62,7 @@ def add_train(sub, prog: str) -> None:
     )
     p.add_argument(
         "--pretokeniser",
-        choices=list(PRETOKENISERS),
+        choices=list(CHOICES),
         help="default: boundless for BoundlessBPE, bytelevel (GPT-2) otherwise; a counts .parquet's own "
         "(given, it must be that one)",
     )

@@ -84,7 +84,7 @@ from core.families.base import (
     read_envelope,
     read_flag,
 )
-from core.options import check_choice, check_int
+from core.options import check_bool, check_choice, check_int
 from core.trace import Trace, TraceEvent
 
 KIND = "picky"
@@ -161,8 +161,7 @@ class PickyBPE(PretokenSegmenter):
         bad = [a for a in self.alphabet if not isinstance(a, str) or len(a) != 1]
         if bad:
             raise InputError(f"alphabet entries must be single characters, got {bad[:5]!r}")
-        if not isinstance(whole_word, bool):
-            raise InputError(f"whole_word must be true or false, got {whole_word!r}")
+        check_bool("whole_word", whole_word)
         self.events: tuple[PickyEvent, ...] = tuple(events)
         self.vocabulary: frozenset[str] = final_vocabulary(self.alphabet, self.events)
         self.pretokeniser = pretokeniser
@@ -353,8 +352,7 @@ def train(
         or threshold < 0
     ):
         raise InputError(f"threshold must be a number >= 0, got {threshold!r}")
-    if not isinstance(whole_word, bool):
-        raise InputError(f"whole_word must be true or false, got {whole_word!r}")
+    check_bool("whole_word", whole_word)
     reserved = int(check_int("reserved_specials", reserved_specials, 0))
     counts = _collect_word_counts(corpus.pretoken_counts)
     inclusive = check_choice("comparison", comparison, COMPARISONS) == ">="

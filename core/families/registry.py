@@ -16,9 +16,8 @@ from core.counting.corpus import TrainingCorpus
 from core.errors import InputError, excerpt
 from core.families.base import TrainingRun
 from core.gc_pause import cyclic_gc_paused
-from core.pipeline import ByteLevel, Metaspace, RegexSplit, WhitespaceSplit
 from core.pipeline.base import Pretokeniser
-from core.pipeline.sentencepiece.normaliser import SentencePieceNormaliser
+from core.pipeline.named import PRETOKENISERS, named_pretokeniser
 from core.tokeniser import Tokeniser
 
 #: algorithm -> (module with ``train``, fixed options, description)
@@ -35,16 +34,6 @@ ALGORITHMS: dict[str, tuple[str, dict, str]] = {
     ),
 }
 
-#: pre-tokeniser names the CLI and the pages offer
-PRETOKENISERS = {
-    "bytelevel": lambda: ByteLevel(),
-    "boundless": lambda: RegexSplit("boundless", byte_level=True),
-    "metaspace": lambda: Metaspace(),
-    "whitespace": lambda: WhitespaceSplit(),
-    # SentencePiece's own preprocessing (identity rule, spaces collapsed, dummy prefix), one ▁word a pretoken
-    "sentencepiece": lambda: SentencePieceNormaliser(),
-}
-
 
 def default_pretokeniser(algorithm: str) -> Pretokeniser:
     """BoundlessBPE's own pattern for BoundlessBPE ([boundless App. A]), GPT-2 byte-level
@@ -53,11 +42,7 @@ def default_pretokeniser(algorithm: str) -> Pretokeniser:
 
 
 def _named(pretokeniser: Pretokeniser | str) -> Pretokeniser:
-    if isinstance(pretokeniser, str):
-        if pretokeniser not in PRETOKENISERS:
-            raise InputError(f"unknown pretokeniser {pretokeniser!r}; choose one of {', '.join(PRETOKENISERS)}")
-        return PRETOKENISERS[pretokeniser]()
-    return pretokeniser
+    return named_pretokeniser(pretokeniser) if isinstance(pretokeniser, str) else pretokeniser
 
 
 def is_counts_file(corpus: object) -> TypeGuard[str | os.PathLike]:
@@ -89,7 +74,7 @@ def training_corpus(
     pretokeniser: Pretokeniser | str | None = None,
 ) -> TrainingCorpus:
     """Word counts (word -> count, each word as in running text) or texts (one document each),
-    pre-tokenised by ``pretokeniser`` (an object or a name of :data:`PRETOKENISERS`; default the
+    pre-tokenised by ``pretokeniser`` (an object or a name of :data:`core.pipeline.named.CHOICES`; default the
     algorithm's own); or the path of a counts file (:func:`counts_corpus`)."""
     if is_counts_file(corpus):
         return counts_corpus(algorithm, corpus, pretokeniser)

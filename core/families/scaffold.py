@@ -64,7 +64,7 @@ from core.families.base import (
     TrainingRun,
     read_envelope,
 )
-from core.options import check_choice, check_int
+from core.options import check_bool, check_choice, check_int
 from core.trace import Trace, TraceEvent
 
 KIND = "scaffold"
@@ -252,8 +252,7 @@ def train(
     """
     if not isinstance(corpus, TrainingCorpus):
         raise InputError(f"corpus must be a TrainingCorpus, got {type(corpus).__name__}")
-    if not isinstance(protect_atoms, bool):
-        raise InputError(f"protect_atoms must be true or false, got {protect_atoms!r}")
+    check_bool("protect_atoms", protect_atoms)
     trainer = _Trainer(
         _collect_word_counts(corpus.pretoken_counts),
         int(check_int("vocab_size", vocab_size, 0)),

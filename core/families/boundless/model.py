@@ -55,6 +55,7 @@ from core.families.base import (
     read_envelope,
     read_flag,
 )
+from core.options import check_bool
 from core.pipeline import RegexSplit
 from core.pipeline.base import Pretokeniser
 from core.pipeline.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
@@ -118,8 +119,7 @@ class BoundlessBPE:
                 f"BoundlessBPE needs a byte-level pre-tokeniser (RegexSplit with "
                 f"byte_level=True or ByteLevel), got {pretokeniser!r}"
             )
-        if not isinstance(blowup, bool):
-            raise InputError(f"blowup must be true or false, got {blowup!r}")
+        check_bool("blowup", blowup)
         self.pretokeniser = pretokeniser
         self.blowup = blowup
         self.name = name or KIND

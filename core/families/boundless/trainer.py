@@ -73,7 +73,7 @@ from core.families.base import TrainingEvent, TrainingRun
 from core.families.boundless.model import BoundlessBPE
 from core.families.boundless.states import Words
 from core.families.boundless.superwords import Superwords
-from core.options import check_int
+from core.options import check_bool, check_int
 from core.pipeline.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 
 if TYPE_CHECKING:
@@ -175,8 +175,7 @@ def train(
     vocab_size = check_int("vocab_size", vocab_size, 256)
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
         raise InputError(f"threshold must be a positive number, got {threshold!r}")
-    if not isinstance(blowup, bool):
-        raise InputError(f"blowup must be true or false, got {blowup!r}")
+    check_bool("blowup", blowup)
     options = {
         "threshold": threshold,
         "ios_rule": _option(ios_rule, "ios_rule", IOS_RULES),

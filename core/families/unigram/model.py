@@ -48,6 +48,7 @@ from core.bpe.unknowns import UnknownPolicy, byte_token
 from core.errors import InputError
 from core.families.base import CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, read_envelope, read_flag
 from core.families.unigram.lattice import SCORE_RESET, Arc, Lattice
+from core.options import check_bool
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace, TraceEvent
 
@@ -114,9 +115,7 @@ class UnigramTokeniser(PretokenSegmenter):
         self.pieces: Mapping[str, float] = MappingProxyType(self._pieces)
         self.pretokeniser = pretokeniser
         self.name = name
-        if not isinstance(float32, bool):
-            raise InputError(f"float32 must be true or false, got {float32!r}")
-        self.float32 = float32
+        self.float32 = check_bool("float32", float32)
         if unknown is not None and not isinstance(unknown, UnknownPolicy):
             raise InputError(f"unknown must be an UnknownPolicy or None, got {unknown!r}")
         self.unknown = unknown

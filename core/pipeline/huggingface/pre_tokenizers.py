@@ -44,13 +44,13 @@ from core.pipeline.huggingface.normalizers import (
     single_char,
 )
 from core.pipeline.limited_regex import LimitedPattern
+from core.pipeline.metaspace import PREPEND_SCHEMES
 from core.pipeline.patterns import GPT2_PATTERN, compile_pattern
 
 #: ``(text, sources)``; sources None on the fast path.
 Piece = tuple[str, "list[int] | None"]
 
 BEHAVIOURS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-PREPEND_SCHEMES = ("always", "first", "never")
 
 
 def slice_piece(piece: Piece, spans) -> list[Piece]:
