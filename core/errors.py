@@ -55,3 +55,9 @@ class InputError(ValueError):
         if self.source is not None:
             where = f"{self.source}:{self.line}: " if self.line is not None else f"{self.source}: "
         return where + self.message
+
+
+def ensure(condition: bool, message: str, source: str | None = None) -> None:
+    """InputError(message, source) unless ``condition``: the readers' field checks."""
+    if not condition:
+        raise InputError(message, source)

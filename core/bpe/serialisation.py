@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from core.bpe.merges import Merge
 from core.bpe.unknowns import UnknownPolicy
-from core.errors import InputError
+from core.errors import InputError, ensure
 from core.pipeline.base import Pretokeniser
 from core.pipeline.specs import pretokeniser_from_spec
 
@@ -71,25 +71,24 @@ def read_project_json(build: Callable[..., Model], obj: Any, source: str) -> Mod
     """The model a saved project JSON value describes, made by ``build`` (the model's class) from
     its fields; InputError naming ``source`` when ``obj`` is not one."""
 
-    def require(condition: bool, message: str) -> None:
-        if not condition:
-            raise InputError(message, source)
-
-    require(
+    ensure(
         isinstance(obj, dict) and obj.get("format") == PROJECT_FORMAT,
         f'expected a JSON object with "format": "{PROJECT_FORMAT}"',
+        source,
     )
-    require(
+    ensure(
         obj.get("version") == PROJECT_VERSION,
         f"unsupported version {obj.get('version')!r} (expected {PROJECT_VERSION})",
+        source,
     )
     alphabet = obj.get("alphabet")
-    require(
+    ensure(
         isinstance(alphabet, list) and all(isinstance(a, str) and a for a in alphabet),
         "field 'alphabet' must be a list of non-empty strings",
+        source,
     )
     raw_merges = obj.get("merges") or []
-    require(isinstance(raw_merges, list), "field 'merges' must be a list")
+    ensure(isinstance(raw_merges, list), "field 'merges' must be a list", source)
     merges = []
     for i, raw in enumerate(raw_merges):
         ok = (
@@ -101,45 +100,50 @@ def read_project_json(build: Callable[..., Model], obj: Any, source: str) -> Mod
             and len(raw[1]) >= 2
             and all(isinstance(p, str) and p for p in raw[1])
         )
-        require(
+        ensure(
             ok,
             f"merges[{i}] must be [rank, [part, part, ...]] with two or more non-empty parts, found {str(raw)[:80]}",
+            source,
         )
         merges.append(Merge(raw[0], tuple(raw[1])))
     spec = obj.get("pretokeniser")
-    require(isinstance(spec, dict), "field 'pretokeniser' must be an object")
+    ensure(isinstance(spec, dict), "field 'pretokeniser' must be an object", source)
     try:
         pretokeniser = pretokeniser_from_spec(spec)
     except InputError as err:
         raise InputError("pretokeniser: " + err.message, source) from None
     type_ids = obj.get("type_ids")
-    require(
+    ensure(
         type_ids is None
         or (
             isinstance(type_ids, dict)
             and all(isinstance(v, int) and not isinstance(v, bool) for v in type_ids.values())
         ),
         "field 'type_ids' must be null or map tokens to integer ids",
+        source,
     )
     metadata = obj.get("metadata") or {}
-    require(isinstance(metadata, dict), "field 'metadata' must be an object")
+    ensure(isinstance(metadata, dict), "field 'metadata' must be an object", source)
     specials = obj.get("specials") or []
-    require(
+    ensure(
         isinstance(specials, list) and all(isinstance(t, str) for t in specials),
         "field 'specials' must be a list of strings",
+        source,
     )
     unknown = UnknownPolicy.from_json(obj.get("unknown") or {}, source)
     atoms = obj.get("atoms") or []
-    require(
+    ensure(
         isinstance(atoms, list) and all(isinstance(a, str) and a for a in atoms),
         "field 'atoms' must be a list of non-empty strings",
+        source,
     )
     suffix = obj.get("end_of_word_suffix") or ""
-    require(isinstance(suffix, str), "field 'end_of_word_suffix' must be a string")
+    ensure(isinstance(suffix, str), "field 'end_of_word_suffix' must be a string", source)
     dropout = obj.get("dropout")
-    require(
+    ensure(
         dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
         "field 'dropout' must be null or a number in [0, 1]",
+        source,
     )
     try:
         return build(

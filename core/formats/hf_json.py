@@ -25,15 +25,10 @@ from typing import Any
 from core.bpe.merges import Merge, check_merge_count
 from core.bpe.model import BTETokeniser
 from core.bpe.unknowns import UnknownPolicy
-from core.errors import InputError, excerpt
+from core.errors import InputError, ensure, excerpt
 from core.formats.merges_txt import vocab_from_json
 from core.pipeline.huggingface.fields import from_hf, hf_pipeline_json
 from core.pipeline.limited_regex import limit_note
-
-
-def _require(condition: bool, message: str, source: str) -> None:
-    if not condition:
-        raise InputError(message, source)
 
 
 def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>", name: str = "") -> BTETokeniser:
@@ -41,13 +36,13 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     if not isinstance(model, dict):
         raise InputError("field 'model' must be an object (is this a tokenizer.json?)", source)
     kind = model.get("type", "BPE")
-    _require(
+    ensure(
         kind == "BPE",
         f"model.type {excerpt(kind, 40)} is not supported here: only BPE models load from a "
         "tokenizer.json (Unigram models load from their SentencePiece .model file)",
         source,
     )
-    _require(
+    ensure(
         not model.get("continuing_subword_prefix"),
         f"model.continuing_subword_prefix = {excerpt(model.get('continuing_subword_prefix'), 40)} is not "
         "supported: with it a merge's result is not the concatenation of its parts, which the merge graph needs",
@@ -56,7 +51,7 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     vocab = vocab_from_json(model.get("vocab"), source, "model.vocab")
     merges = _merges(model.get("merges"), vocab, source)
     added = obj.get("added_tokens") or []
-    _require(isinstance(added, list), f"added_tokens must be a list, found {type(added).__name__}", source)
+    ensure(isinstance(added, list), f"added_tokens must be a list, found {type(added).__name__}", source)
     bad = next(
         (
             i
@@ -65,22 +60,22 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
         ),
         None,
     )
-    _require(
+    ensure(
         bad is None,
         f"added_tokens[{bad}] must be an object with a non-empty 'content' string, found "
         f"{excerpt(added[bad] if bad is not None else None)}",
         source,
     )
     suffix = model.get("end_of_word_suffix") or ""
-    _require(isinstance(suffix, str), "model.end_of_word_suffix must be a string or null", source)
+    ensure(isinstance(suffix, str), "model.end_of_word_suffix must be a string or null", source)
     try:
         pretokeniser = from_hf(obj.get("normalizer"), obj.get("pre_tokenizer"), added, obj.get("decoder"))
     except InputError as err:
         raise InputError(err.message, source) from None
     unk = model.get("unk_token")
-    _require(unk is None or isinstance(unk, str), "model.unk_token must be a string or null", source)
+    ensure(unk is None or isinstance(unk, str), "model.unk_token must be a string or null", source)
     dropout = model.get("dropout")
-    _require(
+    ensure(
         dropout is None or (isinstance(dropout, (int, float)) and not isinstance(dropout, bool) and 0 <= dropout <= 1),
         f"model.dropout must be null or a number in [0, 1], got {excerpt(dropout, 40)}",
         source,
@@ -119,7 +114,7 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
 
 
 def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
-    _require(isinstance(raw_merges, list), f"model.merges must be a list, found {type(raw_merges).__name__}", source)
+    ensure(isinstance(raw_merges, list), f"model.merges must be a list, found {type(raw_merges).__name__}", source)
     check_merge_count(len(raw_merges), source)
     if all(type(raw) is str for raw in raw_merges):
         pairs = [tuple(raw.split(" ")) for raw in raw_merges]

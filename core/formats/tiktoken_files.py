@@ -40,7 +40,7 @@ from pathlib import Path
 
 from core.bpe.merges import merges_of_splits
 from core.bpe.model import BTETokeniser
-from core.errors import InputError, excerpt
+from core.errors import InputError, ensure, excerpt
 from core.formats.limits import MAX_TOKEN_BYTES, check_line_length, check_token_length
 from core.pipeline.byte_level import bytes_to_byte_chars
 from core.pipeline.limited_regex import limit_note
@@ -412,10 +412,6 @@ def load_tiktoken(path: str | Path, pattern: str | None = None) -> BTETokeniser:
 def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") -> BTETokeniser:
     """Mistral's Tekken tokeniser file (already parsed JSON)."""
 
-    def require(condition: bool, message: str) -> None:
-        if not condition:
-            raise InputError(message, source)
-
     config, vocab = obj.get("config"), obj.get("vocab")
     if not isinstance(config, dict):
         raise InputError("field 'config' must be an object", source)
@@ -426,38 +422,46 @@ def parse_tekken_json(obj: dict, source: str = "<tekken.json>", name: str = "") 
         raise InputError("config.pattern must be a regex", source)
     n_special = config.get("default_num_special_tokens", 0)
     vocab_size = config.get("default_vocab_size", len(vocab) + n_special)
-    require(
+    ensure(
         all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (n_special, vocab_size)),
         "config.default_num_special_tokens and default_vocab_size must be integers >= 0",
+        source,
     )
     inner_size = vocab_size - n_special
-    require(
+    ensure(
         0 < inner_size <= len(vocab),
         f"default_vocab_size {vocab_size} does not fit {len(vocab)} tokens and {n_special} special tokens",
+        source,
     )
     ranks: dict[bytes, int] = {}
     for i, entry in enumerate(vocab[:inner_size]):
-        require(
+        ensure(
             isinstance(entry, dict) and entry.get("rank") == i and isinstance(entry.get("token_bytes"), str),
             f"vocab[{i}] must be an object with rank {i} and base64 token_bytes",
+            source,
         )
         try:
             token = base64.b64decode(entry["token_bytes"], validate=True)
         except (binascii.Error, ValueError):
             raise InputError(f"vocab[{i}].token_bytes is not base64", source) from None
-        require(bool(token) and token not in ranks, f"vocab[{i}]: empty or repeated token {excerpt(token, 40)}")
+        ensure(bool(token) and token not in ranks, f"vocab[{i}]: empty or repeated token {excerpt(token, 40)}", source)
         check_token_length(token, source, f"vocab[{i}]")
         ranks[token] = i
     specials: dict[str, int] = {}
     special_tokens = obj.get("special_tokens") or []
-    require(isinstance(special_tokens, list), f"special_tokens must be a list, found {type(special_tokens).__name__}")
+    ensure(
+        isinstance(special_tokens, list),
+        f"special_tokens must be a list, found {type(special_tokens).__name__}",
+        source,
+    )
     for i, entry in enumerate(special_tokens):
-        require(
+        ensure(
             isinstance(entry, dict)
             and isinstance(entry.get("token_str"), str)
             and entry["token_str"]
             and type(entry.get("rank")) is int,
             f"special_tokens[{i}] must have a token_str and an integer rank",
+            source,
         )
         specials[entry["token_str"]] = entry["rank"]
     detected = [
