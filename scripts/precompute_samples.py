@@ -6,7 +6,7 @@ Writes ``sample_data/precomputed/<content key>.json.gz`` (``core.edits.archive``
 there that no longer belong to a result below. The pages find a file by the *content* of their
 inputs (``ui.result_cache``), so an edited sample, reference or configuration simply misses it and is
 computed. Run this again after changing an algorithm or the archive format (``core.edits.archive.VERSION``);
-``tests/test_precomputed.py`` checks that every file equals a fresh run.
+``tests/ui/test_precomputed.py`` checks that every file equals a fresh run.
 
 What is precomputed, on the default workspace (``ui.workspace_choices.DEFAULT_TOKENISER``, the Dutch 40k, with
 ``DEFAULT_REFERENCE``): the runs the pages request first (ReBPE with the default configuration: the

@@ -2,7 +2,8 @@
 (:mod:`core.families.boundless.states`, :mod:`core.families.boundless.superwords`): every pretoken
 (words) or document (superwords, a line of the corpus, unweighted) as linked runs of strings
 ([boundless App. B]). Test oracles: training with them must give the same operations and events
-as training with the compact states (tests/test_boundless_compact.py, tests/test_boundless_words.py)."""
+as training with the compact states (tests/core/families/test_boundless_compact.py,
+tests/core/families/test_boundless_words.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inputs for the loader and CLI fuzzers (tests/test_loader_fuzz.py, tests/test_cli_fuzz.py and
+"""Inputs for the loader and CLI fuzzers (tests/core/formats/test_loader_fuzz.py, tests/core/cli/test_cli_fuzz.py and
 scripts/fuzz_report.py): a small valid file of every kind the loaders read, seeded mutations of
 them, and what each loader is called with.
 

@@ -17,7 +17,7 @@ split of a type into two types is a merge):
   (``KnockoutEdit.collapsed``).
 
 With one merge per type the primary merge is m_old, no merge is ever collapsed and both kinds of
-knockout are Alg. 1 exactly (tests/test_knockout_multi_merge.py checks this on the Dutch 40k
+knockout are Alg. 1 exactly (tests/core/edits/test_knockout_multi_merge.py checks this on the Dutch 40k
 tokeniser and the App. A scenarios).
 
 Surviving types keep their ids (``type_ids``); the ids of types that left V are dropped, and types

@@ -52,10 +52,10 @@ type by its recorded parts), computed as the authors' ``_encode_word_by_events``
 the earliest event after the last one applied that concerns a pair or token of the pretoken.
 ``whole_word=True`` is the authors' shortcut: a pretoken that is itself a type is kept whole.
 It can change results: a type formed only inside longer words need not be reachable from its
-own characters (tests/test_picky.py has a corpus where it is not).
+own characters (tests/core/families/test_picky.py has a corpus where it is not).
 
 Checked against the authors' code (V5 of TEST_VECTORS.md, scripts/compare_picky.py) and against a
-literal recount implementation (tests/test_picky.py).
+literal recount implementation (tests/core/families/test_picky.py).
 """
 
 from __future__ import annotations
