@@ -1,6 +1,6 @@
 """Train & compare: several tokeniser families trained on the same corpus to the same size, side by side.
 
-Every family goes through the one interface (core/variants): train
+Every family goes through the one interface (core/families): train
 on the workspace corpus (its first lines), then a summary per family (size, training time,
 corpus metrics), the overlap of the learned vocabularies, the Zipf and token-frequency curves, and a
 text segmented by each family with its own trace (BPE merges, Scaffold-BPE demolitions, PickyBPE
@@ -17,8 +17,8 @@ from core.analysis import corpus_metrics as cm
 from core.analysis.train_compare import vocabulary_overlap
 from core.families import registry
 from core.families.boundless.model import shortfall
-from ui.variant_runs import algorithms_help, corpus_stats, train_with_progress, training_lines
-from ui.variant_runs import corpus_key as make_corpus_key
+from ui.family_runs import algorithms_help, corpus_stats, train_with_progress, training_lines
+from ui.family_runs import corpus_key as make_corpus_key
 from ui.workspace import current
 from viz import plots
 from viz.escaping import html_escape, md_escape

@@ -4,7 +4,7 @@ For one family trained on the first lines of the workspace corpus: the count beh
 selected operation ([boundless Fig. 2]), the share of merges, supermerges, deletions,
 scaffold markings, re-admissions and PickyBPE removals per interval (Fig. 3), |V| over training,
 and a scrubber through the training log for teaching on a small corpus. Training is shared with
-the Train & compare page (ui/variant_runs.py). The view is in the URL.
+the Train & compare page (ui/family_runs.py). The view is in the URL.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import streamlit as st
 from core.analysis.training_dynamics import kind_fractions, kind_totals
 from core.families import registry
 from core.families.boundless.model import shortfall, slots_after_events
+from ui.family_runs import algorithms_help, train_with_progress, training_lines
+from ui.family_runs import corpus_key as make_corpus_key
 from ui.url_state import seed_from_url, write_to_url
-from ui.variant_runs import algorithms_help, train_with_progress, training_lines
-from ui.variant_runs import corpus_key as make_corpus_key
 from ui.workspace import current
 from viz import plots
 from viz.escaping import code_span, md_escape

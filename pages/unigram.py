@@ -4,7 +4,7 @@
 log-probability; the Viterbi path is the segmentation; forward-backward gives the probability of a
 token boundary at every position and log Z, so the n best segmentations and the samples (subword
 regularisation) are tables with each segmentation's probability among all of the word's. The
-models are trained on the workspace corpus (shared with Train & compare, ui/variant_runs.py);
+models are trained on the workspace corpus (shared with Train & compare, ui/family_runs.py);
 the comparison with BPE scores boundary precision/recall against a reference ([knockout
 §4.1]). The view (word, size, lines, reference, α) is in the URL. A Unigram tokeniser loaded on the
 Workspace page (e.g. a SentencePiece unigram ``.model``) is offered too, as the model ``loaded``.
@@ -22,9 +22,9 @@ import streamlit as st
 from core.errors import InputError
 from core.references.evaluation import evaluate_morphology
 from ui.downloads import figure_downloads
+from ui.family_runs import corpus_key as make_corpus_key
+from ui.family_runs import train_with_progress, training_lines
 from ui.references_corpora import sample_references
-from ui.variant_runs import corpus_key as make_corpus_key
-from ui.variant_runs import train_with_progress, training_lines
 from ui.workspace import current
 from ui.workspace_choices import SAMPLE_REFERENCES
 from viz.escaping import md_escape

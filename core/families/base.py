@@ -2,16 +2,16 @@
 the :class:`core.tokeniser.Tokeniser` interface: training corpora and runs, and the saved-file
 envelope.
 
-No paper section: plumbing. A *variant* is a :class:`core.tokeniser.Tokeniser` with
+No paper section: plumbing. A *family* is a :class:`core.tokeniser.Tokeniser` with
 
 - ``name``, ``pretokeniser`` (a :class:`core.pipeline.base.Pretokeniser`), ``kind`` (the
-  algorithm name used by ``train --algorithm`` and in saved files);
+  family's name, as used by ``train --algorithm`` and in saved files);
 - ``vocabulary`` (the types counted in |V|) and ``vocab_size``;
 - ``tokenise(text)``, ``tokenise_word(word)`` (the word as in running text, ``" " + word``);
 - ``trace_text(text) -> Trace``: every operation applied while tokenising ``text``, in order;
 - ``to_json() -> dict`` with ``"format": FORMAT_PREFIX + kind`` and ``from_json(obj, source)``.
 
-Training lives in each variant's module as ``train(corpus: TrainingCorpus, vocab_size, *,
+Training lives in each family's module as ``train(corpus: TrainingCorpus, vocab_size, *,
 progress=None, **options) -> TrainingRun``; ``progress(done, total)`` is called at the trainer's
 steps and regularly inside its long phases (:class:`core.deadline.Heartbeat`); ``total`` is 0
 while it is not known yet (Unigram's seeding) and never changes once it is; whatever it raises
@@ -109,7 +109,7 @@ class _Segmenting(Protocol):
 
 
 class PretokenSegmenter:
-    """``tokenise`` and ``tokenise_word`` for a variant that segments every pretoken on its own
+    """``tokenise`` and ``tokenise_word`` for a family that segments every pretoken on its own
     (Scaffold-BPE, PickyBPE, Unigram): each pretoken is segmented once by the subclass's
     ``_segment_uncached(pretoken)``, then read from a cache (emptied at CACHE_LIMIT pretokens).
     The subclass also provides ``pretokeniser`` and ``vocabulary`` (:class:`_Segmenting`)."""
@@ -154,7 +154,7 @@ def merge_list_graph(
 
 
 def read_envelope(obj, kind: str, source: str) -> tuple[str, Pretokeniser]:
-    """What every saved variant starts with: a JSON object of ``kind``'s format and version, a
+    """What every saved family file starts with: a JSON object of ``kind``'s format and version, a
     string ``name`` and a valid ``pretokeniser``. Returns (name, pre-tokeniser)."""
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source)
@@ -169,7 +169,7 @@ def read_envelope(obj, kind: str, source: str) -> tuple[str, Pretokeniser]:
 
 
 def read_flag(obj: dict, key: str, default: bool, source: str) -> bool:
-    """A true/false field of a saved variant."""
+    """A true/false field of a saved family file."""
     value = obj.get(key, default)
     if not isinstance(value, bool):
         raise InputError(f"field '{key}' must be true or false, got {value!r}", source)
@@ -177,7 +177,7 @@ def read_flag(obj: dict, key: str, default: bool, source: str) -> bool:
 
 
 def check_format(obj: dict, kind: str, source: str) -> None:
-    """Raise InputError unless ``obj`` is a saved ``kind`` variant of a supported version."""
+    """Raise InputError unless ``obj`` is a saved ``kind`` family file of a supported version."""
     expected = FORMAT_PREFIX + kind
     if obj.get("format") != expected:
         raise InputError(f'expected "format": "{expected}", found {obj.get("format")!r}', source)

@@ -1,4 +1,4 @@
-"""Plain BPE/BTE behind the variant interface (:mod:`core.families.base`).
+"""Plain BPE/BTE behind the family interface (:mod:`core.families.base`).
 
 Training is :func:`core.bpe.trainer.train_bpe` (HF-identical; Sennrich et al. 2016, Alg. 1); the
 tokeniser is a :class:`core.bpe.model.BTETokeniser`, whose trace lists the merges in the order BTE

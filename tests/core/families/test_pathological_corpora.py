@@ -226,7 +226,7 @@ def test_unigram_max_pretoken_length_is_checked():
 # --- the explorer ------------------------------------------------------------------------------------
 @pytest.mark.usefixtures("module_streamlit_caches")
 def test_a_page_whose_training_runs_out_of_time_warns_and_stops(monkeypatch):
-    monkeypatch.setattr("ui.variant_runs.EXPLORER_SECONDS", 0)
+    monkeypatch.setattr("ui.family_runs.EXPLORER_SECONDS", 0)
     at = run_page("pages/training_dynamics.py", timeout=120, via_app=True, algorithm="bpe", size="300", lines="200")
     assert not at.exception and not at.error
     assert [w.value for w in at.warning] == [
