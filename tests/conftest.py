@@ -39,6 +39,14 @@ if settings.default.database is not None:  # the "ci" profile Hypothesis loads w
     settings.load_profile("project")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Which test runs now, for tests.real_tokenisers' check that it is marked ``real``."""
+    from tests.real_tokenisers import current_test
+
+    current_test[:] = [item]
+
+
 @pytest.fixture(scope="session")
 def dutch40k():
     from core.formats.tokeniser_files import load_tokeniser

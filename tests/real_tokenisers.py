@@ -3,6 +3,8 @@
 * ``real_file(name, filename)``: the path of a file that ``scripts/fetch_real_tokenisers.py`` put
   in its cache (``$REAL_TOKENISERS_DIR``, default ``~/.cache/structured-tokenisers/real``). When it
   is missing the test is skipped, but under ``CI=true`` it fails: CI runs the fetch script first.
+  Only a test marked ``@pytest.mark.real`` may ask for one (else it fails), so the quick subset
+  (``-m "not browser and not slow and not real"``) never needs the fetch.
 * ``real_entry(name)``: that tokeniser's entry of the cache's ``manifest.json`` (licence, family,
   and for tiktoken files the ``pat_str`` and ``special_tokens`` to build an ``Encoding`` with).
 * ``RUNNING_TEXTS``: running-text lines that stress pre-tokenisers and normalisers.
@@ -32,6 +34,15 @@ def _fetcher():
     return module
 
 
+#: the test being set up or run in this process (tests/conftest.py sets it)
+current_test: list[pytest.Item] = []
+
+
+def _check_marked() -> None:
+    if current_test and current_test[0].get_closest_marker("real") is None:
+        pytest.fail(f"{current_test[0].nodeid} reads a real tokeniser file: mark it @pytest.mark.real")
+
+
 def _missing(what: str, name: str):
     reason = f"{what} is missing; run: python scripts/fetch_real_tokenisers.py --only {name}"
     if os.environ.get("CI") == "true":
@@ -41,6 +52,7 @@ def _missing(what: str, name: str):
 
 def real_file(name: str, filename: str) -> Path:
     """``<cache>/<name>/<filename>``; skips the test if absent (fails under CI=true)."""
+    _check_marked()
     fetcher = _fetcher()
     entry = fetcher.BY_NAME.get(name)
     if entry is None or filename not in [f["file"] for f in entry["files"]]:
@@ -66,6 +78,7 @@ def file_bytes(filename: str) -> bytes:
 
 def real_entry(name: str) -> dict:
     """The cache's manifest.json entry for ``name`` (skip or fail as :func:`real_file`)."""
+    _check_marked()
     fetcher = _fetcher()
     if name not in fetcher.BY_NAME:
         pytest.fail(f"{name} is not in the manifest of {_SCRIPT.name}")

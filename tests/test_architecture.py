@@ -357,3 +357,14 @@ def test_fixtures_are_listed_used_and_cited_files_exist():
     cited = re.findall(r"tests/fixtures/([\w.*-]*\w)", sources + (FIXTURES / "TEST_VECTORS.md").read_text("utf-8"))
     patterns = {name: re.escape(name).replace(r"\*", r"[\w.-]*") for name in set(cited)}
     assert [name for name, p in sorted(patterns.items()) if not any(re.fullmatch(p, n) for n in names)] == []
+
+
+def test_only_tests_marked_real_read_real_tokeniser_files():
+    """The quick subset (``not real``) never needs the fetch: an unmarked test asking for a real
+    file fails at once, whether or not the file is in the cache."""
+    from tests.real_tokenisers import real_entry, real_file
+
+    with pytest.raises(pytest.fail.Exception, match=r"mark it @pytest.mark.real"):
+        real_file("gpt2", "vocab.json")
+    with pytest.raises(pytest.fail.Exception, match=r"mark it @pytest.mark.real"):
+        real_entry("gpt2")

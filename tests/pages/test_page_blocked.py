@@ -251,6 +251,7 @@ def _real_page() -> None:  # runs inside AppTest: load a real file as the worksp
     runpy.run_path(st.query_params["page"], run_name="__main__")
 
 
+@pytest.mark.real
 def test_real_tiktoken_file_shows_alternatives_not_blocked_merges():
     from pathlib import Path
 

@@ -226,6 +226,7 @@ def llama3():
     return load_tokeniser(str(real_file("llama3", "tokenizer.json")))
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_llama3_understanding_and_four_spaces(llama3):
     hood = neighbourhood(llama3, "Ġunderstanding", depth=1)
@@ -248,6 +249,7 @@ def run_cli(*args) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_cli_graph_on_llama3(tmp_path):
     path = str(real_file("llama3", "tokenizer.json"))
@@ -333,6 +335,7 @@ def llama3_app(fresh_streamlit_caches):
     return at
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_merge_graph_page_on_llama3(llama3_app):
     from tests.pages.test_page_merge_graph import graph_nodes
@@ -358,6 +361,7 @@ def test_merge_graph_page_on_llama3(llama3_app):
     assert {n["focus"]: n["role"] for n in graph_nodes(at) if n["role"] != "merge"}["standing"] == "ancestor"
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_word_debugger_lists_each_tokens_merges_on_llama3(llama3_app):
     at = llama3_app

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +131,7 @@ def test_property_shared_ranks(t):
 
 
 # --- a real file ---------------------------------------------------------------------------------
+@pytest.mark.real
 def test_real_r50k_alternatives_are_not_blocked_and_whole_types_are_reachable():
     from core.formats.tokeniser_files import load_tokeniser
 

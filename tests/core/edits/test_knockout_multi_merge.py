@@ -288,6 +288,7 @@ def en_entries():
     return load_references(EN_MORPH).entries
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_llama3_tree_blame_knocks_out_what_applied_blame_misses(llama3, en_entries):
     before = evaluate_morphology(llama3, en_entries).f1
@@ -309,6 +310,7 @@ def test_llama3_tree_blame_knocks_out_what_applied_blame_misses(llama3, en_entri
     assert problem is not None and problem.startswith(f"{len(tree.tokeniser.tuple_merges)} tuple merges remain")
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_llama3_hf_round_trip_after_knockout(llama3, en_entries):
     tokenizers = pytest.importorskip("tokenizers")
@@ -377,6 +379,7 @@ def test_cli_options_report_and_hf_out(tmp_path):
     assert "--knockout-unit" in help_text and "--blame" in help_text and "--hf-out" in help_text
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_cli_hf_out_written_for_a_byte_level_tokeniser(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")

@@ -18,6 +18,8 @@ from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline.byte_level import byte_chars_to_bytes
 from tests.real_tokenisers import RUNNING_TEXTS, real_entry, real_file
 
+pytestmark = pytest.mark.real
+
 #: tokenizer.json files and what each exercises beyond plain byte-level BPE
 HF_FILES = {
     "llama2": "Prepend/Replace normaliser, no pre-tokeniser, byte fallback, fused unk",

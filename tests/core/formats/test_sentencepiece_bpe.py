@@ -61,6 +61,7 @@ def load(data: bytes, name: str) -> tuple[BTETokeniser, spm.SentencePieceProcess
 
 
 # --- real files ----------------------------------------------------------------------------------
+@pytest.mark.real
 @pytest.mark.parametrize(
     "name,step",
     [("botchan_en_bpe_1000.model", 3), ("tokenizer.model.v1", 5), ("mistral_instruct_tokenizer_241114.model.v7", 7)],
@@ -74,6 +75,7 @@ def test_real_models(name, step):
     assert tok.metadata["detected"]
 
 
+@pytest.mark.real
 def test_llama2_style_details():
     tok, sp = load(real_bytes("mistral-v1", "tokenizer.model.v1"), "tokenizer.model.v1")
     assert tok.pretokeniser.split == "runs"  # pieces of several ▁ (scored -1e9, all tied)
@@ -83,6 +85,7 @@ def test_llama2_style_details():
     assert any("share a score" in d for d in tok.metadata["detected"])
 
 
+@pytest.mark.real
 def test_user_defined_pieces_are_atoms():
     tok, sp = load(real_bytes("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"), "v7")
     text = "see [REF]12[/REF] and [REFERENCE_DOC_3]x"
@@ -186,6 +189,7 @@ def test_round_trip_through_project_json(trained, key):
 
 
 # --- unigram models through the same normaliser ------------------------------------------------------
+@pytest.mark.real
 @pytest.mark.parametrize("name", ["kyoto_ja_unigram_8000.model", "botchan_en_unigram_1000.model"])
 def test_real_unigram_models(name):
     data = file_bytes(name)

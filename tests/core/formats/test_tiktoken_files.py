@@ -71,6 +71,7 @@ def reference(tok: BTETokeniser, data: bytes, encoding: str):
     )
 
 
+@pytest.mark.real
 @pytest.mark.parametrize(
     "name,pattern,expected,step",
     [
@@ -100,6 +101,7 @@ def test_real_rank_files(name, pattern, expected, step):
     assert check(tok, enc, texts) == len(texts)
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_llama3_special_tokens():
     tok = parse_tiktoken_bytes(real_bytes("llama3-tiktoken", "tokenizer.model"), "tokenizer.model")
@@ -113,6 +115,7 @@ def test_llama3_special_tokens():
     ]
 
 
+@pytest.mark.real
 @pytest.mark.slow
 def test_tekken():
     obj = json.loads(real_bytes("mistral-tekken", "tekken_240911.json"))

@@ -125,6 +125,7 @@ def test_cross_word_tie_is_decided_by_the_running_score(models):
     assert Lattice.build("ab", {"a": -1.0, "b": -2.0}.get, 1, -20).tie_margin() == (math.inf, 3.0)
 
 
+@pytest.mark.real
 def test_kyoto_digits_tie_across_words():
     from tests.real_tokenisers import real_file
 

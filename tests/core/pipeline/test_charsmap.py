@@ -163,6 +163,7 @@ def test_whitespace_handling_exact_cases():
         SentencePieceNormaliser(split="sometimes")
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", ["kyoto_ja_unigram_8000.model", "botchan_en_bpe_1000.model"])
 def test_model_normalisers_equal_sentencepiece(name, tmp_path):
     from core.formats.sentencepiece.model_proto import read_model_proto

@@ -123,6 +123,7 @@ def check_sources(pipeline: HFPipeline, text: str) -> None:
 # ----------------------------------------------------------------------------- real files
 
 
+@pytest.mark.real
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.slow) if n in ("gemma3", "gptoss") else n for n in REAL_NAMES]
 )
@@ -140,6 +141,7 @@ def test_real_pretokens_match_hf_pre_tokenizer(name):
         assert [p.text for p in pipeline.pretokenise_with_sources(text)] == expected, text
 
 
+@pytest.mark.real
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.slow) if n in ("gemma3", "gptoss") else n for n in REAL_NAMES]
 )
@@ -157,6 +159,7 @@ def test_real_pretokens_and_added_tokens_match_encode(name):
     assert checked >= len(SAMPLES)
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", REAL_NAMES)
 def test_real_decode_matches_hf(name):
     pipeline, tok = load_real(name)
@@ -165,6 +168,7 @@ def test_real_decode_matches_hf(name):
         assert pipeline.decode(enc.tokens) == tok.decode(enc.ids, skip_special_tokens=False), text
 
 
+@pytest.mark.real
 @pytest.mark.parametrize("name", REAL_NAMES)
 def test_real_spec_round_trip_and_describe(name):
     pipeline, _ = load_real(name)
@@ -175,6 +179,7 @@ def test_real_spec_round_trip_and_describe(name):
     assert pipeline.marker == ("▁" if name in ("llama2", "gemma3") else "Ġ")
 
 
+@pytest.mark.real
 def test_real_added_token_positions_gemma3():
     pipeline, tok = load_real("gemma3")
     text = "<start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\n"
@@ -188,6 +193,7 @@ def test_real_added_token_positions_gemma3():
             assert text[p.sources[0] : p.sources[-1] + 1] == p.text
 
 
+@pytest.mark.real
 def test_byte_level_display_and_marker():
     pipeline, _ = load_real("llama3")
     tokens = pipeline.pretokenise(" café\n")

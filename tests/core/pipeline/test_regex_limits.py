@@ -132,6 +132,7 @@ def test_known_patterns_are_not_wrapped_and_leave_no_note():
     assert isinstance(custom, LimitedPattern) and custom.text == r"\S+"
 
 
+@pytest.mark.real
 def test_the_real_tokenisers_patterns_are_known():
     """Every regex in the cached real tokenizer.json files and Tekken's pattern is a known one."""
     from tests.real_tokenisers import real_file
