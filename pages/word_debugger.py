@@ -35,10 +35,11 @@ from types import MappingProxyType
 import streamlit as st
 
 from core.analysis.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
+from core.counting.token_frequencies import token_frequencies
 from core.edits.rebpe import KnockoutConfig, ReBPEConfig
 from core.errors import InputError
 from core.families.dropout import dropout_samples
-from core.families.trimmed import TrimmedBPE, token_frequencies
+from core.families.trimmed import TrimmedBPE
 from ui.downloads import figure_downloads
 from ui.error_boundary import boundary
 from ui.merge_usage import counters as fire_counters

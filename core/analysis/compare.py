@@ -16,8 +16,8 @@ fallback, or a word-start marker as a token of its own). Words whose characters 
 by one of the pre-tokenisers (its normalisation changes their length, or the word holds one of its
 added tokens) are left out and listed.
 
-Token frequencies are :func:`core.families.trimmed.token_frequencies` over the same counts; each word is
-segmented once per tokeniser (:class:`Segmentations`) for both.
+Token frequencies are :func:`core.counting.token_frequencies.token_frequencies` over the same
+counts; each word is segmented once per tokeniser (:class:`Segmentations`) for both.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
-from core.families.trimmed import token_frequencies
 from core.references.alignment import align_word
 
 #: words between two calls of a ``progress`` callback
@@ -47,8 +47,8 @@ class WordSegmentation:
 class Segmentations:
     """A tokeniser's segmentation of words, each word segmented and aligned once (a memo).
 
-    ``tokenise_word`` reads the memo, so :func:`core.families.trimmed.token_frequencies` can take it in place
-    of the tokeniser without segmenting again."""
+    ``tokenise_word`` reads the memo, so :func:`core.counting.token_frequencies.token_frequencies`
+    can take it in place of the tokeniser without segmenting again."""
 
     def __init__(self, tokeniser):
         if not all(callable(getattr(tokeniser, name, None)) for name in ("tokenise_word", "segment_pretoken")):
@@ -205,8 +205,8 @@ def compare_tokenisers(
 
 def token_frequency_differences(a, b, counts: Mapping[str, int]) -> list[dict]:
     """Per token type: its frequency under A and under B over the same word ``counts``
-    (:func:`core.families.trimmed.token_frequencies`) and B − A; only types whose frequency changes, largest
-    change first (then by token)."""
+    (:func:`core.counting.token_frequencies.token_frequencies`) and B − A; only types whose
+    frequency changes, largest change first (then by token)."""
     freq_a = token_frequencies(Segmentations.of(a), counts)
     freq_b = token_frequencies(Segmentations.of(b), counts)
     rows = [

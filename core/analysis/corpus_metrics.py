@@ -46,8 +46,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
 
+from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
-from core.families.trimmed import token_frequencies
 
 #: Lines between two calls of the ``progress`` callback of :func:`token_counts`.
 PROGRESS_EVERY = 1000
@@ -286,8 +286,8 @@ def _stats(
 def word_count_stats(tokeniser, word_counts: Mapping[str, int]) -> CorpusStats:
     """:func:`token_counts` of a corpus given as word counts (``word -> count``, e.g. a wordfreq list):
     each word is tokenised once as in running text and its tokens counted ``count`` times
-    (:func:`core.families.trimmed.token_frequencies`). ``characters`` and ``bytes`` are the words' own, each
-    counted ``count`` times; the spaces between words are not counted."""
+    (:func:`core.counting.token_frequencies.token_frequencies`). ``characters`` and ``bytes`` are the
+    words' own, each counted ``count`` times; the spaces between words are not counted."""
     size, declared = _declared_vocabulary(tokeniser)
     counter = token_frequencies(tokeniser, word_counts)
     try:

@@ -11,9 +11,9 @@ this with knockout, which removes the merges themselves.
 Choices, following subword-nmt's ``apply_bpe.py --vocabulary V --vocabulary-threshold T``
 (the implementation the paper analyses):
 
-* frequencies are token counts in the BPE-segmented corpus (:func:`token_frequencies`); types
-  that never surface as a token (intermediate types) have frequency 0, so they are trimmed for
-  every threshold T > 0;
+* frequencies are token counts in the BPE-segmented corpus
+  (:func:`core.counting.token_frequencies.token_frequencies`); types that never surface as a
+  token (intermediate types) have frequency 0, so they are trimmed for every threshold T > 0;
 * ``rule="subword-nmt"``: a type is kept iff ``freq >= T``; ``rule="tktkt"``: a type is trimmed
   iff ``freq <= T`` — TkTkT's TrimmedBPE, one higher than subword-nmt for the same T;
 * atoms (the alphabet, and any string no merge forms) are never trimmed: a rare character stays;
@@ -26,14 +26,13 @@ Choices, following subword-nmt's ``apply_bpe.py --vocabulary V --vocabulary-thre
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
 from core.families.base import WrapsBPE
 from core.options import check_choice, check_number
-from core.tokeniser import SegmentsWords
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -41,25 +40,6 @@ if TYPE_CHECKING:
 
 RULES = ("subword-nmt", "tktkt")
 FORMAT = "variant:trimmed"
-
-
-def token_frequencies(tokeniser: SegmentsWords, word_counts: Mapping[str, int], *, as_words: bool = True) -> Counter:
-    """Token counts in the BPE-segmented corpus (subword-nmt ``get_vocab.py`` on BPE output).
-
-    With ``as_words`` each key is a word tokenised as in running text (``tokenise_word``: the
-    pre-tokeniser applied to ``" " + word``); otherwise each key is already a pretoken and is
-    segmented directly. Types that never appear as a token are absent (frequency 0).
-    """
-    counts: Counter = Counter()
-    for key, count in word_counts.items():
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InputError(f"count of {key!r} must be a non-negative integer, got {count!r}")
-        if not count:
-            continue
-        tokens = tokeniser.tokenise_word(key) if as_words else tokeniser.segment_pretoken(key)
-        for token in tokens:
-            counts[token] += count
-    return counts
 
 
 class TrimmedBPE(WrapsBPE):

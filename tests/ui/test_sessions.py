@@ -13,7 +13,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.families.trimmed import TrimmedBPE, token_frequencies
+from core.counting.token_frequencies import token_frequencies
+from core.families.trimmed import TrimmedBPE
 from core.formats.corpora import word_counts_from_text
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from core.analysis.compare import Segmentations, compare_tokenisers, token_frequency_differences, word_counts
 from core.bpe.model import BTETokeniser, Merge
+from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
-from core.families.trimmed import token_frequencies
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline import ByteLevel, Metaspace, WhitespaceSplit

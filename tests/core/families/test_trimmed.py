@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.bpe.model import BTETokeniser, Merge
+from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
-from core.families.trimmed import TrimmedBPE, token_frequencies
+from core.families.trimmed import TrimmedBPE
 from core.pipeline import Metaspace, WhitespaceSplit
 
 # TEST_VECTORS.md V1: HF's merges on the Sennrich corpus with the ▁ prefix.
