@@ -4,9 +4,9 @@ Figures (best of ``--repeats`` for the per-step ones):
 
 - ``first run``: ReBPE on the Dutch 40k with ``nl_morph`` (default configuration), as the page's
   first visit computes it (core only);
-- ``step views``: what the step panel asks of ``viz.step_views`` for a step not seen before —
-  the affected words, the merge-change rows, the four figures, the neighbourhood of the first
-  changed type and the before/after trees (core + viz, no Streamlit);
+- ``step views``: what the step panel asks of ``core.edits.step_changes`` and ``viz.step_views`` for
+  a step not seen before — the affected words, the merge-change rows, the four figures, the
+  neighbourhood of the first changed type and the before/after trees (core + viz, no Streamlit);
 - ``page run``: the whole stepper page through Streamlit's AppTest after pressing Next (no
   browser, no network; the run is cached), i.e. the server side of one step.
 
@@ -40,6 +40,7 @@ TARGET_SECONDS = 2.0
 
 
 def step_views(tokeniser, run, initial, words, index: int) -> None:
+    from core.edits.step_changes import affected_words, touched_types
     from viz import step_views as sv
     from viz.trees import tree_svg
 
@@ -47,7 +48,7 @@ def step_views(tokeniser, run, initial, words, index: int) -> None:
     step = steps[index - 1]
     before = steps[index - 2].tokeniser if index >= 2 else tokeniser
     display = tokeniser.pretokeniser.display
-    affected = sv.affected_words(before, step.tokeniser, words, step.changed_words, touched=sv.touched_types(step))
+    affected = affected_words(before, step.tokeniser, words, step.changed_words, touched=touched_types(step))
     sv.merge_change_rows(step, steps[index - 2].origins if index >= 2 else {}, display)
     for figure in (
         sv.f1_figure(steps, initial, index),
@@ -56,7 +57,7 @@ def step_views(tokeniser, run, initial, words, index: int) -> None:
         sv.knocked_out_figure(steps, index),
     ):
         figure.to_json()
-    types = sv.touched_types(step)
+    types = touched_types(step)
     if types:
         sv.neighbourhood_rows(before, types[0], display)
         sv.neighbourhood_rows(step.tokeniser, types[0], display)

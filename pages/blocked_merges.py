@@ -20,6 +20,7 @@ import streamlit as st
 from core.edits.blocked import SCENARIOS as CLASSES
 from core.edits.blocked import STILL_BLOCKED, still_blocked_causes, summary_lines
 from core.edits.rebpe import KnockoutConfig, ReBPEConfig
+from core.edits.scenarios import moved_merge_variants
 from core.errors import InputError
 from core.formats.samples import scenario_paths
 from ui.error_boundary import boundary, guarded
@@ -136,7 +137,7 @@ if workspace.graph_note():
 tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
 references, reference_name, scenario_refs = references_for(workspace)
-moves = sv.moved_merge_variants(tokeniser)  # [rebpe App. A.3]'s listings (the a3 sample)
+moves = moved_merge_variants(tokeniser)  # [rebpe App. A.3]'s listings (the a3 sample)
 variants = {**VARIANTS, **{MOVED + name: sv.move_label(name) for name in moves}}
 
 # Converted tiktoken / SentencePiece files list several merges per type: start on the file as loaded (its

@@ -21,6 +21,7 @@ import re
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from core.edits import step_changes
 from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.errors import InputError
 from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
@@ -258,14 +259,14 @@ config = ReBPEConfig(
 @st.cache_data(show_spinner=False, max_entries=256)
 def affected_words(run_id: str, index: int, _computed: ComputedRun) -> list[str]:
     """Every reference word whose tree step ``index`` changed (token changes first; the first
-    ``viz.step_views.MAX_SCAN`` words are traced): the one meaning of "changed" on this page."""
+    ``core.edits.step_changes.MAX_SCAN`` words are traced): the one meaning of "changed" on this page."""
     step = _computed.steps[index - 1]
-    return sv.affected_words(
+    return step_changes.affected_words(
         _computed.tokeniser_at(index - 1),
         step.tokeniser,
         _computed.words,
         step.changed_words,
-        touched=sv.touched_types(step),
+        touched=step_changes.touched_types(step),
         limit=None,
     )
 
@@ -370,7 +371,7 @@ def show_preview() -> None:
 
 
 def show_neighbourhood(index: int, step) -> None:
-    types = sv.touched_types(step)
+    types = step_changes.touched_types(step)
     if not types:
         st.caption("This step changed no merge.")
         write_to_url("type", None)
@@ -453,7 +454,7 @@ def show_downloads(index: int) -> None:
 
 def changed_count(changed: list[str]) -> str:
     """How many reference words the step changed ("+": only the first ``MAX_SCAN`` words were traced)."""
-    return f"{len(changed):,}" + ("+" if len(computed.words) > sv.MAX_SCAN else "")
+    return f"{len(changed):,}" + ("+" if len(computed.words) > step_changes.MAX_SCAN else "")
 
 
 def counts_row(step, index: int, changed: list[str], after) -> None:

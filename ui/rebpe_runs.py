@@ -42,11 +42,12 @@ from core.edits.archive import (
 from core.edits.blocked import BlockedReport, find_blocked_merges
 from core.edits.rebpe import KnockoutConfig, ReBPEConfig, repair, run_rebpe
 from core.edits.reference_state import TokenisedReference
+from core.edits.scenarios import scenario_reference_tsv
+from core.edits.step_changes import segmentation_changes
 from core.edits.steps import StepReport
 from core.references.evaluation import MorphScores
 from core.references.files import ReferenceSet, parse_references
 from ui import result_cache
-from viz.step_views import scenario_reference_tsv, segmentation_changes
 
 MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
 
@@ -290,7 +291,7 @@ def _scenario_references(name: str, tsv: str) -> ReferenceSet:
 
 
 def scenario_references(name: str, tokeniser: BTETokeniser) -> ReferenceSet | None:
-    """The small reference of a teaching scenario (:func:`viz.step_views.scenario_reference_tsv`)."""
+    """The small reference of a teaching scenario (:func:`core.edits.scenarios.scenario_reference_tsv`)."""
     tsv = scenario_reference_tsv(tokeniser)
     return _scenario_references(name, tsv) if tsv else None
 

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import pairwise
 
 import plotly.graph_objects as go
 
 from core.bpe.model import BTETokeniser, Merge
 from core.edits.diagnostics import changes_by_origin, metrics_table, vocab_size_per_iteration
+from core.edits.step_changes import merges_around
 from core.edits.steps import ORIGINS, PREEXISTING, StepReport
-from core.errors import InputError
-from core.references.alignment import align_word
 from core.references.evaluation import MorphScores
 from viz.escaping import code_span
 from viz.ranks import rank_text
@@ -102,7 +99,8 @@ WORDS_CHANGED = "Words changed"
 
 def step_counts(step: StepReport | None, words_changed: int = 0) -> list[tuple[str, int]]:
     """(label, count) for the counts row of a step; ``words_changed`` is the number of reference
-    words whose tree the step changed (:func:`affected_words`, the one definition of a changed word)."""
+    words whose tree the step changed (:func:`core.edits.step_changes.affected_words`, the one
+    definition of a changed word)."""
     if step is None:
         return []
     return [
@@ -245,109 +243,6 @@ def changed_word_rows(
     ]
 
 
-def touched_types(step: StepReport | None) -> list[str]:
-    """Types whose merge the step changed: removed, then added, then rewired (rank order)."""
-    if step is None:
-        return []
-    out = dict.fromkeys(m.result for m in step.removed)
-    out.update(dict.fromkeys(m.result for m in step.added))
-    out.update(dict.fromkeys(after.result for _, after in sorted(step.rewired, key=lambda p: p[1].rank)))
-    return list(out)
-
-
-AFFECTED_LIMIT = 200
-MAX_SCAN = 20_000
-
-
-def affected_words(
-    before: BTETokeniser,
-    after: BTETokeniser,
-    words: Iterable[str],
-    changed_words: Iterable[tuple] = (),
-    *,
-    touched: Iterable[str] | None = None,
-    limit: int | None = AFFECTED_LIMIT,
-    max_scan: int = MAX_SCAN,
-) -> list[str]:
-    """Words to show trees for: first those whose tokens changed, then those whose merge tree changed
-    although their tokens did not (e.g. [rebpe App. A.1] scenario 2a, where knockout turns
-    ``_bru+ids`` into the triplet ``_bru+id+s``). A tree changed when some character boundary is
-    removed by another merge (compared with the light boundary trace). At most ``limit`` words
-    (None: all); at most ``max_scan`` words are traced.
-
-    ``touched``: the types whose merges the edit changed (:func:`touched_types`). A merge can only
-    fire where its whole string occurs, so only words with a pretoken containing one of them are
-    traced (one ``str.find`` pass per type over all pretokens).
-    """
-    out = list(dict.fromkeys(w for w, *_ in changed_words))
-    if limit is None:
-        limit = math.inf
-    else:
-        out = out[:limit]
-    if before is after or len(out) >= limit:
-        return out
-    seen = set(out)
-    candidates: list[tuple[str, list[str]]] = []
-    for n, word in enumerate(words):
-        if n >= max_scan:
-            break
-        if word in seen:
-            continue
-        try:
-            candidates.append((word, before.pretokeniser.pretokenise(" " + word)))
-        except InputError:
-            continue
-    if touched is not None:
-        candidates = [candidates[i] for i in sorted(_containing(candidates, touched))]
-    for word, pretokens in candidates:
-        if len(out) >= limit:
-            break
-        if any(before.engine.boundary_trace(p)[1] != after.engine.boundary_trace(p)[1] for p in pretokens):
-            out.append(word)
-    return out
-
-
-def _containing(candidates: Sequence[tuple[str, list[str]]], strings: Iterable[str]) -> set[int]:
-    """Indices of the candidates with a pretoken that contains one of ``strings``."""
-    from bisect import bisect_right
-
-    starts, owners, pieces, offset = [], [], [], 0
-    for index, (_, pretokens) in enumerate(candidates):
-        for pretoken in pretokens:
-            starts.append(offset)
-            owners.append(index)
-            pieces.append(pretoken)
-            offset += len(pretoken) + 1
-    haystack = "\0".join(pieces)
-    found: set[int] = set()
-    for string in set(strings):
-        if not string or "\0" in string:
-            continue
-        position = haystack.find(string)
-        while position != -1:
-            k = bisect_right(starts, position) - 1
-            found.add(owners[k])
-            position = haystack.find(string, starts[k] + len(pieces[k]) + 1)
-    return found
-
-
-def _neighbours(tokeniser: BTETokeniser, type_: str) -> tuple[tuple[Merge, ...], tuple[Merge, ...]]:
-    """M_i(type) and M_o(type). Uses the tokeniser's indexes when they are built already; otherwise one
-    scan of the merge list (building both indexes of a 40k tokeniser for one look-up takes ~0.4 s, and
-    every step of a run is a new tokeniser)."""
-    if "produced_by" in tokeniser.__dict__ and "used_by" in tokeniser.__dict__:
-        return tokeniser.produced_by.get(type_, ()), tokeniser.used_by.get(type_, ())
-    formed, used = [], []
-    size = len(type_)
-    for merge in tokeniser.merges:
-        parts = merge.parts
-        if type_ in parts:
-            used.append(merge)
-        elif type_.startswith(parts[0]) and sum(map(len, parts)) == size and "".join(parts) == type_:
-            formed.append(merge)
-    return tuple(formed), tuple(used)
-
-
 def neighbourhood_rows(
     tokeniser: BTETokeniser, type_: str, display: Display = lambda t: t, limit: int = 12
 ) -> list[dict]:
@@ -360,7 +255,7 @@ def neighbourhood_rows(
         rows.append(
             {"relation": "alphabet", "merge": "", "forms": shown(type_, display), "rank": "", "tuple merge": ""}
         )
-    formed, users = _neighbours(tokeniser, type_)
+    formed, users = merges_around(tokeniser, type_)
     for merge in formed:
         rows.append(
             {
@@ -602,38 +497,6 @@ def scenario_label(name: str) -> str:
     return f"{number}{letter}" + (f"({roman})" if roman else "") + (f" {which}" if which else "")
 
 
-def scenario_reference_tsv(tokeniser: BTETokeniser) -> str | None:
-    """A reference for a teaching scenario, as TSV: each of the paper's words split where the parts of
-    the merge the paper knocks out join (``metadata["knockout"]``), e.g. ``id s`` gives
-    ``bruids -> bruid s`` and ``bruid -> bruid``. None when the tokeniser is no scenario."""
-    metadata = getattr(tokeniser, "metadata", None) or {}
-    knockout = str(metadata.get("knockout") or "").split()
-    words = [str(w.get("word", "")) for w in metadata.get("words", ()) if isinstance(w, Mapping)]
-    words = [w for w in words if w and "\t" not in w and "\n" not in w]
-    if len(knockout) < 2 or not words:
-        return None
-    result = "".join(knockout)
-    joins = [sum(len(p) for p in knockout[:k]) for k in range(1, len(knockout))]
-    lines = []
-    for word in words:
-        try:
-            aligned = align_word(tokeniser.pretokeniser, word)
-        except InputError:
-            continue
-        splits: set[int] = set()
-        for pretoken in aligned.pretokens:
-            start = pretoken.text.find(result)
-            while start != -1:
-                for join in joins:
-                    position = pretoken.boundary_positions[start + join - 1]
-                    if position is not None:
-                        splits.add(position)
-                start = pretoken.text.find(result, start + 1)
-        cuts = [0, *sorted(splits), len(word)]
-        lines.append(f"{word}\t{' '.join(word[a:b] for a, b in pairwise(cuts))}")
-    return "".join(line + "\n" for line in lines) or None
-
-
 # --- moved merges ([rebpe App. A.3]) -----------------------------------------------------------------
 #: The paper's moves for the variants of the shipped App. A.3 tokeniser (``a3_moving_merges``).
 MOVES = {
@@ -641,28 +504,6 @@ MOVES = {
     "expedited": "the submerge b + c is moved before the triplet, which becomes a + bc",
     "expedited_twice": "c + d is moved before b + c as well",
 }
-
-
-def moved_merge_variants(tokeniser: BTETokeniser) -> dict[str, BTETokeniser]:
-    """The tokenisers listed in ``metadata["variants"]`` ([rebpe App. A.3]: the knocked-out merge
-    list with merges moved to make the triplet binary), ranked in listed order. A variant whose
-    listing is malformed (a merge that is not two or more strings, or no valid merge list) is left out."""
-    variants = (getattr(tokeniser, "metadata", None) or {}).get("variants")
-    if not isinstance(variants, Mapping):
-        return {}
-    out = {}
-    for name, spec in variants.items():
-        merges = spec.get("merges") if isinstance(spec, Mapping) else None
-        if not isinstance(merges, list) or not all(
-            isinstance(parts, list) and len(parts) >= 2 and all(isinstance(p, str) and p for p in parts)
-            for parts in merges
-        ):
-            continue
-        try:
-            out[str(name)] = tokeniser.with_merges([Merge(rank, tuple(parts)) for rank, parts in enumerate(merges)])
-        except InputError:
-            continue
-    return out
 
 
 def move_label(name: str) -> str:
@@ -730,23 +571,6 @@ def repair_rows(repaired: Sequence[tuple[Merge, Merge]], display: Display = lamb
         }
         for before, after in repaired
     ]
-
-
-def segmentation_changes(
-    before: BTETokeniser, after: BTETokeniser, words: Iterable[str], limit: int | None = None
-) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
-    """(word, tokens before, tokens after) for the words the two tokenisers segment differently."""
-    out = []
-    for word in words:
-        try:
-            old, new = tuple(before.tokenise_word(word)), tuple(after.tokenise_word(word))
-        except InputError:
-            continue
-        if old != new:
-            out.append((word, old, new))
-            if limit is not None and len(out) >= limit:
-                break
-    return out
 
 
 # --- trees ------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ import pytest
 from core.bpe.model import Merge
 from core.edits.blocked import find_blocked_merges
 from core.edits.rebpe import repair, run_knockout, run_rebpe
+from core.edits.scenarios import moved_merge_variants, scenario_reference_tsv
+from core.edits.step_changes import affected_words, segmentation_changes, touched_types
 from core.edits.steps import KNOCKOUT, PREEXISTING, REPAIRED
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
@@ -31,12 +33,12 @@ def scenario_run(name: str):
 
 @pytest.mark.parametrize("name", [n for n in scenario_paths() if n.startswith("a1_")])
 def test_scenario_reference_splits_where_the_knocked_out_merge_joins(name):
-    assert sv.scenario_reference_tsv(scenario(name)) == BRUID
+    assert scenario_reference_tsv(scenario(name)) == BRUID
 
 
 def test_scenario_reference_of_app_a3_and_of_ordinary_tokenisers(dutch40k):
-    assert sv.scenario_reference_tsv(scenario("a3_moving_merges")) == "abcd\ta bcd\nbcd\tbcd\n"
-    assert sv.scenario_reference_tsv(dutch40k) is None
+    assert scenario_reference_tsv(scenario("a3_moving_merges")) == "abcd\ta bcd\nbcd\tbcd\n"
+    assert scenario_reference_tsv(dutch40k) is None
 
 
 def test_scenario_labels():
@@ -77,7 +79,7 @@ def test_scenario_2a_knockout_changes_one_word_by_one_definition():
     word list and the Words changed tab all count it (one changed word, none with new tokens)."""
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout = run.steps[0]
-    changed = sv.affected_words(tokeniser, knockout.tokeniser, ["bruids", "bruid"], knockout.changed_words, limit=None)
+    changed = affected_words(tokeniser, knockout.tokeniser, ["bruids", "bruid"], knockout.changed_words, limit=None)
     assert changed == ["bruids"] and knockout.changed_words == ()
     assert dict(sv.step_counts(knockout, len(changed)))[sv.WORDS_CHANGED] == 1
     assert "0 of them now have other tokens, 1 keep their tokens" in sv.words_changed_help(1, 0)
@@ -188,17 +190,17 @@ def test_affected_words_include_trees_that_changed_without_new_tokens():
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout, reparation, reification = run.steps[:3]
     assert knockout.changed_words == ()  # _bruids stays one token ...
-    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"]) == ["bruids"]  # ... its tree not
-    assert sv.affected_words(knockout.tokeniser, reparation.tokeniser, ["bruid", "bruids"]) == []
-    changed = sv.affected_words(
+    assert affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"]) == ["bruids"]  # ... its tree not
+    assert affected_words(knockout.tokeniser, reparation.tokeniser, ["bruid", "bruids"]) == []
+    changed = affected_words(
         reparation.tokeniser, reification.tokeniser, ["bruids", "bruid"], reification.changed_words
     )
     assert changed == ["bruid", "bruids"]  # token changes first
-    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=0) == []
-    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=None) == ["bruids"]
-    touched = sv.touched_types(knockout)
-    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=touched) == ["bruids"]
-    assert sv.affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=["xyz"]) == []
+    assert affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=0) == []
+    assert affected_words(tokeniser, knockout.tokeniser, ["bruids"], limit=None) == ["bruids"]
+    touched = touched_types(knockout)
+    assert affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=touched) == ["bruids"]
+    assert affected_words(tokeniser, knockout.tokeniser, ["bruid", "bruids"], touched=["xyz"]) == []
 
 
 @pytest.mark.slow
@@ -211,9 +213,9 @@ def test_affected_words_with_touched_types_agree_with_the_full_scan(dutch40k):
     words = [e.word for e in entries]
     before = dutch40k
     for step in run.steps[:6]:
-        full = sv.affected_words(before, step.tokeniser, words, step.changed_words, limit=10_000)
-        fast = sv.affected_words(
-            before, step.tokeniser, words, step.changed_words, limit=10_000, touched=sv.touched_types(step)
+        full = affected_words(before, step.tokeniser, words, step.changed_words, limit=10_000)
+        fast = affected_words(
+            before, step.tokeniser, words, step.changed_words, limit=10_000, touched=touched_types(step)
         )
         assert fast == full
         before = step.tokeniser
@@ -222,8 +224,8 @@ def test_affected_words_with_touched_types_agree_with_the_full_scan(dutch40k):
 def test_touched_types_and_neighbourhood():
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout = run.steps[0]
-    assert sv.touched_types(knockout) == ["ids", "_bruids"]
-    assert sv.touched_types(None) == []
+    assert touched_types(knockout) == ["ids", "_bruids"]
+    assert touched_types(None) == []
     before = sv.neighbourhood_rows(tokeniser, "ids")
     assert [(r["relation"], r["merge"], r["rank"]) for r in before] == [
         ("formed by", "id + s", "#1"),
@@ -260,7 +262,7 @@ def test_blocked_and_repair_rows():
     assert sv.repair_rows(repaired) == [
         {"rank": "#6", "type": "_bruids", "parts before": "_bru + id + s", "parts after": "_bruid + s"}
     ]
-    assert sv.segmentation_changes(knocked, repaired_tokeniser, ["bruid", "bruids"]) == [
+    assert segmentation_changes(knocked, repaired_tokeniser, ["bruid", "bruids"]) == [
         ("bruids", ("_bruid", "s"), ("_bruids",))
     ]
     assert sv.changed_word_rows([("a b", ("x",), ("y", "z"))]) == [
@@ -282,7 +284,7 @@ def test_merge_text_of_nothing_and_tuples():
 # --- App. A.3: moved merges ------------------------------------------------------------------------------
 def test_moved_merge_variants_are_the_papers_listings_and_block_a_merge():
     base = scenario("a3_moving_merges")
-    variants = sv.moved_merge_variants(base)
+    variants = moved_merge_variants(base)
     assert list(variants) == ["delayed", "expedited", "expedited_twice"] and set(variants) == set(sv.MOVES)
     assert [str(m) for m in variants["expedited"].merges] == ["b c", "a bc", "abc d", "c d", "b cd"]
     assert sv.move_label("expedited_twice") == "moved: expedited twice"
@@ -291,7 +293,7 @@ def test_moved_merge_variants_are_the_papers_listings_and_block_a_merge():
     rows = sv.listing_rows(variants["delayed"], knocked, blocked)
     assert rows[0] == {"rank": "#0", "merge": "abc + d", "after knockout": "#2", "blocked": "blocked"}
     assert rows[3] == {"rank": "#3", "merge": "a + bc", "after knockout": "#1 as a + b + c", "blocked": ""}
-    assert sv.moved_merge_variants(scenario("a1_scenario2a")) == {}
+    assert moved_merge_variants(scenario("a1_scenario2a")) == {}
 
 
 @pytest.mark.parametrize(
@@ -309,4 +311,4 @@ def test_malformed_moved_merge_variants_are_left_out(variants):
 
     base = scenario("a3_moving_merges")
     odd = BTETokeniser(base.alphabet, base.merges, base.pretokeniser, metadata={**base.metadata, "variants": variants})
-    assert sv.moved_merge_variants(odd) == {}
+    assert moved_merge_variants(odd) == {}

@@ -15,6 +15,7 @@ from core.edits import archive as run_archive
 from core.edits.archive import NotArchivable, read_archive, write_archive
 from core.edits.blocked import find_blocked_merges
 from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
+from core.edits.scenarios import scenario_reference_tsv
 from core.formats.samples import SAMPLE_DIR, scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.references.files import ReferenceEntry, ReferenceSet, load_references, parse_references
@@ -30,7 +31,6 @@ from ui.rebpe_runs import (
     stored_reparation,
     stored_run,
 )
-from viz.step_views import scenario_reference_tsv
 
 STEP_FIELDS = (
     "phase",
