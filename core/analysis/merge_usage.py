@@ -14,8 +14,8 @@ Texts are counted as the tokeniser sees them: reference words each as in running
 pre-tokeniser on ``" " + word``), a corpus line by line; with ``ignore_merges`` a pretoken that is
 a type is emitted whole and fires nothing, added tokens fire nothing. Counting is lazy: only the
 merges asked for, and only in the pretokens that contain the string a merge forms (a merge cannot
-fire elsewhere), found through an index of the pretokens' character bigrams. Each distinct pretoken
-is traced at most once; every count is kept. No Streamlit here.
+fire elsewhere, :class:`core.counting.pretoken_index.PretokenIndex`). Each distinct pretoken is
+traced at most once; every count is kept. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from core.bpe.merges import Merge
+from core.counting.pretoken_index import PretokenIndex
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser
@@ -60,7 +61,7 @@ class FireCounter:
         # make a result appear that the pretoken does not contain, so then no pretoken is skipped.
         self._filter = engine.unknown is None
         self._surface = [p + engine.suffix if engine.suffix else p for p in self.pretokens]
-        self._bigrams: dict[str, list[int]] | None = None
+        self._index: PretokenIndex | None = None
         self._applied: dict[int, tuple[Merge, ...]] = {}
         self._counts: dict[Merge, int] = {}
         self._lock = threading.Lock()
@@ -116,20 +117,9 @@ class FireCounter:
         """Indexes of the pretokens that contain one of ``results`` (all of them without a filter)."""
         if not self._filter:
             return list(range(len(self.pretokens)))
-        if self._bigrams is None:
-            index: dict[str, list[int]] = {}
-            for i, text in enumerate(self._surface):
-                for bigram in {text[k : k + 2] for k in range(len(text) - 1)}:
-                    index.setdefault(bigram, []).append(i)
-            self._bigrams = index
-        bigrams, surface = self._bigrams, self._surface
-        found: set[int] = set()
-        for result in results:
-            if len(result) < 2:
-                return list(range(len(self.pretokens)))
-            rarest = min((result[k : k + 2] for k in range(len(result) - 1)), key=lambda b: len(bigrams.get(b, ())))
-            found.update(i for i in bigrams.get(rarest, ()) if result in surface[i])
-        return sorted(found)
+        if self._index is None:
+            self._index = PretokenIndex([surface] for surface in self._surface)
+        return sorted(self._index.containing_any(results))
 
     def whole(self, type_: str) -> int:
         """How often ``type_`` is a pretoken emitted whole by ``ignore_merges`` (no merge fires)."""

@@ -114,7 +114,7 @@ def threshold_sweep(
         affected: set[int] = set()
         for merge in edit.removed:
             affected |= reference.index.get(merge, set())
-        owners = reference._pretoken_owner
+        owners = reference.pretokens.owners
         for type_ in edit.types_removed if tokeniser.ignore_merges else ():
             affected |= owners.get(type_, set())
         counts = list(base)

@@ -19,8 +19,6 @@ longer emitted whole).
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -28,13 +26,13 @@ from types import MappingProxyType
 from typing import Literal, get_args
 
 from core.bpe.model import BTETokeniser, Merge
+from core.counting.pretoken_index import PretokenIndex
 from core.options import check_choice
 from core.references.alignment import AlignedWord
 from core.references.evaluation import MorphScores, UnalignedPolicy, align_reference, morph_scores, split_counts
 
 BlameMode = Literal["tree", "applied"]
 BLAME_MODES = get_args(BlameMode)
-MANY_STRINGS = 600  # above this many new strings, add_words_containing matches them all in one pass
 
 
 @dataclass
@@ -61,26 +59,6 @@ class WordState:
 
     def predicted(self) -> set[int]:
         return self.aligned.predicted_splits(self.segmentations)
-
-
-def trie_pattern(strings: Iterable[str]) -> re.Pattern:
-    """A regular expression matching exactly the (non-empty) ``strings``, as a trie, so that the
-    matcher branches on one character at a time instead of trying every string."""
-    trie: dict = {}
-    for string in strings:
-        node = trie
-        for char in string:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def pattern(node: dict) -> str:
-        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return re.compile(pattern(trie))
 
 
 def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
@@ -171,63 +149,12 @@ class TokenisedReference:
         self._tallies: dict[bool, BlameTally] = {}
         self._untallied: dict[int, Sequence[tuple[Merge | None, ...]]] = {}  # word -> boundary merges last tallied
         self._frozen_totals: dict[bool, Mapping[Merge, tuple]] | None = None  # set by freeze()
-        self._pretoken_owner: Mapping[str, AbstractSet[int]] = {}
-        self._haystack = ""
-        self._containing: dict[str, frozenset[int]] = {}
-        self._haystack_starts: list[int] = []
-        self._haystack_pretokens: list[str] = []
-        self._build_pretoken_index()
+        #: which words have a pretoken containing a string (the pretokens of the reference never change)
+        self.pretokens = PretokenIndex([p.text for p in state.aligned.pretokens] for state in self.words)
         for i in range(len(self.words)):
             self._retrace(i)
 
     # --- incremental maintenance ----------------------------------------------------------------
-    def _build_pretoken_index(self) -> None:
-        owners: dict[str, set[int]] = {}
-        for i, state in enumerate(self.words):
-            for pretoken in state.aligned.pretokens:
-                owners.setdefault(pretoken.text, set()).add(i)
-        self._pretoken_owner = owners
-        self._haystack_pretokens = list(owners)
-        starts, offset = [], 0
-        for text in self._haystack_pretokens:
-            starts.append(offset)
-            offset += len(text) + 1
-        self._haystack = "\0".join(self._haystack_pretokens)
-        self._haystack_starts = starts
-        self._longest_pretoken = max(map(len, self._haystack_pretokens), default=0)
-
-    def words_containing(self, string: str) -> frozenset[int]:
-        """Indices of words with a pretoken containing ``string`` (memoised: the pretokens of the
-        reference never change, and edits keep presenting the same merge results)."""
-        found = self._containing.get(string)
-        if found is None:
-            words: set[int] = set()
-            position = self._haystack.find(string)
-            while position != -1:
-                k = bisect_right(self._haystack_starts, position) - 1
-                words |= self._pretoken_owner[self._haystack_pretokens[k]]
-                position = self._haystack.find(string, self._haystack_starts[k] + len(self._haystack_pretokens[k]) + 1)
-            found = self._containing[string] = frozenset(words)
-        return found
-
-    def add_words_containing(self, found: set[int], strings: set[str]) -> None:
-        """Add to ``found`` the words with a pretoken containing one of ``strings``: a memoised
-        search per string for a few new strings; for many, one pass of a regular expression
-        that reads the strings as a trie over all pretokens (on a 20k-word reference it costs
-        about as much as 600 searches)."""
-        strings = {s for s in strings if len(s) <= self._longest_pretoken}
-        if sum(s not in self._containing for s in strings) > MANY_STRINGS:
-            try:
-                pattern = trie_pattern(strings)
-            except RecursionError:  # a trie deeper than the parser allows (pretokens of hundreds of characters)
-                pass
-            else:
-                starts, pretokens, owners = self._haystack_starts, self._haystack_pretokens, self._pretoken_owner
-                for match in pattern.finditer(self._haystack):  # at least one match per pretoken holding one
-                    found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
-                return
-        found.update(*map(self.words_containing, strings))
-
     def _retrace(self, i: int) -> None:
         state = self.words[i]
         if self._tallies and i not in self._untallied:
@@ -291,9 +218,9 @@ class TokenisedReference:
         for merge in gone:
             candidates |= self._index.get(merge, set())
         if new_ids - old_ids:
-            self.add_words_containing(candidates, {m.result for m in tokeniser.merges if id(m) not in old_ids})
+            candidates |= self.pretokens.containing_any(m.result for m in tokeniser.merges if id(m) not in old_ids)
         if tokeniser.ignore_merges or self.tokeniser.ignore_merges:  # whole pretokens whose type left V
-            owners = self._pretoken_owner
+            owners = self.pretokens.owners
             for merge in gone:
                 if merge.result in owners and merge.result not in tokeniser.types:
                     candidates |= owners[merge.result]
@@ -318,9 +245,6 @@ class TokenisedReference:
                 state.boundary_merges = tuple(state.boundary_merges)
             self.words = tuple(self.words)
             self.index = MappingProxyType({m: frozenset(users) for m, users in self._index.items()})
-            self._pretoken_owner = MappingProxyType(
-                {p: frozenset(owners) for p, owners in self._pretoken_owner.items()}
-            )
         return self
 
     # --- read-outs -------------------------------------------------------------------------------

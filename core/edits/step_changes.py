@@ -7,10 +7,10 @@ and the merges around a type ([knockout §3.1]). The stepper and the reparation 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from core.bpe.model import BTETokeniser, Merge
+from core.counting.pretoken_index import PretokenIndex
 from core.edits.steps import StepReport
 from core.errors import InputError
 
@@ -46,7 +46,7 @@ def affected_words(
 
     ``touched``: the types whose merges the edit changed (:func:`touched_types`). A merge can only
     fire where its whole string occurs, so only words with a pretoken containing one of them are
-    traced (one ``str.find`` pass per type over all pretokens).
+    traced (:class:`core.counting.pretoken_index.PretokenIndex`).
     """
     most = math.inf if limit is None else limit
     out = list(dict.fromkeys(w for w, *_ in changed_words))[:limit]
@@ -64,35 +64,14 @@ def affected_words(
         except InputError:
             continue
     if touched is not None:
-        candidates = [candidates[i] for i in sorted(_containing(candidates, touched))]
+        index = PretokenIndex(pretokens for _, pretokens in candidates)
+        candidates = [candidates[i] for i in sorted(index.containing_any(touched))]
     for word, pretokens in candidates:
         if len(out) >= most:
             break
         if any(before.engine.boundary_trace(p)[1] != after.engine.boundary_trace(p)[1] for p in pretokens):
             out.append(word)
     return out
-
-
-def _containing(candidates: Sequence[tuple[str, list[str]]], strings: Iterable[str]) -> set[int]:
-    """Indices of the candidates with a pretoken that contains one of ``strings``."""
-    starts, owners, pieces, offset = [], [], [], 0
-    for index, (_, pretokens) in enumerate(candidates):
-        for pretoken in pretokens:
-            starts.append(offset)
-            owners.append(index)
-            pieces.append(pretoken)
-            offset += len(pretoken) + 1
-    haystack = "\0".join(pieces)
-    found: set[int] = set()
-    for string in set(strings):
-        if not string or "\0" in string:
-            continue
-        position = haystack.find(string)
-        while position != -1:
-            k = bisect_right(starts, position) - 1
-            found.add(owners[k])
-            position = haystack.find(string, starts[k] + len(pieces[k]) + 1)
-    return found
 
 
 def segmentation_changes(
