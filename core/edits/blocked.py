@@ -86,7 +86,6 @@ made out of date, or left as they were.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from heapq import nsmallest
@@ -94,6 +93,7 @@ from itertools import groupby
 from operator import attrgetter
 
 from core.bpe.model import BTETokeniser, Merge, Rank
+from core.counting.pretoken_index import PretokenIndex
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 
@@ -284,39 +284,6 @@ def _split_as(tokens: tuple[str, ...], parts: tuple[str, ...]) -> list[tuple[str
             i += 1
         groups.append(tuple(group))
     return groups
-
-
-# --- example words ------------------------------------------------------------------------------
-class _WordIndex:
-    """Pretokens of reference words, searchable by substring with one ``str.find`` per query."""
-
-    SEP = "\x00"
-
-    def __init__(self, tokeniser: BTETokeniser, words: Iterable[str]):
-        self.words: list[str] = []
-        self.exact: dict[str, int] = {}
-        pieces, starts, offset = [], [], 0
-        for word in words:
-            index = len(self.words)
-            self.words.append(word)
-            for pretoken in tokeniser.pretokeniser.pretokenise(" " + word):
-                self.exact.setdefault(pretoken, index)
-                pieces.append(pretoken)
-                starts.append((offset, index))
-                offset += len(pretoken) + 1
-        self.text = self.SEP.join(pieces)
-        self.offsets = [o for o, _ in starts]
-        self.owner = [i for _, i in starts]
-
-    def example(self, s: str) -> str | None:
-        if s in self.exact:
-            return self.words[self.exact[s]]
-        if self.SEP in s:
-            return None
-        at = self.text.find(s)
-        if at < 0:
-            return None
-        return self.words[self.owner[bisect_right(self.offsets, at) - 1]]
 
 
 # --- which merge forms each type (fast) --------------------------------------------------------
@@ -620,11 +587,13 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
         ]
         whole = {t for t in never_formed if emitted_whole(tokeniser, t)}
         cascade = set(never_formed)
-        index = _WordIndex(tokeniser, reference_words) if reference_words is not None else None
+        words = list(reference_words) if reference_words is not None else []
+        index = PretokenIndex(tokeniser.pretokeniser.pretokenise(" " + w) for w in words)
         entries = []
         for merge in blocked:
             limited = tokeniser.segment_limited(merge.result, merge.rank)
             scenario, blocking, ancestor, explanation = _describe(tokeniser, merge, limited, cascade, never_formed)
+            example = index.first_containing(merge.result)  # a word with it as a pretoken, else in one
             entries.append(
                 BlockedMerge(
                     merge,
@@ -633,7 +602,7 @@ def find_blocked_merges(tokeniser: BTETokeniser, reference_words: Iterable[str] 
                     blocking,
                     ancestor,
                     explanation,
-                    index.example(merge.result) if index is not None else None,
+                    words[example] if example is not None else None,
                 )
             )
         by_rank = sorted(never_formed, key=lambda t: never_formed[t].rank)
