@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from core.bpe.merges import Merge
+from core.counting.pretoken_counter import PretokenCounter
 from core.counting.pretoken_index import PretokenIndex
 
 if TYPE_CHECKING:
@@ -34,16 +35,16 @@ if TYPE_CHECKING:
 
 def pretoken_counts(tokeniser: BTETokeniser, texts: Iterable[str]) -> Counter:
     """How often each pretoken occurs when ``texts`` are tokenised (added tokens left out)."""
-    counts: Counter = Counter()
     pretokeniser = tokeniser.pretokeniser
+    counter = PretokenCounter(pretokeniser)
     for text in texts:
         if not text:
             continue
         if not pretokeniser.may_hold_added_tokens(text):
-            counts.update(pretokeniser.pretokenise(text))
+            counter.add(text)
         else:
-            counts.update(p for p, added in pretokeniser.pretokenise_marked(text) if p and not added)
-    return counts
+            counter.add_pretokens(p for p, added in pretokeniser.pretokenise_marked(text) if not added)
+    return counter.counts()
 
 
 class FireCounter:

@@ -4,12 +4,12 @@ or the runs supermerges need). No paper section: the input every trainer of
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from core.counting.pretoken_counter import PretokenCounter
 from core.errors import InputError
 from core.pipeline.base import Pretokeniser
 
@@ -67,14 +67,15 @@ class TrainingCorpus:
         """Every item of ``texts`` is one document (a line of a corpus file)."""
         if isinstance(texts, str):
             texts = (texts,)
+        counter = PretokenCounter(pretokeniser)
         documents = []
         for number, text in enumerate(texts, 1):
             if not isinstance(text, str):
                 raise InputError(f"expected text, got {type(text).__name__}", "<corpus>", number)
-            pretokens = tuple(p for p in pretokeniser.pretokenise(text.rstrip("\r\n")) if p)
+            pretokens = counter.pretokens(counter.add(text.rstrip("\r\n")))
             if pretokens:
                 documents.append(pretokens)
-        counts = Counter(p for document in documents for p in document)
+        counts = counter.counts()
         if not counts:
             raise InputError("empty corpus: no pretokens to train on", "<corpus>")
         return cls(pretokeniser, dict(counts), tuple(documents))
@@ -83,11 +84,10 @@ class TrainingCorpus:
     def from_word_counts(cls, word_counts: Mapping[str, int], pretokeniser: Pretokeniser) -> TrainingCorpus:
         """Each word as it appears in running text (``" " + word`` through the pre-tokeniser),
         with its count; no documents."""
-        counts: Counter[str] = Counter()
+        counter = PretokenCounter(pretokeniser)
         for word, count in word_counts.items():
-            for pretoken in pretokeniser.pretokenise(" " + word):
-                if pretoken:
-                    counts[pretoken] += count
+            counter.add(" " + word, count)
+        counts = counter.counts()
         if not counts:
             raise InputError("empty corpus: no words to train on", "<counts>")
         return cls(pretokeniser, dict(counts))

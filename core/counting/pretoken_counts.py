@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from core.counting.chunks import Chunk, chunk_lines
 from core.counting.corpus import TrainingCorpus, initial_alphabet
+from core.counting.pretoken_counter import PretokenCounter
 from core.counting.sequences import CandidateTest, PretokenSequences, candidate_runs
 from core.errors import InputError
 from core.pipeline import pretokeniser_from_spec
@@ -84,47 +85,23 @@ def _table(counter: Counter, schema: pa.Schema) -> pa.Table:
     return pa.table([pa.array(list(counter), pa.string()), pa.array(list(counter.values()), pa.int64())], schema=schema)
 
 
-class _Encoded(dict):
-    """piece -> pretoken (:meth:`Pretokeniser.encode_piece` once per distinct piece)."""
-
-    def __init__(self, encode: Callable[[str], str]):
-        super().__init__()
-        self.encode = encode
-
-    def __missing__(self, piece: str) -> str:
-        encoded = self[piece] = self.encode(piece)
-        return encoded
-
-
 def count_chunk(chunk: Chunk, spec: dict, sequences: bool) -> ChunkCounts:
     """Pretoken counts (and candidate-run counts if ``sequences``) of the lines of ``chunk``,
-    pre-tokenised by the pre-tokeniser ``spec`` describes. Equal lines are pre-tokenised once, and
-    pieces are counted before their mapping to the alphabet, which is done once per distinct piece."""
+    pre-tokenised by the pre-tokeniser ``spec`` describes (:class:`PretokenCounter`); equal lines
+    are pre-tokenised once."""
     pretokeniser = _pretokeniser(json.dumps(spec, sort_keys=True))
-    split = pretokeniser.pieces
-    encoded = _Encoded(pretokeniser.encode_piece)
-    pieces: Counter[str] = Counter()
+    counter = PretokenCounter(pretokeniser)
+    add, pretokens = counter.add, counter.pretokens
     runs: Counter[str] = Counter()
     is_candidate = _candidate_test(bool(initial_alphabet(pretokeniser)))
     lines = Counter(chunk_lines(chunk))
     for line, times in lines.items():
-        found = split(line.rstrip("\r\n"))
-        if times == 1:
-            pieces.update(found)
-        else:
-            for piece in found:
-                pieces[piece] += times
+        found = add(line.rstrip("\r\n"), times)
         if sequences:
-            pretokens = [encoded[p] for p in found if p]
-            for run in candidate_runs(pretokens, is_candidate):
+            for run in candidate_runs(pretokens(found), is_candidate):
                 runs[SEPARATOR.join(run)] += times
-    counts: Counter[str] = Counter()
-    for piece, n in pieces.items():
-        pretoken = encoded[piece]
-        if pretoken:
-            counts[pretoken] += n
     return ChunkCounts(
-        _table(counts, PRETOKEN_SCHEMA),
+        _table(counter.counts(), PRETOKEN_SCHEMA),
         _table(runs, SEQUENCE_SCHEMA) if sequences else None,
         chunk.size,
         lines.total(),

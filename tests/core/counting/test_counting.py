@@ -7,6 +7,7 @@ import itertools
 import os
 import pickle
 import tempfile
+from collections import Counter
 
 import pyarrow as pa
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from core.counting.chunks import Chunk, plan_chunks
 from core.counting.corpus import TrainingCorpus
 from core.counting.corpus_counts import count_corpus
+from core.counting.pretoken_counter import PretokenCounter
 from core.counting.pretoken_counts import (
     ChunkCounts,
     combine_counts,
@@ -202,3 +204,22 @@ def test_pretokens_are_the_encoded_pieces_counting_relies_on(text, name):
     """Counting counts pieces and encodes each distinct one once: that must give ``pretokenise``."""
     pretokeniser = PRETOKENISERS[name]()
     assert [pretokeniser.encode_piece(p) for p in pretokeniser.pieces(text)] == pretokeniser.pretokenise(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts=st.lists(st.tuples(LINE_TEXT, st.integers(0, 3)), max_size=8),
+    name=st.sampled_from(sorted(PRETOKENISERS)),
+)
+def test_the_pretoken_counter_counts_what_pretokenise_gives_in_order_of_first_appearance(texts, name):
+    pretokeniser = PRETOKENISERS[name]()
+    counter = PretokenCounter(pretokeniser)
+    expected: Counter[str] = Counter()
+    for text, times in texts:
+        pretokens = tuple(p for p in pretokeniser.pretokenise(text) if p)
+        assert counter.pretokens(counter.add(text, times)) == pretokens
+        for pretoken in pretokens:
+            expected[pretoken] += times
+    counter.add_pretokens(["", "ab"])
+    expected["ab"] += 1
+    assert list(counter.counts().items()) == list(expected.items())
