@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.bpe.model import BTETokeniser, Merge
+from core.counting.pretoken_counter import count_pretokens
 from core.deadline import Heartbeat
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
@@ -446,24 +447,9 @@ def _merge_words(words, weights, positions, left, right, new_id, shift, token_le
     return delta, created, merged
 
 
-def count_pretokens(texts, pretokeniser) -> Counter:
-    """Pretoken counts over ``texts`` (an iterable of strings; one string counts as one text).
-
-    ``pretokeniser`` is any object with ``pretokenise(text) -> list[str]``
-    (core.pipeline.base.Pretokeniser). Empty pretokens are ignored.
-    """
-    if isinstance(texts, str):
-        texts = (texts,)
-    counts: Counter[str] = Counter()
-    for text in texts:
-        if not isinstance(text, str):
-            raise InputError(f"texts must be strings, got {type(text).__name__}")
-        counts.update(p for p in pretokeniser.pretokenise(text) if p)
-    return counts
-
-
 def train_bpe_from_text(texts, pretokeniser, vocab_size: int, **kwargs) -> BPETrainingResult:
-    """:func:`train_bpe` on :func:`count_pretokens` of ``texts`` (HF ``train_from_iterator``)."""
+    """:func:`train_bpe` on :func:`core.counting.pretoken_counter.count_pretokens` of ``texts`` (HF
+    ``train_from_iterator``)."""
     return train_bpe(count_pretokens(texts, pretokeniser), vocab_size, **kwargs)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from core.errors import InputError
 from core.pipeline.base import Pretokeniser
 
 
@@ -65,3 +66,15 @@ class PretokenCounter:
                 counts[pretoken] += n
         counts.update(self._pretokens)
         return counts
+
+
+def count_pretokens(texts: Iterable[str] | str, pretokeniser: Pretokeniser) -> Counter[str]:
+    """Pretoken counts over ``texts`` (one string counts as one text), empty pretokens left out."""
+    if isinstance(texts, str):
+        texts = (texts,)
+    counter = PretokenCounter(pretokeniser)
+    for text in texts:
+        if not isinstance(text, str):
+            raise InputError(f"texts must be strings, got {type(text).__name__}")
+        counter.add(text)
+    return counter.counts()

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.bpe.trainer import BPETrainingResult, count_pretokens, train_bpe, train_bpe_from_text
+from core.bpe.trainer import BPETrainingResult, train_bpe, train_bpe_from_text
+from core.counting.pretoken_counter import count_pretokens
 from core.errors import InputError
+from core.pipeline import Metaspace, WhitespaceSplit
 
 WS = "\u2581"  # ▁
 
@@ -161,34 +163,20 @@ def test_dutch_wordfreq_slice_matches_hf():
 
 
 # --- text entry points ----------------------------------------------------------------------------
-class SplitOnSpaces:
-    """Stand-in pre-tokeniser: HF WhitespaceSplit on plain words."""
-
-    def pretokenise(self, text):
-        return text.split()
-
-
-class MarkWords:
-    """Stand-in Metaspace-like pre-tokeniser: '▁' before every word."""
-
-    def pretokenise(self, text):
-        return [WS + w for w in text.split()]
-
-
 TEXTS = ["low low low low low lower lower", "newest newest newest newest newest newest", "widest widest widest"]
 
 
 def test_count_pretokens():
-    assert count_pretokens(TEXTS, MarkWords()) == {WS + w: c for w, c in SENNRICH.items()}
-    assert count_pretokens("a b a", SplitOnSpaces()) == {"a": 2, "b": 1}
+    assert count_pretokens(TEXTS, Metaspace()) == {WS + w: c for w, c in SENNRICH.items()}
+    assert count_pretokens("a b a", WhitespaceSplit()) == {"a": 2, "b": 1}
     with pytest.raises(InputError):
-        count_pretokens([b"bytes"], SplitOnSpaces())
+        count_pretokens([b"bytes"], WhitespaceSplit())
 
 
 def test_train_from_text_matches_hf_train_from_iterator():
     tokenizers = pytest.importorskip("tokenizers")
     texts = [*TEXTS, "the lowest newer wider", "a aa aaa aaaa"]
-    ours = train_bpe_from_text(texts, SplitOnSpaces(), 35)
+    ours = train_bpe_from_text(texts, WhitespaceSplit(), 35)
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
     tok.train_from_iterator(
@@ -197,7 +185,7 @@ def test_train_from_text_matches_hf_train_from_iterator():
     model = json.loads(tok.to_str())["model"]
     assert list(ours.merges) == [tuple(m) for m in model["merges"]]
     assert ours.vocab == model["vocab"]
-    marked = train_bpe_from_text(TEXTS, MarkWords(), 22)
+    marked = train_bpe_from_text(TEXTS, Metaspace(), 22)
     assert marked == train_bpe({WS + w: c for w, c in SENNRICH.items()}, 22)
 
 

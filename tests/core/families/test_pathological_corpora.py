@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from core.bpe.trainer import OCCURRENCES_PER_BEAT, count_pretokens, train_bpe
+from core.bpe.trainer import OCCURRENCES_PER_BEAT, train_bpe
 from core.counting.corpus import TrainingCorpus
+from core.counting.pretoken_counter import count_pretokens
 from core.deadline import HEARTBEAT_WORK, Deadline, Heartbeat
 from core.errors import InputError
 from core.families import registry
