@@ -1,4 +1,5 @@
-"""Pre-tokenisers: the step before BPE that cuts text into pretokens (see ``base.py``).
+"""The text pipeline before the model: normalisers, pre-tokenisers (which cut text into pretokens, see
+``base.py``), added tokens and decoders; HF's and SentencePiece's in ``huggingface/`` and ``sentencepiece/``.
 
 Byte-level / regex pre-tokenisation after [boundless App. A] (Listing 3), HF-compatible
 ByteLevel, Metaspace and WhitespaceSplit, and the ReBPE preprocessing pipeline of [rebpe
