@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import plotly.graph_objects as go
 
 from core.bpe.model import BTETokeniser, Merge
-from core.edits.diagnostics import changes_by_origin, metrics_table, vocab_size_per_iteration
+from core.edits.diagnostics import changes_by_origin, knocked_out_by_origin, metrics_table, vocab_size_per_iteration
 from core.edits.step_changes import merges_around
 from core.edits.steps import ORIGINS, PREEXISTING, StepReport
 from core.references.evaluation import MorphScores
@@ -445,21 +445,9 @@ def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
     return _layout(fig, "Merges changed per step, by origin", "merges")
 
 
-def knocked_out_by_origin(steps: Sequence[StepReport]) -> list[dict]:
-    """Per knockout step: the merges it removed, by how they came into existence ([rebpe Fig. 4])."""
-    rows, origins = [], {}
-    for step in steps:
-        if step.phase == "knockout":
-            counts = dict.fromkeys(ORIGINS, 0)
-            for merge in step.removed:
-                counts[origins.get(merge.result, PREEXISTING)] += 1
-            rows.append({"iteration": step.iteration, **counts})
-        origins = step.origins
-    return rows
-
-
 def knocked_out_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
-    """Merges knocked out per iteration, stratified by origin ([rebpe Fig. 4])."""
+    """Merges knocked out per iteration (core.edits.diagnostics.knocked_out_by_origin), stratified by
+    origin ([rebpe Fig. 4])."""
     all_rows = knocked_out_by_origin(steps)
     rows = knocked_out_by_origin(steps[:upto])
     fig = go.Figure()

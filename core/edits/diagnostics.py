@@ -1,7 +1,7 @@
 """Diagnostics of knockout and ReBPE runs, as the papers report them.
 
-- metrics after every phase ([rebpe Table 4 / App. D]), vocabulary size per iteration and the
-  merges changed per iteration by origin ([rebpe Fig. 3-4]);
+- metrics after every phase ([rebpe Table 4 / App. D]), vocabulary size per iteration, the
+  merges changed per iteration by origin and the merges knocked out by origin ([rebpe Fig. 3-4]);
 - the retrospective effective dropout rate p_eff,ret = Σ_{m∈M†} N(m) / Σ_{m∈M} N(m)
   ([knockout App. A.6, Eq. 2]);
 - the change in tokens per word (App. A.4, Fig. 4) and the rank distribution of knocked-out
@@ -16,13 +16,13 @@ type both are the paper's sweep.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.bpe.model import BTETokeniser, Merge
 from core.edits.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.edits.knockout import knock_out, knock_out_merges
 from core.edits.reference_state import TokenisedReference
-from core.edits.steps import StepReport
+from core.edits.steps import ORIGINS, PREEXISTING, StepReport
 from core.references.evaluation import morph_scores, predicted_splits, split_counts
 
 
@@ -65,6 +65,20 @@ def metrics_table(steps: Sequence[StepReport], initial=None) -> list[dict]:
 def changes_by_origin(steps: Sequence[StepReport]) -> list[dict]:
     """Per step: merges removed, and merges added or rewired counted by their origin (Fig. 4)."""
     return [{"iteration": s.iteration, "phase": s.phase, "removed": len(s.removed), **s.origin_counts()} for s in steps]
+
+
+def knocked_out_by_origin(steps: Sequence[StepReport]) -> list[dict]:
+    """Per knockout step: the merges it removed, by how they came into existence (Fig. 4)."""
+    rows: list[dict] = []
+    origins: Mapping[str, str] = {}  # merge result -> origin before the step
+    for step in steps:
+        if step.phase == "knockout":
+            counts = dict.fromkeys(ORIGINS, 0)
+            for merge in step.removed:
+                counts[origins.get(merge.result, PREEXISTING)] += 1
+            rows.append({"iteration": step.iteration, **counts})
+        origins = step.origins
+    return rows
 
 
 def vocab_size_per_iteration(steps: Sequence[StepReport]) -> dict[int, int]:

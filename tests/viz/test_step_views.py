@@ -154,17 +154,6 @@ def test_figures_fill_in_step_by_step_and_stay_offline():
         assert "cdn" not in text.lower() and "mathjax" not in text.lower()
 
 
-def test_knocked_out_by_origin_is_figure_4():
-    _, run = scenario_run("a1_scenario2b_ii")
-    rows = sv.knocked_out_by_origin(run.steps)
-    assert [(r["iteration"], {k: v for k, v in r.items() if k != "iteration" and v}) for r in rows] == [
-        (1, {PREEXISTING: 1}),
-        (2, {PREEXISTING: 1}),
-        (3, {REPAIRED: 1}),
-        (4, {}),
-    ]
-
-
 def test_neighbourhood_rows():
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout = run.steps[0]

@@ -1,5 +1,5 @@
-"""Diagnostics: metrics per phase, origins, p_eff,ret (App. A.6), token-count change (A.4),
-knocked-out ranks (Fig. 6) and the threshold sweep (App. A.3)."""
+"""Diagnostics: metrics per phase, origins, knockouts by origin (Fig. 4), p_eff,ret (App. A.6),
+token-count change (A.4), knocked-out ranks (Fig. 6) and the threshold sweep (App. A.3)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from core.edits.blame import compute_blame
 from core.edits.diagnostics import (
     changes_by_origin,
     effective_dropout,
+    knocked_out_by_origin,
     knocked_out_ranks,
     metrics_table,
     threshold_sweep,
@@ -16,11 +17,13 @@ from core.edits.diagnostics import (
 from core.edits.knockout import knock_out
 from core.edits.rebpe import KnockoutConfig, run_knockout, run_rebpe
 from core.edits.reference_state import TokenisedReference
+from core.edits.steps import PREEXISTING, REPAIRED
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.references.evaluation import evaluate_morphology
 from core.references.files import parse_references
 from tests.core.edits.test_knockout import TOY_REFS, toy
+from tests.teaching_scenarios import scenario_run
 
 REFS = parse_references(TOY_REFS, "toy.tsv").entries
 
@@ -66,3 +69,14 @@ def test_run_tables_line_up_with_steps():
     assert any(row["reified"] == 1 for row in origins)
     sizes = vocab_size_per_iteration(run.steps)
     assert sizes[max(sizes)] == run.tokeniser.vocab_size
+
+
+def test_knocked_out_by_origin_is_figure_4():
+    _, run = scenario_run("a1_scenario2b_ii")
+    rows = knocked_out_by_origin(run.steps)
+    assert [(r["iteration"], {k: v for k, v in r.items() if k != "iteration" and v}) for r in rows] == [
+        (1, {PREEXISTING: 1}),
+        (2, {PREEXISTING: 1}),
+        (3, {REPAIRED: 1}),
+        (4, {}),
+    ]
