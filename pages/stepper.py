@@ -42,10 +42,10 @@ from viz.trees import tree_legend_html
 
 SCENARIOS = [name for name in scenario_paths() if name.startswith("a1_")]
 MAX_WORD_OPTIONS = 2000
-DIAGNOSTICS = {  # the right-hand chart ([rebpe Fig. 3-4])
-    "Changes by origin": lambda steps, index: sv.origins_figure(steps, index),
-    "|V| (Fig. 3)": lambda steps, index: sv.vocab_figure(steps, computed.start, index),
-    "Knockouts (Fig. 4)": lambda steps, index: sv.knocked_out_figure(steps, index),
+DIAGNOSTICS = {  # the right-hand chart ([rebpe Fig. 3-4]) of a run up to a step
+    "Changes by origin": lambda run, index: sv.origins_figure(run.steps, index),
+    "|V| (Fig. 3)": lambda run, index: sv.vocab_figure(run.steps, run.start, index),
+    "Knockouts (Fig. 4)": lambda run, index: sv.knocked_out_figure(run.steps, index),
 }
 GRAPH_PAGE = "pages/merge_graph.py"
 
@@ -69,29 +69,29 @@ def choose_scenario(name: str) -> None:
 
 
 @guarded
-def move(delta: int, last: int) -> None:
-    st.session_state[STEP] = max(0, min(last, int(st.session_state.get(STEP, 0)) + delta))
-    suggest_word()
+def move(delta: int, computed: ComputedRun) -> None:
+    st.session_state[STEP] = max(0, min(len(computed.steps), int(st.session_state.get(STEP, 0)) + delta))
+    suggest_word(computed)
 
 
 @guarded
-def slide(index: int, last: int) -> None:
+def slide(index: int, computed: ComputedRun) -> None:
     """The slider drawn at step ``index`` moved. When the step has changed since (Prev or Next pressed while
     the panel redraws), the browser may still send that old slider's value: it is ignored, or the step
     would jump back."""
     if int(st.session_state.get(STEP, 0)) != index:
         return
-    st.session_state[STEP] = int(st.session_state[slider_key(index, last)])
-    suggest_word()
+    st.session_state[STEP] = int(st.session_state[slider_key(index, len(computed.steps))])
+    suggest_word(computed)
 
 
 @guarded
-def suggest_word() -> None:
+def suggest_word(computed: ComputedRun) -> None:
     """After a step change, select the new step's first affected word (unless the user follows a word)."""
     st.session_state.pop(TYPE, None)
     if st.session_state.get("stepper_follow"):
         return
-    options = word_options(int(st.session_state.get(STEP, 0)))[0]
+    options = word_options(int(st.session_state.get(STEP, 0)), computed)[0]
     if options:
         st.session_state[WORD] = options[0]
 
@@ -278,7 +278,7 @@ def merge_rows_of(run_id: str, index: int, _computed: ComputedRun) -> list[dict]
     )
 
 
-def word_options(index: int) -> tuple[list[str], list[str]]:
+def word_options(index: int, computed: ComputedRun) -> tuple[list[str], list[str]]:
     """The word choices at step ``index`` (the words it changed first, then the reference) and the
     words it changed."""
     affected = affected_words(repr(computed.key), index, computed) if index else []
@@ -291,15 +291,15 @@ def word_trees(tok, word: str):
     return [tree for p in tok.pretokeniser.pretokenise(" " + word) for tree in tok.trace_pretoken(p).trees]
 
 
-def step_buttons(prev_column, next_column, index: int | None) -> None:
-    """Prev and Next (the ← and → keys press them); ``index`` None: disabled while the run computes."""
-    waiting = index is None
+def step_buttons(prev_column, next_column, index: int, computed: ComputedRun | None) -> None:
+    """Prev and Next (the ← and → keys press them); ``computed`` None: disabled while the run computes."""
+    waiting = computed is None
     prev_column.button(
         "Prev",
         icon=":material/chevron_left:",
         key="stepper_prev_wait" if waiting else "stepper_prev",
         on_click=None if waiting else move,
-        args=None if waiting else (-1, last),
+        args=None if waiting else (-1, computed),
         disabled=waiting or index <= 0,
         width="stretch",
         shortcut=None if waiting else PREV_KEY,
@@ -311,22 +311,25 @@ def step_buttons(prev_column, next_column, index: int | None) -> None:
         icon_position="right",
         key="stepper_next_wait" if waiting else "stepper_next",
         on_click=None if waiting else move,
-        args=None if waiting else (1, last),
-        disabled=waiting or index >= last,
+        args=None if waiting else (1, computed),
+        disabled=computed is None or index >= len(computed.steps),
         width="stretch",
         shortcut=None if waiting else NEXT_KEY,
         help="The run is computing" if waiting else "One step forward (→ key)",
     )
 
 
-def tree_row(word: str, before, after, step, index: int | None) -> bool:
+def tree_row(
+    word: str, before, after, step, index: int, computed: ComputedRun | None, name: str, display, present: bool
+) -> bool:
     """Prev | the tree before the step | the tree after it | Next, in one row (one tree at step 0), so
-    the buttons stay beside the trees. Returns whether a character is spelled by several leaves."""
+    the buttons stay beside the trees (``computed`` None: the run is computing). Returns whether a
+    character is spelled by several leaves."""
     side = 1.6 if present else 2.4  # room for "Prev ←" beside the trees, with or without the sidebar
     columns = st.columns([side, 12, side] if step is None else [side, 6, 6, side], vertical_alignment="top")
-    step_buttons(columns[0], columns[-1], index)
-    stem = f"{workspace.tokeniser_name}-step{index or 0}-{word}"
-    key = "stepper_tree" if index is not None else "stepper_preview_tree"
+    step_buttons(columns[0], columns[-1], index, computed)
+    stem = f"{name}-step{index}-{word}"
+    key = "stepper_tree" if computed is not None else "stepper_preview_tree"
     try:
         if step is None:
             with columns[1]:
@@ -355,7 +358,7 @@ def tree_row(word: str, before, after, step, index: int | None) -> bool:
         return False
 
 
-def show_preview() -> None:
+def show_preview(tokeniser, references, name: str, present: bool) -> None:
     """Step 0 before the run is there: the loaded tokeniser's tree of the chosen word (no widgets:
     the panel's come with the run)."""
     st.subheader("Step 0 · the tokeniser as loaded")
@@ -367,10 +370,11 @@ def show_preview() -> None:
     words = [e.word for e in references.entries]
     if words:
         wanted = st.session_state.get(WORD) or st.query_params.get("word")
-        tree_row(wanted if wanted in words else words[0], tokeniser, tokeniser, None, None)
+        word = wanted if wanted in words else words[0]
+        tree_row(word, tokeniser, tokeniser, None, 0, None, name, tokeniser.pretokeniser.display, present)
 
 
-def show_neighbourhood(index: int, step) -> None:
+def show_neighbourhood(index: int, step, computed: ComputedRun, tokeniser, display) -> None:
     types = step_changes.touched_types(step)
     if not types:
         st.caption("This step changed no merge.")
@@ -404,11 +408,14 @@ def show_neighbourhood(index: int, step) -> None:
             )
 
 
-def show_downloads(index: int) -> None:
+def show_downloads(
+    index: int, computed: ComputedRun, tokeniser, name: str, reference_name: str, config: ReBPEConfig
+) -> None:
+    steps = computed.steps
     tok = computed.tokeniser_at(index)
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", workspace.tokeniser_name)[:60] or "tokeniser"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:60] or "tokeniser"
     metadata = {
-        "derived_from": workspace.tokeniser_name,
+        "derived_from": name,
         "reference": reference_name,
         "step": index,
         "phase": steps[index - 1].phase if index else "start",
@@ -452,20 +459,21 @@ def show_downloads(index: int) -> None:
         )
 
 
-def changed_count(changed: list[str]) -> str:
+def changed_count(changed: list[str], computed: ComputedRun) -> str:
     """How many reference words the step changed ("+": only the first ``MAX_SCAN`` words were traced)."""
     return f"{len(changed):,}" + ("+" if len(computed.words) > step_changes.MAX_SCAN else "")
 
 
-def counts_row(step, index: int, changed: list[str], after) -> None:
+def counts_row(step, index: int, changed: list[str], after, computed: ComputedRun, present: bool) -> None:
     """F1 and what the step changed (at step 0: |V| and tuple merges): metric cards, or one line when
     presenting."""
+    steps = computed.steps
     metrics = step.metrics if step else computed.initial
     previous = (steps[index - 2].metrics if index >= 2 else computed.initial) if step else None
     change = None if previous is None else 100 * (metrics.f1 - previous.f1)
     words_help = sv.words_changed_help(len(changed), len(step.changed_words)) if step else None
     counts = [
-        (label, changed_count(changed) if label == sv.WORDS_CHANGED else f"{value:,}")
+        (label, changed_count(changed, computed) if label == sv.WORDS_CHANGED else f"{value:,}")
         for label, value in (
             sv.step_counts(step, len(changed))
             if step
@@ -488,27 +496,39 @@ def counts_row(step, index: int, changed: list[str], after) -> None:
         column.metric(label, value, help=words_help if label == sv.WORDS_CHANGED else None)
 
 
-def word_label(step, changed: list[str]) -> str:
+def word_label(step, changed: list[str], computed: ComputedRun) -> str:
     if not step:
         return "Word"
     if changed:
-        return f"Word ({changed_count(changed)} changed by this step, marked •, listed first)"
+        return f"Word ({changed_count(changed, computed)} changed by this step, marked •, listed first)"
     return "Word (this step changes no word; any reference word)"
 
 
-def word_and_trees(columns, options: list[str], changed: list[str], before, after, step, index: int) -> bool:
+def word_and_trees(
+    columns,
+    options: list[str],
+    changed: list[str],
+    before,
+    after,
+    step,
+    index: int,
+    computed: ComputedRun,
+    name: str,
+    display,
+    present: bool,
+) -> bool:
     """The word chooser and the word's trees before and after the step (whether a character is
     spelled by several symbols); without words, a notice and the step buttons."""
     word_column, follow_column = columns
     if not options:
         word_column.caption("The reference has no word this tokeniser can segment.")
-        step_buttons(*st.columns([1, 1]), index)
+        step_buttons(*st.columns([1, 1]), index, computed)
         return False
     marked = set(changed)
     if st.session_state.get(WORD) not in options:
         st.session_state[WORD] = options[0]
     word = word_column.selectbox(
-        word_label(step, changed),
+        word_label(step, changed, computed),
         options,
         key=WORD,
         format_func=lambda w: f"• {w}" if w in marked else w,
@@ -520,13 +540,13 @@ def word_and_trees(columns, options: list[str], changed: list[str], before, afte
         key="stepper_follow",
         help="On: keep this word when stepping. Off: every step selects the first word it changed.",
     )
-    return tree_row(word, before, after, step, index)
+    return tree_row(word, before, after, step, index, computed, name, display, present)
 
 
-def charts(index: int) -> None:
+def charts(index: int, computed: ComputedRun) -> None:
     """F1 over the steps, next to one chosen diagnostic."""
     chart_left, chart_right = st.columns(2)
-    chart_left.plotly_chart(sv.f1_figure(steps, computed.initial, index), key="stepper_f1")
+    chart_left.plotly_chart(sv.f1_figure(computed.steps, computed.initial, index), key="stepper_f1")
     with chart_right:
         # One diagnostic at a time: every chart costs the browser a plotly render on each step.
         chart = st.segmented_control(
@@ -537,8 +557,8 @@ def charts(index: int) -> None:
             label_visibility="collapsed",
             required=True,
         )
-        figure = DIAGNOSTICS.get(chart or "", sv.origins_figure)
-        st.plotly_chart(figure(steps, index), key="stepper_diagnostic")
+        figure = DIAGNOSTICS.get(chart or "", DIAGNOSTICS["Changes by origin"])
+        st.plotly_chart(figure(computed, index), key="stepper_diagnostic")
 
 
 def csv_download(rows: list[dict], key: str, file_name: str) -> None:
@@ -552,7 +572,7 @@ def csv_download(rows: list[dict], key: str, file_name: str) -> None:
     )
 
 
-def show_merges_changed(step, index: int) -> None:
+def show_merges_changed(step, index: int, computed: ComputedRun) -> None:
     if step is None or not step.changed:
         st.caption("No merge changed in this step." if step else "Step 0 changes nothing.")
         return
@@ -570,7 +590,7 @@ def show_merges_changed(step, index: int) -> None:
     csv_download(rows, "stepper_dl_merges", f"step{index}-merges.csv")
 
 
-def show_words_changed(step, index: int, changed: list[str], after) -> None:
+def show_words_changed(step, index: int, changed: list[str], after, display) -> None:
     if step is None or not changed:
         st.caption("This step changed no reference word." if step else "Step 0 changes nothing.")
         return
@@ -583,34 +603,49 @@ def show_words_changed(step, index: int, changed: list[str], after) -> None:
     csv_download(rows, "stepper_dl_words", f"step{index}-words.csv")
 
 
-def show_metrics(index: int) -> None:
+def show_metrics(index: int, computed: ComputedRun) -> None:
     st.caption(
         "The run so far as one row of [rebpe Table 4] (F1 of BPE, then the change each phase "
         "made, in percentage points), and every phase in detail."
     )
-    st.dataframe([sv.table4_row(steps, computed.initial, index)], hide_index=True)
-    rows = sv.metrics_rows(steps, computed.initial, index)
+    st.dataframe([sv.table4_row(computed.steps, computed.initial, index)], hide_index=True)
+    rows = sv.metrics_rows(computed.steps, computed.initial, index)
     st.dataframe(rows, hide_index=True, width="stretch")
     csv_download(rows, "stepper_dl_metrics", "metrics.csv")
 
 
-def detail_tabs(step, index: int, changed: list[str], after) -> None:
+def detail_tabs(
+    step,
+    index: int,
+    changed: list[str],
+    after,
+    computed: ComputedRun,
+    tokeniser,
+    name: str,
+    reference_name: str,
+    config: ReBPEConfig,
+) -> None:
+    display = tokeniser.pretokeniser.display
     tabs = st.tabs(["Merges changed", "Words changed", "Merge neighbourhood", "Metrics (Table 4)", "Download"])
     with tabs[0]:
-        show_merges_changed(step, index)
+        show_merges_changed(step, index, computed)
     with tabs[1]:
-        show_words_changed(step, index, changed, after)
+        show_words_changed(step, index, changed, after, display)
     with tabs[2]:
-        show_neighbourhood(index, step)
+        show_neighbourhood(index, step, computed, tokeniser, display)
     with tabs[3]:
-        show_metrics(index)
+        show_metrics(index, computed)
     with tabs[4]:
-        show_downloads(index)
+        show_downloads(index, computed, tokeniser, name, reference_name, config)
 
 
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
-def stepper_panel() -> None:
+def stepper_panel(
+    computed: ComputedRun, tokeniser, name: str, reference_name: str, config: ReBPEConfig, present: bool
+) -> None:
+    steps, last = computed.steps, len(computed.steps)
+    display = tokeniser.pretokeniser.display
     index = int(st.session_state.get(STEP, 0))
     step = steps[index - 1] if index else None
     after = computed.tokeniser_at(index)
@@ -622,9 +657,9 @@ def stepper_panel() -> None:
     else:
         st.subheader(sv.step_title(steps, index))
     st.markdown(sv.PHASE_TEXT.get(step.phase, "") if step else sv.START_TEXT)
-    options, changed = word_options(index)
+    options, changed = word_options(index, computed)
     if present:
-        counts_row(step, index, changed, after)
+        counts_row(step, index, changed, after, computed, present)
     else:
         word_column, slider_column, follow_column = st.columns([3, 3, 1.3], vertical_alignment="bottom")
     with slider_column:
@@ -635,20 +670,22 @@ def stepper_panel() -> None:
             value=index,
             key=slider_key(index, last),
             on_change=slide,
-            args=(index, last),
+            args=(index, computed),
             label_visibility="collapsed" if present else "visible",
         )
     write_to_url("step", index, default=0)
-    spelled = word_and_trees((word_column, follow_column), options, changed, before, after, step, index)
+    spelled = word_and_trees(
+        (word_column, follow_column), options, changed, before, after, step, index, computed, name, display, present
+    )
     if present:
         return
     st.caption(sv.TREE_HELP)
     st.html(
         tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "", characters=spelled)
     )
-    counts_row(step, index, changed, after)  # below the trees, so that stepping does not move them
-    charts(index)
-    detail_tabs(step, index, changed, after)
+    counts_row(step, index, changed, after, computed, present)  # below the trees, so that stepping does not move them
+    charts(index, computed)
+    detail_tabs(step, index, changed, after, computed, tokeniser, name, reference_name, config)
 
 
 RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}
@@ -658,7 +695,7 @@ run_box = st.container()
 preview = st.empty()
 if str(st.session_state.get(STEP, st.query_params.get("step", "0"))) == "0":
     with preview.container():
-        show_preview()
+        show_preview(tokeniser, references, workspace.tokeniser_name, present)
 with run_box:
     try:
         computed = cached_run(
@@ -704,4 +741,4 @@ seed_from_url(TYPE, "type", lambda raw: raw)
 if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before
     st.session_state[STEP] = last
 
-stepper_panel()
+stepper_panel(computed, tokeniser, workspace.tokeniser_name, reference_name, config, present)
