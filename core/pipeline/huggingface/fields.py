@@ -17,6 +17,7 @@ from core.pipeline.metaspace import Metaspace
 from core.pipeline.normalisation import normaliser_to_hf
 from core.pipeline.patterns import NAMED_PATTERNS
 from core.pipeline.regex_split import RegexSplit
+from core.pipeline.special_tokens import SpecialTokenSplit
 from core.pipeline.whitespace import WhitespaceSplit
 
 
@@ -68,7 +69,15 @@ def _byte_level_json(add_prefix_space: bool, trim_offsets: bool, use_regex: bool
 
 
 def hf_pipeline_json(p: Pretokeniser, specials, vocab: dict[str, int]) -> dict:
-    """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``."""
+    """``normalizer``, ``pre_tokenizer``, ``decoder`` and ``added_tokens`` of a tokenizer.json for ``p``.
+    Special tokens split out in front of a pre-tokeniser (``SpecialTokenSplit``, e.g. GPT-2's
+    ``<|endoftext|>``) are HF's special added tokens, which HF also matches leftmost-longest in the
+    raw text before the pre-tokenizer runs."""
+    if isinstance(p, SpecialTokenSplit):
+        missing = [s for s in p.specials if s not in vocab]
+        if missing:
+            raise InputError(f"special tokens without an id cannot be written: {', '.join(map(repr, missing[:5]))}")
+        return hf_pipeline_json(p.inner, tuple(dict.fromkeys([*specials, *p.specials])), vocab)
     if isinstance(p, HFPipeline):
         return {
             "normalizer": p.normalizer_json,

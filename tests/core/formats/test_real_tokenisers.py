@@ -9,10 +9,12 @@ skip with the command to run). Words are tokenised as in running text (``" " + w
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
 from core.bpe.model import BTETokeniser
+from core.formats.hf_json import tokeniser_to_hf_json
 from core.formats.tiktoken_files import ENCODINGS
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline.byte_level import byte_chars_to_bytes
@@ -90,6 +92,20 @@ def test_gpt2_folder_agrees_with_tokenizers():
 
     assert agree(ours.tokenise, reference, RUNNING_TEXTS) == []
     assert agree(ours.tokenise, reference, [" " + w for w in words()]) == []
+
+
+def test_gpt2_folder_exports_to_a_tokenizer_json_with_its_ids_and_special_token():
+    """GPT-2's merges.txt + vocab.json, written as a tokenizer.json: HF reads the same tokens and
+    ids, ``<|endoftext|>`` (split out in front of byte-level pre-tokenisation) kept as special 50256."""
+    from tokenizers import Tokenizer
+
+    ours = load_tokeniser(real_file("gpt2", "vocab.json").parent)
+    exported = tokeniser_to_hf_json(ours)
+    assert [(a["content"], a["id"], a["special"]) for a in exported["added_tokens"]] == [("<|endoftext|>", 50256, True)]
+    hf = Tokenizer.from_str(json.dumps(exported))
+    ids = ours.token_ids()
+    texts = [*RUNNING_TEXTS, *(" " + w for w in words())]
+    assert [t for t in texts if hf.encode(t).ids != [ids[x] for x in ours.tokenise(t)]] == []
 
 
 SENTENCEPIECE = {
