@@ -193,10 +193,12 @@ def _rebuild(
     rewired: list[tuple[Merge, Merge]] = []
     collapsed: list[Merge] = []
     seen_parts: set[tuple[str, ...]] = set()
+    unchanged_repeats = False  # an unchanged merge whose parts a lower-ranked rewired merge now has
     for i, merge in enumerate(originals):  # rank order: the lower-ranked of two equal merges stays
         if not alive[i]:
             continue
         if parts[i] is merge.parts:
+            unchanged_repeats = unchanged_repeats or merge.parts in seen_parts
             new_merges.append(merge)
             seen_parts.add(merge.parts)
             continue
@@ -207,8 +209,8 @@ def _rebuild(
         seen_parts.add(after.parts)
         new_merges.append(after)
         rewired.append((merge, after))
-    if collapsed and len({m.parts for m in new_merges}) != len(new_merges):
-        # a collapsed merge may have come before an unchanged one with the same parts
+    if unchanged_repeats or (collapsed and len({m.parts for m in new_merges}) != len(new_merges)):
+        # a rewired or collapsed merge may have come before an unchanged one with the same parts
         first: dict[tuple[str, ...], Merge] = {}
         for merge in new_merges:
             if merge.parts not in first:

@@ -17,7 +17,7 @@ from core.edits.rebpe import KnockoutConfig, run_knockout
 from core.edits.reference_state import TokenisedReference
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from core.pipeline import ReBPEPipeline
+from core.pipeline import ReBPEPipeline, WhitespaceSplit
 from core.references.files import parse_references
 
 # A toy in the spirit of [knockout App. A.5]: bruidsjurk, beleidsmaker and gids all apply id+s.
@@ -194,3 +194,15 @@ def test_cascading_removal_drops_descendants_instead_of_making_tuples():
     cascaded, edit = knock_out(tok, ["ids"], cascade=True)
     assert {str(m) for m in edit.removed} == {"id s", "_bru ids"} and edit.rewired == ()
     assert cascaded.tuple_merges == () and cascaded.tokenise_word("bruids") == ["_bru", "id", "s"]
+
+
+def test_a_rewired_merge_that_equals_a_later_unchanged_one_absorbs_it():
+    """abc is formed twice (multi-merge): by ab + c (rank 1) and by the tuple a + b + c (rank 2).
+    Knocking out ab rewires rank 1 to a + b + c: the lower-ranked of the two equal merges stays and
+    rank 2 is collapsed into it (a hypothesis case once made a tokeniser with both)."""
+    merges = [Merge(0, ("a", "b")), Merge(1, ("ab", "c")), Merge(2, ("a", "b", "c"))]
+    tok = BTETokeniser("abc", merges, WhitespaceSplit())
+    new, edit = knock_out(tok, ["ab"])
+    assert new.merges == (Merge(1, ("a", "b", "c")),)
+    assert edit.collapsed == (Merge(2, ("a", "b", "c")),)
+    assert new.check_invariants() == [] and new.tokenise("abc") == ["abc"]
