@@ -14,6 +14,8 @@ from ``core``; each is loaded on first use, so ``import core`` stays fast. A ses
     run = core.train("bpe", core.load_word_counts("sample_data/counts/en_wordfreq.tsv"), 1000)
     Path("out").mkdir(exist_ok=True)
     core.save_tokeniser(run.tokeniser, "out/en-bpe-1k.json")  # project JSON; hf=True: tokenizer.json
+    binary, how = core.finish(knocked.tokeniser, "cascade")  # tuple merges settled for HF
+    core.write_hf_folder(binary, "out/nl-knockout-hf", "sample_data/tokenisers/bpe-40k_oscar-nl-clean")
 
 ``viz.notebook`` draws traces, merge trees, merge graphs and Unigram lattices inline in Jupyter.
 The reference of every name is ``docs/api.md``.
@@ -35,13 +37,17 @@ if TYPE_CHECKING:  # what the lazy loader below hands out, for type checkers and
     from core.bpe.model import BTETokeniser, Merge
     from core.counting.corpus import TrainingCorpus
     from core.edits.blocked import find_blocked_merges
+    from core.edits.finishing import finish
+    from core.edits.id_compaction import compact_ids
     from core.edits.knockout import knock_out
     from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig, run_knockout, run_rebpe
+    from core.edits.removal import least_frequent_types
     from core.edits.steps import StepReport
     from core.errors import InputError
     from core.families.base import TrainingRun
     from core.families.registry import algorithm_options
     from core.formats.corpora import iter_text_lines, load_word_counts
+    from core.formats.hf_folder import write_hf_folder
     from core.formats.tokeniser_files import load_tokeniser, save_tokeniser
     from core.pipeline.base import Pretokeniser
     from core.references.evaluation import MorphScores, evaluate_morphology
@@ -66,10 +72,13 @@ _EXPORTS = {
     "TrainingCorpus": "core.counting.corpus",
     "TrainingRun": "core.families.base",
     "algorithm_options": "core.families.registry",
+    "compact_ids": "core.edits.id_compaction",
     "evaluate_morphology": "core.references.evaluation",
     "find_blocked_merges": "core.edits.blocked",
+    "finish": "core.edits.finishing",
     "iter_text_lines": "core.formats.corpora",
     "knock_out": "core.edits.knockout",
+    "least_frequent_types": "core.edits.removal",
     "load_references": "core.references.files",
     "load_tokeniser": "core.formats.tokeniser_files",
     "load_word_counts": "core.formats.corpora",
@@ -80,6 +89,7 @@ _EXPORTS = {
     "save_tokeniser": "core.formats.tokeniser_files",
     "summarise": "core.analysis.summary",
     "trace_word": "core.analysis.explain",
+    "write_hf_folder": "core.formats.hf_folder",
 }
 
 __all__ = [
@@ -99,10 +109,13 @@ __all__ = [
     "TrainingRun",
     "__version__",
     "algorithm_options",
+    "compact_ids",
     "evaluate_morphology",
     "find_blocked_merges",
+    "finish",
     "iter_text_lines",
     "knock_out",
+    "least_frequent_types",
     "load_references",
     "load_tokeniser",
     "load_word_counts",
@@ -114,6 +127,7 @@ __all__ = [
     "summarise",
     "trace_word",
     "train",
+    "write_hf_folder",
 ]
 
 

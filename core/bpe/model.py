@@ -36,6 +36,10 @@ from core.trace import Trace, TraceEvent
 
 __all__ = ["BTETokeniser", "Merge", "Rank"]
 
+# metadata an edit carries over: "hf", the fields of a tokenizer.json the merge graph does not
+# model (post-processor, padding, ...), which an HF export writes back (core.formats.hf_json)
+CARRIED_METADATA = ("hf",)
+
 
 class BTETokeniser:
     """A BPE/BTE tokeniser: alphabet, merges sorted by rank, a pre-tokeniser.
@@ -367,6 +371,7 @@ class BTETokeniser:
             atoms=self.atoms,
             end_of_word_suffix=self.end_of_word_suffix,
             dropout=self.dropout,
+            metadata={key: self.metadata[key] for key in CARRIED_METADATA if key in self.metadata},
         )
 
     def __repr__(self) -> str:

@@ -46,6 +46,7 @@ def build_parser(prog: str = PROGRAM) -> argparse.ArgumentParser:
         graphs.add_graph,
         editing.add_knockout,
         editing.add_rebpe,
+        editing.add_remove,
         graphs.add_blocked,
         corpora.add_sample_text,
         corpora.add_stats,

@@ -31,7 +31,7 @@ NL_REF = "sample_data/references/nl_morph.tsv"
 EN_REF = "sample_data/references/en_morph.tsv"
 
 #: the options naming files a command writes
-OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out")
+OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out", "id_map")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -139,11 +139,18 @@ def load_reference_entries(path: str, free: bool):
 
 
 def prepare_outputs(args) -> None:
-    """Make the missing folders of each output file, then check it can be written there."""
+    """Make the missing folders of each output file, then check it can be written there (an
+    ``--hf-out`` that names a folder is made itself)."""
+    from core.formats.hf_folder import is_folder_target
+
     for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if not path:
             continue
+        if option == "hf_out" and is_folder_target(path):
+            if Path(path).is_file():
+                raise InputError("is a file; --hf-out names a folder, or a file ending in .json", path)
+            path = str(Path(path) / "tokenizer.json")
         folder = Path(path).parent
         try:
             folder.mkdir(parents=True, exist_ok=True)

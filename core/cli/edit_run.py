@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from core.cli.common import (
     REFERENCE_FORMATS,
@@ -65,17 +66,52 @@ def add_edit_arguments(p: argparse.ArgumentParser) -> None:
         help="with ignore_merges, a reference word that is a whole type is blamed through the merges "
         "of its own tree (tree) or not at all (applied: applied merges only)",
     )
+    add_export_arguments(p)
+
+
+def add_export_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of commands that write an edited tokeniser: --hf-out, --finish, --ids, --id-map."""
     p.add_argument(
         "--hf-out",
         metavar="PATH",
-        help="also write an HF tokenizer.json (ids kept); exit 2 with the reason when no "
-        "tokenizer.json can express the result, e.g. tuple merges (default: none)",
+        help="also write the result for HF: a folder as transformers saves one (tokenizer.json, and "
+        "tokenizer_config.json / special_tokens_map.json from the --tokeniser's folder, ids updated), "
+        "or one tokenizer.json when PATH ends in .json; every kept id and special token keeps its id "
+        "(default: none)",
+    )
+    p.add_argument(
+        "--finish",
+        choices=["cascade", "intermediates", "none"],
+        help="settle the tuple merges no tokenizer.json can hold, in --out too: blocked tuples are dropped "
+        "(exact), then cascade: the rest go with the types built on them (|V| falls); intermediates: "
+        "reification splits them, adding back intermediate types with their old ids (F1 falls); none: "
+        "keep them (then --hf-out is refused). The run summary gives the |V| and F1 it cost "
+        "(default: cascade with --hf-out, else none)",
+    )
+    p.add_argument(
+        "--ids",
+        choices=["keep", "compact"],
+        default="keep",
+        help="keep: every kept token keeps its id (the gaps of removed types stay); compact: renumber "
+        "0..n-1 in id order, in --out and --hf-out, and write the old -> new map to --id-map",
+    )
+    p.add_argument(
+        "--id-map",
+        metavar="PATH",
+        help="where --ids compact writes the id map (JSON: old_to_new[old id] = new id or null) "
+        "(default: id_map.json in the --hf-out folder, else beside --out)",
     )
 
 
-def _checked_graph(args):
-    """The ``--tokeniser`` as a merge graph; InputError when it breaks the graph's invariants."""
-    tokeniser = load_tokeniser_argument(args, "merge_graph")
+def checked_graph(args, loaded=None):
+    """The ``--tokeniser`` (or its ``loaded`` tokeniser) as a merge graph; InputError when it
+    breaks the graph's invariants."""
+    from core.tokeniser import require
+
+    if loaded is None:
+        tokeniser = load_tokeniser_argument(args, "merge_graph")
+    else:
+        tokeniser = require(loaded, "merge_graph", f"'{args.command}'")
     problems = tokeniser.check_invariants()
     if problems:
         raise InputError(
@@ -97,16 +133,96 @@ def _blame_and_evaluation(args) -> tuple[list, list]:
     return holdout_split(entries, args.holdout, args.seed)
 
 
-def _write_hf(args, tokeniser) -> str | None:
-    """Write ``--hf-out`` (if given); the reason when no tokenizer.json can express ``tokeniser``."""
+def _finish_method(args) -> str:
+    if args.finish is not None:
+        return args.finish
+    return "cascade" if args.hf_out else "none"
+
+
+def _id_map_path(args) -> str:
+    from pathlib import Path
+
+    from core.formats.hf_folder import is_folder_target
+
+    if args.id_map:
+        return args.id_map
+    if args.hf_out and is_folder_target(args.hf_out):
+        return str(Path(args.hf_out) / "id_map.json")
+    return str(Path(args.out).with_suffix("")) + ".id_map.json"
+
+
+def settle(args, source, edited, score) -> tuple[Any, dict, list[str]]:
+    """Finish (--finish) and renumber (--ids) the edited tokeniser: the result, the report's
+    fields and the summary lines. ``score(tokeniser)``: its MorphScores, or None without a reference."""
+    from core.edits.finishing import finish
+    from core.edits.id_compaction import compact_ids
+
+    method = _finish_method(args)
+    report: dict[str, Any] = {"finish": method, "ids": args.ids}
+    lines = []
+    final = edited
+    if method != "none" and edited.tuple_merges:
+        final, finishing = finish(edited, method)
+        before, after = score(edited), score(final)
+        report["finishing"] = {
+            **finishing.to_json(final.token_ids()),
+            "vocab_size_before": edited.vocab_size,
+            "vocab_size_after": final.vocab_size,
+            **({"f1_before": before.f1, "f1_after": after.f1} if before is not None else {}),
+        }
+        cost = f"|V| {edited.vocab_size} -> {final.vocab_size}"
+        if before is not None:
+            cost += f", F1 {before.f1:.4f} -> {after.f1:.4f}"
+        lines.append(f"{finishing.summary()}; cost: {cost}")
+    if args.ids == "compact":
+        final, id_map = compact_ids(final, source)
+        path = _id_map_path(args)
+        write_text(path, json.dumps(id_map.to_json(), ensure_ascii=False) + "\n")
+        report["id_map"] = path
+        lines.append(
+            f"ids compacted: {id_map.size_before} -> {id_map.size_after} ids, {len(id_map.added)} new; map -> {path}"
+        )
+    return final, report, lines
+
+
+def write_outputs(args, tokeniser) -> str | None:
+    """Save ``--out`` and ``--hf-out`` (if given); the reason when no tokenizer.json can express
+    ``tokeniser`` (then --hf-out is not written)."""
+    from core.formats.hf_folder import is_folder_target, source_folder, write_hf_folder
+    from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
+    from core.formats.tokeniser_files import save_tokeniser
+
+    save_tokeniser(tokeniser, args.out)
     if not args.hf_out:
         return None
-    from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
-
     problem = hf_json_problem(tokeniser)
-    if problem is None:
+    if problem is not None:
+        return problem
+    if is_folder_target(args.hf_out):
+        write_hf_folder(tokeniser, args.hf_out, source_folder(args.tokeniser))
+    else:
         write_text(args.hf_out, json.dumps(tokeniser_to_hf_json(tokeniser), ensure_ascii=False) + "\n")
-    return problem
+    return None
+
+
+def report_outputs(args, report: dict, summary: str, lines: list[str], hf_problem: str | None) -> int:
+    """Write ``--report``, print the summary and say where the results went; the exit status."""
+    report["hf_out_written"] = bool(args.hf_out) and hf_problem is None
+    if hf_problem is not None:
+        report["hf_out_problem"] = hf_problem
+    if args.report:
+        write_text(args.report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+    written = ", ".join([args.out] + ([args.hf_out] if report["hf_out_written"] else []))
+    for line in [summary, *lines, f"-> {written}"]:
+        print(line, file=sys.stderr)
+    if hf_problem is not None:
+        print(
+            f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written; "
+            "--finish cascade or intermediates settles tuple merges)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
 
 
 def _measured_on(args, after, blamed: int) -> str:
@@ -121,14 +237,13 @@ def _measured_on(args, after, blamed: int) -> str:
 
 
 def run_edit_command(args, run_edit) -> int:
-    """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, save, report."""
+    """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, finish, save, report."""
     import time
 
     from core.formats.corpora import load_word_counts
-    from core.formats.tokeniser_files import save_tokeniser
     from core.references.evaluation import evaluate_morphology
 
-    tokeniser = _checked_graph(args)
+    tokeniser = checked_graph(args)
     entries, evaluation = _blame_and_evaluation(args)
     options = {
         "free": args.free,
@@ -139,9 +254,13 @@ def run_edit_command(args, run_edit) -> int:
     started = time.perf_counter()
     run, report = run_edit(tokeniser, entries, options)
     seconds = time.perf_counter() - started
-    after = evaluate_morphology(run.tokeniser, evaluation, free=args.free)
-    save_tokeniser(run.tokeniser, args.out)
-    hf_problem = _write_hf(args, run.tokeniser)
+
+    def score(tok):
+        return evaluate_morphology(tok, evaluation, free=args.free)
+
+    final, settled, lines = settle(args, tokeniser, run.tokeniser, score)
+    after = score(final)
+    hf_problem = write_outputs(args, final)
     report = {
         **report,
         "settings": {
@@ -156,28 +275,16 @@ def run_edit_command(args, run_edit) -> int:
             "holdout": args.holdout,
             "blame_words": len(entries),
         },
+        **settled,
         "vocab_size_before": tokeniser.vocab_size,
-        "vocab_size_after": run.tokeniser.vocab_size,
+        "vocab_size_after": final.vocab_size,
         "before": before.to_json(),
         "after": after.to_json(),
         "seconds": seconds,
-        "hf_out_written": bool(args.hf_out) and hf_problem is None,
     }
-    if hf_problem is not None:
-        report["hf_out_problem"] = hf_problem
-    if args.report:
-        write_text(args.report, json.dumps(report, ensure_ascii=False, indent=1) + "\n")
-    written = ", ".join([args.out] + ([args.hf_out] if args.hf_out and hf_problem is None else []))
-    print(
-        f"|V| {tokeniser.vocab_size} -> {run.tokeniser.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
+    summary = (
+        f"|V| {tokeniser.vocab_size} -> {final.vocab_size}; F1 {before.f1:.4f} -> {after.f1:.4f} "
         f"(Pr {after.precision:.4f}, Re {after.recall:.4f}) {_measured_on(args, after, len(entries))}; "
-        f"{seconds:.2f} s -> {written}",
-        file=sys.stderr,
+        f"{seconds:.2f} s"
     )
-    if hf_problem is not None:
-        print(
-            f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written)",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    return report_outputs(args, report, summary, lines, hf_problem)

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.bpe.model import BTETokeniser, Merge
+from core.bpe.model import CARRIED_METADATA, BTETokeniser, Merge
 from core.edits.blocked import AlternativeExample, BlockedMerge, BlockedReport
 from core.edits.steps import PREEXISTING, StepReport
 from core.formats.output_files import write_atomically
@@ -137,10 +137,11 @@ def merges_from_json(raw: Sequence) -> list[Merge]:
 
 
 def _same_settings(before: BTETokeniser, after: BTETokeniser) -> bool:
-    """Whether ``after`` is what ``before.with_merges`` makes: same settings, no metadata."""
+    """Whether ``after`` is what ``before.with_merges`` makes: same settings, only the metadata an
+    edit carries (``CARRIED_METADATA``)."""
     return (
         (after.pretokeniser is before.pretokeniser or after.pretokeniser.to_spec() == before.pretokeniser.to_spec())
-        and not after.metadata
+        and dict(after.metadata) == {k: before.metadata[k] for k in CARRIED_METADATA if k in before.metadata}
         and all(
             getattr(after, name) == getattr(before, name)
             for name in ("specials", "ignore_merges", "unknown", "atoms", "end_of_word_suffix", "dropout")

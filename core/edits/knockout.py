@@ -20,9 +20,10 @@ With one merge per type the primary merge is m_old, no merge is ever collapsed a
 knockout are Alg. 1 exactly (tests/core/edits/test_knockout_multi_merge.py checks this on the Dutch 40k
 tokeniser and the App. A scenarios).
 
-Surviving types keep their ids (``type_ids``); the ids of types that left V are dropped, and types
-that edits add (reification, annealing) get fresh ids after the largest id the tokeniser ever had
-(:func:`derive`), so an edited tokeniser stays backwards compatible with the model's embeddings.
+Surviving types keep their ids (``type_ids``); the ids of types that left V are dropped (and given
+back if an edit re-creates the type), and types that edits add (reification, annealing) get fresh
+ids after the largest id the tokeniser ever had (:func:`derive`), so an edited tokeniser stays
+backwards compatible with the model's embeddings.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from core.bpe.model import BTETokeniser, Merge
 # The largest id a tokeniser (or any tokeniser it was derived from) ever gave: fresh ids go after it.
 # Shared by every thread; each entry is written once, by the derive() that made its key.
 _ID_CEILING: weakref.WeakKeyDictionary[BTETokeniser, int] = weakref.WeakKeyDictionary()
+# The ids of the types that left V on the way to a tokeniser (derive() gives a returning type its
+# old id back); written once per key, like _ID_CEILING.
+_RETIRED: weakref.WeakKeyDictionary[BTETokeniser, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -49,9 +53,20 @@ class KnockoutEdit:
     types_removed: tuple[str, ...] = ()  # types that left V
 
 
-def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
+def retired_ids(tokeniser: BTETokeniser) -> dict[str, int]:
+    """The types that left V on the way to ``tokeniser`` (through :func:`derive`), with their ids."""
+    return dict(_RETIRED.get(tokeniser, {}))
+
+
+def derive(
+    tokeniser: BTETokeniser,
+    merges: Iterable[Merge],
+    *,
+    alphabet: Iterable[str] | None = None,
+) -> BTETokeniser:
     """``tokeniser.with_merges(merges)`` with ids carried through the edit: surviving types keep
-    theirs, types that left V lose theirs, new types get fresh ids after the largest id ever used.
+    theirs, types that left V lose theirs, a type that left V on the way here and comes back gets
+    its old id again, and new types get fresh ids after the largest id ever used.
     A tokeniser without loaded ids has the ids ``token_ids()`` implies; they are kept the same way."""
     merges = sorted(merges, key=attrgetter("rank"))  # the order of new.merges: fresh ids follow it
     ids = tokeniser.type_ids if tokeniser.type_ids is not None else tokeniser.token_ids()  # the implied ids
@@ -59,14 +74,22 @@ def derive(tokeniser: BTETokeniser, merges: Iterable[Merge]) -> BTETokeniser:
     if ceiling is None:
         ceiling = max(ids.values(), default=-1)
     old_types = tokeniser.types
-    new_types = frozenset(tokeniser.alphabet).union(m.result for m in merges)
+    alphabet = tokeniser.alphabet if alphabet is None else tuple(alphabet)
+    new_types = frozenset(alphabet).union(m.result for m in merges)
     carried = {t: i for t, i in ids.items() if t in new_types or t not in old_types}
+    retired = {**_RETIRED.get(tokeniser, {}), **{t: i for t, i in ids.items() if t not in carried}}
+    taken = set(carried.values())
     fresh = [m.result for m in merges if m.result not in carried]
     for type_ in dict.fromkeys(fresh):
-        ceiling += 1
-        carried[type_] = ceiling
-    new = tokeniser.with_merges(merges, type_ids=carried)
+        if type_ in retired and retired[type_] not in taken:
+            carried[type_] = retired.pop(type_)
+        else:
+            ceiling += 1
+            carried[type_] = ceiling
+        taken.add(carried[type_])
+    new = tokeniser.with_merges(merges, alphabet=alphabet, type_ids=carried)
     _ID_CEILING[new] = ceiling
+    _RETIRED[new] = retired
     return new
 
 
@@ -97,16 +120,18 @@ def knock_out_merges(
     chosen: dict[str, set[Merge]] = {}
     for merge in merges:
         chosen.setdefault(merge.result, set()).add(merge)
-    leaving = [t for t, ms in chosen.items() if t not in tokeniser.alphabet and set(produced_by.get(t, ())) <= ms]
-    dropped = [m for m in merges if m.result not in set(leaving)]
+    alphabet = set(tokeniser.alphabet)
+    leaving = [t for t, ms in chosen.items() if t not in alphabet and set(produced_by.get(t, ())) <= ms]
+    leaving_set = set(leaving)
+    dropped = [m for m in merges if m.result not in leaving_set]
     if cascade:
         new, edit = _knock_out_cascading(tokeniser, leaving) if leaving else (tokeniser, KnockoutEdit((), ()))
         if not dropped:
             return new, edit
-        gone = set(dropped)
+        gone, remaining = set(dropped), set(new.merges)
         kept = [m for m in new.merges if m not in gone]
         return derive(tokeniser, kept), KnockoutEdit(
-            tuple(sorted([*edit.removed, *(m for m in dropped if m in set(new.merges))], key=attrgetter("rank"))),
+            tuple(sorted([*edit.removed, *(m for m in dropped if m in remaining)], key=attrgetter("rank"))),
             (),
             (),
             edit.types_removed,

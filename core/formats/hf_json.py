@@ -13,7 +13,9 @@ No paper section (file format); semantics are those of HF ``tokenizers`` (``mode
   the model, :func:`core.pipeline.huggingface.fields.from_hf`.
 
 Types are the vocabulary's entries; the alphabet is the entries no merge forms (byte-fallback
-tokens and unreachable leftovers included), so |V| equals HF's model vocabulary.
+tokens and unreachable leftovers included), so |V| equals HF's model vocabulary. An added token is a
+type when it is in ``model.vocab`` (Gemma 3's ``"\n"``, which merges use, and its ``<unused0>``),
+and outside V otherwise (Llama 3's ``<|begin_of_text|>``), exactly as HF splits the two.
 """
 
 from __future__ import annotations
@@ -89,12 +91,14 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     )
     results = {m.result for m in merges}
     specials = [t["content"] for t in added]
-    special_set = set(specials)
-    alphabet = sorted((t for t in vocab if t not in results and t not in special_set), key=vocab.__getitem__)
+    alphabet = sorted((t for t in vocab if t not in results), key=vocab.__getitem__)
     ids = dict(vocab)
     for token in added:
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
     note = limit_note(pretokeniser.limited_patterns)
+    metadata: dict[str, Any] = {"hf": _carried_fields(obj)}
+    if note:
+        metadata["detected"] = [note]
     try:
         return BTETokeniser(
             alphabet,
@@ -107,10 +111,24 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
             unknown=unknown,
             end_of_word_suffix=suffix,
             dropout=dropout,
-            metadata={"detected": [note]} if note else None,
+            metadata=metadata,
         )
     except InputError as err:
         raise InputError(err.message, source) from None
+
+
+# top-level fields of a tokenizer.json the merge graph does not model, written back as they were
+_CARRIED = ("version", "truncation", "padding", "post_processor")
+# model settings whose empty string HF reads as null: an export writes the source's spelling
+_EMPTY_AS_NULL = ("continuing_subword_prefix", "end_of_word_suffix")
+
+
+def _carried_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    model = obj["model"]
+    return {
+        **{key: obj[key] for key in _CARRIED if key in obj},
+        "model": {key: model[key] for key in _EMPTY_AS_NULL if model.get(key) == ""},
+    }
 
 
 def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
@@ -193,34 +211,85 @@ def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
 
 
 def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
-    """A tokenizer.json that HF ``tokenizers`` loads and that segments as ``tokeniser`` does; ids
-    are the tokeniser's (``token_ids``: the loaded ids, kept through knockout and ReBPE)."""
+    """A tokenizer.json that HF ``tokenizers`` loads and that segments as ``tokeniser`` does, with
+    the tokeniser's ids (``token_ids``: the loaded ids, kept through every edit) for every type
+    and added token. The fields the merge graph does not model (post-processor, padding, ...) are
+    those of the loaded file, with the ids of the special tokens they name brought up to date."""
     problem = hf_json_problem(tokeniser)
     if problem is not None:
         raise InputError(f"cannot be written as an HF tokenizer.json: {problem}; save as project JSON instead")
-    vocab = tokeniser.token_ids()
-    pipeline = hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, vocab)
+    ids = tokeniser.token_ids()
+    pipeline = hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, ids)
+    added = [{**token, "id": ids[token["content"]]} for token in pipeline["added_tokens"]]
+    model_vocab = {t: i for t, i in ids.items() if t in tokeniser.types}
+    if _ids_hf_gives(model_vocab, added) != {a["content"]: a["id"] for a in added}:
+        # HF numbers added tokens outside model.vocab on from len(model.vocab): with the gaps
+        # removed types leave, that would move them, so they go into model.vocab with their ids
+        model_vocab = dict(sorted({**model_vocab, **{a["content"]: a["id"] for a in added}}.items(), key=itemgetter(1)))
+    carried = tokeniser.metadata.get("hf") or {}
     unknown = tokeniser.unknown
-    model_vocab = {t: i for t, i in vocab.items() if t in tokeniser.types or t not in tokeniser.specials}
+    model = {
+        "type": "BPE",
+        "dropout": tokeniser.dropout,
+        "unk_token": unknown.unk_token,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": tokeniser.end_of_word_suffix or None,
+        "fuse_unk": unknown.fuse_unk,
+        "byte_fallback": unknown.byte_fallback,
+        "ignore_merges": tokeniser.ignore_merges,
+        "vocab": model_vocab,
+        "merges": [list(m.parts) for m in tokeniser.merges],
+    }
+    for key, value in (carried.get("model") or {}).items():
+        if key in _EMPTY_AS_NULL and model.get(key) is None:
+            model[key] = value
     return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": pipeline["added_tokens"],
+        "version": carried.get("version", "1.0"),
+        "truncation": carried.get("truncation"),
+        "padding": carried.get("padding"),
+        "added_tokens": added,
         "normalizer": pipeline["normalizer"],
         "pre_tokenizer": pipeline["pre_tokenizer"],
-        "post_processor": None,
+        "post_processor": with_current_ids(carried.get("post_processor"), ids),
         "decoder": pipeline["decoder"],
-        "model": {
-            "type": "BPE",
-            "dropout": tokeniser.dropout,
-            "unk_token": unknown.unk_token,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": tokeniser.end_of_word_suffix or None,
-            "fuse_unk": unknown.fuse_unk,
-            "byte_fallback": unknown.byte_fallback,
-            "ignore_merges": tokeniser.ignore_merges,
-            "vocab": model_vocab,
-            "merges": [list(m.parts) for m in tokeniser.merges],
-        },
+        "model": model,
     }
+
+
+def _ids_hf_gives(model_vocab: dict[str, int], added: list[dict[str, Any]]) -> dict[str, int]:
+    """The ids HF ``tokenizers`` gives the added tokens of a file (``AddedVocabulary::add_tokens``):
+    the model's id for a token in ``model.vocab``, else the next id from len(model.vocab) on."""
+    given: dict[str, int] = {}
+    next_id = len(model_vocab)
+    for token in added:
+        content = token["content"]
+        if content in given:
+            continue
+        if content in model_vocab:
+            given[content] = model_vocab[content]
+        else:
+            given[content] = next_id
+            next_id += 1
+    return given
+
+
+def with_current_ids(value: Any, ids: dict[str, int]) -> Any:
+    """A post-processor (or any JSON) with the ids of the tokens it names set from ``ids``:
+    TemplateProcessing's ``{"tokens": [...], "ids": [...]}`` and Bert/Roberta's ``[token, id]``.
+    InputError when it names a token that has no id any more."""
+
+    def id_of(token: str) -> int:
+        ensure(token in ids, f"the post-processor names {excerpt(token, 40)}, which is no longer in the vocabulary")
+        return ids[token]
+
+    if isinstance(value, dict):
+        out = {key: with_current_ids(item, ids) for key, item in value.items()}
+        tokens = value.get("tokens")
+        if isinstance(tokens, list) and isinstance(value.get("ids"), list) and all(isinstance(t, str) for t in tokens):
+            out["ids"] = [id_of(t) for t in tokens]
+        return out
+    if isinstance(value, list):
+        if len(value) == 2 and isinstance(value[0], str) and type(value[1]) is int:
+            return [value[0], id_of(value[0])]
+        return [with_current_ids(item, ids) for item in value]
+    return value

@@ -51,6 +51,8 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
     path = Path(path)
     if path.is_dir():
         path = tokeniser_file_in(path)
+    elif path.name == "vocab.json" and (path.parent / "merges.txt").is_file():
+        path = path.parent / "merges.txt"  # GPT-2's pair: the merges read their vocab.json
     if not path.is_file():
         raise InputError("no such file or folder", str(path))
     size = path.stat().st_size
@@ -121,6 +123,12 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
     obj = read_json(text, source)
     if not isinstance(obj, dict):
         raise InputError("expected a JSON object (a tokenizer.json or a project tokeniser file)", source)
+    if obj and all(isinstance(v, int) for v in obj.values()):  # (its tokens may be "format", "model" ...)
+        raise InputError(
+            "this looks like a vocab.json (token -> id) alone: a BPE tokeniser also needs its merges; "
+            "load the merges.txt next to it (or their folder), or upload both together",
+            source,
+        )
     if "format" in obj:
         return from_saved_json(obj, source)
     if "model" in obj:
@@ -129,12 +137,6 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
         from core.formats.tiktoken_files import parse_tekken_json
 
         return parse_tekken_json(obj, source, name=name)
-    if obj and all(isinstance(v, int) for v in obj.values()):
-        raise InputError(
-            "this looks like a vocab.json (token -> id) alone: a BPE tokeniser also needs its merges; "
-            "load the merges.txt next to it (or their folder), or upload both together",
-            source,
-        )
     raise InputError(
         "JSON is neither an HF tokenizer.json (no 'model' key) nor a project tokeniser (no \"format\" key)", source
     )
