@@ -12,6 +12,9 @@ the primary merge (the one forming the type from its own string) and the alterna
 primary merges unless asked to follow all, and says how often each merge fires on the reference
 and, when asked (a pass over all its lines), the corpus (core.analysis.merge_usage, counted once per
 tokeniser and text, cached for everyone).
+
+At the bottom, chosen types (a list, or the least frequent on word counts) can be removed from the
+whole tokeniser and the result downloaded as project JSON or an HF folder (``ui.type_removal``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from core.errors import InputError
 from core.references.files import ReferenceSet
 from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
+from ui.type_removal import REQUEST, removal_section
 from ui.workspace import current
 from viz.escaping import code_span, md_escape
 from viz.graph_html import STATIC_DIR, VIS_JS, graph_html, html_key, standalone_html
@@ -449,3 +453,12 @@ downloads[1].download_button(
     on_click="ignore",
     help="One file with vis-network inside (about 700 KB): opens in any browser, offline.",
 )
+
+# --- remove types (the whole tokeniser, not only this neighbourhood) ----------------------------------
+st.subheader("Remove types")
+st.caption(
+    "Remove chosen types from this tokeniser, or the least frequent ones, keeping its merge graph consistent; "
+    "download the result as project JSON or as an HF folder that keeps every id."
+)
+with st.expander("Remove types and export", expanded=REQUEST in st.session_state):
+    removal_section(ws)

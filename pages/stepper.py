@@ -10,6 +10,10 @@ scrolls; presentation mode (``?present=1``, ``ui.presentation``) leaves out the 
 and the tables so that the controls and both trees fit a 1280×720 projector. Step 0 is drawn from
 the loaded tokeniser before the run is asked for, so a run that is not cached yet computes (with
 its progress box) below a page that is already there.
+
+The Download tab gives the tokeniser after the step as project JSON and as an HF folder (zip) with
+every id kept or compacted; tuple merges left are first settled as the user chooses, only when asked,
+with what that costs (``ui.hf_export``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from streamlit.errors import StreamlitAPIException
 from core.edits import step_changes
 from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.errors import InputError
-from core.formats.hf_json import hf_json_problem, tokeniser_to_hf_json
 from core.formats.samples import scenario_paths
+from core.references.files import ReferenceSet
 from ui.error_boundary import boundary, guarded
+from ui.hf_export import Scoring, export_section
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
+from ui.tokeniser_loading import source_folder_of
 from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current, select
@@ -409,11 +415,12 @@ def show_neighbourhood(index: int, step, computed: ComputedRun, tokeniser, displ
 
 
 def show_downloads(
-    index: int, computed: ComputedRun, tokeniser, name: str, reference_name: str, config: ReBPEConfig
+    index: int, computed: ComputedRun, name: str, references: ReferenceSet, reference_name: str, config: ReBPEConfig
 ) -> None:
+    """The tokeniser after the step as project JSON, and its HF export (finished when tuple merges remain)."""
     steps = computed.steps
     tok = computed.tokeniser_at(index)
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:60] or "tokeniser"
+    stem = f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name)[:60] or 'tokeniser'}-step{index}"
     metadata = {
         "derived_from": name,
         "reference": reference_name,
@@ -436,27 +443,19 @@ def show_downloads(
         key="stepper_dl_project",
         on_click="ignore",
         data=lambda: json.dumps(tok.to_json(metadata), ensure_ascii=False),
-        file_name=f"{stem}-step{index}.json",
+        file_name=f"{stem}.json",
         mime="application/json",
     )
-    tuple_count = steps[index - 1].tuple_merges if index else len(tokeniser.tuple_merges)
-    problem = None if tuple_count else hf_json_problem(tok)
-    if tuple_count:
-        st.caption(
-            f"No HF tokenizer.json: this tokeniser has {tuple_count:,} tuple merges, which "
-            "HF BPE cannot represent. The project JSON keeps them."
-        )
-    elif problem:
-        st.caption(md_escape(f"No HF tokenizer.json: {problem}. The project JSON keeps everything."))
-    else:
-        st.download_button(
-            "Tokeniser after this step (HF tokenizer.json)",
-            key="stepper_dl_hf",
-            on_click="ignore",
-            data=lambda: json.dumps(tokeniser_to_hf_json(tok), ensure_ascii=False),
-            file_name=f"{stem}-step{index}-tokenizer.json",
-            mime="application/json",
-        )
+    export_section(
+        tok,
+        computed.start,
+        key="stepper_hf",
+        cache_key=f"{computed.key!r}|step{index}",
+        stem=stem,
+        what="Tokeniser after this step",
+        scoring=Scoring(references, reference_name, repr(computed.key)),
+        source_folder=source_folder_of(name),
+    )
 
 
 def changed_count(changed: list[str], computed: ComputedRun) -> str:
@@ -622,6 +621,7 @@ def detail_tabs(
     computed: ComputedRun,
     tokeniser,
     name: str,
+    references: ReferenceSet,
     reference_name: str,
     config: ReBPEConfig,
 ) -> None:
@@ -636,13 +636,19 @@ def detail_tabs(
     with tabs[3]:
         show_metrics(index, computed)
     with tabs[4]:
-        show_downloads(index, computed, tokeniser, name, reference_name, config)
+        show_downloads(index, computed, name, references, reference_name, config)
 
 
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
 def stepper_panel(
-    computed: ComputedRun, tokeniser, name: str, reference_name: str, config: ReBPEConfig, present: bool
+    computed: ComputedRun,
+    tokeniser,
+    name: str,
+    references: ReferenceSet,
+    reference_name: str,
+    config: ReBPEConfig,
+    present: bool,
 ) -> None:
     steps, last = computed.steps, len(computed.steps)
     display = tokeniser.pretokeniser.display
@@ -685,7 +691,7 @@ def stepper_panel(
     )
     counts_row(step, index, changed, after, computed, present)  # below the trees, so that stepping does not move them
     charts(index, computed)
-    detail_tabs(step, index, changed, after, computed, tokeniser, name, reference_name, config)
+    detail_tabs(step, index, changed, after, computed, tokeniser, name, references, reference_name, config)
 
 
 RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}
@@ -741,4 +747,4 @@ seed_from_url(TYPE, "type", lambda raw: raw)
 if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before
     st.session_state[STEP] = last
 
-stepper_panel(computed, tokeniser, workspace.tokeniser_name, reference_name, config, present)
+stepper_panel(computed, tokeniser, workspace.tokeniser_name, references, reference_name, config, present)

@@ -46,11 +46,10 @@ from ui.merge_usage import counters as fire_counters
 from ui.presentation import NEXT_KEY, PREV_KEY, apply_presentation, presentation_toggle
 from ui.presentation import PARAM as PRESENT_PARAM
 from ui.rebpe_runs import cached_run, references_for, workspace_keys
-from ui.references_corpora import sample_counts
 from ui.tokeniser_loading import tokeniser_label
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current, ensure_app_navigation
-from ui.workspace_choices import SAMPLE_COUNTS, choices
+from ui.workspace_choices import choices
 from viz.escaping import code_span, md_escape
 from viz.ranks import is_between, rank_help, rank_text
 from viz.running_text import RUNNING_TEXT_CSS, running_text_html, text_tokens
@@ -682,12 +681,11 @@ def comparison_view(
     TrimmedBPE and BPE-dropout."""
     loaded, tokeniser = workspace.tokeniser, graph_workspace.tokeniser
     controls = st.columns(4)
-    sources = [name for name in SAMPLE_COUNTS] + [f"corpus: {workspace.corpus_name}"]
-    default_source = workspace.counts_name or sources[-1]
+    sources, default_source = workspace.counts_sources()
     source = controls[0].selectbox(
         "TrimmedBPE frequencies from",
         sources,
-        index=sources.index(default_source) if default_source in sources else 0,
+        index=sources.index(default_source),
         key="trim_source",
         help="Token frequencies = the word counts tokenised by the loaded BPE "
         "(subword-nmt style); types that never surface as a token have frequency 0.",
@@ -721,10 +719,7 @@ def comparison_view(
     references, reference_name, _ = references_for(workspace)
     rows += edited_rows(graph_workspace, references, reference_name, word, traced, gold)
     try:
-        if source in SAMPLE_COUNTS:
-            counts_key, read_counts = source, lambda: sample_counts(source)
-        else:  # the workspace corpus: by its content key (two sessions' uploads of one name differ)
-            counts_key, read_counts = f"corpus: {workspace.corpus_key}", workspace.corpus_counts
+        counts_key, read_counts = workspace.word_counts(source)
         trimmed = trimmed_tokeniser(tokeniser, graph_workspace.tokeniser_key, counts_key, threshold, read_counts)
         tokens = trimmed.tokenise_word(word)
         rows.append(

@@ -14,6 +14,7 @@ import streamlit as st
 
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.formats.hf_folder import source_folder
 from core.formats.locations import HF_PREFIX, resolve_hf_id, tokeniser_file_in
 from core.formats.tokeniser_files import load_tokeniser, parse_merges_vocab_bytes, parse_tokeniser_bytes
 from core.pipeline.named import CHOICES, PRETOKENISERS
@@ -103,6 +104,17 @@ def source_stamp(spec: str) -> tuple:
             continue
         stamp.append((str(file), info.st_mtime_ns, info.st_size))
     return tuple(stamp)
+
+
+def source_folder_of(name: str) -> Path | None:
+    """The folder a tokeniser choice was read from (a path's or a shipped sample's), whose
+    configuration files an HF export carries over; None for an upload or a path that is gone."""
+    if ("tokeniser-path", name) in uploads():
+        try:
+            return source_folder(resolve_source(uploads()[("tokeniser-path", name)][0]))
+        except InputError:
+            return None
+    return source_folder(SAMPLE_TOKENISERS[name]) if name in SAMPLE_TOKENISERS else None
 
 
 def path_key(spec: str, stamp: tuple, pretokeniser: str) -> tuple:

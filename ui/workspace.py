@@ -20,7 +20,7 @@ module (every page does) or calling :func:`current` reroutes such a run through 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -30,9 +30,16 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core.errors import InputError
 from core.references.files import ReferenceSet
 from core.tokeniser import Tokeniser
-from ui.references_corpora import corpus_counts, corpus_lines, counts_for, load_reference_choice
+from ui.references_corpora import corpus_counts, corpus_lines, counts_for, load_reference_choice, sample_counts
 from ui.tokeniser_loading import load_tokeniser_choice, merge_graph_view
-from ui.workspace_choices import DEFAULT_CORPUS, DEFAULT_REFERENCE, DEFAULT_TOKENISER, choices, uploads
+from ui.workspace_choices import (
+    DEFAULT_CORPUS,
+    DEFAULT_REFERENCE,
+    DEFAULT_TOKENISER,
+    SAMPLE_COUNTS,
+    choices,
+    uploads,
+)
 from ui.workspace_links import LINKED_KEY, MISSES_KEY, follow, sync_url
 from viz.escaping import code_span
 
@@ -76,6 +83,19 @@ class Workspace:
     def counts_name(self) -> str | None:
         """The shipped word counts in the tokeniser's language (None for an upload)."""
         return counts_for(self.tokeniser_name)
+
+    def counts_sources(self) -> tuple[list[str], str]:
+        """The word counts a page can read (the shipped ones, then the corpus counted) and the
+        default: the shipped counts in the tokeniser's language, else the corpus."""
+        sources = [*SAMPLE_COUNTS, f"corpus: {self.corpus_name}"]
+        return sources, self.counts_name if self.counts_name in sources else sources[-1]
+
+    def word_counts(self, source: str) -> tuple[str, Callable[[], Mapping[str, int]]]:
+        """A content key and a reader of the word counts of ``source`` (one of :meth:`counts_sources`):
+        shipped counts by name, the corpus by its content key (two sessions' uploads of one name differ)."""
+        if source in SAMPLE_COUNTS:
+            return source, lambda: sample_counts(source)
+        return f"corpus: {self.corpus_key or self.corpus_name}", self.corpus_counts
 
     @property
     def metadata(self) -> Mapping:

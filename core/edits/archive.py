@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from core.bpe.model import CARRIED_METADATA, BTETokeniser, Merge
 from core.edits.blocked import AlternativeExample, BlockedMerge, BlockedReport
+from core.edits.knockout import id_lineage, restore_id_lineage
 from core.edits.steps import PREEXISTING, StepReport
 from core.formats.output_files import write_atomically
 from core.references.evaluation import MorphScores
@@ -186,12 +187,14 @@ def apply_delta(before: BTETokeniser, delta: Mapping, merges: Sequence[Merge]) -
     if "ids_set" in delta:
         # (written only for a tokeniser with ids of its own: before.type_ids is set)
         type_ids = _apply_mapping_delta(before.type_ids or {}, delta["ids_removed"], delta["ids_set"])
-    return before.with_merges(
+    after = before.with_merges(
         kept + [merges[i] for i in delta["added"]],
         alphabet=delta.get("alphabet"),
         name=delta.get("name"),
         type_ids=type_ids,
     )
+    restore_id_lineage(before, after, delta.get("lineage"))  # so later edits give ids as derive() would
+    return after
 
 
 # --- step reports ------------------------------------------------------------------------------------
@@ -343,9 +346,13 @@ def run_to_json(start: BTETokeniser, parts: RunParts) -> dict:
         raise NotArchivable("the run's tokeniser is not its last step's")
     table = MergeTable()
     steps = steps_to_json(start, parts.steps, table)
+    final = tokeniser_delta(start, parts.tokeniser, table)
+    lineage = id_lineage(parts.tokeniser)  # (steps rebuilt one from the other imply theirs)
+    if lineage is not None and not final.get("same"):
+        final["lineage"] = lineage
     return {
         "steps": steps,
-        "final": tokeniser_delta(start, parts.tokeniser, table),
+        "final": final,
         "merges": table.to_json(),
         "initial": parts.initial.to_json(),
         "seconds": parts.seconds,

@@ -29,9 +29,10 @@ backwards compatible with the model's embeddings.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import Any
 
 from core.bpe.model import BTETokeniser, Merge
 
@@ -56,6 +57,32 @@ class KnockoutEdit:
 def retired_ids(tokeniser: BTETokeniser) -> dict[str, int]:
     """The types that left V on the way to ``tokeniser`` (through :func:`derive`), with their ids."""
     return dict(_RETIRED.get(tokeniser, {}))
+
+
+def id_lineage(tokeniser: BTETokeniser) -> dict[str, Any] | None:
+    """What :func:`derive` remembers about ``tokeniser``'s ids (the largest id ever given, the ids
+    of the types that left V) as JSON, for a run archive; None for a tokeniser no edit made."""
+    if tokeniser not in _ID_CEILING:
+        return None
+    return {"id_ceiling": _ID_CEILING[tokeniser], "retired": dict(_RETIRED.get(tokeniser, {}))}
+
+
+def restore_id_lineage(before: BTETokeniser, after: BTETokeniser, saved: Mapping[str, Any] | None = None) -> None:
+    """Remember ``after`` (rebuilt from ``before`` some other way than :func:`derive`, e.g. read
+    back from an archive) as derive() would have: ``saved`` (:func:`id_lineage`) when given, else
+    what ``before``'s lineage and the two tokenisers' ids imply."""
+    if after is before or after in _ID_CEILING:
+        return
+    if saved is not None:
+        _ID_CEILING[after] = int(saved["id_ceiling"])
+        _RETIRED[after] = {str(t): int(i) for t, i in saved["retired"].items()}
+        return
+    old = before.type_ids if before.type_ids is not None else before.token_ids()
+    new = after.type_ids if after.type_ids is not None else after.token_ids()
+    ceiling = _ID_CEILING.get(before, max(old.values(), default=-1))
+    _ID_CEILING[after] = max(ceiling, max(new.values(), default=-1))
+    retired = {**_RETIRED.get(before, {}), **{t: i for t, i in old.items() if t not in new}}
+    _RETIRED[after] = {t: i for t, i in retired.items() if t not in new}
 
 
 def derive(

@@ -13,9 +13,9 @@ No paper section (file format); semantics are those of HF ``tokenizers`` (``mode
   the model, :func:`core.pipeline.huggingface.fields.from_hf`.
 
 Types are the vocabulary's entries; the alphabet is the entries no merge forms (byte-fallback
-tokens and unreachable leftovers included), so |V| equals HF's model vocabulary. An added token is a
-type when it is in ``model.vocab`` (Gemma 3's ``"\n"``, which merges use, and its ``<unused0>``),
-and outside V otherwise (Llama 3's ``<|begin_of_text|>``), exactly as HF splits the two.
+tokens and unreachable leftovers included). A special added token (``<s>``, Llama 3's
+``<|begin_of_text|>``) stays outside V unless a merge uses it; a non-special added token in
+``model.vocab`` is a type (Gemma 3's ``"\n"``, which merges use).
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     )
     results = {m.result for m in merges}
     specials = [t["content"] for t in added]
-    alphabet = sorted((t for t in vocab if t not in results), key=vocab.__getitem__)
+    parts = {part for m in merges for part in m.parts}
+    outside = {t["content"] for t in added if t.get("special")} - parts  # special tokens no merge uses
+    alphabet = sorted((t for t in vocab if t not in results and t not in outside), key=vocab.__getitem__)
     ids = dict(vocab)
     for token in added:
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
@@ -173,14 +175,15 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
     return merges
 
 
-def hf_json_problem(tokeniser: BTETokeniser) -> str | None:
+def hf_json_problem(tokeniser: BTETokeniser, *, tuples_allowed: bool = False) -> str | None:
     """Why no HF tokenizer.json can express ``tokeniser`` (and for how many merges), or None.
 
     HF BPE merges are pairs with one strict order: a tuple merge (knockout's rewiring,
     [knockout §3.2]) and merges sharing a rank (tiktoken / SentencePiece files, where the
-    leftmost of equal ranks fires first) have no equivalent; nor do multi-character atoms."""
+    leftmost of equal ranks fires first) have no equivalent; nor do multi-character atoms. With
+    ``tuples_allowed`` tuple merges are no problem (``core.edits.finishing`` settles them)."""
     tuples = tokeniser.tuple_merges
-    if tuples:
+    if tuples and not tuples_allowed:
         return (
             f"{len(tuples)} tuple merge{'s' * (len(tuples) != 1)} remain (e.g. '{tuples[0]}' at rank "
             f"{tuples[0].rank}); a tokenizer.json holds binary merges only (ReBPE's reparation and "

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import assert_clean, click_in_fragment
+from core.edits.finishing import finish
+from core.edits.id_compaction import compact_ids
+from core.edits.rebpe import run_knockout
+from core.formats.samples import reference_paths
+from core.references.files import load_references
+from tests.apptest_support import assert_clean, clear_streamlit_caches, click_in_fragment
 from tests.apptest_support import run_page as run_at
+from tests.pages.hf_downloads import assert_hf_agrees, captured_downloads, unzipped
+from ui import result_cache
+from viz.escaping import md_escape
 
 PAGE = "pages/stepper.py"
 TIMEOUT = 120  # the first ReBPE run on the Dutch 40k takes seconds; a cold shared machine more
@@ -160,6 +169,76 @@ def test_merge_search_and_downloads():
     # said, not offered
     assert "Tokeniser after this step (HF tokenizer.json)" not in labels
     assert any("No HF tokenizer" in c.value and "tokeniser has no HF" in c.value.replace("\\", "") for c in at.caption)
+
+
+@pytest.fixture(scope="module")
+def knocked_out(dutch40k):
+    """The default run's step 1 (knockout on the Dutch 40k), and the first reference words."""
+    entries = load_references(reference_paths()["nl_morph"]).entries
+    return run_knockout(dutch40k, entries).tokeniser, [e.word for e in entries[:400]] + ["bruidsjurk", "gids"]
+
+
+def test_a_step_with_tuple_merges_exports_an_hf_folder_finished_by_cascade(dutch40k, knocked_out):
+    knocked, words = knocked_out
+    at = open_page(step="1")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Tokeniser after this step (HF tokenizer.json)" not in labels  # 5,809 tuple merges remain
+    assert not any("HF folder" in label for label in labels)  # nothing is finished before it is asked for
+    assert at.radio(key="stepper_hf_finish").value == "cascade" and at.radio(key="stepper_hf_ids").value == "keep"
+    with captured_downloads() as files:
+        at = click_in_fragment(at, "stepper_hf_prepare")
+    assert_clean(at)
+    finished, finishing = finish(knocked, "cascade")
+    assert metric_values(at)["|V| after finishing"] == f"{finished.vocab_size:,}"
+    cost = next(c.value for c in at.caption if c.value.startswith("Finishing cost"))
+    assert md_escape(f"|V| {knocked.vocab_size:,} → {finished.vocab_size:,}") in cost
+    assert md_escape(finishing.summary()) in cost and "F1 on nl\\_morph 75\\.47 % →" in cost
+    folder = unzipped(files["nl-40k-step1-hf.zip"]())
+    assert set(folder) == {"tokenizer.json", "tokenizer_config.json"}  # the sample's folder has no configuration
+    assert json.loads(folder["tokenizer_config.json"])["tokenizer_class"] == "PreTrainedTokenizerFast"
+    hf = assert_hf_agrees(folder, finished, words)
+    loaded_ids = dutch40k.token_ids()
+    assert all(loaded_ids[token] == i for token, i in hf.get_vocab().items())  # every kept id kept
+
+
+def export_with_intermediates_and_compact_ids(dutch40k, knocked, words) -> None:
+    """Step 1's HF folder with intermediates and compacted ids: it agrees with HF and its id map
+    sends every old id where the token went, the intermediate types back to their old ids."""
+    at = open_page(step="1")
+    at.radio(key="stepper_hf_finish").set_value("intermediates").run()
+    at.radio(key="stepper_hf_ids").set_value("compact").run()
+    with captured_downloads() as files:
+        at = click_in_fragment(at, "stepper_hf_prepare")
+    assert_clean(at)
+    assert "Types back from the loaded tokeniser" in metric_values(at)
+    finished, _ = finish(knocked, "intermediates")
+    compacted, _ = compact_ids(finished, dutch40k)
+    folder = unzipped(files["nl-40k-step1-hf.zip"]())
+    assert set(folder) == {"tokenizer.json", "tokenizer_config.json", "id_map.json"}
+    vocab = assert_hf_agrees(folder, compacted, words).get_vocab()
+    assert sorted(vocab.values()) == list(range(len(vocab)))  # no gaps
+    old_to_new = json.loads(folder["id_map.json"])["old_to_new"]
+    for token, old in dutch40k.token_ids().items():
+        assert old_to_new[old] == vocab.get(token), token  # null: the token left the vocabulary
+
+
+def test_intermediates_and_compact_ids_export_with_the_id_map(dutch40k, knocked_out, monkeypatch):
+    monkeypatch.setattr(result_cache, "_folders", list)  # the run computed here (see the test below)
+    export_with_intermediates_and_compact_ids(dutch40k, *knocked_out)
+
+
+def test_intermediates_on_a_run_read_from_disk_give_the_old_ids_back(dutch40k, knocked_out):
+    open_page(step="1")  # computes the run and keeps it on disk
+    clear_streamlit_caches()  # the next page reads it back from there
+    export_with_intermediates_and_compact_ids(dutch40k, *knocked_out)
+
+
+def test_a_step_without_tuple_merges_offers_its_tokenizer_json_and_folder_at_once():
+    at = open_page(step="0")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Tokeniser after this step (HF tokenizer.json)" in labels
+    assert "Tokeniser after this step (HF folder, zip)" in labels
+    assert not [r for r in at.radio if r.key == "stepper_hf_finish"]  # nothing to finish
 
 
 def test_neighbourhood_of_a_changed_type():

@@ -14,6 +14,7 @@ from core.bpe.model import BTETokeniser
 from core.edits import archive as run_archive
 from core.edits.archive import NotArchivable, read_archive, write_archive
 from core.edits.blocked import find_blocked_merges
+from core.edits.knockout import id_lineage, retired_ids
 from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.edits.scenarios import scenario_reference_tsv
 from core.formats.samples import SAMPLE_DIR, scenario_paths
@@ -85,6 +86,10 @@ def assert_same_run(loaded: ComputedRun, original: ComputedRun) -> None:
         assert b.tokeniser.to_json() == a.tokeniser.to_json(), index
     assert loaded.tokeniser.to_json() == original.tokeniser.to_json()
     assert loaded.tokeniser is loaded.steps[-1].tokeniser
+    # what derive() remembers about ids comes back too: later edits give the same ids
+    assert id_lineage(loaded.tokeniser) == id_lineage(original.tokeniser)
+    for index in range(len(original.steps)):
+        assert retired_ids(loaded.steps[index].tokeniser) == retired_ids(original.steps[index].tokeniser), index
     assert (loaded.initial, loaded.unaligned, loaded.words, loaded.seconds) == (
         original.initial,
         original.unaligned,
