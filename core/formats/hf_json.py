@@ -98,7 +98,7 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     for token in added:
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
     note = limit_note(pretokeniser.limited_patterns)
-    metadata: dict[str, Any] = {"hf": _carried_fields(obj)}
+    metadata: dict[str, Any] = {"hf": {**_carried_fields(obj), "specials_in_vocab": sorted(outside & vocab.keys())}}
     if note:
         metadata["detected"] = [note]
     try:
@@ -224,12 +224,13 @@ def tokeniser_to_hf_json(tokeniser: BTETokeniser) -> dict[str, Any]:
     ids = tokeniser.token_ids()
     pipeline = hf_pipeline_json(tokeniser.pretokeniser, tokeniser.specials, ids)
     added = [{**token, "id": ids[token["content"]]} for token in pipeline["added_tokens"]]
-    model_vocab = {t: i for t, i in ids.items() if t in tokeniser.types}
+    carried = tokeniser.metadata.get("hf") or {}
+    in_vocab = tokeniser.types.union(carried.get("specials_in_vocab", ()))  # as the loaded file had them
+    model_vocab = {t: i for t, i in ids.items() if t in in_vocab}
     if _ids_hf_gives(model_vocab, added) != {a["content"]: a["id"] for a in added}:
         # HF numbers added tokens outside model.vocab on from len(model.vocab): with the gaps
         # removed types leave, that would move them, so they go into model.vocab with their ids
         model_vocab = dict(sorted({**model_vocab, **{a["content"]: a["id"] for a in added}}.items(), key=itemgetter(1)))
-    carried = tokeniser.metadata.get("hf") or {}
     unknown = tokeniser.unknown
     model = {
         "type": "BPE",
