@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy loader below hands out, for type checkers and editors
-    from core.analysis.explain import trace_word
+    from core.analysis.explain import explain_word, trace_word
     from core.analysis.summary import summarise
     from core.bpe.graph import neighbourhood
     from core.bpe.model import BTETokeniser, Merge
@@ -74,6 +74,7 @@ _EXPORTS = {
     "algorithm_options": "core.families.registry",
     "compact_ids": "core.edits.id_compaction",
     "evaluate_morphology": "core.references.evaluation",
+    "explain_word": "core.analysis.explain",
     "find_blocked_merges": "core.edits.blocked",
     "finish": "core.edits.finishing",
     "iter_text_lines": "core.formats.corpora",
@@ -111,6 +112,7 @@ __all__ = [
     "algorithm_options",
     "compact_ids",
     "evaluate_morphology",
+    "explain_word",
     "find_blocked_merges",
     "finish",
     "iter_text_lines",

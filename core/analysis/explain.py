@@ -138,7 +138,9 @@ class TokenMerges:
             "start": self.start,
             "fired": None if self.fired is None else str(self.fired),
             "whole": self.whole,
-            "merges": [{"merge": str(m), "rank": _rank(m.rank), "primary": m == self.primary} for m in self.merges],
+            "merges": [
+                {"merge": str(m), "rank": display_rank(m.rank), "primary": m == self.primary} for m in self.merges
+            ],
         }
 
 
@@ -510,7 +512,7 @@ class Explanation:
                 merge, step, position = crossings[0]
                 out.append(
                     f"The first merge that crossed a reference boundary is {merge_text(merge)} "
-                    f"(rank {_rank(merge.rank)}, step {step}): it glued "
+                    f"(rank {display_rank(merge.rank)}, step {step}): it glued "
                     f"{word_fmt(self.cut(position))} together, so that split is lost."
                 )
                 later = crossings[1:]
@@ -530,9 +532,9 @@ class Explanation:
             alone = " ".join(fmt(t) for t in trap.piece_tokens) or fmt(trap.token)
             text = (
                 f"Trapped token {fmt(trap.token)}: segmented on its own, the piece {fmt(trap.piece)} gives "
-                f"{alone}; inside the word, {merge_text(trap.trapping)} (rank {_rank(trap.trapping.rank)}, "
+                f"{alone}; inside the word, {merge_text(trap.trapping)} (rank {display_rank(trap.trapping.rank)}, "
                 f"step {trap.step}) fired first and took the {fmt(trap.taken)} that "
-                f"{merge_text(trap.blocked)} (rank {_rank(trap.blocked.rank)}) needed."
+                f"{merge_text(trap.blocked)} (rank {display_rank(trap.blocked.rank)}) needed."
             )
             if trap.without is not None:
                 text += (
@@ -553,7 +555,8 @@ class Explanation:
         }
 
 
-def _rank(rank) -> int | float:
+def display_rank(rank) -> int | float:
+    """A rank as written: 12 for 12.0, 4.999 as is (reification ranks)."""
     return int(rank) if isinstance(rank, float) and rank.is_integer() else rank
 
 
@@ -607,6 +610,7 @@ __all__ = [
     "Trap",
     "WordTrace",
     "agreement",
+    "display_rank",
     "explain_word",
     "find_traps",
     "forest_at",

@@ -20,7 +20,7 @@ import argparse
 import sys
 
 import core
-from core.cli import corpora, editing, graphs, segmenting, training
+from core.cli import corpora, editing, explaining, graphs, segmenting, training
 from core.cli.common import PROGRAM, HelpFormatter, prepare_outputs
 from core.errors import InputError
 
@@ -43,6 +43,7 @@ def build_parser(prog: str = PROGRAM) -> argparse.ArgumentParser:
         training.add_train,
         training.add_train_bpe,
         segmenting.add_evaluate,
+        explaining.add_explain,
         graphs.add_graph,
         editing.add_knockout,
         editing.add_rebpe,
