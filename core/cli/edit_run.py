@@ -216,9 +216,9 @@ def report_outputs(args, report: dict, summary: str, lines: list[str], hf_proble
     for line in [summary, *lines, f"-> {written}"]:
         print(line, file=sys.stderr)
     if hf_problem is not None:
+        hint = "; --finish cascade or intermediates settles tuple merges" if "tuple merge" in hf_problem else ""
         print(
-            f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written; "
-            "--finish cascade or intermediates settles tuple merges)",
+            f"error: {args.hf_out}: not written: {hf_problem} (the project file {args.out} was written{hint})",
             file=sys.stderr,
         )
         return 2

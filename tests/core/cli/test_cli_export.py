@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tokenizers import Tokenizer
 
 from core.formats.samples import SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
 from tests.core.cli.test_cli import run
+from tests.real_tokenisers import real_file
 
 EN_4K = str(SAMPLE_DIR / "tokenisers" / "en-bpe-4k-wordfreq.json")
 EN_REF = str(SAMPLE_DIR / "references" / "en_morph.tsv")
@@ -137,3 +139,25 @@ def test_remove_takes_the_trimmed_types_of_a_trimmed_bpe(tmp_path):
     agree_with_hf(out, hf / "tokenizer.json")
     plain = run("remove", "--tokeniser", EN_4K, "--out", str(out), check=False)
     assert plain.returncode == 2 and "say which types go" in plain.stderr
+
+
+@pytest.mark.real
+def test_a_rank_file_edit_is_refused_for_hf_with_the_reason_and_no_finishing_hint(tmp_path):
+    path = real_file("spm-botchan-bpe", "botchan_en_bpe_1000.model")
+    chosen = [t for t in load_tokeniser(path).produced_by if len(t) > 3][:3]
+    (tmp_path / "types.txt").write_text("".join(t + "\n" for t in chosen), encoding="utf-8")
+    out, hf = tmp_path / "o.json", tmp_path / "hf"
+    done = run(
+        "remove",
+        "--tokeniser",
+        str(path),
+        "--types",
+        str(tmp_path / "types.txt"),
+        "--out",
+        str(out),
+        "--hf-out",
+        str(hf),
+        check=False,
+    )
+    assert done.returncode == 2 and out.is_file() and not (hf / "tokenizer.json").exists()
+    assert "share a rank with another merge" in done.stderr and "--finish" not in done.stderr
