@@ -23,6 +23,8 @@ from collections.abc import Callable, Hashable
 
 import streamlit as st
 
+from core.bpe.model import BTETokeniser
+from core.edits.archive import tokeniser_digest
 from core.errors import InputError
 from core.tokeniser import Tokeniser
 from ui.storage import MB, env_megabytes
@@ -52,6 +54,23 @@ def footprint(tokeniser: Tokeniser) -> int:
         + BYTES_PER_TYPE * len(vocabulary)
         + BYTES_PER_CHAR * sum(map(len, vocabulary))
     )
+
+
+def warm_up(tokeniser: Tokeniser) -> threading.Thread:
+    """Build, in a background thread, the indexes the pages need first (merge-graph indexes, the
+    segmentation engine, the content digest that keys stored results), so that a page opened after a
+    large file was loaded finds them built. Each is computed once per object (a page asking for one
+    meanwhile waits for it or builds an equal one)."""
+
+    def build() -> None:
+        for name in IN_USE:
+            getattr(tokeniser, name, None)
+        if isinstance(tokeniser, BTETokeniser):
+            tokeniser_digest(tokeniser)
+
+    thread = threading.Thread(target=build, name="tokeniser-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def measured_bytes(load: Callable[[], Tokeniser]) -> tuple[Tokeniser, int]:
@@ -122,6 +141,7 @@ class TokeniserStore:
                     self.items[key] = (tokeniser, size)
                     while self.total > self.budget:
                         self.items.popitem(last=False)
+                warm_up(tokeniser)
             finally:
                 with self.lock:
                     self.loading.pop(key, None)

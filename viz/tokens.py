@@ -39,17 +39,15 @@ _CHIP_STYLE = (
 )
 
 
+#: str.translate table of :func:`visible`: VISIBLE, then the other C0/C1 controls as \\xNN.
+_VISIBLE_TABLE = {c: VISIBLE.get(chr(c), f"\\x{c:02x}") for c in (*range(32), *range(0x7F, 0xA0))} | {
+    ord(ch): shown_as for ch, shown_as in VISIBLE.items()
+}
+
+
 def visible(text: str) -> str:
     """Whitespace as ␣ ↵ ⇥ ␍, other control characters as \\xNN."""
-    out = []
-    for ch in text:
-        if ch in VISIBLE:
-            out.append(VISIBLE[ch])
-        elif ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return text.translate(_VISIBLE_TABLE)
 
 
 def shown(token: str, display: Callable[[str], str] = lambda t: t) -> str:

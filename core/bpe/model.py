@@ -31,6 +31,7 @@ from core.bpe.segmentation import SegmentationEngine, SegmentationTrace
 from core.bpe.serialisation import project_json, read_project_json
 from core.bpe.unknowns import DEFAULT_UNKNOWN, UnknownPolicy
 from core.errors import InputError
+from core.gc_pause import cyclic_gc_paused
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace, TraceEvent
 
@@ -159,18 +160,21 @@ class BTETokeniser:
     def produced_by(self) -> dict[str, tuple[Merge, ...]]:
         """M_i(t): the merges whose result is t."""
         index: dict[str, list[Merge]] = {}
-        for merge in self.merges:
-            index.setdefault(merge.result, []).append(merge)
-        return {t: tuple(ms) for t, ms in index.items()}
+        with cyclic_gc_paused():
+            for merge in self.merges:
+                index.setdefault(merge.result, []).append(merge)
+            return {t: tuple(ms) for t, ms in index.items()}
 
     @cached_property
     def used_by(self) -> dict[str, tuple[Merge, ...]]:
         """M_o(t): the merges that have t as a part (each merge listed once)."""
         index: dict[str, list[Merge]] = {}
-        for merge in self.merges:
-            for part in dict.fromkeys(merge.parts):
-                index.setdefault(part, []).append(merge)
-        return {t: tuple(ms) for t, ms in index.items()}
+        with cyclic_gc_paused():  # hundreds of thousands of new lists: full passes would rescan them
+            for merge in self.merges:
+                parts = merge.parts
+                for part in parts if len(parts) == 2 and parts[0] != parts[1] else dict.fromkeys(parts):
+                    index.setdefault(part, []).append(merge)
+            return {t: tuple(ms) for t, ms in index.items()}
 
     def merge_of(self, type_: str) -> Merge | None:
         """The lowest-ranked merge forming ``type_`` (None for an alphabet type or an unknown string)."""

@@ -33,6 +33,7 @@ from core.edits.blocked import AlternativeExample, BlockedMerge, BlockedReport
 from core.edits.knockout import id_lineage, restore_id_lineage
 from core.edits.steps import PREEXISTING, StepReport
 from core.formats.output_files import write_atomically
+from core.gc_pause import cyclic_gc_paused
 from core.references.evaluation import MorphScores
 
 FORMAT = "structured-tokenisers-results"
@@ -54,7 +55,12 @@ def tokeniser_digest(tokeniser: BTETokeniser) -> str:
     """A digest of the tokeniser's content (its canonical ``to_json()``), computed once per object."""
     found = _DIGESTS.get(tokeniser)
     if found is None:
-        found = _sha256(json.dumps(tokeniser.to_json(), sort_keys=True, ensure_ascii=False, default=repr))
+        with cyclic_gc_paused():
+            content = tokeniser.to_json()
+            # the two big members in their own canonical order, which is cheaper than sorting keys
+            merges, ids = content.pop("merges", None), content.pop("type_ids", None)
+            ids = sorted(ids.items(), key=lambda item: (item[1], item[0])) if isinstance(ids, dict) else ids
+            found = _sha256(json.dumps([content, merges, ids], sort_keys=True, ensure_ascii=False, default=repr))
         _DIGESTS[tokeniser] = found
     return found
 

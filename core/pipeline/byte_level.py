@@ -52,12 +52,23 @@ def text_to_byte_chars(text: str) -> str:
     return bytes_to_byte_chars(text.encode("utf-8", "surrogatepass"))
 
 
+#: str.translate table from byte characters to the Latin-1 character of their byte; the characters
+#: U+0080..U+00FF that are *not* byte characters go to U+FFFF, which Latin-1 cannot encode.
+_BYTE_CHARS_TO_LATIN1 = {ord(c): chr(b) for c, b in CHAR_TO_BYTE.items()} | {
+    c: "\uffff" for c in range(0x80, 0x100) if chr(c) not in CHAR_TO_BYTE
+}
+
+
 def byte_chars_to_bytes(chars: str, strict: bool = False) -> bytes:
     """Bytes of a byte-character string.
 
     A character outside the alphabet (e.g. in a special token) is kept as its own UTF-8 bytes,
     or raises InputError if ``strict``.
     """
+    try:  # fast path: byte characters, and ASCII outside the alphabet (its UTF-8 is its Latin-1)
+        return chars.translate(_BYTE_CHARS_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        pass
     out = bytearray()
     for c in chars:
         b = CHAR_TO_BYTE.get(c)

@@ -10,18 +10,14 @@ from __future__ import annotations
 import unicodedata
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+#: str.translate table of the control characters (category Cc: U+0000..U+001F, U+007F..U+009F).
+_ESCAPES = {
+    c: _NAMED.get(chr(c), f"\\x{c:02x}" if c < 0x80 else f"\\u{c:04x}")
+    for c in range(0xA0)
+    if unicodedata.category(chr(c)) == "Cc"
+}
 
 
 def escape_controls(text: str) -> str:
     """``text`` with every control character (category Cc) written as an escape."""
-    out = []
-    for c in text:
-        if unicodedata.category(c) != "Cc":
-            out.append(c)
-        elif c in _NAMED:
-            out.append(_NAMED[c])
-        elif ord(c) < 0x80:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(f"\\u{ord(c):04x}")
-    return "".join(out)
+    return text.translate(_ESCAPES)

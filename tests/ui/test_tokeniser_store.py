@@ -9,6 +9,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.edits.archive import _DIGESTS, tokeniser_digest
 from core.errors import InputError
 from core.formats.samples import scenario_paths, tokeniser_paths
 from core.formats.tokeniser_files import load_tokeniser
@@ -21,6 +22,7 @@ from ui.tokeniser_store import (
     budget_bytes,
     footprint,
     measured_bytes,
+    warm_up,
 )
 
 SCENARIOS = scenario_paths()
@@ -148,3 +150,13 @@ def test_an_upload_over_the_budget_is_rejected_and_the_old_tokeniser_stays(budge
     (error,) = [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
     assert "Rejected, not loaded:** `big.json`" in error and f"at most 1 MB of tokenisers ({BUDGET_ENV})" in error
     assert at.selectbox(key="ws_tokeniser").value == "a1_scenario1"
+
+
+def test_a_stored_tokeniser_has_its_indexes_and_digest_built_in_the_background():
+    tokeniser = scenario("a1_scenario1")
+    assert "used_by" not in vars(tokeniser) and tokeniser not in _DIGESTS
+    warm_up(tokeniser).join(timeout=60)
+    assert {"types", "produced_by", "used_by", "merge_index", "engine"} <= set(vars(tokeniser))
+    digest = _DIGESTS[tokeniser]
+    _DIGESTS.pop(tokeniser)
+    assert tokeniser_digest(tokeniser) == digest  # the same digest a page would compute

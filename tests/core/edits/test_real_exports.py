@@ -22,11 +22,13 @@ from tests.real_tokenisers import RUNNING_TEXTS, real_file
 pytestmark = pytest.mark.real
 
 #: one tokeniser per family of pipeline (the issue's four first), and whether ReBPE runs on it too
+#: (ReBPE's edits reach the export through the same finishing as knockout's; on the 128k-262k
+#: tokenisers it takes 30-50 s each, so it runs on GPT-2 alone and knockout covers their pipelines)
 FAMILIES = {
     "gpt2": True,  # vocab.json + merges.txt, <|endoftext|> split out in front of ByteLevel
-    "llama3": True,  # Split + ByteLevel, ignore_merges, 256 added tokens, TemplateProcessing
-    "gemma3": True,  # SentencePiece-style: Replace normaliser, byte fallback, 6,415 added tokens
-    "qwen3": True,  # NFC, non-special added tokens
+    "llama3": False,  # Split + ByteLevel, ignore_merges, 256 added tokens, TemplateProcessing
+    "gemma3": False,  # SentencePiece-style: Replace normaliser, byte fallback, 6,415 added tokens
+    "qwen3": False,  # NFC, non-special added tokens
     "llama2": False,  # Prepend/Replace normaliser, byte fallback, fused unk
     "deepseek_v3": False,  # three Splits + ByteLevel, normalized added tokens
     "clip": False,  # Lowercase normaliser, end_of_word_suffix </w>
