@@ -7,6 +7,8 @@ from ``core``; each is loaded on first use, so ``import core`` stays fast. A ses
     import core
     tok = core.load_tokeniser("sample_data/tokenisers/bpe-40k_oscar-nl-clean/tokenizer.json")
     trace = tok.trace_text(" bruidsjurk")  # as in running text; trace.tokens, trace.events
+    word = tok.tokenise_word("bruidsjurk")  # a word inside running text, as `segment` prints it: Ġbruids jurk
+    text = tok.tokenise("bruidsjurk")  # a text that starts with the word, as HF encodes it: bru ids jurk
     entries = core.load_references("sample_data/references/nl_morph.tsv").entries
     knocked = core.run_knockout(tok, entries, core.KnockoutConfig(threshold=0.5))  # [knockout §3]
     rebpe = core.run_rebpe(tok, entries, core.ReBPEConfig())  # [rebpe Alg. 1]; .steps: every phase

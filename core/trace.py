@@ -43,6 +43,11 @@ class Trace:
     def tokens(self) -> tuple[str, ...]:
         return self.events[-1].tokens if self.events else self.initial
 
+    def __repr__(self) -> str:
+        text = self.text if len(self.text) <= 40 else self.text[:40] + "…"
+        tokens = " ".join(self.tokens[:12]) + (f" … ({len(self.tokens):,} tokens)" if len(self.tokens) > 12 else "")
+        return f"<Trace {text!r} -> {tokens}; {len(self.events):,} events>"
+
     def problems(self) -> list[str]:
         """Ways in which the trace is not a replayable chain (empty when it is one): every state
         must spell the concatenated pretokens."""

@@ -56,6 +56,9 @@ class WordTrace:
     def tokens(self) -> tuple[str, ...]:
         return tuple(t for trace in self.traces for t in trace.tokens)
 
+    def __repr__(self) -> str:
+        return f"<WordTrace {self.word!r} -> {' '.join(self.tokens)}: {self.n_steps} merge steps>"
+
     @property
     def n_steps(self) -> int:
         return sum(len(trace.steps) for trace in self.traces)
@@ -461,6 +464,13 @@ class Explanation:
     @property
     def compared(self) -> tuple[Boundary, ...]:
         return tuple(b for b in self.boundaries if b.verdict)
+
+    def __repr__(self) -> str:
+        reference = "" if self.reference is None else f" (reference {' '.join(self.reference)})"
+        return (
+            f"<Explanation {self.word!r} -> {' '.join(self.tokens)}{reference}: {len(self.missed)} missed "
+            f"boundaries, {len(self.traps)} traps; .sentences() says why>"
+        )
 
     @property
     def missed(self) -> tuple[Boundary, ...]:

@@ -290,7 +290,9 @@ class BTETokeniser:
         return self.engine.segment(pretoken)
 
     def tokenise(self, text: str) -> list[str]:
-        """Pre-tokenise running text and segment every pretoken; added tokens stay whole."""
+        """Pre-tokenise running text and segment every pretoken; added tokens stay whole. As HF's
+        ``encode``, nothing is put before ``text`` (``tokenise("bruidsjurk")``: ``bru ids jurk``);
+        :meth:`tokenise_word` segments a word as it appears inside running text (``Ġbruids jurk``)."""
         segment = self.engine.segment
         if not self.pretokeniser.may_hold_added_tokens(text):
             return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]

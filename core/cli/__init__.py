@@ -8,7 +8,7 @@ is one module holding its commands' arguments and behaviour:
 - :mod:`core.cli.corpora`: sample-text, stats, count
 
 Shared plumbing is in :mod:`core.cli.common` (help, shared arguments, loading, output checks) and
-:mod:`core.cli.progress` (progress bars).
+:mod:`core.cli.progress` (the progress line a command shows on a terminal once it has run a second).
 
 Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2; output files
 (``--out``, ``--report``, ...) are checked, and their missing folders made, before the work starts.
@@ -22,6 +22,7 @@ import sys
 import core
 from core.cli import corpora, editing, explaining, graphs, segmenting, training
 from core.cli.common import PROGRAM, HelpFormatter, prepare_outputs
+from core.cli.progress import ProgressBar
 from core.errors import InputError
 
 
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None, prog: str = PROGRAM) -> int:
     args = build_parser(prog).parse_args(argv)
     try:
         prepare_outputs(args)  # before the work, not after it
-        return args.run(args)
+        with ProgressBar(f"{prog} {args.command}"):  # what the command's own progress does not describe
+            return args.run(args)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.cli.progress import ProgressBar
 from core.errors import InputError
 from core.formats.output_files import check_output_path
 
@@ -109,6 +110,11 @@ def tell_detected(path: str, tokeniser) -> None:
         print(f"note: {path}: {note}", file=sys.stderr)
 
 
+def loading(path: str) -> ProgressBar:
+    """The progress line while the tokeniser at ``path`` loads (a real one can take seconds)."""
+    return ProgressBar(f"loading {path}")
+
+
 def load_tokeniser_argument(args, capability: str | None = None):
     """The ``--tokeniser`` of a command, with what the loader inferred printed to stderr; with
     ``capability``, that view of it (a one-line error when the family lacks it)."""
@@ -117,7 +123,8 @@ def load_tokeniser_argument(args, capability: str | None = None):
     from core.tokeniser import require
 
     override = PRETOKENISERS[args.pretokeniser]() if getattr(args, "pretokeniser", None) else None
-    tokeniser = load_tokeniser(args.tokeniser, pretokeniser=override, pattern=getattr(args, "pattern", None))
+    with loading(args.tokeniser):
+        tokeniser = load_tokeniser(args.tokeniser, pretokeniser=override, pattern=getattr(args, "pattern", None))
     tell_detected(args.tokeniser, tokeniser)
     if capability is None:
         return tokeniser
@@ -129,7 +136,8 @@ def load_reference_entries(path: str, free: bool):
     segmentations); what was rejected is summarised on stderr."""
     from core.references.files import load_references
 
-    references = load_references(path)
+    with ProgressBar(f"reading {path}"):
+        references = load_references(path)
     if references.rejected:
         print(references.summary(), file=sys.stderr)
     entries = [e for e in references.entries if not free or e.free_morphs is not None]

@@ -15,6 +15,7 @@ from core.cli.common import (
     add_tokeniser_arguments,
     at_least,
     examples,
+    loading,
     tell_detected,
 )
 from core.cli.progress import ProgressBar
@@ -97,7 +98,8 @@ def cmd_stats(args) -> int:
     from core.analysis.token_stats import corpus_stats, stats_file_json, tokeniser_at
     from core.counting.chunks import corpus_files, fingerprint
 
-    tokeniser = tokeniser_at(args.tokeniser, args.pretokeniser, args.pattern)
+    with loading(args.tokeniser):
+        tokeniser = tokeniser_at(args.tokeniser, args.pretokeniser, args.pattern)
     tell_detected(args.tokeniser, tokeniser)
     files = corpus_files(args.corpus)
     started = time.perf_counter()

@@ -15,6 +15,7 @@ from core.cli.common import (
     load_reference_entries,
     load_tokeniser_argument,
 )
+from core.cli.progress import ProgressBar
 from core.errors import InputError, shorten
 from core.formats.output_files import write_text
 
@@ -236,6 +237,34 @@ def _measured_on(args, after, blamed: int) -> str:
     )
 
 
+#: the name a command's progress line gives its run
+RUN_NAMES = {"knockout": "BPE-knockout", "rebpe": "ReBPE"}
+#: what each phase of a run does (``core.edits.rebpe.run_rebpe``'s ``on_phase``), for the progress line
+PHASE_TEXT = {"tracing": "tracing the reference words"}
+
+
+def _phase_line(args, bar: ProgressBar):
+    """A run's ``on_phase``: the phase and iteration on the progress line."""
+    name = RUN_NAMES.get(args.command, args.command)
+
+    def on_phase(phase: str, iteration: int) -> None:
+        where = f" iteration {iteration}" if iteration and args.command == "rebpe" else ""
+        bar.describe(f"{name}{where}: {PHASE_TEXT.get(phase, phase)}")
+
+    return on_phase
+
+
+def annealing_notes(args, steps) -> list[str]:
+    """What each annealing step looked at and why it added what it did; when it added nothing, that
+    the result is what the run gives without annealing."""
+    notes = []
+    for step in steps:
+        if step.annealing is not None:
+            same = "" if step.changed else f"; so {args.out} is what {args.command} writes without --anneal"
+            notes.append(step.annealing.summary() + same)
+    return notes
+
+
 def run_edit_command(args, run_edit) -> int:
     """Shared by knockout and rebpe: load, evaluate before, run, evaluate after, finish, save, report."""
     import time
@@ -245,22 +274,27 @@ def run_edit_command(args, run_edit) -> int:
 
     tokeniser = checked_graph(args)
     entries, evaluation = _blame_and_evaluation(args)
-    options = {
-        "free": args.free,
-        "weights": load_word_counts(args.weights) if args.weights else None,
-        "evaluation_entries": evaluation if args.holdout is not None else None,
-    }
-    before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
-    started = time.perf_counter()
-    run, report = run_edit(tokeniser, entries, options)
-    seconds = time.perf_counter() - started
+    weights = load_word_counts(args.weights) if args.weights else None
 
     def score(tok):
         return evaluate_morphology(tok, evaluation, free=args.free)
 
-    final, settled, lines = settle(args, tokeniser, run.tokeniser, score)
-    after = score(final)
-    hf_problem = write_outputs(args, final)
+    with ProgressBar("evaluating the tokeniser before the edit") as bar:
+        before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
+        options = {
+            "free": args.free,
+            "weights": weights,
+            "evaluation_entries": evaluation if args.holdout is not None else None,
+            "on_phase": _phase_line(args, bar),
+        }
+        started = time.perf_counter()
+        run, report = run_edit(tokeniser, entries, options)
+        seconds = time.perf_counter() - started
+        bar.describe("finishing and evaluating the edited tokeniser")
+        final, settled, lines = settle(args, tokeniser, run.tokeniser, score)
+        after = score(final)
+        bar.describe(f"writing {args.out}")
+        hf_problem = write_outputs(args, final)
     report = {
         **report,
         "settings": {
@@ -287,4 +321,4 @@ def run_edit_command(args, run_edit) -> int:
         f"(Pr {after.precision:.4f}, Re {after.recall:.4f}) {_measured_on(args, after, len(entries))}; "
         f"{seconds:.2f} s"
     )
-    return report_outputs(args, report, summary, lines, hf_problem)
+    return report_outputs(args, report, summary, annealing_notes(args, run.steps) + lines, hf_problem)

@@ -25,7 +25,7 @@ from core.cli.edit_run import (
     settle,
     write_outputs,
 )
-from core.cli.progress import BAR_FROM, ProgressBar
+from core.cli.progress import ProgressBar
 
 
 def add_knockout(sub, prog: str) -> None:
@@ -110,9 +110,7 @@ def cmd_rebpe(args) -> int:
     )
 
     def edit(tokeniser, entries, options):
-        # an iteration is slow only on a large reference; ReBPE may stop before the last one
-        with ProgressBar("ReBPE", "iteration", total=args.max_iterations, hidden=len(entries) < BAR_FROM) as bar:
-            run = run_rebpe(tokeniser, entries, config, progress=lambda i, step: bar.advance(), **options)
+        run = run_rebpe(tokeniser, entries, config, **options)
         return run, {"steps": [step.to_json() for step in run.steps]}
 
     return run_edit_command(args, edit)
@@ -180,7 +178,9 @@ def cmd_remove(args) -> int:
     if args.types:
         types = check_removable(tokeniser, _read_types(args.types), args.types)
     elif args.counts:
-        types = least_frequent_types(tokeniser, load_word_counts(args.counts), args.size)
+        counts = load_word_counts(args.counts)
+        with ProgressBar(f"choosing the least frequent types on {args.counts}"):
+            types = least_frequent_types(tokeniser, counts, args.size)
     elif isinstance(loaded, TrimmedBPE):  # its merges go instead of decomposing at run time
         types = sorted(loaded.trimmed, key=lambda t: tokeniser.produced_by[t][0].rank)
     else:
@@ -190,10 +190,13 @@ def cmd_remove(args) -> int:
     def score(tok):
         return evaluate_morphology(tok, entries) if entries is not None else None
 
-    edited, edit = knock_out(tokeniser, types, cascade=args.cascade)
-    final, settled, lines = settle(args, tokeniser, edited, score)
-    hf_problem = write_outputs(args, final)
-    before, after = score(tokeniser), score(final)
+    with ProgressBar(f"removing {len(types):,} types") as bar:
+        edited, edit = knock_out(tokeniser, types, cascade=args.cascade)
+        bar.describe("finishing and evaluating the edited tokeniser")
+        final, settled, lines = settle(args, tokeniser, edited, score)
+        before, after = score(tokeniser), score(final)
+        bar.describe(f"writing {args.out}")
+        hf_problem = write_outputs(args, final)
     report = {
         "chosen": len(types),
         "types_removed": len(edit.types_removed),

@@ -17,6 +17,7 @@ from core.cli.common import (
     load_reference_entries,
     load_tokeniser_argument,
 )
+from core.cli.progress import ProgressBar
 
 
 def add_explain(sub, prog: str) -> None:
@@ -46,10 +47,12 @@ def cmd_explain(args) -> int:
     if args.reference:
         references = {e.word: e.morphs for e in load_reference_entries(args.reference, False)}
     results = []
-    for word in args.words:
-        traced = trace_word(tokeniser, word)
-        explanation = explain_word(tokeniser, word, references.get(word), traced=traced, counterfactual=True)
-        results.append((traced, token_merges(tokeniser, traced), explanation))
+    with ProgressBar("explaining", "word", total=len(args.words)) as bar:
+        for word in args.words:
+            traced = trace_word(tokeniser, word)
+            explanation = explain_word(tokeniser, word, references.get(word), traced=traced, counterfactual=True)
+            results.append((traced, token_merges(tokeniser, traced), explanation))
+            bar.advance()
     if args.json:
         print(json.dumps([_json(tokeniser, *r) for r in results], ensure_ascii=False, indent=1))
     else:

@@ -17,6 +17,7 @@ from core.cli.common import (
     load_reference_entries,
     load_tokeniser_argument,
 )
+from core.cli.progress import ProgressBar
 from core.errors import InputError, excerpt
 
 
@@ -85,7 +86,8 @@ def _fire_counters(tokeniser, args) -> dict:
         words = [e.word for e in load_reference_entries(args.reference, False)]
         counters["reference"] = FireCounter.from_words(tokeniser, words, "reference")
     if args.corpus:
-        counters["corpus"] = FireCounter.from_lines(tokeniser, iter_text_lines(args.corpus), "corpus")
+        with ProgressBar(f"counting the merges that fire on {args.corpus}"):
+            counters["corpus"] = FireCounter.from_lines(tokeniser, iter_text_lines(args.corpus), "corpus")
     return counters
 
 
@@ -178,7 +180,8 @@ def cmd_blocked(args) -> int:
 
     tokeniser = load_tokeniser_argument(args, "merge_graph")
     words = [e.word for e in load_reference_entries(args.reference, False)] if args.reference else None
-    report = find_blocked_merges(tokeniser, words)
+    with ProgressBar("finding the tuple merges that can never apply"):
+        report = find_blocked_merges(tokeniser, words)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0

@@ -36,7 +36,9 @@ def add_inspect(sub, prog: str) -> None:
 def cmd_inspect(args) -> int:
     from core.analysis.summary import summarise, summary_lines
 
-    summary = summarise(load_tokeniser_argument(args))
+    tokeniser = load_tokeniser_argument(args)
+    with ProgressBar("summarising"):
+        summary = summarise(tokeniser)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
     else:
@@ -69,8 +71,8 @@ def add_segment(sub, prog: str) -> None:
     p.add_argument(
         "words",
         nargs="*",
-        help="words to segment, each as in running text (' ' + word) (default: none; "
-        "give words, --words-file or --text)",
+        help="words to segment, each as in running text (' ' + word, as tokenise_word does in Python) "
+        "(default: none; give words, --words-file or --text)",
     )
 
 

@@ -167,7 +167,7 @@ def cmd_train(args) -> int:
         print("\n".join(option_lines(algorithm)))
         return 0
     _required_for_training(args)
-    with _naming(args.corpus or args.counts):
+    with _naming(args.corpus or args.counts), ProgressBar(f"reading {args.corpus or args.counts}"):
         if args.corpus:
             corpus = registry.training_corpus(algorithm, iter_text_lines(args.corpus), args.pretokeniser)
         elif registry.is_counts_file(args.counts):

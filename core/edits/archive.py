@@ -31,13 +31,13 @@ from typing import Any, NamedTuple
 from core.bpe.model import CARRIED_METADATA, BTETokeniser, Merge
 from core.edits.blocked import AlternativeExample, BlockedMerge, BlockedReport
 from core.edits.knockout import id_lineage, restore_id_lineage
-from core.edits.steps import PREEXISTING, StepReport
+from core.edits.steps import PREEXISTING, AnnealingDiagnostics, StepReport
 from core.formats.output_files import write_atomically
 from core.gc_pause import cyclic_gc_paused
 from core.references.evaluation import MorphScores
 
 FORMAT = "structured-tokenisers-results"
-VERSION = 1  # bump to invalidate every archive (disk cache and sample_data/precomputed)
+VERSION = 2  # bump to invalidate every archive (disk cache and sample_data/precomputed)
 
 _DIGESTS: weakref.WeakKeyDictionary[BTETokeniser, str] = weakref.WeakKeyDictionary()
 
@@ -254,6 +254,7 @@ def steps_to_json(start: BTETokeniser, steps: Sequence[StepReport], table: Merge
                 "origins": _mapping_delta(origins, step.origins),  # [removed, set]
                 "details": [dict(d) for d in step.details],
                 "seconds": step.seconds,
+                "annealing": None if step.annealing is None else step.annealing.to_json(),
                 "tokeniser": tokeniser_delta(tokeniser, step.tokeniser, table),
             }
         )
@@ -328,6 +329,7 @@ def steps_from_json(
             origins=origins,
             details=step["details"],
             seconds=step["seconds"],
+            annealing=None if step["annealing"] is None else AnnealingDiagnostics.from_json(step["annealing"]),
         )
         report.__dict__.update(_chain=chain, _index=index)
         steps.append(report)
@@ -343,6 +345,12 @@ class RunParts(NamedTuple):
     seconds: float
     unaligned: tuple[str, ...]
     words: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return (
+            f"<RunParts {len(self.steps)} steps: |V| {self.tokeniser.vocab_size:,} at the end, F1 "
+            f"{self.initial.f1:.4f} at the start, on {len(self.words):,} words; {self.seconds:.1f} s>"
+        )
 
 
 def run_to_json(start: BTETokeniser, parts: RunParts) -> dict:
@@ -424,6 +432,12 @@ class ReparationParts(NamedTuple):
     repaired: tuple[tuple[Merge, Merge], ...]
     changed_words: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
     blocked_after: BlockedReport
+
+    def __repr__(self) -> str:
+        return (
+            f"<ReparationParts {len(self.repaired):,} merges repaired, {len(self.changed_words):,} words changed, "
+            f"{len(self.blocked_after.blocked):,} blocked merges after>"
+        )
 
 
 def reparation_to_json(target: BTETokeniser, parts: ReparationParts) -> dict:

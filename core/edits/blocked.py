@@ -506,6 +506,13 @@ class BlockedReport:
     #: Types no merge forms that ``ignore_merges`` emits whole for their own pretoken (reachable).
     whole_only_types: tuple[str, ...] = ()
 
+    def __repr__(self) -> str:
+        tuples = sum(b.merge.is_tuple for b in self.blocked)
+        return (
+            f"<BlockedReport {len(self.blocked):,} blocked merges ({tuples:,} tuple merges), "
+            f"{len(self.unreachable_types):,} unreachable types, {self.alternatives:,} alternative merges>"
+        )
+
     def by_scenario(self) -> dict[str, int]:
         counts = {name: 0 for name in SCENARIOS}
         for entry in self.blocked:

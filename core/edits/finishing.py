@@ -54,6 +54,9 @@ class Finishing:
     def changed(self) -> bool:
         return bool(self.blocked_dropped or self.reified or self.cascaded)
 
+    def __repr__(self) -> str:
+        return f"<Finishing {self.summary()}>"
+
     def to_json(self, ids: dict[str, int] | None = None) -> dict:
         """Counts and examples; with ``ids`` the added types with their ids."""
         added = [{"type": t, "id": (ids or {}).get(t)} for t in self.types_added]

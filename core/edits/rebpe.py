@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal, get_args
@@ -39,7 +39,17 @@ from core.bpe.segmentation import SegmentationEngine
 from core.edits.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.edits.knockout import derive, knock_out, knock_out_merges
 from core.edits.reference_state import BLAME_MODES, BlameMode, TokenisedReference
-from core.edits.steps import ANNEALED, KNOCKOUT, PREEXISTING, REIFIED, REPAIRED, REUSED, StepReport
+from core.edits.steps import (
+    ANNEALED,
+    KNOCKOUT,
+    PREEXISTING,
+    REIFIED,
+    REPAIRED,
+    REUSED,
+    AnnealingDiagnostics,
+    PairCount,
+    StepReport,
+)
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 from core.options import check_bool, check_choice, check_int, check_number
@@ -141,11 +151,22 @@ class Run:
     def __init__(
         self, tokeniser: BTETokeniser, reference: TokenisedReference, evaluation: TokenisedReference | None = None
     ):
+        self.start = tokeniser
         self.tokeniser = tokeniser
         self.reference = reference
         self.evaluation = evaluation or reference
         self.origins: dict[str, str] = {m.result: PREEXISTING for m in tokeniser.merges}
         self.steps: list[StepReport] = []
+
+    def __repr__(self) -> str:
+        """One line (``steps`` and the tokenisers hold the details)."""
+        iterations = len({s.iteration for s in self.steps if s.phase != "annealing"})
+        scores = self.steps[-1].metrics if self.steps else None
+        f1 = "" if scores is None else f", F1 {scores.f1:.4f} on {scores.words:,} words"
+        return (
+            f"<Run {len(self.steps)} steps, {iterations} iterations: |V| {self.start.vocab_size:,} -> "
+            f"{self.tokeniser.vocab_size:,}{f1}>"
+        )
 
     def commit(
         self,
@@ -159,6 +180,7 @@ class Run:
         rewired=(),
         details=(),
         origin_updates: dict[str, str] | None = None,
+        annealing: AnnealingDiagnostics | None = None,
     ) -> StepReport:
         """Switch to ``new``, re-trace what can change and record the step."""
         old = self.tokeniser
@@ -190,6 +212,7 @@ class Run:
             details=details,
             seconds=time.perf_counter() - started,
             tokeniser=new,
+            annealing=annealing,
         )
         self.steps.append(step)
         return step
@@ -540,19 +563,31 @@ def reification_phase(run: Run, blacklist: set[tuple[str, ...]], config: ReBPECo
 
 
 # --- annealing ([rebpe §3.4]) -----------------------------------------------------------------------
-def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[dict]:
-    """Adjacent token pairs whose boundary the reference does not want (false-positive splits)."""
+def _pair_counts(
+    reference: TokenisedReference,
+) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float], int]:
+    """(amenable, all) applications of every adjacent token pair in the reference's segmentations,
+    weighted, and how many words have a pair; an application is amenable when the reference has no
+    boundary between the two tokens."""
     amenable: dict[tuple[str, str], float] = {}
     total: dict[tuple[str, str], float] = {}
+    split_words = 0
     for state in reference.words:
+        split = False
         for pretoken, tokens in zip(state.aligned.pretokens, state.segmentations, strict=True):
             offset = 0
             for left, right in pairwise(tokens):
+                split = True
                 offset += len(left)
                 pair = (left, right)
                 total[pair] = total.get(pair, 0) + state.weight
                 if pretoken.boundary_positions[offset - 1] not in state.gold:
                     amenable[pair] = amenable.get(pair, 0) + state.weight
+        split_words += split
+    return amenable, total, split_words
+
+
+def _qualifying(amenable: dict, total: dict, config: AnnealConfig) -> list[dict]:
     rows: list[dict[str, Any]] = [
         {"pair": p, "amenable": a, "total": total[p], "ratio": a / total[p]}
         for p, a in amenable.items()
@@ -562,15 +597,49 @@ def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[
     return rows
 
 
+def amenable_pairs(reference: TokenisedReference, config: AnnealConfig) -> list[dict]:
+    """Adjacent token pairs whose boundary the reference does not want (false-positive splits),
+    with at least ``min_applications`` amenable applications and an amenability ratio of at least
+    ``min_ratio``, most amenable first."""
+    amenable, total, _ = _pair_counts(reference)
+    return _qualifying(amenable, total, config)
+
+
+def _diagnose(
+    amenable: dict, total: dict, config: AnnealConfig, words: tuple[int, int], qualifying: int, new: int, added: int
+) -> AnnealingDiagnostics:
+    """What annealing looked at (the pair counts), and how many pairs each threshold left."""
+    counts = [PairCount(p, a, total[p]) for p, a in amenable.items()]
+    frequent = [c for c in counts if c.amenable >= config.min_applications]
+    return AnnealingDiagnostics(
+        min_applications=config.min_applications,
+        min_ratio=config.min_ratio,
+        max_vocab_size=config.max_vocab_size,
+        words=words[0],
+        split_words=words[1],
+        pairs=len(total),
+        amenable=len(counts),
+        frequent=len(frequent),
+        qualifying=qualifying,
+        existing=qualifying - new,
+        over_budget=new - added,
+        added=added,
+        most_amenable=min(counts, key=lambda c: (-c.amenable, -c.ratio, c.pair), default=None),
+        best_ratio=min(frequent, key=lambda c: (-c.ratio, -c.amenable, c.pair), default=None),
+    )
+
+
 def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepReport:
+    """Append a merge for every qualifying pair that is not yet a type (as many as ``max_vocab_size``
+    allows); the report's ``annealing`` says what was looked at and why pairs fell short."""
     started = time.perf_counter()
     tokeniser = run.tokeniser
+    types = tokeniser.types
     budget = max(0, config.max_vocab_size - tokeniser.vocab_size)
-    rows = [
-        r
-        for r in amenable_pairs(run.reference, config)
-        if "".join(r["pair"]) not in tokeniser.types and all(p in tokeniser.types for p in r["pair"])
-    ][:budget]
+    amenable, total, split_words = _pair_counts(run.reference)
+    qualifying = _qualifying(amenable, total, config)
+    new_rows = [r for r in qualifying if "".join(r["pair"]) not in types and all(p in types for p in r["pair"])]
+    rows = new_rows[:budget]
     base = math.floor(tokeniser.merges[-1].rank) + 1 if tokeniser.merges else 0
     added = [Merge(base + i, row["pair"]) for i, row in enumerate(rows)]
     new = derive(tokeniser, [*tokeniser.merges, *added]) if added else tokeniser
@@ -578,6 +647,8 @@ def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepR
         {"merge": " ".join(r["pair"]), "amenable": r["amenable"], "applications": r["total"], "ratio": r["ratio"]}
         for r in rows
     ]
+    words = (len(run.reference.words), split_words)
+    diagnostics = _diagnose(amenable, total, config, words, len(qualifying), len(new_rows), len(added))
     return run.commit(
         "annealing",
         iteration,
@@ -586,6 +657,7 @@ def annealing_phase(run: Run, config: AnnealConfig, iteration: int = 0) -> StepR
         added=added,
         details=details,
         origin_updates={m.result: ANNEALED for m in added},
+        annealing=diagnostics,
     )
 
 
@@ -598,18 +670,28 @@ def run_rebpe(
     evaluation_entries: Iterable | None = None,
     weights=None,
     free: bool = False,
-    progress=None,
+    progress: Callable[[int, StepReport], None] | None = None,
+    on_phase: Callable[[str, int], None] | None = None,
 ) -> Run:
     """The whole procedure; ``Run.steps`` lists every phase, so the explorer can step back and forth.
 
     ``evaluation_entries`` (a holdout split) get the metrics; by default the reference itself, as in
-    the paper (§4: no holdout).
+    the paper (§4: no holdout). ``progress(iteration, step)`` is told every iteration's knockout step;
+    ``on_phase(phase, iteration)`` every phase as it starts: "tracing" (the reference words, before
+    any phase, iteration 0), then "annealing", "knockout", "reparation" and "reification".
     """
     with cyclic_gc_paused():
-        return _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress)
+        return _run_rebpe(
+            tokeniser, reference_entries, config, evaluation_entries, weights, free, progress, on_phase or _no_phase
+        )
 
 
-def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress) -> Run:
+def _no_phase(phase: str, iteration: int) -> None:
+    pass
+
+
+def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights, free, progress, on_phase) -> Run:
+    on_phase("tracing", 0)
     reference = TokenisedReference(
         tokeniser, reference_entries, free=free, weights=weights, blame=config.knockout.blame
     )
@@ -621,10 +703,12 @@ def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights
     run = Run(tokeniser, reference, evaluation)
     anneal = config.anneal
     if anneal.when in ("before", "both"):
+        on_phase("annealing", 0)
         annealing_phase(run, anneal, 0)
     blacklist: set[tuple[str, ...]] = set()
     pending_knockout = False
     for iteration in range(1, config.max_iterations + 1):
+        on_phase("knockout", iteration)
         knocked = knockout_phase(run, config.knockout, iteration)
         pending_knockout = False
         blacklist |= {m.parts for m in knocked.removed}
@@ -636,16 +720,21 @@ def _run_rebpe(tokeniser, reference_entries, config, evaluation_entries, weights
             continue
         modified = False
         if config.fix:
+            on_phase("reparation", iteration)
             modified |= reparation_phase(run, iteration, config.reparation).changed
         if config.link or config.expand:
+            on_phase("reification", iteration)
             modified |= reification_phase(run, blacklist, config, iteration).changed
         if not knocked.changed and not modified:
             break
         pending_knockout = modified
     if pending_knockout:
+        on_phase("knockout", config.max_iterations + 1)
         knockout_phase(run, config.knockout, config.max_iterations + 1)
     if anneal.when in ("after", "both"):
-        annealing_phase(run, anneal, len({s.iteration for s in run.steps}))
+        last = len({s.iteration for s in run.steps})
+        on_phase("annealing", last)
+        annealing_phase(run, anneal, last)
     return run
 
 

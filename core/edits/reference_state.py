@@ -154,6 +154,12 @@ class TokenisedReference:
         for i in range(len(self.words)):
             self._retrace(i)
 
+    def __repr__(self) -> str:
+        return (
+            f"<TokenisedReference {len(self.words):,} words ({len(self.unaligned):,} unaligned), blame {self.blame!r}"
+            f"{', free morphs' if self.free else ''}, tokeniser {self.tokeniser.name!r}>"
+        )
+
     # --- incremental maintenance ----------------------------------------------------------------
     def _retrace(self, i: int) -> None:
         state = self.words[i]

@@ -88,6 +88,10 @@ class TrainingRun:
             "events": [e.to_json() for e in self.events],
         }
 
+    def __repr__(self) -> str:
+        kind = getattr(self.tokeniser, "kind", type(self.tokeniser).__name__)
+        return f"<TrainingRun {kind}: |V| {self.tokeniser.vocab_size:,}, {len(self.events):,} events>"
+
 
 class _Segmenting(Protocol):
     """What a :class:`PretokenSegmenter` subclass provides (as attributes or properties)."""
@@ -132,11 +136,13 @@ class PretokenSegmenter:
         return ids_in_order(sorted(self.vocabulary))
 
     def tokenise(self: _Segmenting, text: str) -> list[str]:
+        """Running text, nothing put before it (a word inside running text: :meth:`tokenise_word`)."""
         segment = self.segment_pretoken
         return [t for pretoken in self.pretokeniser.pretokenise(text) if pretoken for t in segment(pretoken)]
 
     def tokenise_word(self: _Segmenting, word: str) -> list[str]:
-        """``word`` as it appears in running text: ``" " + word`` through the pre-tokeniser."""
+        """``word`` as it appears inside running text: ``" " + word`` through the pre-tokeniser (what
+        ``python -m core segment`` prints; ``tokenise(word)`` is a text starting with the word)."""
         if not isinstance(word, str):
             raise InputError(f"expected a word (str), got {type(word).__name__}")
         return self.tokenise(" " + word)

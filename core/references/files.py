@@ -244,6 +244,10 @@ class ReferenceSet:
     def __len__(self) -> int:
         return len(self.entries)
 
+    def __repr__(self) -> str:
+        counts = f"{len(self.entries):,} entries, {len(self.rejected):,} rejected"
+        return f"<ReferenceSet {self.source} ({self.format}): {counts}>"
+
     def words(self) -> list[str]:
         """The entry words in file order."""
         return [entry.word for entry in self.entries]

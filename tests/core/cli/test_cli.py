@@ -142,6 +142,24 @@ def test_bad_counts_line_is_named(tmp_path):
     assert proc.returncode == 2 and "counts.tsv:2:" in proc.stderr
 
 
+def test_rebpe_says_why_annealing_changed_nothing_and_that_the_result_is_the_same(tmp_path):
+    """The README's --anneal example on the Dutch 40k: its 1,146 words are mostly one token each."""
+    edit = ["rebpe", "--tokeniser", str(DUTCH_40K), "--reference", str(SAMPLE_DIR / "references" / "nl_morph.tsv")]
+    edit += ["--max-iterations", "1"]
+    plain, annealed, report = tmp_path / "plain.json", tmp_path / "annealed.json", tmp_path / "report.json"
+    run(*edit, "--out", str(plain))
+    stderr = run(*edit, "--out", str(annealed), "--anneal", "--report", str(report)).stderr
+    assert annealed.read_bytes() == plain.read_bytes()
+    found = json.loads(report.read_text())["steps"][0]["annealing"]
+    assert (found["words"], found["added"], found["frequent"]) == (1146, 0, 0) and found["pairs"] > 0
+    [note] = [line for line in stderr.splitlines() if line.startswith("annealing ")]
+    assert note.startswith("annealing added no merge: a pair of adjacent tokens qualifies with ≥ 3 amenable")
+    assert f"{found['split_words']:,} of the 1,146 reference words are split into several tokens" in note
+    assert "; the most amenable pair is " in note and note.endswith(
+        f"; so {annealed} is what rebpe writes without --anneal"
+    )
+
+
 def test_knockout_and_rebpe_commands_write_reports_and_tokenisers(tmp_path):
     scenario = str(SAMPLE_DIR / "scenarios" / "a1_scenario2a.json")
     refs = tmp_path / "refs.tsv"

@@ -13,6 +13,7 @@ from core.bpe.model import BTETokeniser, Merge
 from core.edits.blame import compute_blame
 from core.edits.rebpe import AnnealConfig, ReBPEConfig, Run, annealing_phase, reify, repair, run_rebpe
 from core.edits.reference_state import TokenisedReference
+from core.edits.steps import PairCount
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline import ReBPEPipeline
@@ -125,6 +126,74 @@ def test_annealing_adds_pairs_the_reference_never_splits():
     # (_a, b): 3 applications, all amenable; (b, c): in abc, abcab (amenable) and bca (a wanted split) -> 2/3 < 0.8
     assert "_a b" in added and "b c" not in added and min(added.values()) == 1
     assert step.origins["_ab"] == "annealed"
+
+
+#: pairs in _a b c | _a b | _a b c a b | _ b c a: (_a, b) 3 of 3 amenable, (b, c) 2 of 3 (bca wants b|c),
+#: (c, a) 0 of 2 (both wanted), (a, b) 1 of 1, (_, b) 1 of 1
+ANNEAL_REFS = parse_references("abc\tabc\nab\tab\nabcab\tabc ab\nbca\tb c a\n", "r.tsv").entries
+
+
+JOIN_UNDERSCORE_A = (Merge(0, ("_", "a")),)
+
+
+def annealed(config: AnnealConfig, merges=JOIN_UNDERSCORE_A):
+    tok = BTETokeniser("_abc", list(merges), ReBPEPipeline())
+    return tok, annealing_phase(Run(tok, TokenisedReference(tok, ANNEAL_REFS)), config)
+
+
+def test_annealing_says_how_many_pairs_each_threshold_kept():
+    _, step = annealed(AnnealConfig(min_applications=2, min_ratio=0.8))
+    found = step.annealing
+    counts = (found.words, found.split_words, found.pairs, found.amenable, found.frequent, found.qualifying)
+    assert counts == (4, 4, 5, 4, 2, 1) and (found.existing, found.over_budget, found.added) == (0, 0, 1)
+    assert found.most_amenable == found.best_ratio == PairCount(("_a", "b"), 3, 3)
+    assert found.summary().startswith("annealing added 1 merge: a pair of adjacent tokens qualifies with ≥ 2 ")
+    assert found.summary().endswith(
+        "5 distinct adjacent pairs, 4 of them amenable at least once, 2 at least 2 times; 1 qualifies"
+    )
+    assert step.to_json()["annealing"]["most_amenable"] == {"pair": ("_a", "b"), "amenable": 3, "applications": 3}
+
+
+@pytest.mark.parametrize(
+    ("config", "why"),
+    [
+        (AnnealConfig(min_applications=4), "; the most amenable pair is '_a' + 'b': 3 of 3 applications amenable"),
+        (
+            AnnealConfig(min_applications=2, min_ratio=1.5),
+            "; the best ratio among those is 1.00, for '_a' + 'b': 3 of 3 applications amenable",
+        ),
+        (AnnealConfig(min_applications=2, max_vocab_size=4), "; 1 qualifies, 1 left out at max_vocab_size 4"),
+    ],
+)
+def test_annealing_that_adds_nothing_says_which_threshold_stopped_it(config, why):
+    tok, step = annealed(config)
+    assert not step.changed and step.tokeniser is tok
+    assert step.annealing.added == 0
+    assert step.annealing.summary().startswith("annealing added no merge: ") and step.annealing.summary().endswith(why)
+
+
+def test_annealing_counts_a_qualifying_pair_that_already_is_a_type():
+    # _ab is a type (through a b), yet _a and b stay side by side: (_, a) fires first
+    merges = (Merge(0, ("_", "a")), Merge(1, ("a", "b")), Merge(2, ("_", "ab")))
+    _, step = annealed(AnnealConfig(min_applications=2), merges)
+    assert (step.annealing.qualifying, step.annealing.existing, step.annealing.added) == (1, 1, 0)
+    assert step.annealing.summary().endswith("; 1 qualifies, 1 already is a type")
+
+
+def test_annealing_finds_no_pair_when_every_word_is_one_token():
+    tok = BTETokeniser("_ab", [Merge(0, ("_", "a")), Merge(1, ("_a", "b"))], ReBPEPipeline())
+    refs = parse_references("ab\tab\n", "r.tsv").entries
+    step = annealing_phase(Run(tok, TokenisedReference(tok, refs)), AnnealConfig())
+    assert (step.annealing.pairs, step.annealing.most_amenable) == (0, None)
+    assert step.annealing.summary().endswith("; each of the 1 reference words is one token, so no pair was found")
+
+
+def test_the_run_tells_each_phase_as_it_starts():
+    told: list[tuple[str, int]] = []
+    config = ReBPEConfig(anneal=AnnealConfig(when="both"))
+    run = run_rebpe(scenario("a1_scenario2a"), REFS, config, on_phase=lambda phase, i: told.append((phase, i)))
+    assert {s.phase for s in run.steps} == {"annealing", "knockout", "reparation", "reification"}
+    assert told == [("tracing", 0)] + [(s.phase, s.iteration) for s in run.steps]
 
 
 @st.composite

@@ -48,6 +48,7 @@ STEP_FIELDS = (
     "origins",
     "details",
     "seconds",
+    "annealing",
 )
 #: annealing before and after, knockout, reparation, reification (fractional ranks): every kind of step
 FULL = ReBPEConfig(anneal=AnnealConfig(when="both"))
@@ -110,6 +111,7 @@ def test_a_run_with_every_kind_of_step_reads_back_equal(full_run, tmp_path):
     phases = {s.phase for s in full_run.steps}
     assert phases == {"annealing", "knockout", "reparation", "reification"}
     assert any(isinstance(m.rank, float) for s in full_run.steps for m in s.added)  # reified: r - ε
+    assert all((s.annealing is not None) == (s.phase == "annealing") for s in full_run.steps)
     assert_same_run(round_trip(full_run, tmp_path), full_run)
 
 
