@@ -30,6 +30,7 @@ PAGES = [  # (file, title, icon); the url_path is the file stem. Material icons 
     ("pages/blocked_merges.py", "Blocked merges", ":material/block:"),
     ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:"),
     ("pages/compare.py", "Compare tokenisers", ":material/difference:"),
+    ("pages/running_text.py", "Running text side by side", ":material/notes:"),
     ("pages/train_compare.py", "Train & compare", ":material/compare_arrows:"),
     ("pages/training_dynamics.py", "Training dynamics", ":material/timeline:"),
     ("pages/unigram.py", "Unigram lattice", ":material/account_tree:"),

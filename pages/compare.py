@@ -10,6 +10,8 @@ the URL (``?a=…&b=…&source=…&word=…``).
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from itertools import pairwise
 
 import pandas as pd
@@ -39,6 +41,7 @@ from ui.tokeniser_loading import merge_graph_view
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current
 from viz.escaping import code_span, md_escape
+from viz.step_views import TREE_CSS
 from viz.tokeniser_info import markers
 from viz.tokens import PAGE_CSS, facts_html, segmentation_html, shown
 from viz.tree_states import spelled_characters
@@ -49,6 +52,9 @@ MAX_WORD_OPTIONS = 2000
 MAX_TABLE_ROWS = 20_000  # the table lists the most changed words; its CSV has them all
 MAX_WORD_CHARS = 100
 HIGHLIGHT_LEGEND = "a token the other tokeniser does not make in this word"
+#: Trees wider than this (px) would shrink below 70 % in half the page at 1280 px (where svg_html stops
+#: shrinking them and they would have to scroll): both go one above the other instead.
+SIDE_BY_SIDE_PX = 540
 
 
 def marked(word: str, positions) -> str:
@@ -137,32 +143,77 @@ def summary(a: Chosen, b: Chosen, result: Comparison, counted: bool) -> None:
         )
 
 
-def word_side(chosen: Chosen, role: str, word: str, other_tokens: tuple[str, ...]) -> bool:
-    """One tokeniser's tokens for ``word`` and, with a merge graph, its merge trees (with their
-    downloads); whether the trees spell a character by several bytes (for the legend)."""
+def side_tokens(chosen: Chosen, role: str, word: str, tokens: tuple[str, ...]) -> None:
+    """One tokeniser's name and its tokens of ``word`` as chips."""
     tokeniser = chosen.tokeniser
-    display = tokeniser.pretokeniser.display
-    tokens = segmentations(chosen).segment(word).tokens
     st.markdown(f"**{role}** · {md_escape(option_label(chosen.name))}")
-    st.html(segmentation_html(word, tokens, display, markers=markers(tokeniser.pretokeniser)))
+    st.html(segmentation_html(word, tokens, tokeniser.pretokeniser.display, markers=markers(tokeniser.pretokeniser)))
+
+
+@dataclass(frozen=True)
+class SideTree:
+    """One tokeniser's merge trees of a word, drawn, with what their downloads need."""
+
+    pretokens: list
+    options: dict
+    svg: str
+    note: str  # set when drawn on the merge graph of another family
+
+    @property
+    def width(self) -> int:
+        found = re.search(r'<svg[^>]* width="(\d+)"', self.svg)
+        return int(found.group(1)) if found else 0
+
+
+def side_tree(chosen: Chosen, word: str, tokens: tuple[str, ...], other_tokens: tuple[str, ...]) -> SideTree | str:
+    """The word's merge trees under ``chosen``, its tokens that the other tokeniser does not make bordered;
+    without a merge graph, the reason why."""
+    tokeniser = chosen.tokeniser
     try:
         graph = merge_graph_view(chosen.key, tokeniser, "A merge tree")
     except CapabilityError as err:
-        st.caption(md_escape(err))
-        return False
+        return str(err)
     pretokens = [(t.pretoken, t.trees) for t in trace_word(graph, word).traces]
-    tree = dict(highlight=set(tokens) - set(other_tokens), caption=f"merge tree of {word} under {chosen.name}")
-    svg = merge_tree_svg(pretokens, display, **tree)
-    st.html(svg_html(svg, alt=tree["caption"]))
-    figure_downloads(
-        f"merge-tree-{word}-{role}", svg, merge_tree_forest(pretokens, display, **tree), key=f"compare_tree_{role}"
+    options = dict(highlight=set(tokens) - set(other_tokens), caption=f"merge tree of {word} under {chosen.name}")
+    note = (
+        ""
+        if graph is tokeniser
+        else f"Drawn on the merge graph of this {tokeniser.kind} tokeniser: its own tokens (above) can differ."
     )
-    if graph is not tokeniser:
-        st.caption(
-            f"Drawn on the merge graph of this {md_escape(tokeniser.kind)} tokeniser: its own tokens (above) "
-            "can differ."
-        )
-    return any(spelled_characters(pretokens, display))
+    return SideTree(pretokens, options, merge_tree_svg(pretokens, tokeniser.pretokeniser.display, **options), note)
+
+
+def show_side_tree(tree: SideTree | str, role: str, word: str, display) -> bool:
+    """A side's trees with their SVG and LaTeX downloads (or why there are none); whether they spell a
+    character by several bytes (for the legend)."""
+    if isinstance(tree, str):
+        st.caption(md_escape(tree))
+        return False
+    st.html(svg_html(tree.svg, alt=tree.options["caption"]))
+    figure_downloads(
+        f"merge-tree-{word}-{role}",
+        tree.svg,
+        merge_tree_forest(tree.pretokens, display, **tree.options),
+        key=f"compare_tree_{role}",
+    )
+    if tree.note:
+        st.caption(md_escape(tree.note))
+    return any(spelled_characters(tree.pretokens, display))
+
+
+def show_trees(a: Chosen, b: Chosen, word: str, tokens_a: tuple[str, ...], tokens_b: tuple[str, ...]) -> bool:
+    """Both sides' trees: side by side while both fit half the page, else one above the other (a tree
+    wider than the page then scrolls inside its frame, with a visible scroll bar); never cut."""
+    trees = {"A": side_tree(a, word, tokens_a, tokens_b), "B": side_tree(b, word, tokens_b, tokens_a)}
+    wide = max(tree.width if isinstance(tree, SideTree) else 0 for tree in trees.values()) > SIDE_BY_SIDE_PX
+    places = (st.container(), st.container()) if wide else st.columns(2, gap="large")
+    spelled = False
+    for place, (role, chosen) in zip(places, (("A", a), ("B", b)), strict=True):
+        with place:
+            if wide:
+                st.markdown(f"**{role}** · {md_escape(option_label(chosen.name))}")
+            spelled = show_side_tree(trees[role], role, word, chosen.tokeniser.pretokeniser.display) or spelled
+    return spelled
 
 
 def word_view(a: Chosen, b: Chosen, words: list[str]) -> None:
@@ -201,9 +252,10 @@ def word_view(a: Chosen, b: Chosen, words: list[str]) -> None:
             st.markdown("Both split this word at the same positions, into different numbers of tokens.")
     left, right = st.columns(2, gap="large")
     with left:
-        spelled = word_side(a, "A", word, seg_b.tokens)
+        side_tokens(a, "A", word, seg_a.tokens)
     with right:
-        spelled = word_side(b, "B", word, seg_a.tokens) or spelled
+        side_tokens(b, "B", word, seg_b.tokens)
+    spelled = show_trees(a, b, word, seg_a.tokens, seg_b.tokens)
     st.html(tree_legend_html(step=False, reference=False, highlight=HIGHLIGHT_LEGEND, characters=spelled))
 
 
@@ -258,7 +310,7 @@ def compare_view(ws, a_name: str, b_name: str, source: str) -> None:
 
 
 # --- the page --------------------------------------------------------------------------------------
-st.html(PAGE_CSS)
+st.html(PAGE_CSS + TREE_CSS)
 st.title("Compare tokenisers")
 ws = current()
 st.caption(

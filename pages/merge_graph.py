@@ -36,10 +36,10 @@ from core.references.files import ReferenceSet
 from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
 from ui.type_removal import REQUEST, removal_section
-from ui.workspace import current
+from ui.workspace import DEBUGGED_WORD, current
 from viz.escaping import code_span, md_escape
 from viz.graph_html import STATIC_DIR, VIS_JS, graph_html, html_key, standalone_html
-from viz.graph_search import default_type, resolve_type, similar_types, type_labels
+from viz.graph_search import default_type, resolve_type, similar_types, type_labels, word_type
 from viz.graph_style import TYPES_VIEW, VIEWS
 from viz.graph_svg import graph_svg
 from viz.graph_tables import mio_rows, type_merge_rows
@@ -148,11 +148,23 @@ st.markdown(
 
 # --- the type: typed, clicked or from the URL; always validated (a URL may say anything) ---------------
 # A text box, not a selectbox: 40,000 options would be resent to the browser on every rerun (seconds).
+debugged_in, debugged = st.session_state.get(DEBUGGED_WORD) or (None, None)
+word_centre = word_type(tokeniser, debugged) if debugged_in == ws.tokeniser_name else None
+if word_centre is not None:
+    default = word_centre  # the word the Word debugger shows: its longest token formed by a merge
 if st.session_state.get("graph_tokeniser") not in (None, tokeniser_key):
     st.session_state["type"] = labels[default]  # another tokeniser was chosen: start at its default
 elif "type" not in st.session_state and not st.query_params.get("type"):
     st.session_state["type"] = labels[default]
+elif word_centre is not None and st.session_state.get("graph_word") != debugged and not st.query_params.get("type"):
+    st.session_state["type"] = labels[default]  # another word is being debugged since: centre on it
 st.session_state["graph_tokeniser"] = tokeniser_key
+if word_centre is not None:
+    st.session_state["graph_word"] = debugged
+    st.caption(
+        f"The default centre is {code_span(labels[word_centre])}, the longest token of "
+        f"{code_span(debugged)} (the word in the Word debugger) that a merge forms."
+    )
 
 
 def recentre(types: Collection[str], labels: Mapping[str, str]) -> None:

@@ -57,9 +57,11 @@ GRAPH_PAGE = "pages/merge_graph.py"
 
 
 # --- callbacks (run before the rerun, so buttons and the slider never disagree) -----------------
-# The step is plain session state (no widget owns it); WORD and TYPE are widget keys. The URL parameters are
-# "step", "word" and "type" (ui.url_state keeps them in sync).
+# The step, the chosen word and whether to follow it are plain session state (no widget owns them, so no
+# change of a widget's options or layout, as presentation mode makes, resets them); WORD, FOLLOW_TOGGLE and
+# TYPE are widget keys. The URL parameters are "step", "word" and "type" (ui.url_state keeps them in sync).
 STEP, WORD, TYPE = "stepper_step", "stepper_word", "stepper_type"
+CHOSEN, FOLLOW, FOLLOW_TOGGLE = "stepper_chosen_word", "stepper_follow_word", "stepper_follow"
 
 
 def slider_key(index: int, last: int) -> str:
@@ -70,7 +72,7 @@ def slider_key(index: int, last: int) -> str:
 def choose_scenario(name: str) -> None:
     select("tokeniser", name)
     st.session_state[STEP] = 0
-    for key in (WORD, TYPE, "stepper_workspace_reference"):
+    for key in (WORD, CHOSEN, TYPE, "stepper_workspace_reference"):
         st.session_state.pop(key, None)
 
 
@@ -93,13 +95,22 @@ def slide(index: int, computed: ComputedRun) -> None:
 
 @guarded
 def suggest_word(computed: ComputedRun) -> None:
-    """After a step change, select the new step's first affected word (unless the user follows a word)."""
+    """After a step change, select the new step's first affected word, unless the user follows the
+    chosen word (the default)."""
     st.session_state.pop(TYPE, None)
-    if st.session_state.get("stepper_follow"):
+    if st.session_state.get(FOLLOW, True):
         return
     options = word_options(int(st.session_state.get(STEP, 0)), computed)[0]
     if options:
-        st.session_state[WORD] = options[0]
+        st.session_state[CHOSEN] = options[0]
+
+
+def word_chosen() -> None:
+    st.session_state[CHOSEN] = st.session_state[WORD]
+
+
+def follow_toggled() -> None:
+    st.session_state[FOLLOW] = bool(st.session_state[FOLLOW_TOGGLE])
 
 
 # --- page -----------------------------------------------------------------------------------------
@@ -375,7 +386,7 @@ def show_preview(tokeniser, references, name: str, present: bool) -> None:
     )
     words = [e.word for e in references.entries]
     if words:
-        wanted = st.session_state.get(WORD) or st.query_params.get("word")
+        wanted = st.session_state.get(CHOSEN) or st.query_params.get("word")
         word = wanted if wanted in words else words[0]
         tree_row(word, tokeniser, tokeniser, None, 0, None, name, tokeniser.pretokeniser.display, present)
 
@@ -524,20 +535,28 @@ def word_and_trees(
         step_buttons(*st.columns([1, 1]), index, computed)
         return False
     marked = set(changed)
-    if st.session_state.get(WORD) not in options:
-        st.session_state[WORD] = options[0]
+    chosen = st.session_state.get(CHOSEN)
+    if chosen not in options:
+        if chosen in computed.words and chosen not in computed.unaligned:  # past the list's cap: still offered
+            options = [chosen, *options]
+        else:
+            chosen = st.session_state[CHOSEN] = options[0]
+    st.session_state[WORD] = chosen
     word = word_column.selectbox(
         word_label(step, changed, computed),
         options,
         key=WORD,
+        on_change=word_chosen,
         format_func=lambda w: f"• {w}" if w in marked else w,
         label_visibility="collapsed" if present else "visible",
     )
     write_to_url("word", word)
     follow_column.toggle(
         "Follow word",
-        key="stepper_follow",
-        help="On: keep this word when stepping. Off: every step selects the first word it changed.",
+        value=st.session_state.get(FOLLOW, True),
+        key=FOLLOW_TOGGLE,
+        on_change=follow_toggled,
+        help="On (the default): keep this word when stepping. Off: every step selects the first word it changed.",
     )
     return tree_row(word, before, after, step, index, computed, name, display, present)
 
@@ -663,6 +682,9 @@ def stepper_panel(
     else:
         st.subheader(sv.step_title(steps, index))
     st.markdown(sv.PHASE_TEXT.get(step.phase, "") if step else sv.START_TEXT)
+    if step is not None and step.annealing is not None:  # what annealing looked at, and why it added what it did
+        summary = step.annealing.summary()
+        st.caption(md_escape(summary[:1].upper() + summary[1:]) + ".")
     options, changed = word_options(index, computed)
     if present:
         counts_row(step, index, changed, after, computed, present)
@@ -742,7 +764,7 @@ if refused is not None:
     run_box.warning(
         f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; showing step 0."
     )
-seed_from_url(WORD, "word", lambda raw: raw)
+seed_from_url(CHOSEN, "word", lambda raw: raw)
 seed_from_url(TYPE, "type", lambda raw: raw)
 if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before
     st.session_state[STEP] = last

@@ -30,11 +30,18 @@ one-line notice.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 
 import streamlit as st
 
-from core.analysis.explain import WordTrace, agreement, explain_word, reference_splits, token_merges, trace_word
+from core.analysis.explain import (
+    WordTrace,
+    agreement,
+    emitted_whole,
+    explain_word,
+    reference_splits,
+    token_merges,
+    trace_word,
+)
 from core.counting.token_frequencies import token_frequencies
 from core.edits.rebpe import KnockoutConfig, ReBPEConfig
 from core.errors import InputError
@@ -46,9 +53,10 @@ from ui.merge_usage import counters as fire_counters
 from ui.presentation import NEXT_KEY, PREV_KEY, apply_presentation, presentation_toggle
 from ui.presentation import PARAM as PRESENT_PARAM
 from ui.rebpe_runs import cached_run, references_for, workspace_keys
+from ui.token_ids import id_lookup, id_table
 from ui.tokeniser_loading import tokeniser_label
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import current, ensure_app_navigation
+from ui.workspace import DEBUGGED_WORD, current, ensure_app_navigation
 from ui.workspace_choices import choices
 from viz.escaping import code_span, md_escape
 from viz.ranks import is_between, rank_help, rank_text
@@ -104,18 +112,6 @@ def traced_word(_tokeniser, tokeniser_key: str, word: str) -> WordTrace:
 def own_tokens(_tokeniser, tokeniser_key: str, word: str) -> tuple[str, ...]:
     """The word through the tokeniser itself (any family), as in running text."""
     return tuple(_tokeniser.tokenise_word(word))
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def id_table(_tokeniser, tokeniser_key: str) -> Mapping[str, int]:
-    return MappingProxyType(dict(_tokeniser.token_ids()))
-
-
-def id_lookup(tokeniser, tokeniser_key: str) -> Callable[[str], int | None]:
-    """A token's id: from ``token_ids()`` (built once per tokeniser), else ``token_id`` where the
-    family has one (an unknown character's unk id)."""
-    table, own = id_table(tokeniser, tokeniser_key), getattr(tokeniser, "token_id", None)
-    return lambda token: table[token] if token in table else own(token) if callable(own) else None
 
 
 @st.cache_resource(show_spinner="Counting token frequencies for TrimmedBPE…", max_entries=8)
@@ -264,7 +260,11 @@ except InputError as err:  # CapabilityError: tokens and the family's own trace 
 own_graph = graph_workspace is not None and not graph_workspace.merge_graph_of
 tokeniser = graph_workspace.tokeniser if graph_workspace is not None else None  # the merge graph (BPE)
 display = loaded.pretokeniser.display
-chip_options = dict(types=tokeniser.types if own_graph else loaded.vocabulary, markers=markers(loaded.pretokeniser))
+chip_options = dict(
+    types=tokeniser.types if own_graph else loaded.vocabulary,
+    ids=id_table(loaded, workspace.tokeniser_key),
+    markers=markers(loaded.pretokeniser),
+)
 
 
 def fmt(token: str, display: Callable[[str], str]) -> str:
@@ -379,6 +379,7 @@ if len(focusable) > 1:
         format_func=lambda w: md_escape(visible(w)),
     )  # options are markdown
     focus = picked if picked in segmented else focusable[0]
+st.session_state[DEBUGGED_WORD] = (workspace.tokeniser_name, focus)  # the merge graph centres on it
 
 if not own_graph:  # the family's own account of the word (Scaffold demolitions, Picky splits, Viterbi …)
     try:
@@ -478,20 +479,55 @@ def step_view(word: str, traced: WordTrace, explained, tokeniser, display, chip_
         )
     with middle if present else st.container():
         step = st.session_state[key] if n_steps else 0
-        step_body(word, traced, n_steps, step, explained, display, chip_options, present)
+        step_body(word, traced, n_steps, step, explained, display, chip_options, present, tokeniser.primary_merge)
     rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
     if rows and not present:
         with st.expander(f"All {len(rows)} merges in the order they fired"):
             st.table(rows, hide_index=True)
 
 
+def id_text(ids: Mapping[str, int], token: str) -> str:
+    """``"id 4037 · "`` before a merge's rank, so a token id is never read as its rank."""
+    return f"id {ids[token]} · " if token in ids else ""
+
+
+def whole_note(tokens: list[str], primary_merge: Callable, display, ids: Mapping[str, int]) -> str:
+    """Why a token of the word took no merge: its pretoken is a type, emitted whole (``ignore_merges``)."""
+    notes = []
+    for token in tokens:
+        merge = primary_merge(token)
+        own = (
+            f" Its own merge is {' + '.join(fmt(p, display) for p in merge.parts)} → {fmt(token, display)} "
+            f"({id_text(ids, token)}rank {md_escape(rank_text(merge.rank))}), which this word never needs."
+            if merge is not None
+            else ""
+        )
+        notes.append(
+            f"{fmt(token, display)} is one token without any merge: the pretoken is a type of the vocabulary, "
+            f"and the tokeniser's `ignore_merges` emits such a pretoken whole.{own}"
+        )
+    return "\n\n".join(notes)
+
+
 def step_body(
-    word: str, traced: WordTrace, n_steps: int, step: int, explained, display, chip_options: dict, present: bool
+    word: str,
+    traced: WordTrace,
+    n_steps: int,
+    step: int,
+    explained,
+    display,
+    chip_options: dict,
+    present: bool,
+    primary_merge: Callable,
 ) -> None:
     """What the word looks like after ``step`` merges: the merge, the tokens and the tree."""
     fired = traced.merge_at(step) if step else None
+    whole = [t.tokens[0] for t in traced.traces if emitted_whole(t)]
+    if whole:
+        st.markdown(whole_note(whole, primary_merge, display, chip_options["ids"]))
     if not n_steps:
-        st.caption("No merge applies: every character stays a token of its own.")
+        if not whole:
+            st.caption("No merge applies: every character stays a token of its own.")
     elif step == 0:
         st.markdown(f"**Step 0 of {n_steps}:** every character is a token of its own.")
     else:
@@ -500,7 +536,7 @@ def step_body(
         st.markdown(
             f"**Step {step} of {n_steps}:** {' + '.join(fmt(p, display) for p in merge.parts)} → "
             f"{fmt(merge.result, display)} "
-            f"(rank {md_escape(rank_text(merge.rank))}){tail}",
+            f"({id_text(chip_options['ids'], merge.result)}rank {md_escape(rank_text(merge.rank))}){tail}",
             help=rank_help(merge.rank),
         )
     st.html(token_chips_html(traced.tokens_at(step), display, **chip_options))

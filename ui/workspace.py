@@ -44,6 +44,7 @@ from ui.workspace_links import LINKED_KEY, MISSES_KEY, follow, sync_url
 from viz.escaping import code_span
 
 CHOICES_KEY = "workspace_choices"  # session state: the choices by kind (see selected())
+DEBUGGED_WORD = "debugged_word"  # session state: (tokeniser choice, word) the Word debugger shows last
 
 
 def ensure_app_navigation() -> None:

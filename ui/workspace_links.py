@@ -1,8 +1,9 @@
 """The choices in links: :func:`sync_url` writes them into the URL (``?tokeniser=…&reference=…&corpus=…``),
 :func:`follow` reads a link's value. A shipped sample goes by its name, an upload as ``upload:<id>``
 (a copy is kept in the server's upload store, ``ui/upload_store.py``), an ``hf:ORG/NAME`` id as
-itself; a path on the server never (a link must not make the server read a path), and the page says
-so in a caption. A value that names nothing available is an InputError whose message the page shows.
+itself, a path on the server as ``path:<id>``, an id this server issued when a user loaded that path
+(``ui/path_links.py``: a link never makes the server read a path a visitor typed). A value that
+names nothing available is an InputError whose message the page shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import streamlit as st
 from core.errors import InputError
 from core.formats.locations import HF_PREFIX
 from ui import upload_store
+from ui.path_links import LINK_PREFIX as PATH_LINK
+from ui.path_links import link_id, registry
 from ui.tokeniser_loading import INFERRED
 from ui.upload_store import Upload
 from ui.url_state import write_to_url
@@ -52,6 +55,19 @@ def follow(kind: str, asked: str) -> str:
             return accept(upload)
         except InputError as err:
             raise InputError(f"The link's {kind} {code_span(asked)} could not be read: {md_escape(err)}.") from err
+    path_id = link_id(asked) if kind == "tokeniser" else None
+    if path_id is not None:
+        found = registry().find(path_id)
+        if found is None:
+            raise InputError(
+                f"The link names the tokeniser {code_span(asked)} that a session read from a path on the "
+                "server that made the link; this server has not read it since it started. Load the file "
+                "again in the Workspace (path or upload) to see it."
+            )
+        try:
+            return add_path(*found)
+        except InputError as err:
+            raise InputError(f"The link's tokeniser {code_span(asked)} could not be read: {md_escape(err)}.") from err
     if kind == "tokeniser" and HF_LINK.fullmatch(asked):
         try:
             return add_path(asked)
@@ -65,7 +81,7 @@ def follow(kind: str, asked: str) -> str:
 def link_value(kind: str, name: str) -> tuple[str | None, str | None]:
     """How a link names the choice ``name`` (None: it cannot) and what it cannot carry (None: all):
     a shipped sample by its name, an upload as ``upload:<id>`` (a copy kept in the server's upload
-    store), an ``hf:`` id as itself (not a pre-tokeniser override), a path on the server never."""
+    store), an ``hf:`` id as itself (not a pre-tokeniser override), a path on the server as ``path:<id>``."""
     upload = uploads().get((kind, name)) if name.startswith(UPLOAD_PREFIX) else None
     if upload is not None:  # found by key, not isinstance: a changed source file makes Streamlit re-import modules
         refused = _store(upload)
@@ -77,10 +93,8 @@ def link_value(kind: str, name: str) -> tuple[str | None, str | None]:
             None if override == INFERRED else f"the pre-tokeniser {override} chosen for {name} (it opens as inferred)",
         )
     if name.startswith(PATH_PREFIX):
-        return None, (
-            "the tokeniser read from a path on the server (a link never makes the server read a path; "
-            "upload the file, or name it by hf:ORG/NAME, to share it)"
-        )
+        spec, override = uploads()[("tokeniser-path", name)]
+        return PATH_LINK + registry().register(spec, override), None
     return name, None
 
 

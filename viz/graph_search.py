@@ -30,6 +30,15 @@ def default_type(tokeniser: BTETokeniser) -> str | None:
     return tokeniser.alphabet[0] if tokeniser.alphabet else None
 
 
+def word_type(tokeniser: BTETokeniser, word: str | None) -> str | None:
+    """The type to centre on for a word being debugged: the longest token the word segments into
+    that a merge forms (None when no token of it is formed by a merge, or no word is given)."""
+    if not word:
+        return None
+    formed = [t for t in tokeniser.tokenise_word(word) if t in tokeniser.produced_by]
+    return max(formed, key=len, default=None)
+
+
 def type_labels(tokeniser: BTETokeniser, display: Callable[[str], str] | None = None) -> dict[str, str]:
     """type -> the label people see (and the URL carries): the readable form of
     :func:`viz.tokens.shown`, made unique with the code points where two types read alike."""

@@ -34,6 +34,7 @@ RUNNING_TEXT_CSS = (
 .rt-token .rt-id { display: block; font-size: 0.72rem; line-height: 1.1; opacity: 0.75; }
 .rt-token.rt-bytes { border: 2px dotted #1c1917; }
 .rt-token.rt-unknown { border: 2px dashed #b91c1c; }
+.rt-token.rt-differs { box-shadow: 0 0 0 2px #b91c1c; }
 .rt-token:hover, .rt-token:focus-within { outline: 2px solid #1d4ed8; z-index: 20; }
 .rt-links { display: none; position: absolute; left: -1px; top: 100%; z-index: 21; padding: 3px 8px;
   background: #ffffff; border: 1px solid #57534e; border-radius: 6px; white-space: nowrap;
@@ -135,6 +136,13 @@ def text_tokens(
     return out
 
 
+def differing(pieces: Sequence[TextToken], against: Sequence[TextToken]) -> set[int]:
+    """Indexes of ``pieces`` whose stretch of the text is no token of ``against`` (the same text
+    tokenised by another tokeniser): where the two tokenisers cut the text differently."""
+    theirs = {piece.span for piece in against}
+    return {i for i, piece in enumerate(pieces) if piece.span not in theirs}
+
+
 def _href(path: str, params: Mapping[str, str]) -> str:
     return f"{path}?{urlencode(dict(params), quote_via=quote)}"
 
@@ -148,18 +156,22 @@ def running_text_html(
     markers: Sequence[str] = (),
     graph_link: Mapping[str, str] | None = None,
     tree_link: Mapping[str, str] | None = None,
+    differs: Collection[int] = (),
 ) -> str:
     """The chips of running text (style: :data:`RUNNING_TEXT_CSS`), a line break after each token
     that holds one; ``show_ids``: only the ids. ``graph_link``: the query of a link to the merge
     graph page (``type`` added per token); ``tree_link``: the query of a link to this page
     (``word`` added per token). A token outside ``types`` gets a dashed red border, one holding
-    bytes (part of a character, or a byte-fallback token) a dotted one."""
+    bytes (part of a character, or a byte-fallback token) a dotted one, one whose index is in
+    ``differs`` (:func:`differing`) a red ring."""
     chips = []
     for i, piece in enumerate(pieces):
         token = piece.token
         known = types is None or token in types
-        classes = ["rt-token", f"rt-c{i % len(CHIP_COLOURS)}" if known else "rt-unknown"] + (
-            ["rt-bytes"] if piece.is_bytes else []
+        classes = (
+            ["rt-token", f"rt-c{i % len(CHIP_COLOURS)}" if known else "rt-unknown"]
+            + (["rt-bytes"] if piece.is_bytes else [])
+            + (["rt-differs"] if i in differs else [])
         )
         number = "?" if piece.id is None else str(piece.id)
         tip = [f"token {token!r}", f"id {number}", code_points(token)]
@@ -167,6 +179,8 @@ def running_text_html(
             tip.append(f"part of the bytes of {visible(piece.surface)!r} (a character split across tokens)")
         if not known:
             tip.append("not a type of this tokeniser")
+        if i in differs:
+            tip.append("the first tokeniser cuts this stretch of the text differently")
         links = []
         if graph_link is not None:
             href = _href("merge_graph", {**graph_link, "type": token})

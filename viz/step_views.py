@@ -563,8 +563,16 @@ def repair_rows(repaired: Sequence[tuple[Merge, Merge]], display: Display = lamb
 
 # --- trees ------------------------------------------------------------------------------------------
 #: A style-only block for ``st.html``: trees in the pages' ``merge-tree-block`` wrappers shrink to the
-#: column width (the SVG has a viewBox) instead of hiding their right end behind a scroll bar.
-TREE_CSS = "<style>.merge-tree-block svg { max-width: 100%; height: auto; }</style>"
+#: column width (the SVG has a viewBox) instead of hiding their right end behind a scroll bar; a tree
+#: that still overflows its frame (``viz.trees.svg_html``'s ``merge-tree``) shows its scroll bar at all
+#: times (Streamlit's theme shows one only on hover, so the tree looked cut).
+TREE_CSS = (
+    "<style>.merge-tree-block svg { max-width: 100%; height: auto; }"
+    ".merge-tree::-webkit-scrollbar, .merge-tree-block::-webkit-scrollbar { height: 10px; }"
+    ".merge-tree::-webkit-scrollbar-thumb, .merge-tree-block::-webkit-scrollbar-thumb "
+    "{ background: #a8a29e; border-radius: 5px; }"
+    ".merge-tree, .merge-tree-block { scrollbar-width: thin; scrollbar-color: #a8a29e transparent; }</style>"
+)
 #: In presentation mode a tall tree also shrinks to fit the projector's height, with the controls.
 PRESENT_TREE_CSS = "<style>.merge-tree-block svg { max-height: 42vh; width: auto; }</style>"
 TREE_HELP = (

@@ -45,6 +45,10 @@ _VISIBLE_TABLE = {c: VISIBLE.get(chr(c), f"\\x{c:02x}") for c in (*range(32), *r
 }
 
 
+#: a token id inside its chip: small, apart from the token's text, in the UI font
+_ID_STYLE = "font-size:0.5em;opacity:0.75;margin-left:0.45em;font-family:sans-serif;white-space:nowrap"
+
+
 def visible(text: str) -> str:
     """Whitespace as ␣ ↵ ⇥ ␍, other control characters as \\xNN."""
     return text.translate(_VISIBLE_TABLE)
@@ -167,7 +171,8 @@ def token_chips_html(
     """One chip per token in alternating colours; ``display`` maps a token to its readable form.
 
     With ``types``, a token that is not a type of the tokeniser (a character outside its alphabet)
-    gets a dashed red border. With ``ids``, the tooltip also names the token id. A word-start or
+    gets a dashed red border. With ``ids``, each chip shows its token id (small, after the text; in
+    the tooltip too), so an id is never mistaken for a merge rank. A word-start or
     capital marker (``markers``, e.g. ``Ġ ▁ _ ↑``) at the start of a token is drawn faded, so it
     reads as a marker rather than a letter.
     """
@@ -175,8 +180,10 @@ def token_chips_html(
     for i, token in enumerate(tokens):
         known = types is None or token in types
         tip = [f"token {token!r}", code_points(token)]
+        id_badge = ""
         if ids is not None and token in ids:
             tip.insert(1, f"id {ids[token]}")
+            id_badge = f'<span class="tok-id" style="{_ID_STYLE}">{ids[token]}</span>'
         if not known:
             tip.append("not a type of this tokeniser")
         colour = CHIP_COLOURS[i % len(CHIP_COLOURS)] if known else UNKNOWN_COLOUR
@@ -185,7 +192,7 @@ def token_chips_html(
             f'<span class="tok-chip" data-token="{html_escape(token)}" '
             f'title="{html_escape(" · ".join(tip))}" '
             f'style="{_CHIP_STYLE};font-size:{html_escape(font_size)};background:{colour};{border}">'
-            f"{_chip_text(shown(token, display), markers)}</span>"
+            f"{_chip_text(shown(token, display), markers)}{id_badge}</span>"
         )
     return "".join(chips)
 

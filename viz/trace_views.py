@@ -71,12 +71,16 @@ def trace_rows(trace, display: Callable[[str], str] = lambda t: t) -> list[dict]
     ]
 
 
+def plural(noun: str) -> str:
+    """English plural of a trace event's kind: ``demolish`` -> ``demolishes``, ``merge`` -> ``merges``."""
+    if noun.endswith(("s", "sh", "ch", "x", "z")):
+        return noun + "es"
+    return noun + "s"
+
+
 def kind_counts(trace) -> str:
     """``"5 merges, 1 demolish"``: what the trace consists of."""
     counts: dict[str, int] = {}
     for event in trace.events:
         counts[event.kind] = counts.get(event.kind, 0) + 1
-    return (
-        ", ".join(f"{n} {kind}" + ("s" if n != 1 and not kind.endswith("s") else "") for kind, n in counts.items())
-        or "no operations"
-    )
+    return ", ".join(f"{n} {kind if n == 1 else plural(kind)}" for kind, n in counts.items()) or "no operations"

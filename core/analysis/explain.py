@@ -72,11 +72,15 @@ class WordTrace:
         return max(0, min(len(self.traces[pretoken].steps), upto - self.offsets[pretoken]))
 
     def tokens_at(self, upto: int) -> tuple[str, ...]:
-        """The tokens after the first ``upto`` global steps (0: every pretoken still in atoms)."""
+        """The tokens after the first ``upto`` global steps (0: every pretoken still in atoms, except
+        one with no steps: its tokens, e.g. a type emitted whole under ``ignore_merges``)."""
         out: list[str] = []
         for i, trace in enumerate(self.traces):
             done = self.steps_done(i, upto)
-            out.extend(trace.steps[done - 1].tokens if done else tuple(trace.pretoken))
+            if done:
+                out.extend(trace.steps[done - 1].tokens)
+            else:
+                out.extend(trace.tokens if not trace.steps else tuple(trace.pretoken))
         return tuple(out)
 
     def merge_at(self, step: int) -> tuple[int, Merge] | None:
@@ -147,11 +151,16 @@ class TokenMerges:
         }
 
 
+def emitted_whole(trace: SegmentationTrace) -> bool:
+    """The pretoken became one token with no merge: a type emitted whole under ``ignore_merges``."""
+    return len(trace.trees) == 1 and trace.trees[0].merge is None and len(trace.pretoken) > 1
+
+
 def token_merges(tokeniser: BTETokeniser, traced: WordTrace) -> list[TokenMerges]:
     """Every token of ``traced``, in order, with the merge that formed it and its type's merges."""
     out = []
     for i, trace in enumerate(traced.traces):
-        whole = len(trace.trees) == 1 and trace.trees[0].merge is None and len(trace.pretoken) > 1
+        whole = emitted_whole(trace)
         for tree in trace.trees:
             merges = tokeniser.produced_by.get(tree.token, ())
             primary = tokeniser.primary_merge(tree.token) if merges else None

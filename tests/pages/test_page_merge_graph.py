@@ -233,3 +233,16 @@ def test_the_corpus_is_counted_only_when_asked():
     assert "corpus" in next(n["title"] for n in graph_nodes(at) if n["role"] == "center")
     linked = run_page(tokeniser="nl-40k", corpus_counts="true")  # a link keeps the choice
     assert linked.toggle(key="corpus_counts").value is True and "fires on the corpus" in linked.table[0].value
+
+
+def test_the_default_centre_is_the_word_the_word_debugger_shows():
+    at = run_at("pages/word_debugger.py", timeout=TIMEOUT, via_app=True, word="masterthesis")
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert at.text_input(key="type").value == "Ġmast"  # Ġmast ert hes is: the longest token
+    assert any("the longest token of `masterthesis`" in c.value for c in at.caption)
+    at.switch_page("pages/word_debugger.py")
+    at.query_params["word"] = "bruidsjurk"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert at.text_input(key="type").value == "Ġbruids"  # another word since: the centre follows it

@@ -53,11 +53,16 @@ def test_defaults_render_on_the_dutch_40k():
     assert "21 steps in 7 iterations" in summary and "F1 12.31 % → 92.78 %" in summary
     assert step_slider(at).value == 0
     assert trees(at), "step 0 shows the tree of a reference word"
+    first = at.selectbox(key="stepper_word").value
     at.button(key="stepper_next").click().run()
     assert_clean(at)
     assert title(at) == "Step 1 of 21 · iteration 1 · knockout"
     assert [m.value for m in at.metric][:2] == ["75.47", "832"]  # F1 after knockout, merges removed
-    assert at.selectbox(key="stepper_word").value == "bruiden"  # the first word this step changed
+    assert at.selectbox(key="stepper_word").value == first  # the chosen word is followed (the default)
+    at.toggle(key="stepper_follow").set_value(False).run()
+    at.button(key="stepper_next").click().run()
+    at.button(key="stepper_prev").click().run()
+    assert at.selectbox(key="stepper_word").value == "bruiden"  # not followed: the first word this step changed
     assert any(len(df.value) > 100 for df in at.dataframe)  # the merges changed
 
 
@@ -87,6 +92,7 @@ def test_next_and_prev_step_through_a_scenario():
 
 def test_slider_moves_to_any_step_and_the_last_disables_next():
     at = open_page(tokeniser="a1_scenario2a")
+    at.toggle(key="stepper_follow").set_value(False).run()
     step_slider(at).set_value(3).run()
     assert_clean(at)
     assert title(at) == "Step 3 of 9 · iteration 1 · reification"
@@ -259,16 +265,28 @@ def test_metrics_chart_grows_with_the_step():
     assert waterfall["y"][-1] == pytest.approx(100.0)
 
 
-def test_word_follows_the_step_unless_pinned():
+def test_the_chosen_word_is_followed_across_steps_and_presentation_mode_unless_turned_off():
     at = open_page(tokeniser="a1_scenario2a", step="1")
-    assert at.selectbox(key="stepper_word").value == "bruids"
+    assert at.toggle(key="stepper_follow").value  # on by default
+    at.selectbox(key="stepper_word").set_value("bruid").run()
+    for _ in range(4):  # steps 2-5: step 4 changes bruids first, yet bruid stays
+        at.button(key="stepper_next").click().run()
+        assert at.selectbox(key="stepper_word").value == "bruid"
+    at.toggle(key="presentation_mode").set_value(True).run()
+    assert at.selectbox(key="stepper_word").value == "bruid" and at.toggle(key="stepper_follow").value
+    at.button(key="stepper_prev").click().run()
+    at.toggle(key="presentation_mode").set_value(False).run()
+    assert_clean(at)
+    assert title(at).startswith("Step 4 of 9") and at.selectbox(key="stepper_word").value == "bruid"
+    assert at.query_params["word"] == "bruid"
+
+    at.toggle(key="stepper_follow").set_value(False).run()
     step_slider(at).set_value(3).run()
     assert at.selectbox(key="stepper_word").value == "bruid"  # the first word step 3 changed
-    at.selectbox(key="stepper_word").set_value("bruids").run()
-    at.toggle(key="stepper_follow").set_value(True).run()
-    at.button(key="stepper_next").click().run()
-    assert_clean(at)
-    assert title(at).startswith("Step 4 of 9") and at.selectbox(key="stepper_word").value == "bruids"
+    step_slider(at).set_value(1).run()
+    assert at.selectbox(key="stepper_word").value == "bruids"  # ... and step 1's
+    at.toggle(key="presentation_mode").set_value(True).run()
+    assert not at.toggle(key="stepper_follow").value  # off stays off across the layouts
 
 
 def test_url_word_is_validated():
@@ -395,3 +413,12 @@ def test_trees_offer_svg_and_latex_downloads_except_when_presenting():
     } <= keys
     at = open_page(tokeniser="a1_scenario2a", step="1", present="1")
     assert not at.get("download_button")
+
+
+def test_an_annealing_step_says_what_it_looked_at_and_why_it_added_nothing():
+    """The famous case: on the Dutch 40k no pair of the reference reaches 3 amenable applications."""
+    at = open_page(anneal="true", step="1")
+    assert "annealing" in title(at)
+    (caption,) = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption if c.value.startswith("Annealing added")]
+    assert caption.startswith("Annealing added no merge: a pair of adjacent tokens qualifies with ≥ 3 amenable")
+    assert "reference words are split into several tokens" in caption and "the most amenable pair is" in caption

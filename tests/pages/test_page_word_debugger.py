@@ -169,7 +169,9 @@ def test_step_slider_steps_the_tree_and_tokens():
     at.slider(key="step::masterthesis").set_value(6).run()
     assert_clean(at)
     assert step_chips(at) == ["Ġm", "ast", "er", "t", "h", "es", "is"]
-    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (rank \\#247)") for m in at.markdown)
+    chips = next(b for b in bodies(at) if b.startswith('<span class="tok-chip"'))
+    assert re.search(r'data-token="ast"[^>]*>.*?<span class="tok-id"[^>]*>508</span>', chips)  # the id, shown
+    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (id 508 · rank \\#247)") for m in at.markdown)
     svg = tree_svg(at)
     assert svg.count("ghost") == 3  # ert, Ġmast and hes have not fired yet
     at.slider(key="step::masterthesis").set_value(0).run()
@@ -419,3 +421,22 @@ def test_tree_downloads():
     assert list(downloads) == ["SVG", "LaTeX (forest)"]
     assert downloads["SVG"].endswith(".svg") and downloads["LaTeX (forest)"].endswith(".tex")
     assert not run_page(word="masterthesis", present="1").get("download_button")  # presenting: none
+
+
+@pytest.mark.real
+def test_a_type_emitted_whole_under_ignore_merges_is_one_chip_with_its_own_merge():
+    """o200k's ``understanding``: the pretoken ``Ġunderstanding`` is a type, so ignore_merges emits it
+    whole; the page says so and names the type's own merge, never "every character stays a token"."""
+    from tests.real_tokenisers import real_file
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=TIMEOUT).run()
+    at.text_input(key="ws_path").set_value(str(real_file("tiktoken-o200k", "o200k_base.tiktoken")))
+    at.button(key="ws_path_load").click().run()
+    at.switch_page(PAGE)
+    at.query_params["word"] = "understanding"
+    at.run()
+    assert_clean(at)
+    assert step_chips(at) == ["Ġunderstanding"]
+    (note,) = [m.value for m in at.markdown if "without any merge" in m.value]
+    assert "one token without any merge" in note and "`Ġunderstand` + `ing` → `Ġunderstanding` (id 10335 · rank" in note
+    assert not any("every character stays a token" in c.value for c in at.caption)

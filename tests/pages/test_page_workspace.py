@@ -280,16 +280,31 @@ def test_a_link_to_an_unknown_upload_warns_and_falls_back():
     assert not any(missing in w.value for w in at.warning)
 
 
-def test_a_path_stays_out_of_the_url_and_the_page_says_so():
+def test_a_path_goes_into_the_url_as_an_id_and_a_new_session_opens_the_same_file():
+    path = str(scenario_paths()["a1_scenario2a"])
     at = run_page(tokeniser="a1_scenario1")
-    at.text_input(key="ws_path").set_value(str(scenario_paths()["a1_scenario2a"]))
+    at.text_input(key="ws_path").set_value(path)
     at.button(key="ws_path_load").click().run()
     assert_clean(at)
-    assert at.selectbox(key="ws_tokeniser").value.startswith("path: ")
-    assert url(at, "tokeniser") is None
-    assert any(c.value.startswith("This view's link cannot carry the tokeniser read from a path") for c in at.caption)
-    at.selectbox(key="ws_tokeniser").set_value("a1_scenario1").run()
-    assert url(at, "tokeniser") == "a1_scenario1" and not any("cannot carry" in c.value for c in at.caption)
+    chosen = at.selectbox(key="ws_tokeniser").value
+    assert chosen.startswith("path: ")
+    link = url(at, "tokeniser")
+    assert re.fullmatch(r"path:[0-9a-f]{20}", link) and path not in link  # the path itself never
+    assert not any("cannot carry" in c.value for c in at.caption)
+    for page in ("pages/workspace.py", "pages/merge_graph.py"):  # a link opened in a new session
+        fresh = run_page(page, tokeniser=link)
+        assert_clean(fresh)
+        assert not fresh.warning, [w.value for w in fresh.warning]
+        assert fresh.session_state["ws_tokeniser"] == chosen and url(fresh, "tokeniser") == link
+
+
+def test_a_path_id_this_server_never_issued_warns_and_keeps_the_default():
+    unknown = "path:" + "0123456789" * 2
+    at = run_page(tokeniser=unknown)
+    assert not at.exception
+    (warning,) = [w.value for w in at.warning if "path:" in w.value]
+    assert unknown in warning and "has not read it" in warning and "Showing `nl-40k` instead" in warning
+    assert at.selectbox(key="ws_tokeniser").value == "nl-40k"
 
 
 def test_a_link_followed_within_the_session_changes_the_choice():
