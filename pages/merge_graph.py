@@ -35,6 +35,7 @@ from core.errors import InputError
 from core.references.files import ReferenceSet
 from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
+from ui.presentation import apply_presentation, presentation_toggle
 from ui.type_removal import REQUEST, removal_section
 from ui.workspace import DEBUGGED_WORD, current
 from viz.escaping import code_span, md_escape
@@ -51,6 +52,7 @@ from viz.tokens import drawn as shown
 NOTHING, KNOCKOUT, REBPE, PAPER = "nothing", "BPE-knockout", "ReBPE", "the paper's knockout"
 BEFORE, AFTER = "before", "after"
 GRAPH_HEIGHT = 680  # the iframe: legend, note and the graph canvas
+PRESENT_GRAPH_HEIGHT = 455  # presenting on 1280x720: the type row above it, nothing below
 COMPONENT_JS = """
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
@@ -113,15 +115,20 @@ def table_csv(rows: list[dict]) -> str:
 
 
 st.html(PAGE_CSS)
-st.title("Merge graph")
-st.caption(
-    "The types around one type, read from the tokeniser's merge graph ([knockout §3.1]): its "
-    "**ancestors** (the merge tree that builds it), its **descendants** (types built on it) and its "
-    "**half-siblings** (other types built from its parents, like `Ġgids` next to `Ġbruids`). "
-    "*Types only* is the paper's Figure 1; *types and merges* is Figure 11, with every merge as a node "
-    "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
-    "keeps the view, so a link reproduces it."
-)
+title_column, toggle_column = st.columns([4, 1.4], vertical_alignment="bottom")
+with toggle_column:
+    present = presentation_toggle()
+apply_presentation()
+if not present:
+    title_column.title("Merge graph")
+    st.caption(
+        "The types around one type, read from the tokeniser's merge graph ([knockout §3.1]): its "
+        "**ancestors** (the merge tree that builds it), its **descendants** (types built on it) and its "
+        "**half-siblings** (other types built from its parents, like `Ġgids` next to `Ġbruids`). "
+        "*Types only* is the paper's Figure 1; *types and merges* is Figure 11, with every merge as a node "
+        "labelled by its rank and parts. **Click a node to centre the graph on it**; the address bar "
+        "keeps the view, so a link reproduces it."
+    )
 
 try:  # every family with merges has a graph (Scaffold-BPE, PickyBPE, BoundlessBPE: their merge lists)
     ws = current().with_merge_graph("The merge graph")
@@ -140,7 +147,7 @@ if default is None:
 note = tokeniser_note(ws.tokeniser_name, tokeniser.metadata) if tokeniser.metadata.get("title") else None
 if note:  # a teaching scenario: its explanation next to its graph
     st.info(note[1])
-st.markdown(
+(st.caption if present else st.markdown)(
     f"Tokeniser **{md_escape(ws.tokeniser_name)}** ({len(tokeniser.types):,} types, "
     f"{len(tokeniser.merges):,} merges, {len(tokeniser.tuple_merges):,} tuple merges) · reference "
     f"**{md_escape(ws.reference_name)}** ({len(ws.references):,} words). Choose them on the Workspace page."
@@ -228,7 +235,8 @@ compare = top[2].selectbox(
     f"{md_escape(ws.reference_name)}) removes from this tokeniser, or draw the tokeniser they "
     f"produce. Computed once, then cached.",
 )
-controls = st.columns([2, 2, 3, 3.5, 3.5, 4])
+settings = st.expander("Depth, limits and what to follow") if present else st.container()
+controls = settings.columns([2, 2, 3, 3.5, 3.5, 4])
 depth = controls[0].slider(
     "Depth",
     1,
@@ -368,10 +376,12 @@ if not (STATIC_DIR / VIS_JS).is_file():
     st.error(f"static/{VIS_JS} is missing, so the graph cannot be drawn (see static/README.md).")
 graph_component(
     key="merge_graph_view",
-    data={"html": document, "key": html_key(document), "height": GRAPH_HEIGHT},
+    data={"html": document, "key": html_key(document), "height": PRESENT_GRAPH_HEIGHT if present else GRAPH_HEIGHT},
     on_clicked_change=partial(recentre, tokeniser.types, labels),  # v2 callbacks take no arguments
-    height=GRAPH_HEIGHT + 2,
+    height=(PRESENT_GRAPH_HEIGHT if present else GRAPH_HEIGHT) + 2,
 )
+if present:  # one screen: the graph is the view; tables and downloads are for the desk
+    st.stop()
 st.caption(
     f"{len(hood.roles)} types and {len(hood.merges)} merges around {code_span(labels[center])}, "
     f"built in {seconds:.2f} s. Drag to pan, scroll or use the buttons to zoom, hover a node for details."

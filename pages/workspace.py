@@ -206,8 +206,14 @@ def teach_card() -> None:
             )
 
 
+#: Page links wrap instead of ending in "…" (the Teach card's scenario titles are long).
+WRAPPING_LINKS = """<style>
+[data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+</style>"""
+
 # --- the page ---------------------------------------------------------------------------------------
-st.html(PAGE_CSS)
+st.html(PAGE_CSS + WRAPPING_LINKS)
 st.title("Workspace")
 st.caption(
     "Choose what every page works on: a tokeniser, reference segmentations and a corpus. Everything "
@@ -255,8 +261,7 @@ with st.container(border=True):
                 key="upload_vocab",
                 on_change=_upload_tokeniser,
             )
-            path_column, button_column = st.columns([3, 1], vertical_alignment="bottom")
-            path_column.text_input(
+            st.text_input(
                 "Path or hf:ORG/NAME on the machine that runs this app",
                 key="ws_path",
                 placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
@@ -264,7 +269,7 @@ with st.container(border=True):
                 "Face cache (nothing is downloaded). Large files need no upload; a file "
                 "that changes is read again.",
             )
-            button_column.button("Load", key="ws_path_load", on_click=_load_path, width="stretch")
+            st.button("Load", key="ws_path_load", on_click=_load_path, icon=":material/file_open:")
             st.selectbox(
                 "Pre-tokeniser of a merges.txt",
                 PRETOKENISER_CHOICES,

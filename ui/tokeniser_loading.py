@@ -8,7 +8,7 @@ other's."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import streamlit as st
 
@@ -21,7 +21,7 @@ from core.pipeline.named import CHOICES, PRETOKENISERS
 from core.tokeniser import Tokeniser, require
 from ui.tokeniser_store import store as tokeniser_store
 from ui.upload_store import Upload, digest
-from ui.workspace_choices import SAMPLE_TOKENISERS, SCENARIOS, UPLOAD_PREFIX, uploads
+from ui.workspace_choices import PATH_PREFIX, SAMPLE_TOKENISERS, SCENARIOS, UPLOAD_PREFIX, uploads
 from viz.tokeniser_info import choice_label
 
 INFERRED = "inferred"  # the pre-tokeniser of a merges.txt: inferred from its vocabulary
@@ -155,7 +155,11 @@ def sample_metadata(name: str) -> Mapping:
 
 
 def tokeniser_label(name: str) -> str:
-    """How a tokeniser choice reads in a chooser: its name and what it is (a scenario's title)."""
+    """How a tokeniser choice reads in a chooser: its name and what it is (a scenario's title); a path
+    starts with its folder and file name, so that a narrow chooser still tells paths apart."""
+    if name.startswith(PATH_PREFIX):
+        path = PurePath(name[len(PATH_PREFIX) :])
+        return f"{path.parent.name}/{path.name} · {name}" if path.parent.name else name
     return choice_label(name, sample_metadata(name))
 
 

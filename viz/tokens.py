@@ -30,6 +30,8 @@ UNKNOWN_COLOUR = "#fecaca"
 PAGE_CSS = """<style>
 [data-testid="stTable"] td code, [data-testid="stTable"] th code { font-size: 1.05em; }
 [data-testid="stCaptionContainer"] code, [data-testid="stAlert"] code { font-size: 0.95em; }
+.tok-chip[data-id]::after { content: attr(data-id); font-size: 0.5em; opacity: 0.75; margin-left: 0.45em;
+  font-family: sans-serif; white-space: nowrap; }
 </style>"""
 
 _CHIP_STYLE = (
@@ -43,10 +45,6 @@ _CHIP_STYLE = (
 _VISIBLE_TABLE = {c: VISIBLE.get(chr(c), f"\\x{c:02x}") for c in (*range(32), *range(0x7F, 0xA0))} | {
     ord(ch): shown_as for ch, shown_as in VISIBLE.items()
 }
-
-
-#: a token id inside its chip: small, apart from the token's text, in the UI font
-_ID_STYLE = "font-size:0.5em;opacity:0.75;margin-left:0.45em;font-family:sans-serif;white-space:nowrap"
 
 
 def visible(text: str) -> str:
@@ -171,8 +169,9 @@ def token_chips_html(
     """One chip per token in alternating colours; ``display`` maps a token to its readable form.
 
     With ``types``, a token that is not a type of the tokeniser (a character outside its alphabet)
-    gets a dashed red border. With ``ids``, each chip shows its token id (small, after the text; in
-    the tooltip too), so an id is never mistaken for a merge rank. A word-start or
+    gets a dashed red border. With ``ids``, each chip shows its token id (``data-id``, drawn small
+    after the text by :data:`PAGE_CSS`, so it is not part of the chip's text; in the tooltip too), so
+    an id is never mistaken for a merge rank. A word-start or
     capital marker (``markers``, e.g. ``Ġ ▁ _ ↑``) at the start of a token is drawn faded, so it
     reads as a marker rather than a letter.
     """
@@ -180,19 +179,19 @@ def token_chips_html(
     for i, token in enumerate(tokens):
         known = types is None or token in types
         tip = [f"token {token!r}", code_points(token)]
-        id_badge = ""
+        id_attribute = ""
         if ids is not None and token in ids:
             tip.insert(1, f"id {ids[token]}")
-            id_badge = f'<span class="tok-id" style="{_ID_STYLE}">{ids[token]}</span>'
+            id_attribute = f' data-id="{ids[token]}"'
         if not known:
             tip.append("not a type of this tokeniser")
         colour = CHIP_COLOURS[i % len(CHIP_COLOURS)] if known else UNKNOWN_COLOUR
         border = "" if known else "border:2px dashed #b91c1c;"
         chips.append(
-            f'<span class="tok-chip" data-token="{html_escape(token)}" '
+            f'<span class="tok-chip" data-token="{html_escape(token)}"{id_attribute} '
             f'title="{html_escape(" · ".join(tip))}" '
             f'style="{_CHIP_STYLE};font-size:{html_escape(font_size)};background:{colour};{border}">'
-            f"{_chip_text(shown(token, display), markers)}{id_badge}</span>"
+            f"{_chip_text(shown(token, display), markers)}</span>"
         )
     return "".join(chips)
 

@@ -246,3 +246,14 @@ def test_the_default_centre_is_the_word_the_word_debugger_shows():
     at.run()
     at.switch_page(PAGE).run()
     assert at.text_input(key="type").value == "Ġbruids"  # another word since: the centre follows it
+
+
+def test_presentation_mode_shows_the_type_row_and_the_graph_alone():
+    at = run_page(present="1", type="Ġbruids")
+    assert_clean(at)
+    assert at.toggle(key="presentation_mode").value
+    assert not at.title and not at.subheader  # no heading, no tables below the graph
+    assert [e.label for e in at.expander] == ["Depth, limits and what to follow"]
+    assert at.text_input(key="type").value == "Ġbruids"
+    at.toggle(key="presentation_mode").set_value(False).run()
+    assert at.title[0].value == "Merge graph" and at.subheader
