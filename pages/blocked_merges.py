@@ -26,15 +26,17 @@ from core.formats.samples import scenario_paths
 from ui.error_boundary import boundary, guarded
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import blocked_report, cached_run, references_for, reparation, workspace_keys
+from ui.token_ids import id_table
 from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current, select
+from ui.workspace_links import page_link
 from viz import step_views as sv
 from viz.escaping import code_span, md_escape
-from viz.ranks import COLUMN_HELP, rank_text
-from viz.tables import merge_rows
+from viz.ranks import COLUMN_HELP, id_rank_text, rank_text
+from viz.tables import merge_rows, with_ids
 from viz.tokens import shown
-from viz.trees import tree_legend_html
+from viz.trees import LEGIBLE_SCALE, tree_legend_html
 
 VARIANTS = {
     "before": "as loaded (before knockout)",
@@ -47,13 +49,27 @@ REBPE_NO_FIX = ReBPEConfig(fix=False)
 TEACHING = [name for name in scenario_paths() if name.startswith(("a1_scenario2b", "a1_scenario3a", "a3_"))]
 MAX_TABLE_ROWS = 5000
 RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}
+UPSTREAM, UPSTREAM_MARK = " (blocked upstream)", " ↑"  # viz.step_views.blocked_rows' words, and the table's mark
+#: The list of blocked merges: every column uncut at 1280 px (a blocked merge upstream marked ↑, said on hover)
+BLOCKED_COLUMNS = {
+    **RANK_COLUMN,
+    "id": st.column_config.TextColumn("id", help="The token id of the type (not a merge rank)"),
+    "blocking merge": st.column_config.TextColumn(
+        "blocking merge",
+        help="The merge that takes a token across the blocked merge's parts; ↑: a blocked merge upstream "
+        "(scenario 3, cascade) that forms a part it needs.",
+    ),
+}
 SELECTED = "blocked_merge"  # session key of the inspected merge: its index in the report
+GRAPH_PAGE, WORD_PAGE = "pages/merge_graph.py", "pages/word_debugger.py"
+PRESENT_TREES = "<style>.merge-tree-block svg { max-height: calc(100vh - 375px); }</style>"
 
 
-def alternative_rows(examples, display) -> list[dict]:
+def alternative_rows(examples, display, ids) -> list[dict]:
     return [
         {
             "type": shown(e.type, display),
+            "id": str(ids.get(e.type, "")),
             "formed by (primary)": sv.merge_text(e.primary, display),
             "rank": rank_text(e.primary.rank),
             "alternatives": len(e.alternatives),
@@ -63,6 +79,15 @@ def alternative_rows(examples, display) -> list[dict]:
         }
         for e in examples
     ]
+
+
+def blocked_rows(blocked, display, ids) -> list[dict]:
+    """The table of blocked merges (``viz.step_views.blocked_rows``) with each type's id, a blocked merge
+    upstream marked ↑ (its column's help says so): the column stays narrow enough to read uncut."""
+    rows = with_ids(sv.blocked_rows(blocked, display), [b.merge.result for b in blocked], ids, after="type")
+    for row in rows:
+        row["blocking merge"] = row["blocking merge"].replace(UPSTREAM, UPSTREAM_MARK)
+    return rows
 
 
 def choose_scenario(name: str) -> None:
@@ -112,6 +137,8 @@ def nothing_blocked(variant: str, has_moves: bool) -> str:
 
 
 present = page_header("Blocked merges")
+if present:  # the trees share the screen with the explanation and the chooser: a little lower than the stepper's
+    st.html(PRESENT_TREES)
 if not present:
     st.caption(
         "A merge is *blocked* when it can never apply: segmenting its own string with only the merges "
@@ -136,6 +163,7 @@ if workspace.graph_note():
     st.caption(md_escape(workspace.graph_note()))
 tokeniser = workspace.tokeniser
 display = tokeniser.pretokeniser.display
+ids = id_table(tokeniser, workspace.tokeniser_key)  # token ids, beside the merge ranks
 references, reference_name, scenario_refs = references_for(workspace)
 moves = moved_merge_variants(tokeniser)  # [rebpe App. A.3]'s listings (the a3 sample)
 variants = {**VARIANTS, **{MOVED + name: sv.move_label(name) for name in moves}}
@@ -261,7 +289,7 @@ if report.alternatives and not present:
     st.info(md_escape(summary_lines(report)[1]) + ". They are summarised here, not listed as blocked merges.")
     with st.expander(f"Alternatives: the first {len(report.alternative_examples):,} types formed by several merges"):
         st.dataframe(
-            alternative_rows(report.alternative_examples, display),
+            alternative_rows(report.alternative_examples, display, ids),
             hide_index=True,
             width="stretch",
             column_config=RANK_COLUMN,
@@ -289,7 +317,7 @@ else:
         "Scenario class", CLASSES, default=[c for c in CLASSES if counts[c]], key="blocked_classes", help=CLASS_HELP
     )
     query = search_column.text_input("Search", key="blocked_search", placeholder="e.g. bruid or ids")
-    all_rows = sv.blocked_rows(report.blocked, display)
+    all_rows = blocked_rows(report.blocked, display, ids)
     picked_indices = [
         i
         for i, (b, row) in enumerate(zip(report.blocked, all_rows, strict=True))
@@ -304,7 +332,7 @@ else:
         rows[:MAX_TABLE_ROWS],
         hide_index=True,
         width="stretch",
-        column_config=RANK_COLUMN,
+        column_config=BLOCKED_COLUMNS,
         height="auto" if len(rows) <= 10 else 320,
     )
     st.download_button(
@@ -322,6 +350,7 @@ else:
             [
                 {
                     "type": shown(t, display),
+                    "id": str(ids.get(t, "")),
                     "formed by (blocked)": sv.merge_text(target.merge_of(t), display),
                     "rank": rank_text(target.merge_of(t).rank) if target.merge_of(t) else "",
                 }
@@ -349,21 +378,28 @@ if st.session_state.get(SELECTED) not in choices:
     st.session_state[SELECTED] = choices[0]
 
 
-def merge_label(item, display) -> str:
-    return f"{rank_text(item.merge.rank)}  {sv.merge_text(item.merge, display)}  [{item.scenario}]"
+def merge_label(item, display, ids) -> str:
+    """``#6  _bru + id + s  [2b(i)]`` with the result's id: ``#6  _bru + id + s → id 17  [2b(i)]``."""
+    result = f" → id {ids[item.merge.result]}" if item.merge.result in ids else ""
+    return f"{rank_text(item.merge.rank)}  {sv.merge_text(item.merge, display)}{result}  [{item.scenario}]"
 
 
-def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], display, present: bool) -> None:
-    """Alg. 2 lines 2-15 on the whole tokeniser, what it changed, and why what stays blocked stays blocked."""
-    st.subheader("Apply reparation")
-    if not present:
+def show_repair(
+    item, report, target, scan_key: tuple, words: Sequence[str], display, present: bool, button_column=None
+) -> None:
+    """Alg. 2 lines 2-15 on the whole tokeniser, what it changed, and why what stays blocked stays blocked.
+    Presenting, the button is in ``button_column`` (beside the chooser: one screen) and the mode is *limited*."""
+    if present:
+        mode = "limited"
+    else:
+        st.subheader("Apply reparation")
         st.caption(
             "[rebpe Alg. 2 lines 2-15]: every tuple merge gets as parts what LIMITEDBPE really finds at its "
             "turn, so it can fire again. *limited* follows the algorithm as written; *undo* is the authors' "
             "code."
         )
-    mode_column, button_column = st.columns([2, 1], vertical_alignment="bottom")
-    mode = mode_column.radio("Reparation mode", ["limited", "undo"], key="blocked_mode", horizontal=True)
+        mode_column, button_column = st.columns([2, 1], vertical_alignment="bottom")
+        mode = mode_column.radio("Reparation mode", ["limited", "undo"], key="blocked_mode", horizontal=True)
     repair_key = (*scan_key, mode)
     button_column.button(
         "Apply reparation",
@@ -391,7 +427,8 @@ def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], dis
     now = result.tokeniser.merge_of(merge.result)
     if now is not None:
         st.markdown(
-            f"The inspected merge is now {code_span(sv.merge_text(now, display))} ({rank_text(now.rank)}); "
+            f"The inspected merge is now {code_span(sv.merge_text(now, display))} "
+            f"({id_rank_text(ids.get(now.result), now.rank)}); "
             f"{code_span(shown(merge.result, display))} segments as "
             f"{sv.tokens_markdown(result.tokeniser.trace_pretoken(merge.result).tokens, display)}."
         )
@@ -411,7 +448,9 @@ def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], dis
     tabs = ["Repaired merges", "Words that now segment differently"] + (["Still blocked"] if left else [])
     tabs = st.tabs(tabs)
     with tabs[0]:
-        repaired_rows = sv.repair_rows(result.repaired, display)
+        repaired_rows = with_ids(
+            sv.repair_rows(result.repaired, display), [after.result for _, after in result.repaired], ids, after="type"
+        )
         st.dataframe(
             repaired_rows[:MAX_TABLE_ROWS],
             hide_index=True,
@@ -443,13 +482,13 @@ def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], dis
             still_rows = [
                 {"cause": STILL_BLOCKED[cause][0], **row}
                 for cause, found in causes.items()
-                for row in sv.blocked_rows(found, display)
+                for row in blocked_rows(found, display, ids)
             ]
             st.dataframe(
                 still_rows[:MAX_TABLE_ROWS],
                 hide_index=True,
                 width="stretch",
-                column_config=RANK_COLUMN,
+                column_config=BLOCKED_COLUMNS,
                 height="auto" if len(still_rows) <= 10 else 320,
             )
             st.download_button(
@@ -468,13 +507,15 @@ def show_repair(item, report, target, scan_key: tuple, words: Sequence[str], dis
 def inspect_panel(
     report, choices: list[int], target, scan_key: tuple, words: Sequence[str], display, present: bool
 ) -> None:
-    heading, chooser = st.columns([1, 2], vertical_alignment="center") if present else (st.container(), st.container())
-    heading.subheader("Why is it blocked?")
+    # presenting, one row: the chooser and the reparation's button (the explanation below says why)
+    if not present:
+        st.subheader("Why is it blocked?")
+    chooser, repair_column = st.columns([3, 1], vertical_alignment="center") if present else (st.container(), None)
     picked = chooser.selectbox(
         f"Blocked merge ({len(choices):,}, by rank; the list follows the filters above)",
         choices,
         key=SELECTED,
-        format_func=lambda i: merge_label(report.blocked[i], display),
+        format_func=lambda i: merge_label(report.blocked[i], display, ids),
         label_visibility="collapsed" if present else "visible",
     )
     item = report.blocked[picked]
@@ -489,7 +530,7 @@ def inspect_panel(
     if item.blocking_merge is not None:
         facts.append(
             f"**blocking merge** {code_span(sv.merge_text(item.blocking_merge, display))} "
-            f"({rank_text(item.blocking_merge.rank)})"
+            f"({id_rank_text(ids.get(item.blocking_merge.result), item.blocking_merge.rank)})"
         )
     if item.blocked_ancestor is not None:
         facts.append(f"**blocked upstream** {code_span(sv.merge_text(item.blocked_ancestor, display))}")
@@ -500,6 +541,16 @@ def inspect_panel(
         )
     if not present:  # the explanation says what is found and what blocks it
         st.markdown(" · ".join(facts))
+        with st.container(horizontal=True, gap="large"):  # page switches: the session (what is loaded) stays
+            label = shown(merge.result, display)
+            page_link(GRAPH_PAGE, f"{md_escape(label)} in the merge graph", {"type": label}, icon=":material/hub:")
+            if item.example_word:
+                page_link(
+                    WORD_PAGE,
+                    f"{md_escape(shown(item.example_word))} in the Word debugger",
+                    {"word": item.example_word},
+                    icon=":material/search:",
+                )
 
     limited = target.trace_pretoken(merge.result, max_rank=merge.rank)
     full = target.trace_pretoken(merge.result)
@@ -545,6 +596,7 @@ def inspect_panel(
             stem=f"{merge.result}-limitedbpe",
             key="blocked_tree_limited",
             downloads=not present,
+            floor=LEGIBLE_SCALE if present else 0.0,
         )
     with right:
         st.markdown(
@@ -560,6 +612,7 @@ def inspect_panel(
             stem=f"{merge.result}-full",
             key="blocked_tree_full",
             downloads=not present,
+            floor=LEGIBLE_SCALE if present else 0.0,
         )
     st.caption(
         f"Full segmentation: {sv.tokens_markdown(full.tokens, display)} — the blocked merge "
@@ -578,7 +631,7 @@ def inspect_panel(
                 else "",
             )
         )
-        trace_rows = merge_rows([limited], display, tuple_column=bool(target.tuple_merges))
+        trace_rows = merge_rows([limited], display, tuple_column=bool(target.tuple_merges), ids=ids)
         if trace_rows:
             st.dataframe(
                 trace_rows,
@@ -589,7 +642,7 @@ def inspect_panel(
             )
         else:
             st.caption("No merge applies before its turn.")
-    show_repair(item, report, target, scan_key, words, display, present)
+    show_repair(item, report, target, scan_key, words, display, present, repair_column)
 
 
 inspect_panel(report, choices, target, scan_key, words, display, present)

@@ -7,15 +7,19 @@ frequencies of two tokenisers. Thin on purpose: the numbers come from core (``bl
 captions and table rows from ``viz.distributions``, and the two tokenisers from ``ui.comparisons``.
 One view at a time (a segmented control, not tabs: every tab would run), so nothing heavy runs
 before the chosen view needs it, and then with progress.
-The corpus view reads, by default, the shipped word counts in the tokeniser's language
-(``Workspace.counts_name``), or draws the same figures from a stats file that ``structok stats``
-wrote for a corpus too big to upload (``ui.stats_files``). The view and its settings are in the URL.
+The corpus and token-frequency views read, by default, the Workspace's corpus (an uploaded
+word<TAB>count list as counts); when that corpus is known to be in another language than the
+tokeniser (the shipped English corpus with the Dutch 40k), the shipped word counts in the tokeniser's
+language instead, and the page says so; a text the user picks in another language gets a warning.
+The corpus view can also draw its figures from a stats file that ``structok stats`` wrote for a
+corpus too big to upload (``ui.stats_files``). The view and its settings are in the URL.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -26,6 +30,7 @@ from core.errors import InputError
 from ui import stats_files
 from ui.chart_downloads import csv_bytes, show_chart
 from ui.comparisons import (
+    CORPUS,
     KNOCKOUT,
     REFERENCE,
     choice_from_link,
@@ -52,11 +57,18 @@ from ui.distribution_runs import (
     word_changes,
 )
 from ui.error_boundary import boundary
-from ui.references_corpora import sample_counts
+from ui.references_corpora import (
+    LANGUAGES,
+    corpus_language,
+    counts_language,
+    is_count_list,
+    sample_counts,
+    tokeniser_language,
+)
 from ui.sweeps import THRESHOLDS
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import current
-from ui.workspace_choices import SAMPLE_COUNTS, SAMPLE_TOKENISERS, is_session_choice
+from ui.workspace_choices import SAMPLE_COUNTS, SAMPLE_TOKENISERS
 from viz import plots
 from viz.distributions import blame_metrics, frequency_facts, line_label, sweep_caption, token_frequency_rows
 from viz.escaping import md_escape
@@ -177,11 +189,63 @@ def render_sweep(ws, threshold: float) -> None:
 
 
 # --- corpus ----------------------------------------------------------------------------------------
-def corpus_text(ws) -> tuple[str, str, int | None]:
-    """The text chosen for the corpus view: (name, cache key, lines) -- lines None for word counts,
-    whose default is the shipped counts in the tokeniser's language (running text for an upload)."""
-    texts = [*SAMPLE_COUNTS, RUNNING_TEXT, STATS_FILE]
-    default = RUNNING_TEXT if is_session_choice(ws.corpus_name) or ws.counts_name is None else ws.counts_name
+@dataclass(frozen=True)
+class Text:
+    """The text the corpus view tokenises: corpus lines, or word counts (each word once, weighted)."""
+
+    key: str  # identifies its content (caches)
+    what: str  # how the page names it
+    lines: list[str] | None = None
+    counts: Mapping[str, int] | None = None
+
+
+def text_language(ws, text: str) -> str | None:
+    """The language of a text choice (None: unknown, as for an upload)."""
+    return corpus_language(ws.corpus_name) if text == RUNNING_TEXT else counts_language(text)
+
+
+def default_text(ws) -> str:
+    """The Workspace corpus, unless it is known to be in another language than the tokeniser: then the
+    shipped word counts in the tokeniser's language."""
+    clash = language_clash(ws, RUNNING_TEXT)
+    return ws.counts_name if clash and ws.counts_name else RUNNING_TEXT
+
+
+def language_clash(ws, text: str) -> str | None:
+    """A sentence when the text and the tokeniser are known to be in different languages, else None."""
+    theirs, ours = text_language(ws, text), tokeniser_language(ws.tokeniser_name)
+    if not theirs or not ours or theirs == ours:
+        return None
+    name = f"The Workspace corpus {ws.corpus_name}" if text == RUNNING_TEXT else text
+    return f"{name} is {LANGUAGES[theirs]}, but the tokeniser {ws.tokeniser_name} is {LANGUAGES[ours]}"
+
+
+def text_label(ws, text: str) -> str:
+    if text == RUNNING_TEXT:
+        return f"Workspace corpus {ws.corpus_name}" + (" (word counts)" if is_count_list(ws.corpus_name) else "")
+    language = counts_language(text)
+    return f"word counts {text}" + (f" ({LANGUAGES[language]})" if language else "")
+
+
+def say_which_text(ws, text: str, default: str) -> None:
+    """Name the text in use plainly; warn when it is in another language than the tokeniser."""
+    clash = language_clash(ws, text)
+    if clash:
+        st.warning(f"{md_escape(clash)}: most of its words are cut into small pieces, and few merges fire.")
+    elif text != RUNNING_TEXT and text == default:
+        st.caption(
+            f"{md_escape(language_clash(ws, RUNNING_TEXT) or '')}: so this view reads the shipped "
+            f"{md_escape(text_label(ws, text))} instead. Choose *{RUNNING_TEXT}* above to read the corpus anyway."
+        )
+    else:
+        st.caption(f"Reading the {md_escape(text_label(ws, text))}.")
+
+
+def corpus_text(ws) -> Text | None:
+    """The text chosen for the corpus view (None: a stats file). The default is the Workspace corpus,
+    or the shipped word counts in the tokeniser's language when the corpus is in another one."""
+    texts = [RUNNING_TEXT, *SAMPLE_COUNTS, STATS_FILE]
+    default = default_text(ws)
     c1, c2 = st.columns([3, 2])
     with c1:
         text = st.selectbox(
@@ -189,21 +253,27 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
             texts,
             index=texts.index(default),
             key="text",
-            bind="query-params",
-            help=f"Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise each word once, as "
-            f"in running text, and weigh its tokens by its count; {RUNNING_TEXT} tokenises the "
-            f"workspace corpus ({md_escape(ws.corpus_name)}) line by line; {STATS_FILE} opens the "
-            "statistics `structok stats` counted over a corpus of any size. The default is the "
-            "word counts in the tokeniser's language.",
+            bind="query-params",  # the URL keeps the option itself: no format_func (it would keep the label)
+            help=f"*{RUNNING_TEXT}*: the Workspace corpus ({md_escape(ws.corpus_name)}), line by line (a "
+            f"word<TAB>count list word by word). Word counts (shipped: {', '.join(SAMPLE_COUNTS)}) tokenise "
+            "each word once, as in running text, and weigh its tokens by its count. *a stats file*: what "
+            "`structok stats` counted over a corpus of any size. The default is the Workspace corpus, unless "
+            "it is in another language than the tokeniser.",
         )
     if text == STATS_FILE:
-        return text, "", None
+        return None
+    say_which_text(ws, text, default)
     if text != RUNNING_TEXT:
-        return text, f"counts:{text}", None
+        counts = sample_counts(text)
+        return Text(f"counts:{text}", f"the {len(counts):,} words of {text}", counts=counts)
+    if is_count_list(ws.corpus_name):
+        counts = ws.corpus_counts()
+        what = f"the {len(counts):,} words of {ws.corpus_name}"
+        return Text(f"corpus:{ws.corpus_key or ws.corpus_name}", what, counts=counts)
     all_lines = ws.corpus_lines()
     total = len(all_lines)
     if not total:
-        return RUNNING_TEXT, "", 0
+        return Text("", f"{ws.corpus_name} (no lines)", lines=[])
     choices = [n for n in LINE_CHOICES if n < total] + [total]
     with c2:
         if len(choices) > 1:
@@ -221,7 +291,7 @@ def corpus_text(ws) -> tuple[str, str, int | None]:
             st.caption(f"The corpus has {total:,} lines; all are used.")
     lines = all_lines[:n_lines]
     digest = hashlib.sha1(chr(10).join(lines).encode("utf-8", "replace")).hexdigest()[:12]
-    return RUNNING_TEXT, f"{ws.corpus_name}@{digest}", n_lines
+    return Text(f"{ws.corpus_name}@{digest}", f"{n_lines:,} lines of {ws.corpus_name}", lines=lines)
 
 
 def alpha_slider() -> float:
@@ -258,7 +328,7 @@ def corpus_controls(ws) -> tuple[float, list[str]]:
 
 
 def render_summary_table(table: list[dict], what: str, word_counts: bool, alpha: float) -> None:
-    st.subheader(f"Summary over {what}")
+    st.subheader(f"Summary over {md_escape(what)}")
     if word_counts:
         st.caption(
             "Each word is tokenised once, as in running text, and its tokens counted as often as the word "
@@ -398,19 +468,17 @@ def render_stats_file() -> None:
 
 
 def render_corpus(ws, threshold: float) -> None:
-    text, corpus_key, n_lines = corpus_text(ws)
-    if text == STATS_FILE:
+    text = corpus_text(ws)
+    if text is None:
         render_stats_file()
         return
-    if n_lines == 0:
+    if text.lines == []:
         st.info("The corpus has no lines: choose another one on the Workspace page.")
         return
     alpha, extra = corpus_controls(ws)
     segmenters = corpus_segmenters(ws, threshold, extra)
-    lines = ws.corpus_lines()[:n_lines] if n_lines is not None else None
-    what = f"{n_lines:,} lines" if lines is not None else f"the {len(sample_counts(text)):,} words of {text}"
-    stats = tokenise_all(segmenters, what, text, corpus_key, lines)
-    render_figures(segmenters, corpus_key, stats, alpha, what, lines is None)
+    stats = tokenise_all(segmenters, text.what, text.key, text.lines, text.counts)
+    render_figures(segmenters, text.key, stats, alpha, text.what, text.lines is None)
 
 
 # --- token frequencies of two tokenisers -----------------------------------------------------------
@@ -427,7 +495,7 @@ def render_tokens(ws) -> None:
     defaults = {
         "token_a": ws.tokeniser_name,
         "token_b": ws.tokeniser_name + KNOCKOUT,
-        "token_words": ws.counts_name or REFERENCE,
+        "token_words": CORPUS if default_text(ws) == RUNNING_TEXT else ws.counts_name,
     }
     for key, valid in (("token_a", options), ("token_b", options), ("token_words", sources)):
         if st.session_state.get(key) not in valid:
@@ -443,6 +511,8 @@ def render_tokens(ws) -> None:
         help="Token frequencies over these words: each word is tokenised once, as in running "
         "text, and its tokens counted as often as the word occurs.",
     )
+    if source != REFERENCE:
+        say_which_text(ws, RUNNING_TEXT if source == CORPUS else source, default_text(ws))
     links = {
         key: choice_link(name) if name else (None, None) for key, name in (("token_a", a_name), ("token_b", b_name))
     }

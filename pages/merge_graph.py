@@ -35,9 +35,13 @@ from core.errors import InputError
 from core.references.files import ReferenceSet
 from ui.downloads import figure_downloads
 from ui.merge_usage import counters as fire_counters
+from ui.presentation import PARAM as PRESENT_PARAM
 from ui.presentation import apply_presentation, presentation_toggle
+from ui.token_ids import id_table
 from ui.type_removal import REQUEST, removal_section
+from ui.url_state import write_to_url
 from ui.workspace import DEBUGGED_WORD, current
+from ui.workspace_links import page_link
 from viz.escaping import code_span, md_escape
 from viz.graph_html import STATIC_DIR, VIS_JS, graph_html, html_key, standalone_html
 from viz.graph_search import default_type, resolve_type, similar_types, type_labels, word_type
@@ -46,10 +50,15 @@ from viz.graph_svg import graph_svg
 from viz.graph_tables import mio_rows, type_merge_rows
 from viz.ranks import COLUMN_HELP as RANK_COLUMN_HELP
 from viz.tokeniser_info import tokeniser_note
-from viz.tokens import PAGE_CSS
+from viz.tokens import PAGE_CSS, visible
 from viz.tokens import drawn as shown
 
 NOTHING, KNOCKOUT, REBPE, PAPER = "nothing", "BPE-knockout", "ReBPE", "the paper's knockout"
+WORD_PAGE = "pages/word_debugger.py"
+AUTO, SHOWN, HIDDEN = "auto", "on", "off"
+OTHER_PARTS = (AUTO, SHOWN, HIDDEN)
+AUTO_PARTS = 15  # "auto" draws the other parts of a graph of at most this many types
+MAX_WORD = 100  # characters of the word a link may name
 BEFORE, AFTER = "before", "after"
 GRAPH_HEIGHT = 680  # the iframe: legend, note and the graph canvas
 PRESENT_GRAPH_HEIGHT = 455  # presenting on 1280x720: the type row above it, nothing below
@@ -105,6 +114,34 @@ def comparison(
     return run_rebpe(_tokeniser, _references.entries).tokeniser
 
 
+def debugged_word(tokeniser_name: str) -> str | None:
+    """The word to centre on: a link's ``?word=`` (its first word: the Word debugger's words), else the
+    word the Word debugger last showed in this session for this tokeniser."""
+    linked = (st.query_params.get("word") or "").split()
+    if linked:
+        return linked[0][:MAX_WORD]
+    debugged_in, debugged = st.session_state.get(DEBUGGED_WORD) or (None, None)
+    return debugged if debugged_in == tokeniser_name else None
+
+
+def centre_of(tokeniser: BTETokeniser, word: str | None) -> str | None:
+    """:func:`viz.graph_search.word_type`, None for a word the tokeniser cannot segment."""
+    try:
+        return word_type(tokeniser, word)
+    except InputError:
+        return None
+
+
+def word_link(word: str, present: bool) -> None:
+    """Back to ``word`` in the Word debugger (a page switch: the session and what it loaded stay)."""
+    page_link(
+        WORD_PAGE,
+        f"{md_escape(visible(word))} in the Word debugger",
+        {"word": word, **({PRESENT_PARAM: "1"} if present else {})},
+        icon=":material/search:",
+    )
+
+
 def table_csv(rows: list[dict]) -> str:
     out = io.StringIO()
     if rows:
@@ -141,6 +178,7 @@ tokeniser = ws.tokeniser
 display = tokeniser.pretokeniser.display
 tokeniser_key = getattr(ws, "tokeniser_key", "") or fingerprint(tokeniser)
 labels, default = labels_and_default(ws.tokeniser_name, tokeniser_key, tokeniser)
+ids = id_table(tokeniser, tokeniser_key)
 if default is None:
     st.info("This tokeniser has no types, so there is no graph to draw.")
     st.stop()
@@ -155,8 +193,9 @@ if note:  # a teaching scenario: its explanation next to its graph
 
 # --- the type: typed, clicked or from the URL; always validated (a URL may say anything) ---------------
 # A text box, not a selectbox: 40,000 options would be resent to the browser on every rerun (seconds).
-debugged_in, debugged = st.session_state.get(DEBUGGED_WORD) or (None, None)
-word_centre = word_type(tokeniser, debugged) if debugged_in == ws.tokeniser_name else None
+debugged = debugged_word(ws.tokeniser_name)
+write_to_url("word", debugged)  # a copied link centres on it too, and the way back keeps it
+word_centre = centre_of(tokeniser, debugged)
 if word_centre is not None:
     default = word_centre  # the word the Word debugger shows: its longest token formed by a merge
 if st.session_state.get("graph_tokeniser") not in (None, tokeniser_key):
@@ -168,10 +207,15 @@ elif word_centre is not None and st.session_state.get("graph_word") != debugged 
 st.session_state["graph_tokeniser"] = tokeniser_key
 if word_centre is not None:
     st.session_state["graph_word"] = debugged
-    st.caption(
-        f"The default centre is {code_span(labels[word_centre])}, the longest token of "
-        f"{code_span(debugged)} (the word in the Word debugger) that a merge forms."
-    )
+if debugged:  # the way back to the word, and (not presenting) why the graph centres where it does
+    note_column, link_column = (None, title_column) if present else st.columns([2, 1], vertical_alignment="center")
+    if word_centre is not None and note_column is not None:
+        note_column.caption(
+            f"The default centre is {code_span(labels[word_centre])}, the longest token of "
+            f"{code_span(debugged)} (the word in the Word debugger) that a merge forms."
+        )
+    with link_column:
+        word_link(debugged, present)
 
 
 def recentre(types: Collection[str], labels: Mapping[str, str]) -> None:
@@ -236,7 +280,7 @@ compare = top[2].selectbox(
     f"produce. Computed once, then cached.",
 )
 settings = st.expander("Depth, limits and what to follow") if present else st.container()
-controls = settings.columns([2, 2, 3, 3.5, 3.5, 4])
+controls = settings.columns([2, 2, 3, 4, 3, 4])
 depth = controls[0].slider(
     "Depth",
     1,
@@ -279,14 +323,16 @@ follow = controls[4].segmented_control(
     "other merges are drawn too, dashed, marked alt). All: it walks every merge of every type. The same "
     "when each type has one merge; files converted from tiktoken or SentencePiece form a type by several.",
 )
-others = controls[3].toggle(
+others = controls[3].segmented_control(
     "Other parts",
-    value=True,
+    OTHER_PARTS,
+    default=AUTO,
     key="others",
     bind="query-params",
-    help="Show the other part of each merge as a grey box: the parts of the shown merges "
-    "that are outside the neighbourhood (the g of Ġbru + g). Switch off to declutter "
-    "a big graph.",
+    required=True,
+    help="The other part of each merge as a grey box: the parts of the shown merges that are outside the "
+    f"neighbourhood (the g of Ġbru + g). *auto*: shown while the graph has at most {AUTO_PARTS} types, so a "
+    "big one stays readable (a merge node still names its parts).",
 )
 draw = BEFORE
 if compare != NOTHING:
@@ -332,6 +378,7 @@ if other is not None and draw == AFTER:
 # --- the graph -------------------------------------------------------------------------------------
 started = time.perf_counter()
 hood = neighbourhood(drawn, center, depth, max_nodes, siblings, follow=follow if follow in (PRIMARY, ALL) else PRIMARY)
+show_parts = others == SHOWN or (others != HIDDEN and len(hood.roles) <= AUTO_PARTS)
 drawn_key = (
     tokeniser_key if drawn is tokeniser else f"{tokeniser_key}|{compare}|{ws.reference_key or ws.reference_name}"
 )
@@ -359,6 +406,8 @@ if hood.truncated:
         f"Showing {len(hood.roles)} of {hood.found:,}{'+' if hood.more else ''} types within "
         f"{depth} step{'s' if depth != 1 else ''}; raise the limits above to see more."
     )
+if others == AUTO and not show_parts:
+    shown_note += f" The other parts of the merges are left out above {AUTO_PARTS} types (Other parts: on)."
 document = graph_html(
     drawn,
     hood,
@@ -368,8 +417,9 @@ document = graph_html(
     other_label=label,
     other_is_before=other_is_before,
     note=shown_note,
-    other_parts=others,
+    other_parts=show_parts,
     fire_counts=fire_counts,
+    ids=ids,
 )
 seconds = time.perf_counter() - started
 if not (STATIC_DIR / VIS_JS).is_file():
@@ -398,8 +448,9 @@ with st.container(horizontal=True, vertical_alignment="center", gap="large"):
             other_label=label,
             other_is_before=other_is_before,
             note=shown_note,
-            other_parts=others,
+            other_parts=show_parts,
             fire_counts=fire_counts,
+            ids=ids,
         ),
         key="merge_graph_figure",
     )
@@ -426,12 +477,13 @@ if own:
             )
             + "."
         )
+    named = code_span(labels.get(center, center)) + (f" (id {ids[center]})" if center in ids else "")
     st.caption(
         (
-            f"{code_span(labels.get(center, center))} is formed by {len(own)} merges: the primary one fires when "
+            f"{named} is formed by {len(own)} merges: the primary one fires when "
             "its own string is segmented; the alternatives fire only inside longer pretokens, if at all."
             if several
-            else f"{code_span(labels.get(center, center))} is formed by one merge."
+            else f"{named} is formed by one merge."
         )
         + (
             " Counts: merge applications while the reference words (each as in running text) and the corpus "
@@ -446,7 +498,7 @@ if own:
 
 # --- M_i / M_o --------------------------------------------------------------------------------------
 st.subheader("Merges forming and using the centre")
-rows = mio_rows(drawn, center, display, other=other, other_label=label, other_is_before=other_is_before)
+rows = mio_rows(drawn, center, display, other=other, other_label=label, other_is_before=other_is_before, ids=ids)
 formed = sum(1 for row in rows if row["set"].startswith("M_i"))
 st.caption(
     f"M_i({code_span(labels[center])}): the merge that forms it ({formed}); M_o: the merges that use it as "

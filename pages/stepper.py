@@ -9,7 +9,9 @@ Prev and Next sit beside the before/after trees (the ← and → keys press them
 scrolls; presentation mode (``?present=1``, ``ui.presentation``) leaves out the sidebar, the charts
 and the tables so that the controls and both trees fit a 1280×720 projector. Step 0 is drawn from
 the loaded tokeniser before the run is asked for, so a run that is not cached yet computes (with
-its progress box) below a page that is already there.
+its progress box, naming the phase it is in) above a page that is already there. The chosen word
+stays through every step unless "Follow word" is turned off; its trees draw the reference
+boundaries as the Word debugger does (``viz.step_views.reference_marks``).
 
 The Download tab gives the tokeniser after the step as project JSON and as an HF folder (zip) with
 every id kept or compacted; tuple merges left are first settled as the user chooses, only when asked,
@@ -21,10 +23,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from core.analysis.explain import trace_word
 from core.edits import step_changes
 from core.edits.rebpe import AnnealConfig, KnockoutConfig, ReBPEConfig
 from core.errors import InputError
@@ -37,7 +41,7 @@ from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_key
 from ui.tokeniser_loading import source_folder_of
 from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
-from ui.workspace import current, select
+from ui.workspace import chosen, current, select
 from viz import step_views as sv
 from viz.escaping import code_span, md_escape
 from viz.ranks import COLUMN_HELP
@@ -127,7 +131,9 @@ if not present:
         "**Teaching scenarios** ([rebpe App. A.1]): one click loads the scenario's tokeniser and a "
         "two-word reference built from its words."
     )
-scenario_buttons(SCENARIOS, "stepper_scenario", choose_scenario)
+# Presenting another tokeniser than a scenario: the buttons' room goes to the trees.
+if not present or (st.query_params.get("tokeniser") or chosen("tokeniser")) in SCENARIOS:
+    scenario_buttons(SCENARIOS, "stepper_scenario", choose_scenario)
 
 try:  # knockout and ReBPE edit a merge graph; families without one get a one-line notice
     workspace = current().with_merge_graph("The knockout & ReBPE stepper")
@@ -304,8 +310,15 @@ def word_options(index: int, computed: ComputedRun) -> tuple[list[str], list[str
     return list(dict.fromkeys([*affected, *words]))[:MAX_WORD_OPTIONS], affected
 
 
-def word_trees(tok, word: str):
-    return [tree for p in tok.pretokeniser.pretokenise(" " + word) for tree in tok.trace_pretoken(p).trees]
+def morphs_of(references: ReferenceSet, word: str) -> tuple[str, ...] | None:
+    return next((entry.morphs for entry in references.entries if entry.word == word), None)
+
+
+def word_trees(tok, word: str, morphs: tuple[str, ...] | None) -> tuple[list, set[tuple[int, int]]]:
+    """The word's final merge trees under ``tok`` (as in running text) and its reference boundaries, drawn
+    as the word debugger draws them (red dashed lines; merges across them bordered red)."""
+    traced = trace_word(tok, word)
+    return [tree for trace in traced.traces for tree in trace.trees], sv.reference_marks(traced, morphs)
 
 
 def step_buttons(prev_column, next_column, index: int, computed: ComputedRun | None) -> None:
@@ -337,21 +350,34 @@ def step_buttons(prev_column, next_column, index: int, computed: ComputedRun | N
 
 
 def tree_row(
-    word: str, before, after, step, index: int, computed: ComputedRun | None, name: str, display, present: bool
+    word: str,
+    morphs: tuple[str, ...] | None,
+    before,
+    after,
+    step,
+    index: int,
+    computed: ComputedRun | None,
+    name: str,
+    display,
+    present: bool,
 ) -> bool:
     """Prev | the tree before the step | the tree after it | Next, in one row (one tree at step 0), so
-    the buttons stay beside the trees (``computed`` None: the run is computing). Returns whether a
-    character is spelled by several leaves."""
+    the buttons stay beside the trees (``computed`` None: the run is computing); ``morphs`` are the
+    word's reference segmentation. Returns whether a character is spelled by several leaves."""
     side = 1.6 if present else 2.4  # room for "Prev ←" beside the trees, with or without the sidebar
     columns = st.columns([side, 12, side] if step is None else [side, 6, 6, side], vertical_alignment="top")
     step_buttons(columns[0], columns[-1], index, computed)
     stem = f"{name}-step{index}-{word}"
+    floor = sv.PRESENT_MIN_SCALE if present else 0.0
     key = "stepper_tree" if computed is not None else "stepper_preview_tree"
     try:
         if step is None:
             with columns[1]:
                 st.markdown(f"**As loaded:** {sv.tokens_markdown(after.tokenise_word(word), display)}")
-                return show_tree(word_trees(after, word), display, stem=stem, key=key, downloads=not present)
+                trees, reference = word_trees(after, word, morphs)
+                return show_tree(
+                    trees, display, stem=stem, key=key, downloads=not present, reference=reference, floor=floor
+                )
         spelled = False
         removed = set(step.removed) | {old for old, _ in step.rewired}
         added = set(step.added) | {new for _, new in step.rewired}
@@ -361,13 +387,16 @@ def tree_row(
         ):
             with column:
                 st.markdown(f"**{when} this step:** {sv.tokens_markdown(tok.tokenise_word(word), display)}")
+                trees, reference = word_trees(tok, word, morphs)
                 spelled |= show_tree(
-                    word_trees(tok, word),
+                    trees,
                     display,
                     highlight,
                     stem=f"{stem}-{when.lower()}",
                     key=f"{key}_{when.lower()}",
                     downloads=not present,
+                    reference=reference,
+                    floor=floor,
                 )
         return spelled
     except InputError as err:
@@ -388,7 +417,8 @@ def show_preview(tokeniser, references, name: str, present: bool) -> None:
     if words:
         wanted = st.session_state.get(CHOSEN) or st.query_params.get("word")
         word = wanted if wanted in words else words[0]
-        tree_row(word, tokeniser, tokeniser, None, 0, None, name, tokeniser.pretokeniser.display, present)
+        morphs = morphs_of(references, word)
+        tree_row(word, morphs, tokeniser, tokeniser, None, 0, None, name, tokeniser.pretokeniser.display, present)
 
 
 def show_neighbourhood(index: int, step, computed: ComputedRun, tokeniser, display) -> None:
@@ -495,7 +525,7 @@ def counts_row(step, index: int, changed: list[str], after, computed: ComputedRu
         delta = "" if change is None else f" ({change:+.2f} points)"
         st.markdown(" · ".join([f"F1 **{100 * metrics.f1:.2f} %**{delta}", *shown_counts]), help=words_help)
         return
-    columns = st.columns([1.3, 1, 1, 1, 1, 1, 1])
+    columns = st.columns([1.2, 1, 1, 1, 1, 1, 1.35])  # room for "Words changed" and its help icon
     columns[0].metric(
         "F1 (%)",
         f"{100 * metrics.f1:.2f}",
@@ -523,6 +553,7 @@ def word_and_trees(
     step,
     index: int,
     computed: ComputedRun,
+    references: ReferenceSet,
     name: str,
     display,
     present: bool,
@@ -558,7 +589,8 @@ def word_and_trees(
         on_change=follow_toggled,
         help="On (the default): keep this word when stepping. Off: every step selects the first word it changed.",
     )
-    return tree_row(word, before, after, step, index, computed, name, display, present)
+    morphs = morphs_of(references, word)
+    return tree_row(word, morphs, before, after, step, index, computed, name, display, present)
 
 
 def charts(index: int, computed: ComputedRun) -> None:
@@ -703,14 +735,25 @@ def stepper_panel(
         )
     write_to_url("step", index, default=0)
     spelled = word_and_trees(
-        (word_column, follow_column), options, changed, before, after, step, index, computed, name, display, present
+        (word_column, follow_column),
+        options,
+        changed,
+        before,
+        after,
+        step,
+        index,
+        computed,
+        references,
+        name,
+        display,
+        present,
     )
+    highlight = (sv.STEP_HIGHLIGHT_SHORT if present else sv.STEP_HIGHLIGHT) if step else ""
+    # Presenting too: the class needs to know what the red and blue marks mean.
+    st.html(tree_legend_html(step=False, reference=True, highlight=highlight, characters=spelled))
     if present:
         return
     st.caption(sv.TREE_HELP)
-    st.html(
-        tree_legend_html(step=False, reference=False, highlight=sv.STEP_HIGHLIGHT if step else "", characters=spelled)
-    )
     counts_row(step, index, changed, after, computed, present)  # below the trees, so that stepping does not move them
     charts(index, computed)
     detail_tabs(step, index, changed, after, computed, tokeniser, name, references, reference_name, config)
@@ -719,12 +762,14 @@ def stepper_panel(
 RANK_COLUMN = {"rank": st.column_config.TextColumn("rank", help=COLUMN_HELP)}
 
 # --- step 0 first, then the run (computed once per tokeniser, reference and configuration) ----------------
-run_box = st.container()
+# The run's progress box, then its summary and notices; when there is nothing to say (as when presenting),
+# the slot takes no room (an empty st.container would still take a gap).
+run_slot = st.empty()
 preview = st.empty()
 if str(st.session_state.get(STEP, st.query_params.get("step", "0"))) == "0":
     with preview.container():
         show_preview(tokeniser, references, workspace.tokeniser_name, present)
-with run_box:
+with run_slot.container():
     try:
         computed = cached_run(
             workspace.tokeniser_name,
@@ -738,32 +783,47 @@ with run_box:
         preview.empty()
         st.error(f"Could not run ReBPE: {md_escape(err)}")
         st.stop()
+run_slot.empty()
 preview.empty()
 
 steps = computed.steps
 last = len(steps)
 final = steps[-1]
 iterations = len({s.iteration for s in steps})
+notes: list[tuple[Callable, str]] = []
 if not present:
-    run_box.markdown(
-        f"**The run:** {last} steps in {iterations} iteration{'s' if iterations != 1 else ''} · "
-        f"F1 {100 * computed.initial.f1:.2f} % → {100 * final.metrics.f1:.2f} % · "
-        f"|V| {tokeniser.vocab_size:,} → {final.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} → "
-        f"{final.tuple_merges:,} · computed in {computed.seconds:.1f} s, kept for this tokeniser, reference and "
-        "configuration."
+    notes.append(
+        (
+            st.markdown,
+            f"**The run:** {last} steps in {iterations} iteration{'s' if iterations != 1 else ''} · "
+            f"F1 {100 * computed.initial.f1:.2f} % → {100 * final.metrics.f1:.2f} % · "
+            f"|V| {tokeniser.vocab_size:,} → {final.vocab_size:,} · tuple merges {len(tokeniser.tuple_merges):,} → "
+            f"{final.tuple_merges:,} · computed in {computed.seconds:.1f} s, kept for this tokeniser, reference and "
+            "configuration.",
+        )
     )
 if computed.unaligned:
-    run_box.warning(
-        f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be "
-        "aligned with this tokeniser's pre-tokeniser and are left out."
+    notes.append(
+        (
+            st.warning,
+            f"{len(computed.unaligned):,} of {len(references.entries):,} reference words could not be "
+            "aligned with this tokeniser's pre-tokeniser and are left out.",
+        )
     )
 
 # A link's step, word and type seed the widgets on the first run; a step the run does not have is refused.
 refused = seed_from_url(STEP, "step", lambda raw: int(raw) if raw.isdigit() and int(raw) <= last else None)
 if refused is not None:
-    run_box.warning(
-        f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; showing step 0."
+    notes.append(
+        (
+            st.warning,
+            f"The link asks for step {md_escape(refused[:20])}, but this run has steps 0–{last}; showing step 0.",
+        )
     )
+if notes:
+    with run_slot.container():
+        for show, text in notes:
+            show(text)
 seed_from_url(CHOSEN, "word", lambda raw: raw)
 seed_from_url(TYPE, "type", lambda raw: raw)
 if int(st.session_state.get(STEP, 0) or 0) > last:  # a shorter run than before

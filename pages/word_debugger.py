@@ -30,6 +30,7 @@ one-line notice.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 import streamlit as st
 
@@ -58,8 +59,9 @@ from ui.tokeniser_loading import tokeniser_label
 from ui.url_state import seed_from_url, write_to_url
 from ui.workspace import DEBUGGED_WORD, current, ensure_app_navigation
 from ui.workspace_choices import choices
+from ui.workspace_links import page_link
 from viz.escaping import code_span, md_escape
-from viz.ranks import is_between, rank_help, rank_text
+from viz.ranks import id_rank_text, is_between, rank_help, rank_text
 from viz.running_text import RUNNING_TEXT_CSS, running_text_html, text_tokens
 from viz.tables import merge_rows
 from viz.tokeniser_info import marker_legend, markers
@@ -76,7 +78,7 @@ from viz.tokens import (
     words_html,
 )
 from viz.trace_views import kind_counts, trace_html
-from viz.trees import TREE_LEGEND, merge_tree_forest, merge_tree_svg, svg_html
+from viz.trees import LEGIBLE_SCALE, TREE_LEGEND, inline_tree_html, merge_tree_forest, merge_tree_svg
 
 ensure_app_navigation()
 
@@ -90,6 +92,9 @@ MODES = {"words": WORDS, "text": RUNNING}  # URL value -> input mode
 MAX_TEXT = 5_000  # characters of running text
 MAX_URL_TEXT = 2_000  # characters of running text a link carries
 LINK_PARAMS = ("tokeniser", "reference", "corpus")  # the workspace, carried by the chips' links
+GRAPH_PAGE = "pages/merge_graph.py"
+PRESENT_TREE_HEIGHT = "calc(100vh - 330px)"  # presenting: the rows above the tree take about 330 px of 720
+BESIDE_CHARACTERS = 16  # presenting, the explanation goes beside the tree of a word up to this long (else below)
 
 
 # --- cached engine work (keyed by content keys; the objects themselves are not hashed) --------------
@@ -225,7 +230,7 @@ def running_text_view(input_col, option_col, workspace, chip_markers, graph_link
             types=loaded.vocabulary,
             markers=chip_markers,
             tree_link=tree_link,
-            graph_link=in_workspace if graph_links else None,
+            graph_link={**in_workspace, **({PRESENT_PARAM: "1"} if present else {})} if graph_links else None,
         )
     )
     st.caption(
@@ -277,7 +282,7 @@ def word_fmt(text: str) -> str:
 
 seed_from_url("input_mode", "input", MODES.get)
 st.session_state.setdefault("input_mode", RUNNING if st.query_params.get("text") else WORDS)
-input_col, tokeniser_col, option_col = st.columns([6, 3, 3])
+input_col, tokeniser_col, option_col = st.columns([5, 4, 3])  # the tokeniser's label uncut
 mode = mode_col.segmented_control(
     "Input",
     list(MODES.values()),
@@ -285,6 +290,7 @@ mode = mode_col.segmented_control(
     required=True,
     help="Words: each word debugged on its own (tree, blame, comparison). Running "
     "text: a sentence or paragraph as the tokeniser sees it, with token ids.",
+    label_visibility="collapsed" if present else "visible",  # presenting: the title row stays one line high
 )
 tokeniser_col.selectbox("Tokeniser", choices("tokeniser"), key="ws_tokeniser", format_func=tokeniser_label)
 if mode == RUNNING:
@@ -407,41 +413,90 @@ except InputError as err:
     st.error(f"Cannot explain {word_fmt(focus)}: {md_escape(err)}")
     st.stop()
 
-st.header(f"“{md_escape(visible(focus))}”", anchor=False)
+
+def merge_graph_link(word: str, present: bool) -> None:
+    """A page switch to the merge graph centred on ``word`` (its longest token a merge forms): the session,
+    and so what the user loaded and this word, stay; back here the word is still in the address bar."""
+    page_link(
+        GRAPH_PAGE,
+        f"{md_escape(visible(word))} in the merge graph",
+        {"word": word, **({PRESENT_PARAM: "1"} if present else {})},
+        icon=":material/hub:",
+        help="The merge graph around the longest token of this word that a merge forms.",
+    )
 
 
-def what_went_wrong(explained, morphs: tuple[str, ...] | None, compare_with: str, display) -> None:
-    """The plain-words explanation (core.analysis.explain)."""
-    st.subheader("What went wrong?", anchor=False)
+if not present:  # presenting, the word is in the box above and the link beside the explanation
+    heading, graph_link = st.columns([3, 2], vertical_alignment="center")
+    heading.header(f"“{md_escape(visible(focus))}”", anchor=False)
+    with graph_link:
+        merge_graph_link(focus, present)
+
+
+def with_ids(sentence: str, explained, display, ids: Mapping[str, int]) -> str:
+    """A sentence of the explanation with the id of each merge's result beside that merge's rank:
+    ``→ `ids` (rank 1234, step 5)`` becomes ``→ `ids` (id 1495 · rank 1234, step 5)``."""
+    merges = [c[0] for b in explained.missed if (c := b.crossing()) is not None]
+    merges += [m for trap in explained.traps for m in (trap.trapping, trap.blocked)]
+    for token in {m.result for m in merges} & set(ids):
+        written = f"→ {fmt(token, display)} (rank "
+        sentence = sentence.replace(written, f"{written[:-5]}id {ids[token]} · rank ")
+    return sentence
+
+
+def what_went_wrong(
+    explained, morphs: tuple[str, ...] | None, compare_with: str, display, ids, link: Callable[[], None] | None = None
+) -> None:
+    """The plain-words explanation (core.analysis.explain), each merge's result with its id beside the rank;
+    ``link`` (presenting: to the merge graph) beside the heading, and no secondary caption."""
+    heading, link_column = st.columns([1, 1], vertical_alignment="center") if link else (st.container(), None)
+    heading.subheader("What went wrong?", anchor=False)
+    if link_column is not None:
+        with link_column:
+            link()
     if morphs is not None:
         entry_text = " · ".join(word_fmt(m) for m in morphs)
         st.markdown(f"**Reference ({md_escape(compare_with)}):** {entry_text}")
     sentences = explained.sentences(lambda token: fmt(token, display), word_fmt)
     box = st.success if explained.agrees else st.info if morphs is None else st.warning
-    box("\n".join(f"- {s}" for s in sentences))
-    if explained.standalone and len(explained.standalone) > 1:
+    box("\n".join(f"- {with_ids(s, explained, display, ids)}" for s in sentences))
+    if explained.standalone and len(explained.standalone) > 1 and link is None:
         alone = " · ".join(" ".join(fmt(t, display) for t in piece) for piece in explained.standalone)
         st.caption(f"Each reference piece segmented on its own: {alone}")
 
 
-if not present:  # presenting: the tree comes first, the explanation below it
+def present_aside(explained, morphs: tuple[str, ...] | None, compare_with: str, display, ids, word: str) -> None:
+    """Presenting, beside the tree: the explanation and the link to the merge graph."""
+    what_went_wrong(explained, morphs, compare_with, display, ids, link=partial(merge_graph_link, word, True))
+
+
+if not present:  # presenting: the explanation goes beside the tree
     with st.container(border=True):
-        what_went_wrong(explained, morphs, compare_with, display)
+        what_went_wrong(explained, morphs, compare_with, display, chip_options["ids"])
 
 
 # --- the tree and the merges, step by step ---
 @st.fragment
 @boundary()  # a fragment rerun does not pass through app.py's boundary
-def step_view(word: str, traced: WordTrace, explained, tokeniser, display, chip_options: dict, present: bool) -> None:
+def step_view(
+    word: str,
+    traced: WordTrace,
+    explained,
+    tokeniser,
+    display,
+    chip_options: dict,
+    present: bool,
+    aside: Callable[[], None] | None = None,
+) -> None:
     n_steps = traced.n_steps
     key = f"step::{word}"
     if key not in st.session_state or not 0 <= st.session_state[key] <= n_steps:
         st.session_state[key] = step_from_url(n_steps)
     if not present:
         st.subheader("Merges, one by one", anchor=False)
-    # Presenting: Prev and Next beside the tree; otherwise beside the slider, the tree below.
+    # Prev and Next beside the slider, the tree below (presenting: the explanation beside the tree).
     back, middle, forward = st.columns(
-        [2, 12, 2] if present else [1, 10, 1], vertical_alignment="center" if present else "bottom"
+        [1.5, 10, 1.5] if present else [1, 10, 1], vertical_alignment="center" if present else "bottom"
     )
     if n_steps:
         back.button(
@@ -477,18 +532,23 @@ def step_view(word: str, traced: WordTrace, explained, tokeniser, display, chip_
             help="Drag, or click the slider and use the arrow keys.",
             label_visibility="collapsed" if present else "visible",
         )
-    with middle if present else st.container():
-        step = st.session_state[key] if n_steps else 0
+    step = st.session_state[key] if n_steps else 0
+    if aside is None or sum(len(t.pretoken) for t in traced.traces) > BESIDE_CHARACTERS:  # a wide tree: stacked
         step_body(word, traced, n_steps, step, explained, display, chip_options, present, tokeniser.primary_merge)
-    rows = merge_rows(traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges))
+        if aside is not None:
+            aside()
+    else:
+        left, right = st.columns([1, 1.2], gap="medium")
+        with left:
+            step_body(word, traced, n_steps, step, explained, display, chip_options, present, tokeniser.primary_merge)
+        with right:
+            aside()
+    rows = merge_rows(
+        traced.traces, display, fmt=code_span, tuple_column=bool(tokeniser.tuple_merges), ids=chip_options["ids"]
+    )
     if rows and not present:
         with st.expander(f"All {len(rows)} merges in the order they fired"):
             st.table(rows, hide_index=True)
-
-
-def id_text(ids: Mapping[str, int], token: str) -> str:
-    """``"id 4037 · "`` before a merge's rank, so a token id is never read as its rank."""
-    return f"id {ids[token]} · " if token in ids else ""
 
 
 def whole_note(tokens: list[str], primary_merge: Callable, display, ids: Mapping[str, int]) -> str:
@@ -497,14 +557,14 @@ def whole_note(tokens: list[str], primary_merge: Callable, display, ids: Mapping
     for token in tokens:
         merge = primary_merge(token)
         own = (
-            f" Its own merge is {' + '.join(fmt(p, display) for p in merge.parts)} → {fmt(token, display)} "
-            f"({id_text(ids, token)}rank {md_escape(rank_text(merge.rank))}), which this word never needs."
+            f" The merge forming it is {' + '.join(fmt(p, display) for p in merge.parts)} → {fmt(token, display)} "
+            f"({md_escape(id_rank_text(ids.get(token), merge.rank))}), which this word never needs."
             if merge is not None
             else ""
         )
         notes.append(
-            f"{fmt(token, display)} is one token without any merge: the pretoken is a type of the vocabulary, "
-            f"and the tokeniser's `ignore_merges` emits such a pretoken whole.{own}"
+            f"{fmt(token, display)} is one token, emitted whole: the pretoken is a whole-word type of the "
+            f"vocabulary, and under the tokeniser's `ignore_merges` such a pretoken is not merged at all.{own}"
         )
     return "\n\n".join(notes)
 
@@ -532,11 +592,11 @@ def step_body(
         st.markdown(f"**Step 0 of {n_steps}:** every character is a token of its own.")
     else:
         _, merge = fired
-        tail = " — the final segmentation." if step == n_steps else "."
+        tail = " — the final segmentation." if step == n_steps and not present else "."
         st.markdown(
             f"**Step {step} of {n_steps}:** {' + '.join(fmt(p, display) for p in merge.parts)} → "
             f"{fmt(merge.result, display)} "
-            f"({id_text(chip_options['ids'], merge.result)}rank {md_escape(rank_text(merge.rank))}){tail}",
+            f"({md_escape(id_rank_text(chip_options['ids'].get(merge.result), merge.rank))}){tail}",
             help=rank_help(merge.rank),
         )
     st.html(token_chips_html(traced.tokens_at(step), display, **chip_options))
@@ -551,21 +611,26 @@ def step_body(
         reference=blamed,
         caption=f"segmentation tree of {word} at step {step}",
     )
-    svg = merge_tree_svg(**tree)
-    st.html(svg_html(svg, alt=tree["caption"]))
+    svg = merge_tree_svg(**tree, ids=chip_options["ids"])
+    st.markdown(
+        inline_tree_html(svg, min_scale=LEGIBLE_SCALE, max_height=PRESENT_TREE_HEIGHT)
+        if present
+        else inline_tree_html(svg),
+        unsafe_allow_html=True,
+    )
     st.html(TREE_LEGEND)
     if not present:
         figure_downloads(f"merge-tree-{word}-step-{step}", svg, tikz=merge_tree_forest(**tree), key=f"tree::{word}")
 
 
-step_view(focus, traced, explained, tokeniser, display, chip_options, present)
-if present:
-    with st.container(border=True):
-        what_went_wrong(explained, morphs, compare_with, display)
+explain_aside = partial(present_aside, explained, morphs, compare_with, display, chip_options["ids"], focus)
+step_view(focus, traced, explained, tokeniser, display, chip_options, present, explain_aside if present else None)
+if present:  # one screen: the tables, the blame strip (the tree's red lines show it), the comparison are for the desk
+    st.stop()
 
 
 # --- the merges of each token: primary, alternatives, what fired, how often each fires ---
-def token_merge_rows(tokens, counts, display) -> list[dict]:
+def token_merge_rows(tokens, counts, display, ids: Mapping[str, int]) -> list[dict]:
     rows = []
     for item in tokens:
         if not item.merges:
@@ -574,6 +639,7 @@ def token_merge_rows(tokens, counts, display) -> list[dict]:
             kind = "its only merge" if len(item.merges) == 1 else "primary" if merge == item.primary else "alternative"
             row = {
                 "token": fmt(item.token, display),
+                "id": str(ids.get(item.token, "")),
                 "merge": " + ".join(fmt(p, display) for p in merge.parts),  # cells are markdown
                 "rank": md_escape(rank_text(merge.rank)),
                 "kind": kind,
@@ -591,8 +657,8 @@ def token_merge_rows(tokens, counts, display) -> list[dict]:
     return rows
 
 
-def token_merges_view(graph_workspace, traced: WordTrace, display) -> None:
-    """Every merge forming each token's type, which one fired, and how often each fires."""
+def token_merges_view(graph_workspace, traced: WordTrace, display, ids: Mapping[str, int]) -> None:
+    """Every merge forming each token's type (with the type's id), which one fired, and how often each fires."""
     tokeniser = graph_workspace.tokeniser
     st.subheader("The merges of each token", anchor=False)
     items = token_merges(tokeniser, traced)
@@ -607,10 +673,10 @@ def token_merges_view(graph_workspace, traced: WordTrace, display) -> None:
     notes = []
     for item in items:
         if item.fired_alternative:
-            rank = md_escape(rank_text(item.fired.rank))
+            rank = md_escape(id_rank_text(ids.get(item.token), item.fired.rank))
             notes.append(
                 f"{fmt(item.token, display)} was formed here by the alternative "
-                f"{' + '.join(fmt(p, display) for p in item.fired.parts)} (rank {rank}), not by "
+                f"{' + '.join(fmt(p, display) for p in item.fired.parts)} ({rank}), not by "
                 f"its primary merge {' + '.join(fmt(p, display) for p in item.primary.parts)}."
             )
         elif item.whole and item.merges:
@@ -628,7 +694,7 @@ def token_merges_view(graph_workspace, traced: WordTrace, display) -> None:
     )
     for note in notes:
         st.markdown("- " + note)
-    rows = token_merge_rows(items, counts, display)
+    rows = token_merge_rows(items, counts, display, ids)
     if rows:
         st.table(rows, hide_index=True)
         for explained_rank in dict.fromkeys(rank_help(m.rank) for m in wanted if is_between(m.rank)):
@@ -637,9 +703,8 @@ def token_merges_view(graph_workspace, traced: WordTrace, display) -> None:
         st.caption("No token of this word is formed by a merge (every token is a single symbol).")
 
 
-if not present:
-    with st.container(border=True):
-        token_merges_view(graph_workspace, traced, display)
+with st.container(border=True):
+    token_merges_view(graph_workspace, traced, display, chip_options["ids"])
 
 # --- blame view ---
 with st.container(border=True):
@@ -789,23 +854,22 @@ def comparison_view(
     )
 
 
-if not present:
-    st.subheader("The same word under other tokenisers", anchor=False)
-    if st.toggle(
-        "Compare with knockout, ReBPE, TrimmedBPE, dropout",
-        key="variants",
-        bind="query-params",
-        help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
-        "server's disk) and trims the vocabulary by token frequency.",
-    ):
-        comparison_view(
-            workspace,
-            graph_workspace,
-            focus,
-            segmented[focus],
-            traced,
-            gold,
-            compare_with=compare_with,
-            display=display,
-            chip_markers=chip_options["markers"],
-        )
+st.subheader("The same word under other tokenisers", anchor=False)
+if st.toggle(
+    "Compare with knockout, ReBPE, TrimmedBPE, dropout",
+    key="variants",
+    bind="query-params",
+    help="Runs BPE-knockout and ReBPE on the reference (once per tokeniser and reference, kept on the "
+    "server's disk) and trims the vocabulary by token frequency.",
+):
+    comparison_view(
+        workspace,
+        graph_workspace,
+        focus,
+        segmented[focus],
+        traced,
+        gold,
+        compare_with=compare_with,
+        display=display,
+        chip_markers=chip_options["markers"],
+    )

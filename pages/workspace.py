@@ -54,6 +54,7 @@ STEPPER = "pages/stepper.py"
 ERROR_KEY = "workspace_upload_error_{}"
 PRETOKENISER_KEY = "ws_pretokeniser_override"
 MAX_SUMMARY_LINE = 240  # a SentencePiece pre-tokeniser's description carries its whole charsmap
+CHOOSER_CHARS = 38  # about what a chooser's box shows at 1280 px before it cuts the label
 
 
 # --- upload callbacks (run before the page; an InputError only becomes a message) ----------------------
@@ -171,6 +172,12 @@ def _upload(kind: str) -> None:
         _loaded(kind, name)
 
 
+def full_label(label: str) -> None:
+    """Under a chooser: its choice in full where the box cuts it (a path, a long name)."""
+    if len(label) > CHOOSER_CHARS:
+        st.caption(md_escape(label))
+
+
 def upload_error(kind: str, current: str) -> None:
     """Under an uploader: the file it shows was rejected, and what stays loaded instead."""
     rejected = st.session_state.get(ERROR_KEY.format(kind))
@@ -206,14 +213,8 @@ def teach_card() -> None:
             )
 
 
-#: Page links wrap instead of ending in "…" (the Teach card's scenario titles are long).
-WRAPPING_LINKS = """<style>
-[data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p {
-  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
-</style>"""
-
 # --- the page ---------------------------------------------------------------------------------------
-st.html(PAGE_CSS + WRAPPING_LINKS)
+st.html(PAGE_CSS)  # page links wrap instead of ending in "…" (the Teach card's scenario titles are long)
 st.title("Workspace")
 st.caption(
     "Choose what every page works on: a tokeniser, reference segmentations and a corpus. Everything "
@@ -247,6 +248,7 @@ with st.container(border=True):
             help="The Dutch 40k tokeniser of the BPE-knockout paper, two small BPEs trained here, the "
             "teaching scenarios of the ReBPE paper (App. A), your uploads and the files you named.",
         )
+        full_label(tokeniser_label(workspace.tokeniser_name))
         with st.expander("Upload a tokeniser, or name one on this machine"):
             st.file_uploader(
                 "tokenizer.json, project JSON (any family), merges.txt, SentencePiece .model or "
@@ -324,6 +326,7 @@ with st.container(border=True):
             help="Morphological segmentations written by hand for this project (Dutch and English), or "
             "your upload. The word debugger, blame and knockout compare against them.",
         )
+        full_label(workspace.reference_name)
         st.file_uploader(
             "Upload references (TSV, MorphyNet, CELEX or SIGMORPHON; detected automatically)",
             type=["tsv", "txt", "csv", "segs", "seg"],
@@ -364,6 +367,7 @@ with st.container(border=True):
             help="Running text for the distribution plots and TrimmedBPE frequencies. The shipped one is "
             "the English reference-manual text that every Python installation carries.",
         )
+        full_label(workspace.corpus_name)
         st.file_uploader(
             "Upload a corpus (UTF-8 plain text, or word<TAB>count lines)",
             type=["txt", "tsv"],

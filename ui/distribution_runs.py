@@ -24,7 +24,6 @@ from core.errors import InputError
 from core.references.evaluation import MorphScores
 from ui import result_cache
 from ui.rebpe_runs import cached_run, knockout_config
-from ui.references_corpora import sample_counts
 from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
 from ui.tokeniser_loading import sample_tokeniser
 from ui.workspace_choices import SAMPLE_TOKENISERS, is_session_choice
@@ -110,8 +109,9 @@ def stored_stats(segmenter, text_digest: str, compute) -> cm.CorpusStats:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def counts_digest(name: str) -> str:
-    return words_digest(f"{word}\t{count}" for word, count in sample_counts(name).items())
+def counts_digest(counts_key: str, _counts: Mapping[str, int]) -> str:
+    """A digest of the word counts whose key is ``counts_key`` (shipped ones by name, the corpus by its content key)."""
+    return words_digest(f"{word}\t{count}" for word, count in _counts.items())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -125,9 +125,9 @@ def corpus_stats(segmenter_key: str, corpus_key: str, _segmenter, _lines) -> cm.
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def count_stats(segmenter_key: str, counts_name: str, _segmenter) -> cm.CorpusStats:
+def count_stats(segmenter_key: str, counts_key: str, _segmenter, _counts: Mapping[str, int]) -> cm.CorpusStats:
     return stored_stats(
-        _segmenter, counts_digest(counts_name), lambda: cm.word_count_stats(_segmenter, sample_counts(counts_name))
+        _segmenter, counts_digest(counts_key, _counts), lambda: cm.word_count_stats(_segmenter, _counts)
     )
 
 
@@ -172,9 +172,11 @@ def corpus_segmenters(ws, threshold: float, extra: list[str]) -> dict[str, tuple
     return segmenters
 
 
-def tokenise_all(segmenters, what: str, text: str, corpus_key: str, lines) -> dict[str, cm.CorpusStats]:
-    """Every segmenter's statistics over the corpus ``lines`` (or, without lines, the word counts
-    ``text``), with a progress bar."""
+def tokenise_all(
+    segmenters, what: str, corpus_key: str, lines: list[str] | None, counts: Mapping[str, int] | None
+) -> dict[str, cm.CorpusStats]:
+    """Every segmenter's statistics over the corpus ``lines`` (or, without lines, the word ``counts``),
+    with a progress bar; ``corpus_key`` identifies the text's content."""
     progress = st.empty()
     stats: dict[str, cm.CorpusStats] = {}
     for i, (label, (key, segmenter)) in enumerate(segmenters.items()):
@@ -182,7 +184,9 @@ def tokenise_all(segmenters, what: str, text: str, corpus_key: str, lines) -> di
             i / len(segmenters), text=f"Tokenising {what} with {md_escape(label)} ({i + 1} of {len(segmenters)})…"
         )
         stats[label] = (
-            corpus_stats(key, corpus_key, segmenter, lines) if lines is not None else count_stats(key, text, segmenter)
+            corpus_stats(key, corpus_key, segmenter, lines)
+            if lines is not None
+            else count_stats(key, corpus_key, segmenter, counts or {})
         )
     progress.empty()
     return stats

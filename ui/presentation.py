@@ -10,11 +10,13 @@ charts and tables and put Prev/Next beside the before/after views, with ``shortc
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.url_state import seed_from_url, write_to_url
 
 PARAM = "present"
 KEY = "presentation_mode"
+PAGE_KEY = "presentation_page"  # the page whose toggle ran last: on another page the URL says the mode again
 PREV_KEY, NEXT_KEY = "Left", "Right"  # st.button(shortcut=...)
 
 _STYLE = """<style>
@@ -34,7 +36,14 @@ def _parse(raw: str) -> bool | None:
 
 
 def presenting() -> bool:
-    """Whether this page is in presentation mode (the toggle, else ``?present=1``)."""
+    """Whether this page is in presentation mode (the toggle, else ``?present=1``). After a page switch
+    the URL decides (a link between pages carries ``present=1``): each page has its own toggle, and the
+    last page's would otherwise stand for it."""
+    ctx = get_script_run_ctx()
+    page = ctx.page_script_hash if ctx is not None else ""
+    if st.session_state.get(PAGE_KEY) != page:
+        st.session_state[PAGE_KEY] = page
+        st.session_state.pop(KEY, None)
     seed_from_url(KEY, PARAM, _parse)
     return bool(st.session_state.get(KEY, False))
 

@@ -128,15 +128,17 @@ def compute_run(
     *,
     traced: Callable[[TokenisedReference], None] | None = None,
     progress: Callable[[int, StepReport], None] | None = None,
+    on_phase: Callable[[str, int], None] | None = None,
 ) -> ComputedRun:
     """The run itself, without Streamlit: ``traced`` is told the reference as traced before any
-    phase, ``progress`` every iteration's knockout step (see ``core.edits.rebpe.run_rebpe``)."""
+    phase, ``progress`` every iteration's knockout step, ``on_phase`` every phase as it starts (see
+    ``core.edits.rebpe.run_rebpe``)."""
     started = time.perf_counter()
     entries = list(references.entries)
     initial = TokenisedReference(tokeniser, entries)
     if traced is not None:
         traced(initial)
-    run = run_rebpe(tokeniser, entries, config, progress=progress)
+    run = run_rebpe(tokeniser, entries, config, progress=progress, on_phase=on_phase)
     return ComputedRun(
         key,
         tokeniser,
@@ -175,6 +177,14 @@ class LRUStore:
             self.items.move_to_end(key)
             while len(self.items) > self.size:
                 self.items.popitem(last=False)
+
+    def peek(self, key):
+        """The value kept for ``key``, or None (nothing is computed)."""
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
 
     def get_or_compute(self, key, compute: Callable[[], object], waiting: Callable[[float], None] | None = None):
         """The value for ``key``; if missing, ``compute()`` runs in exactly one of the threads
@@ -244,7 +254,12 @@ def cached_run(
     """The run for these inputs; computed on first use with a live progress box. The keys default to
     the names (``ui.workspace.Workspace.tokeniser_key`` also tells uploads of the same name apart)."""
     key = run_key(tokeniser_key or tokeniser_name, tokeniser, reference_key or reference_name, references, config)
+    kept = _run_store().peek(key)
+    if kept is not None:  # the usual case: nothing to say, no placeholder to flash
+        return kept
     holder = st.empty()
+    # Reading a stored run first digests the tokeniser (a second or more for 200k types): say so at once.
+    holder.caption(f"Looking for a stored {label} run on {tokeniser_name} with these settings…")
 
     def compute() -> ComputedRun:
         with (
@@ -259,13 +274,21 @@ def cached_run(
                 st.write(f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %")
 
             def progress(iteration: int, knocked: StepReport) -> None:
-                status.update(label=f"Running {label}: iteration {iteration}…")
                 st.write(
                     f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
                     f"({time.perf_counter() - started:.1f} s so far)"
                 )
 
-            computed = compute_run(key, tokeniser, references, config, traced=traced, progress=progress)
+            def on_phase(phase: str, iteration: int) -> None:
+                where = f"iteration {iteration} · " if iteration else ""
+                status.update(
+                    label=f"Running {label} on {tokeniser_name}: {where}{phase}… "
+                    f"({time.perf_counter() - started:.0f} s so far)"
+                )
+
+            computed = compute_run(
+                key, tokeniser, references, config, traced=traced, progress=progress, on_phase=on_phase
+            )
             status.update(label=f"{label} done", state="complete")
         return computed
 

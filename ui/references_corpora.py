@@ -1,5 +1,6 @@
 """Loading reference segmentations, corpora and word counts: shipped or uploaded, cached by
-``st.cache_resource`` / ``st.cache_data``."""
+``st.cache_resource`` / ``st.cache_data``; and the language of what was shipped (so that a page never
+pairs a Dutch tokeniser with English text without saying so)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.formats.corpora import (
     decode_utf8,
     load_word_counts,
     parse_word_count_bytes,
+    parse_word_counts,
     split_lines,
     word_counts_from_text,
 )
@@ -19,6 +21,7 @@ from core.formats.samples import running_text
 from core.references.files import ReferenceSet, load_references, parse_reference_bytes
 from ui.workspace_choices import (
     MAX_UPLOAD_BYTES,
+    SAMPLE_CORPORA,
     SAMPLE_COUNTS,
     SAMPLE_REFERENCES,
     UPLOAD_PREFIX,
@@ -58,6 +61,31 @@ def _sample_lines(limit: int | None) -> list[str]:
     return lines if limit is None else lines[:limit]
 
 
+def is_count_list(name: str) -> bool:
+    """Whether the corpus choice is an uploaded word<TAB>count list (not running text), as
+    :func:`check_corpus_upload` recognises one: by a tab on its first line."""
+    return ("corpus", name) in st.session_state.get("uploads", {}) and "\t" in next(iter(corpus_lines(name, 1)), "")
+
+
+LANGUAGES = {"en": "English", "nl": "Dutch"}
+
+
+def corpus_language(name: str) -> str | None:
+    """The language code of a shipped corpus (the Python documentation is English); None for an upload."""
+    return "en" if name in SAMPLE_CORPORA else None
+
+
+def counts_language(name: str) -> str | None:
+    """The language code of shipped word counts (``nl_wordfreq`` -> ``nl``); None for anything else."""
+    return name[:2] if name in SAMPLE_COUNTS and name[:2] in LANGUAGES else None
+
+
+def tokeniser_language(name: str) -> str | None:
+    """The language code of a shipped tokeniser (see :func:`counts_for`); None for an upload or a path."""
+    counts = counts_for(name)
+    return counts[:2] if counts else None
+
+
 def counts_for(tokeniser_name: str) -> str | None:
     """The shipped word counts matching a shipped tokeniser's language: English for the ``en-``
     tokenisers, Dutch for the others (the Dutch 40k, the Dutch wordfreq BPE and the scenarios,
@@ -76,8 +104,12 @@ def sample_counts(name: str) -> dict[str, int]:
 @st.cache_resource(show_spinner="Counting the words of the corpus…", max_entries=4)
 def corpus_counts(corpus_key: str, _lines: Callable[[], list[str]]) -> dict[str, int]:
     """Whitespace-separated word counts of the corpus whose content key is ``corpus_key``
-    (``Workspace.corpus_key``: uploads of one name differ by digest); ``_lines()`` reads it."""
-    return dict(word_counts_from_text(_lines()))
+    (``Workspace.corpus_key``: uploads of one name differ by digest); ``_lines()`` reads it. A
+    word<TAB>count list (:func:`check_corpus_upload` accepts one) gives its own counts."""
+    lines = _lines()
+    if lines and "\t" in lines[0]:
+        return parse_word_counts("\n".join(lines), corpus_key)
+    return dict(word_counts_from_text(lines))
 
 
 def check_corpus_upload(data: bytes, filename: str) -> None:

@@ -10,6 +10,7 @@ every text in the SVG is escaped by ``viz.trees``), in a ``merge-tree-block`` wr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 
 import streamlit as st
@@ -29,7 +30,7 @@ def page_header(title: str) -> bool:
     when presenting (``ui.presentation``); returns whether the page is presenting."""
     st.html(PAGE_CSS)
     st.html(TREE_CSS)
-    title_column, toggle_column = st.columns([4, 1], vertical_alignment="bottom")
+    title_column, toggle_column = st.columns([3, 1], vertical_alignment="bottom")  # the toggle's label uncut
     title_column.title(title)
     with toggle_column:
         present = presentation_toggle()
@@ -47,18 +48,27 @@ def show_tree(
     stem: str,
     key: str,
     downloads: bool = True,
+    reference: Collection[tuple[int, int]] = (),
+    floor: float = 0.0,
 ) -> bool:
     """The final merge trees of one word (``viz.trees.word_pretokens``) with ``highlight`` merges bordered
-    in blue; with ``downloads``, the figure as ``<stem>.svg`` and ``<stem>.tex`` (widget keys from ``key``).
+    in blue and the ``reference`` boundaries (``(pretoken, offset)``) as red dashed lines; with
+    ``downloads``, the figure as ``<stem>.svg`` and ``<stem>.tex`` (widget keys from ``key``). ``floor``:
+    the smallest scale the page's styles may shrink the tree to (its height at least that share).
     Returns whether a character is spelled by several leaves (for the legend's ``characters`` item)."""
     pretokens = word_pretokens(trees)
-    svg = merge_tree_svg(pretokens, display, highlight=highlight)
+    svg = merge_tree_svg(pretokens, display, highlight=highlight, reference=reference)
+    shown = svg.replace("\n", " ")
+    height = re.search(r'<svg[^>]* height="(\d+)"', svg)
+    if floor and height:
+        shown = shown.replace("<svg ", f'<svg style="min-height:{int(height.group(1)) * floor:.0f}px" ', 1)
     st.markdown(
-        '<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">' + svg.replace("\n", " ") + "</div>",
+        '<div class="merge-tree-block" style="overflow-x:auto;padding:4px 0">' + shown + "</div>",
         unsafe_allow_html=True,
     )
     if downloads:
-        figure_downloads(stem, svg, tikz=merge_tree_forest(pretokens, display, highlight=highlight), key=key)
+        tikz = merge_tree_forest(pretokens, display, highlight=highlight, reference=reference)
+        figure_downloads(stem, svg, tikz=tikz, key=key)
     return any(spelled_characters(pretokens, display))
 
 

@@ -6,8 +6,8 @@ added by ``ui/workspace_uploads.py``) loaded by ``ui/tokeniser_loading.py`` and
 ``ui/references_corpora.py``. The choices are kept in session state (not only in the choosers'
 widget keys, which Streamlit drops on pages that do not show them) and written into the URL on every
 page (``ui/workspace_links.py``). A URL value this session did not write (a link opened, or followed
-within the app) is validated and becomes the choice; one that names nothing available falls back to
-the default with a warning saying why.
+within the app) is validated and becomes the choice; one that names nothing available leaves the
+session's choice as it was (a new session: the default), with a warning saying why.
 
 Pages that need a merge graph ask :meth:`Workspace.with_merge_graph`, which raises
 ``core.tokeniser.CapabilityError`` (one line for a notice) for families without one.
@@ -157,9 +157,10 @@ def selected(kind: str, default: str) -> str:
         try:
             value = follow(kind, asked)
             misses.pop(kind, None)
-        except InputError as err:
-            value = default
-            misses[kind] = (f"{err} Showing {code_span(default)} instead.", default)
+        except InputError as err:  # keep what the session had; a new session starts at the default
+            kept = chosen(kind)
+            value = kept if kept in choices(kind) else default
+            misses[kind] = (f"{err} {'Keeping' if value == kept else 'Showing'} {code_span(value)} instead.", value)
     else:
         value = chosen(kind)
         if value not in choices(kind):

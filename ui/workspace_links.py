@@ -8,10 +8,12 @@ names nothing available is an InputError whose message the page shows.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from core.errors import InputError
 from core.formats.locations import HF_PREFIX
@@ -26,6 +28,8 @@ from ui.workspace_uploads import accept, add_path, pretokeniser_of
 from viz.escaping import code_span, md_escape
 
 LINK_UPLOAD = "upload:"  # a link names an upload as upload:<id> (ui/upload_store.py)
+#: the URL value of a choice no link can carry: a page opened from it says so instead of silently switching
+UNLINKED = "unlinked"
 #: an hf: id a link may carry: ORG/NAME[@REVISION] without path separators or leading dots
 HF_LINK = re.compile(r"hf:[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(@[A-Za-z0-9][\w.-]*)?", re.ASCII)
 LINKED_KEY = "workspace_linked"  # session state: the URL value of each kind as last written or followed
@@ -68,6 +72,11 @@ def follow(kind: str, asked: str) -> str:
             return add_path(*found)
         except InputError as err:
             raise InputError(f"The link's tokeniser {code_span(asked)} could not be read: {md_escape(err)}.") from err
+    if asked == UNLINKED:
+        raise InputError(
+            f"The link comes from a session whose {kind} a link cannot carry (that page said why): load it "
+            "again on the Workspace page to see it here."
+        )
     if kind == "tokeniser" and HF_LINK.fullmatch(asked):
         try:
             return add_path(asked)
@@ -112,13 +121,22 @@ def _store(upload: Upload) -> str | None:
     return refused.get(upload.id)
 
 
+def page_link(page: str, label: str, query: Mapping[str, str], icon: str, help: str | None = None) -> None:
+    """A link to another page of this app with ``query`` in its URL: a page switch in this session (not a
+    page load, which would start a new one), so what the user loaded stays. Nothing when the page runs
+    without ``app.py``'s navigation (a page run alone)."""
+    with contextlib.suppress(StreamlitAPIException):
+        st.page_link(page, label=label, icon=icon, query_params=dict(query), help=help)
+
+
 def sync_url(names: Mapping[str, str], notices: bool = True) -> None:
-    """Write each kind's choice into the URL (a value no link can carry is left out); with ``notices``,
+    """Write each kind's choice into the URL (a value no link can carry as :data:`UNLINKED`); with ``notices``,
     show why a link cannot carry what it leaves out, and the warnings of links that named nothing
     available."""
     unlinked = []
     for kind, name in names.items():
         value, missing = link_value(kind, name)
+        value = UNLINKED if value is None else value  # a page opened from this one says why, never switches
         write_to_url(kind, value)
         st.session_state.setdefault(LINKED_KEY, {})[kind] = value
         if missing:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.bpe.graph import Neighbourhood
 from core.bpe.model import BTETokeniser, Merge
@@ -47,6 +47,11 @@ class Drawing:
     absent: set[Merge]
     levels: dict[str, int]
     scale: int
+    ids: Mapping[str, int] = field(default_factory=dict)  # token ids, beside the ranks in the tooltips
+
+    def id_note(self, type_: str) -> str:
+        """`` · id 4037`` after a type in a tooltip (empty when its id is unknown)."""
+        return f" · id {self.ids[type_]}" if type_ in self.ids else ""
 
     @property
     def absent_text(self) -> str:

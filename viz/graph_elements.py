@@ -61,6 +61,7 @@ def _type_node(drawing: Drawing, type_: str) -> dict:
         drawing.display,
         status_text(drawing, type_, status),
         drawing.fire_counts,
+        drawing.ids,
     )
     other = role == OTHER
     text = shown(type_, drawing.display)
@@ -213,12 +214,13 @@ def graph_elements(
     other_is_before: bool = False,
     other_parts: bool = True,
     fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+    ids: Mapping[str, int] | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """vis-network nodes and edges (plain dicts) for ``hood`` in ``view``, placed (:func:`viz.graph_layout.place`).
 
     Alternative merges (``hood.alternatives``: not the merge that forms their result from its own
     string) are dashed grey and labelled ``alt``; ``fire_counts`` (name -> merge -> applications)
-    go into the tooltips.
+    go into the tooltips, and so do the token ``ids`` (token -> id) beside the merge ranks.
 
     ``other_parts=False`` leaves out the parts of shown merges that are outside the neighbourhood
     (a merge node still names them in its label).
@@ -238,6 +240,7 @@ def graph_elements(
         absent_merges(hood.merges, other),
         graph_levels(hood, [(part, merge.result) for merge in hood.merges for part in merge.parts]),
         2 if view == MERGES_VIEW else 1,
+        ids or {},
     )
     nodes, edges = (_merges_view if view == MERGES_VIEW else _types_view)(drawing, other_parts)
     place(nodes, edges, row_gap=110 if view == TYPES_VIEW else 80)
@@ -255,6 +258,7 @@ def graph_figure(
     other_is_before: bool = False,
     other_parts: bool = True,
     fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+    ids: Mapping[str, int] | None = None,
 ) -> tuple[list[dict], list[dict], list[tuple[str, str]], str]:
     """What the interactive view and the SVG figure (:mod:`viz.graph_svg`) both draw: placed nodes
     and edges, legend items, and a one-line description."""
@@ -269,6 +273,7 @@ def graph_figure(
         other_is_before=other_is_before,
         other_parts=other_parts,
         fire_counts=fire_counts,
+        ids=ids,
     )
     legend = legend_items(view, other is not None, other_is_before, bool(hood.alternatives))
     caption = f"{view} graph around {shown(hood.center, display)}: {len(hood.roles)} types, {len(hood.merges)} merges"

@@ -28,11 +28,12 @@ from core.bpe.graph import Neighbourhood, type_node
 from core.bpe.model import BTETokeniser
 from viz.escaping import html_escape, script_json
 from viz.graph_elements import graph_figure
-from viz.graph_style import TYPES_VIEW
+from viz.graph_style import SMALL_FONT, TYPES_VIEW
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 VIS_JS, VIS_CSS = "vis-network.min.js", "vis-network.css"
 STATIC_URL = "/app/static/"  # where Streamlit serves STATIC_DIR (server.enableStaticServing)
+LEGIBLE_ZOOM = 12 / SMALL_FONT  # the view never fits a graph smaller than this: labels stay 12 px or more
 
 
 def legend_html(items: Sequence[tuple[str, str]]) -> str:
@@ -58,7 +59,7 @@ def vis_options(node_count: int) -> dict:
         "edges": {
             "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
             "smooth": False,
-            "font": {"size": 16, "strokeWidth": 4, "align": "middle"},
+            "font": {"size": SMALL_FONT, "strokeWidth": 4, "align": "middle"},
             "selectionWidth": 1.5,
         },
         "nodes": {"margin": 10, "shadow": False},
@@ -111,19 +112,20 @@ div.vis-tooltip { white-space: pre-line; font-family: "DejaVu Sans Mono", monosp
   var nodes = new vis.DataSet(%(nodes)s);
   var edges = new vis.DataSet(%(edges)s);
   var center = %(center)s;
+  var legible = %(legible)s;  // the smallest zoom at which every label is 12 px or more
   var network = new vis.Network(container, {nodes: nodes, edges: edges}, %(options)s);
   window.network = network;
   network.on("afterDrawing", function () { container.setAttribute("data-drawn", "1"); });
   function frame() {
     network.fit({animation: false, maxZoomLevel: 1.1});
     network.moveTo({scale: network.getScale() * 0.92, animation: false});  // a margin for the buttons
-    if (network.getScale() < 0.55) {  // too small to read on a projector: zoom in around the center,
+    if (network.getScale() < legible) {  // too small to read on a projector: zoom in around the center,
       var positions = network.getPositions();  // keeping the top of the graph in view
       var ys = Object.keys(positions).map(function (id) { return positions[id].y; });
-      var half = container.clientHeight / 2 / 0.55 - 30;
+      var half = container.clientHeight / 2 / legible - 30;
       var top = Math.min.apply(null, ys) + half, bottom = Math.max.apply(null, ys) - half;
       var y = Math.min(Math.max(positions[center].y, top), Math.max(top, bottom));
-      network.moveTo({position: {x: positions[center].x, y: y}, scale: 0.55, animation: false});
+      network.moveTo({position: {x: positions[center].x, y: y}, scale: legible, animation: false});
     }
   }
   frame();
@@ -174,6 +176,7 @@ def render_html(
         "nodes": script_json(nodes),
         "edges": script_json(edges),
         "center": script_json(type_node(center)),
+        "legible": f"{LEGIBLE_ZOOM:.3f}",
         "options": script_json(json.loads(options)),
     }
 

@@ -11,7 +11,7 @@ from core.bpe.graph import CENTER, Neighbourhood
 from viz.graph_style import TYPE_FONT
 
 CHAR_WIDTH = 0.61  # advance width of DejaVu Sans Mono, in em
-MAX_ROW = 800  # a wider layer is split into staggered sub-rows (readable after fitting)
+MAX_ROW = 1400  # a wider layer is split into staggered sub-rows (readable after fitting)
 
 
 def graph_levels(hood: Neighbourhood, edges: Sequence[tuple[str, str]]) -> dict[str, int]:
@@ -68,6 +68,15 @@ def _pack(ids: Sequence[str], width: Mapping[str, float], gap: float, max_row: f
     return [p - middle for p in positions], k
 
 
+def _middle(ids: list[str], centres: set[str]) -> None:
+    """The selected type in the middle of its layer: its half-siblings on both sides, the view (which
+    zooms in around it) shows as many as it can."""
+    found = next((node_id for node_id in ids if node_id in centres), None)
+    if found is not None:
+        ids.remove(found)
+        ids.insert(len(ids) // 2, found)
+
+
 def place(
     nodes: Sequence[dict],
     edges: Sequence[Mapping],
@@ -81,7 +90,8 @@ def place(
     """Precomputed positions (``x``, ``y`` on every node), so vis-network needs no physics.
 
     One layer per ``level`` (parts above results); within a layer, nodes are ordered by the mean
-    position of their neighbours in the layer above, then below (barycentre sweeps) and packed
+    position of their neighbours in the layer above, then below (barycentre sweeps; the selected
+    type stays in the middle of its layer) and packed
     without overlap using their estimated widths; a layer wider than ``max_row`` is split into
     staggered sub-rows so the fitted graph stays readable.
     """
@@ -116,12 +126,14 @@ def place(
         return sum(near) / len(near) if near else x[node_id]
 
     for level in levels:
+        _middle(rows[level], centres)
         pack(level)
     for sweep in range(sweeps):
         downward = sweep % 2 == 0
         neighbours = up if downward else down
         for level in levels if downward else reversed(levels):
             rows[level].sort(key=lambda node_id, near=neighbours: centre(node_id, near))
+            _middle(rows[level], centres)
             pack(level)
     for node in nodes:
         node["x"] = round(x[node["id"]], 1)

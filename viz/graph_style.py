@@ -39,7 +39,7 @@ ALT_MARK = " alt"  # after the rank of an alternative merge (not the one forming
 ALT_STYLE = ("#fafaf9", "#78716c")
 ALT_EDGE = "#a8a29e"
 GONE, NEW, REFORMED = "knocked out", "new", "re-formed"
-TYPE_FONT, SMALL_FONT = 22, 16
+TYPE_FONT, SMALL_FONT = 22, 18
 STATUS_MARK = {GONE: ABSENT_MARK, NEW: NEW_MARK, REFORMED: REFORMED_MARK}
 
 

@@ -20,8 +20,10 @@ def mio_rows(
     other: BTETokeniser | None = None,
     other_label: str = "",
     other_is_before: bool = False,
+    ids: Mapping[str, int] | None = None,
 ) -> list[dict]:
-    """One row per merge forming ``type_`` (M_i) and per merge using it (M_o), by rank.
+    """One row per merge forming ``type_`` (M_i) and per merge using it (M_o), by rank; with ``ids``
+    (token -> id), the result's id beside the merge's rank.
 
     With ``other`` a last column says whether ``other`` has the same merge (same parts). When the
     tokeniser forms some type by several merges, a column says whether each merge is its result's
@@ -41,6 +43,7 @@ def mio_rows(
                 "rank": rank_text(merge.rank),
                 "merge": merge_text(merge, display),
                 "result": shown(merge.result, display),
+                **({"id": str(ids.get(merge.result, ""))} if ids is not None else {}),
                 "parts": len(merge.parts),
                 "tuple merge": "yes" if merge.is_tuple else "",
             }

@@ -64,8 +64,12 @@ def type_title(
     display: Callable[[str], str],
     status: str,
     fire_counts: Mapping[str, Mapping[Merge, int]] | None = None,
+    ids: Mapping[str, int] | None = None,
 ) -> str:
-    lines = [shown(type_, display)]
+    """A type's tooltip: the type and its id, its role, the merges forming it (labelled ``merge #rank``,
+    so the id is not read as a rank), how many merges use it, how it differs in a comparison."""
+    ids = ids or {}
+    lines = [shown(type_, display) + (f" · id {ids[type_]}" if type_ in ids else "")]
     if role == OTHER:
         lines.append("outside the neighbourhood: a part of a merge shown here")
     else:
@@ -107,7 +111,7 @@ def merge_title(drawing: Drawing, merge: Merge, alternative: bool, gone: bool) -
     display, result = drawing.display, merge.result
     title = [
         f"{'tuple merge' if merge.is_tuple else 'merge'} {rank_text(merge.rank)}",
-        f"{merge_text(merge, display)} → {shown(result, display)}",
+        f"{merge_text(merge, display)} → {shown(result, display)}{drawing.id_note(result)}",
     ]
     if rank_help(merge.rank):  # placed by reification between two integer ranks
         title.append(rank_help(merge.rank))
@@ -143,7 +147,7 @@ def type_edge_title(
     display = drawing.display
     title = f"{'tuple merge' if is_tuple else 'merge'} {rank_text(rank)}"
     if merge is not None:
-        title += f": {merge_text(merge, display)} → {shown(result, display)}"
+        title += f": {merge_text(merge, display)} → {shown(result, display)}{drawing.id_note(result)}"
     for extra in extras:
         title += f"\nmerge {rank_text(extra.rank)}: {merge_text(extra, display)} → {shown(result, display)}"
     if alternative:

@@ -1,4 +1,4 @@
-"""Merge ranks for people: integers only.
+"""Merge ranks for people: integers only, and labelled beside token ids (:func:`id_rank_text`).
 
 Reification ([rebpe §3.3, Alg. 2]) ranks a new submerge just below the tuple merge it serves
 (rank ``r - k·ε``, e.g. ``8358.999`` for ``r = 8359``); the engine keeps that fraction so the order is
@@ -20,6 +20,13 @@ def rank_text(rank) -> str:
     if is_between(rank):
         return f"before #{math.ceil(rank)}"
     return f"#{int(rank)}"
+
+
+def id_rank_text(token_id: int | None, rank) -> str:
+    """``id 4037 · merge #9702``: a token's id beside the rank of the merge forming it, each labelled,
+    so that neither is read as the other (``merge #9702`` alone when the id is unknown)."""
+    merge = f"merge {rank_text(rank)}"
+    return merge if token_id is None else f"id {token_id} · {merge}"
 
 
 def rank_help(rank) -> str | None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from core.analysis.explain import WordTrace, reference_splits, word_boundaries
 from core.bpe.model import BTETokeniser, Merge
 from core.edits.diagnostics import changes_by_origin, knocked_out_by_origin, metrics_table, vocab_size_per_iteration
 from core.edits.step_changes import merges_around
@@ -27,6 +28,7 @@ from core.references.evaluation import MorphScores
 from viz.escaping import code_span
 from viz.ranks import rank_text
 from viz.tokens import shown
+from viz.trees import TOKEN_PX
 
 Display = Callable[[str], str]
 
@@ -342,8 +344,10 @@ def _layout(fig: go.Figure, title: str, y_title: str, height: int = 380) -> go.F
         font={"size": 13},
     )
     fig.update_xaxes(automargin=True)
-    if fig.layout.xaxis.type == "category":  # step labels: slanted, so all of them fit
-        fig.update_xaxes(tickangle=-45)
+    if fig.layout.xaxis.type == "category":
+        # Step labels upright, each straight below its bar: slanted ones end at their tick, so the eye
+        # reads the bar as the next label's ("1 repair" under the "1 knock" bar).
+        fig.update_xaxes(tickangle=-90)
     return fig
 
 
@@ -421,10 +425,11 @@ ORIGIN_COLOURS = {
 
 def origins_figure(steps: Sequence[StepReport], upto: int) -> go.Figure:
     """Merges touched per step (core.edits.diagnostics.changes_by_origin): removed below zero, added or
-    rewired above, coloured by their origin after the step ([rebpe Fig. 3-4])."""
-    labels = step_labels(steps)[1:]
+    rewired above, coloured by their origin after the step ([rebpe Fig. 3-4]). Its x axis is the F1
+    chart's, ``start`` included (no bar there), so that the two charts side by side line up."""
+    labels = step_labels(steps)
     rows = changes_by_origin(steps[:upto])
-    x = labels[:upto]
+    x = labels[1 : upto + 1]
     fig = go.Figure()
     fig.add_trace(
         go.Bar(
@@ -573,14 +578,37 @@ TREE_CSS = (
     "{ background: #a8a29e; border-radius: 5px; }"
     ".merge-tree, .merge-tree-block { scrollbar-width: thin; scrollbar-color: #a8a29e transparent; }</style>"
 )
-#: In presentation mode a tall tree also shrinks to fit the projector's height, with the controls.
-PRESENT_TREE_CSS = "<style>.merge-tree-block svg { max-height: 42vh; width: auto; }</style>"
+#: The smallest scale of a tree in presentation mode: its token labels stay 14 px or more.
+PRESENT_MIN_SCALE = 14 / TOKEN_PX
+#: In presentation mode a tree keeps its width (a tree wider than its column scrolls sideways inside its
+#: frame, its scroll bar shown by ``TREE_CSS``) and shrinks only to fit the height left under the
+#: controls, never below ``PRESENT_MIN_SCALE`` (``ui.tree_block.show_tree(floor=...)``: a taller tree
+#: then scrolls the page, its labels still readable). The rows of the page stand closer together (half
+#: of Streamlit's 1rem), so that the trees of the scenarios fit under the controls at 720 px.
+PRESENT_TREE_CSS = (
+    "<style>.merge-tree-block svg { max-width: none; max-height: calc(100vh - 340px); width: auto; }"
+    "[data-testid=stMainBlockContainer] [data-testid=stVerticalBlock] { gap: 0.5rem; }"
+    # Streamlit pulls the element after a heading up by 1rem, which the narrower gap no longer covers:
+    # the page title would run under the row below it.
+    "[data-testid=stHeading]:has(h1) [data-testid=stMarkdownContainer] { margin-bottom: 0; }</style>"
+)
 TREE_HELP = (
     "Leaves are the characters; each box above them is a merge with the token it forms and its "
     "rank (#); the filled boxes at the top are the final tokens."
 )
-#: The legend's name for the blue borders of the stepper's trees (``viz.trees.tree_legend_html``).
+#: The legend's name for the blue borders of the stepper's trees (``viz.trees.tree_legend_html``), and
+#: its shorter form when presenting (the legend then fits one line under the trees).
 STEP_HIGHLIGHT = "left: merges this step removed or rewired; right: merges it added or rewired"
+STEP_HIGHLIGHT_SHORT = "merges this step changed"
+
+
+def reference_marks(traced: WordTrace, morphs: Sequence[str] | None) -> set[tuple[int, int]]:
+    """The reference boundaries of a traced word where :func:`viz.trees.merge_tree_svg` draws them (its
+    ``reference``: ``(pretoken, offset)``), found as the word debugger finds them
+    (:func:`core.analysis.explain.word_boundaries`); none without reference morphs."""
+    if not morphs:
+        return set()
+    return {(b.pretoken, b.offset) for b in word_boundaries(traced, reference_splits(morphs)) if b.reference}
 
 
 def tokens_markdown(tokens: Sequence[str], display: Display = lambda t: t) -> str:

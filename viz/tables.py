@@ -23,6 +23,7 @@ def merge_rows(
     fmt: Callable[[str], str] = _identity,
     *,
     tuple_column: bool = True,
+    ids: Mapping[str, int] | None = None,
 ) -> list[dict]:
     """One row per applied merge over the pretokens of a word, in the order they fired.
 
@@ -31,7 +32,8 @@ def merge_rows(
     after`` shows that pretoken's tokens. ``fmt`` wraps every readable token (e.g.
     :func:`viz.tokens.code_span` for ``st.table``, whose cells are markdown).
     ``tuple_column=False`` leaves out the ``tuple merge`` column (for tokenisers without tuple
-    merges, where it would always be empty).
+    merges, where it would always be empty). With ``ids`` (token -> id) an ``id`` column gives the
+    result's token id beside the merge's rank.
     """
 
     def tokens(seq: Iterable[str], sep: str) -> str:
@@ -47,11 +49,27 @@ def merge_rows(
             row["rank"] = rank_text(step.merge.rank)
             row["merge"] = tokens(step.merge.parts, " + ")
             row["result"] = tokens([step.merge.result], "")
+            if ids is not None:
+                row["id"] = str(ids.get(step.merge.result, ""))
             if tuple_column:
                 row["tuple merge"] = "yes" if step.merge.is_tuple else ""
             row["tokens after"] = tokens(step.tokens, " ")
             rows.append(row)
     return rows
+
+
+def with_ids(rows: Sequence[dict], tokens: Sequence[str], ids: Mapping[str, int], after: str) -> list[dict]:
+    """``rows`` with an ``id`` column (the id of ``tokens[i]`` in row i, blank if it has none) right
+    after the column ``after``, so a token's id stands beside the merge rank in the same row."""
+    out = []
+    for row, token in zip(rows, tokens, strict=True):
+        new: dict = {}
+        for key, value in row.items():
+            new[key] = value
+            if key == after:
+                new["id"] = str(ids.get(token, ""))
+        out.append(new)
+    return out
 
 
 def scenario_rows(

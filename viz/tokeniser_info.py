@@ -138,6 +138,7 @@ def marker_legend(pretokeniser) -> str:
         parts.append("`\\xNN` = a control character")
     parts.append("`␣` = a space")
     parts.append("dashed red border = not a type of this tokeniser")
+    parts.append("the small number = the token's id (a merge's rank is written #1234)")
     return "**How to read the chips:** " + " · ".join(parts) + "."
 
 

@@ -26,12 +26,14 @@ UNKNOWN_COLOUR = "#fecaca"
 
 #: Page-wide CSS (a style-only ``st.html`` takes no space): tokens in ``st.table`` cells are markdown
 #: code spans, as are the markers in captions and notes, and Streamlit draws inline code at 0.75em --
-#: too small on a projector, where ``Ġ`` reads as ``G``.
+#: too small on a projector, where ``Ġ`` reads as ``G``. Links to other pages wrap instead of ending in "…".
 PAGE_CSS = """<style>
 [data-testid="stTable"] td code, [data-testid="stTable"] th code { font-size: 1.05em; }
 [data-testid="stCaptionContainer"] code, [data-testid="stAlert"] code { font-size: 0.95em; }
 .tok-chip[data-id]::after { content: attr(data-id); font-size: 0.5em; opacity: 0.75; margin-left: 0.45em;
   font-family: sans-serif; white-space: nowrap; }
+[data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
 </style>"""
 
 _CHIP_STYLE = (

@@ -71,16 +71,30 @@ def trace_rows(trace, display: Callable[[str], str] = lambda t: t) -> list[dict]
     ]
 
 
-def plural(noun: str) -> str:
-    """English plural of a trace event's kind: ``demolish`` -> ``demolishes``, ``merge`` -> ``merges``."""
-    if noun.endswith(("s", "sh", "ch", "x", "z")):
-        return noun + "es"
-    return noun + "s"
+#: How :func:`kind_counts` names one and several events of a kind (a kind is a verb or a
+#: family's word; counted, it needs a noun): "2 demolitions", "3 Viterbi choices".
+KIND_NOUNS = {
+    "merge": ("merge", "merges"),
+    "supermerge": ("supermerge", "supermerges"),
+    "split": ("split", "splits"),
+    "deletion": ("deletion", "deletions"),
+    "demolish": ("demolition", "demolitions"),
+    "viterbi": ("Viterbi choice", "Viterbi choices"),
+    "whole": ("pretoken kept whole", "pretokens kept whole"),
+    "sample": ("dropout sample", "dropout samples"),
+}
+
+
+def counted(kind: str, n: int) -> str:
+    """``n`` events of ``kind`` in words: ``1 merge``, ``2 demolitions``; a kind without a noun here
+    is counted as itself, in the plural of an English noun."""
+    one, many = KIND_NOUNS.get(kind, (kind, kind + ("es" if kind.endswith(("s", "sh", "ch", "x", "z")) else "s")))
+    return f"{n} {one if n == 1 else many}"
 
 
 def kind_counts(trace) -> str:
-    """``"5 merges, 1 demolish"``: what the trace consists of."""
+    """``"5 merges, 1 demolition"``: what the trace consists of."""
     counts: dict[str, int] = {}
     for event in trace.events:
         counts[event.kind] = counts.get(event.kind, 0) + 1
-    return ", ".join(f"{n} {kind if n == 1 else plural(kind)}" for kind, n in counts.items()) or "no operations"
+    return ", ".join(counted(kind, n) for kind, n in counts.items()) or "no operations"

@@ -2,7 +2,8 @@
 
 Pure builder (no Streamlit): :func:`merge_tree_svg` takes the merge trees of a word's pretokens
 (:class:`core.bpe.segmentation.MergeTree`, or anything with ``token``, ``start``, ``merge``, ``step``
-and ``children``) and returns an SVG document; :func:`svg_html` wraps it for ``st.html``;
+and ``children``) and returns an SVG document; :func:`svg_html` wraps it for ``st.html`` (as an image)
+and :func:`inline_tree_html` for ``st.markdown`` (inline: the nodes' tooltips show);
 :func:`merge_tree_forest` (:mod:`viz.tree_tikz`) writes the same tree as LaTeX for papers. Every
 text goes through :func:`viz.escaping.html_escape`; tokens are shown in their readable form
 (:func:`viz.tokens.drawn`); ranks through :func:`viz.ranks.rank_text`.
@@ -23,11 +24,11 @@ Reading the picture (:mod:`viz.tree_states` decides, :func:`tree_legend_html` ex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from viz.escaping import html_escape
-from viz.ranks import rank_help, rank_text
+from viz.ranks import id_rank_text, rank_help, rank_text
 from viz.tokens import columns, drawn
 from viz.tree_states import (
     BLAME,
@@ -46,11 +47,13 @@ from viz.tree_tikz import merge_tree_forest
 FONT = "DejaVu Sans Mono,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 CHAR_PX = 11.4  # width of one monospace character at TOKEN_PX
 TOKEN_PX = 19
-RANK_PX = 12.5
+RANK_PX = 15  # a 7-digit rank still fits the box of a two-character merge
+#: The smallest scale at which every label of a tree stays 14 px or more (presentation mode).
+LEGIBLE_SCALE = 14 / min(TOKEN_PX, RANK_PX)
 MIN_CELL = 40
 ROW = 74  # vertical distance between tree levels
 LEAF_H = 34
-NODE_H = 48
+NODE_H = 54  # room above the token for the dot of Ġ, clear of the box's border
 CHARACTER_H = 30  # the row of characters under their bytes
 MARGIN = 12
 GAP_CELLS = 1  # empty cells between two pretokens
@@ -60,7 +63,9 @@ RANK_INK = "#57534e"
 TREE_LEGEND = tree_legend_html()
 
 __all__ = [
+    "LEGIBLE_SCALE",
     "TREE_LEGEND",
+    "inline_tree_html",
     "merge_tree_forest",
     "merge_tree_svg",
     "svg_from_html",
@@ -75,12 +80,16 @@ def _label_width(text: str, px: float = TOKEN_PX) -> float:
     return columns(text) * CHAR_PX * px / TOKEN_PX
 
 
-def _node_title(node, display: Callable[[str], str]) -> str:
+def _node_title(node, display: Callable[[str], str], ids: Mapping[str, int]) -> str:
+    """The tooltip: the token, its parts, its id and the rank of the merge forming it (both labelled)."""
     title = drawn(node.token, display)
     if node.merge is not None:
-        title += f" = {' + '.join(drawn(p, display) for p in node.merge.parts)}, merge {rank_text(node.merge.rank)}"
+        parts = " + ".join(drawn(p, display) for p in node.merge.parts)
+        title += f" = {parts} · {id_rank_text(ids.get(node.token), node.merge.rank)}"
         if rank_help(node.merge.rank):
             title += f". {rank_help(node.merge.rank)}"
+    elif node.token in ids:
+        title += f" · id {ids[node.token]}"
     return title
 
 
@@ -144,7 +153,7 @@ def _child_lines(layout: _Layout, state: NodeState, x: float, y: float) -> list[
     return lines
 
 
-def _node_box(state: NodeState, x: float, y: float, display: Callable[[str], str]) -> str:
+def _node_box(state: NodeState, x: float, y: float, display: Callable[[str], str], ids: Mapping[str, int]) -> str:
     """A node's box centred at ``x``, ``y``: its token and, for a merge, its rank; styled by what it
     is at the step."""
     node = state.node
@@ -165,17 +174,17 @@ def _node_box(state: NodeState, x: float, y: float, display: Callable[[str], str
         )
     rank_colour = BLAME if state.crosses else (TUPLE if state.is_tuple else RANK_INK)
     rank_text_svg = (
-        f'<text x="{x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
+        f'<text x="{x:.1f}" y="{y + 18:.1f}" text-anchor="middle" font-size="{RANK_PX}" '
         f'fill="{rank_colour}">{html_escape(rank)}</text>'
         if rank
         else ""
     )
     return (
         f'<g class="{" ".join(state.classes)}" data-token="{html_escape(node.token)}" opacity="{opacity}">'
-        f"<title>{html_escape(_node_title(node, display))}</title>"
+        f"<title>{html_escape(_node_title(node, display, ids))}</title>"
         f'<rect x="{x - box_w / 2:.1f}" y="{y - box_h / 2:.1f}" width="{box_w:.1f}" height="{box_h}" rx="7" '
         f'fill="{state.fill}" stroke="{stroke}" stroke-width="{stroke_w}"{dash}/>{inner}'
-        f'<text x="{x:.1f}" y="{y - (6 if rank else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
+        f'<text x="{x:.1f}" y="{y - (4 if rank else -6.5):.1f}" text-anchor="middle" font-size="{TOKEN_PX}" '
         f'fill="{INK}" style="white-space:pre">{html_escape(label)}</text>' + rank_text_svg + "</g>"
     )
 
@@ -220,6 +229,7 @@ def merge_tree_svg(
     reference: Collection[tuple[int, int]] = (),
     caption: str = "",
     highlight: Collection = (),
+    ids: Mapping[str, int] | None = None,
 ) -> str:
     """The merge trees of a word's pretokens, side by side, as one standalone ``<svg>`` document.
 
@@ -227,7 +237,8 @@ def merge_tree_svg(
     pretoken i's merges have fired (default: all); ``last_step`` is ``(pretoken index, local
     step)`` of the merge that fired last (highlighted); ``reference`` the reference boundaries as
     ``(pretoken index, offset)``, offset k being the boundary after character k; ``highlight``
-    merges (:class:`core.bpe.model.Merge`) and/or token strings whose nodes get a thick blue border.
+    merges (:class:`core.bpe.model.Merge`) and/or token strings whose nodes get a thick blue border;
+    ``ids`` (token -> id) go into each node's tooltip beside its merge's rank.
     """
     spelled = spelled_characters(pretokens, display)
     layout = _layout(pretokens, display, any(spelled))
@@ -236,7 +247,7 @@ def merge_tree_svg(
     for state in node_states(pretokens, done=done, last_step=last_step, reference=reference, highlight=highlight):
         x, y = layout.node_x(state.pretoken, state.node), layout.row_y(state.height)
         edges.extend(_child_lines(layout, state, x, y))
-        boxes.append(_node_box(state, x, y, display))
+        boxes.append(_node_box(state, x, y, display, ids or {}))
     lines: list[str] = []
     for i, (text, _) in enumerate(pretokens):
         lines.extend(_reference_lines(layout, i, text, reference))
@@ -269,14 +280,19 @@ def word_pretokens(trees: Sequence) -> list[tuple[str, list]]:
     return [(" " * group[0].start + "".join(t.token for t in group), group) for group in groups]
 
 
-def tree_svg(trees: Sequence, display: Callable[[str], str] = lambda t: t, highlight: Collection = ()) -> str:
+def tree_svg(
+    trees: Sequence,
+    display: Callable[[str], str] = lambda t: t,
+    highlight: Collection = (),
+    ids: Mapping[str, int] | None = None,
+) -> str:
     """The final merge trees of one word (see :func:`word_pretokens`) as a one-line SVG;
-    ``highlight`` merges get a blue border.
+    ``highlight`` merges get a blue border, ``ids`` go into the tooltips.
 
     Shared with the stepper page, which shows before/after trees of an edit with ``st.markdown(...,
     unsafe_allow_html=True)``.
     """
-    return merge_tree_svg(word_pretokens(trees), display, highlight=highlight)
+    return merge_tree_svg(word_pretokens(trees), display, highlight=highlight, ids=ids)
 
 
 def svg_html(svg: str, alt: str = "segmentation tree") -> str:
@@ -300,10 +316,36 @@ def svg_html(svg: str, alt: str = "segmentation tree") -> str:
     )
 
 
+def inline_tree_html(svg: str, *, min_scale: float = 0.7, max_height: str | None = None) -> str:
+    """An SVG tree inline (so its nodes' tooltips show) for ``st.markdown(..., unsafe_allow_html=True)``:
+    ``st.html``'s sanitiser drops inline ``<svg>``, markdown keeps a raw HTML block that starts with
+    ``<div>`` and has no blank line (every text in the SVG is escaped). The tree shrinks to the
+    column's width and, with ``max_height`` (a CSS length such as ``calc(100vh - 330px)``), to that
+    height, but never below ``min_scale`` of its size: beyond that it scrolls sideways in its frame."""
+    import re
+
+    found = re.search(r'<svg[^>]* width="(\d+)" height="(\d+)"', svg)
+    width, height = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+    style = (
+        f"width:auto;height:auto;max-width:100%;min-width:{width * min_scale:.0f}px;"
+        f"min-height:{height * min_scale:.0f}px"
+    )
+    if max_height:
+        style += f";max-height:{max_height}"
+    return (
+        '<div class="merge-tree" style="overflow-x:auto;padding:4px 0">'
+        + svg.replace("\n", " ").replace("<svg ", f'<svg style="{style}" ', 1)
+        + "</div>"
+    )
+
+
 def svg_from_html(markup: str) -> str:
     """The SVG inside :func:`svg_html`'s markup (for tests and exports)."""
     import base64
     import re
 
     found = re.search(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', markup)
-    return base64.b64decode(found.group(1)).decode("utf-8") if found else ""
+    if found:
+        return base64.b64decode(found.group(1)).decode("utf-8")
+    inline = re.search(r"<svg .*</svg>", markup, re.S)  # :func:`inline_tree_html`
+    return inline.group(0) if inline else ""

@@ -108,18 +108,18 @@ def test_word_debugger_steps_and_keeps_the_view_in_the_url(page: Page, app_url: 
     expect(header(page)).to_have_text("“masterthesis”", timeout=SLOW)
     expect(page.locator(".tok-word .tok-chip")).to_have_text(["Ġmast", "ert", "hes", "is"])
     expect(page.get_by_text("Trapped token").first).to_be_visible()
-    expect(page.locator(".merge-tree img")).to_be_visible()
+    expect(page.locator(".merge-tree svg")).to_be_visible()
     no_error_boxes(page)
     screenshot(page, artifacts_dir / "word-debugger-masterthesis.png")
 
     # one merge back, twice: the step is in the address bar and the tree changes
-    tree = page.locator(".merge-tree img").get_attribute("src")
+    tree = page.locator(".merge-tree svg").inner_html()
     for step in (8, 7, 6):  # wait for each step to show before the next click, or a click can be lost
         one_merge_back(page).click()
         expect(page.get_by_text(f"Step {step} of 9:")).to_be_visible(timeout=60_000)
         wait_for_app(page)
     expect(page).to_have_url(re.compile(r"[?&]step=6"))
-    assert page.locator(".merge-tree img").get_attribute("src") != tree
+    assert page.locator(".merge-tree svg").inner_html() != tree
     screenshot(page, artifacts_dir / "word-debugger-masterthesis-step6.png")
 
     # the link reproduces the view

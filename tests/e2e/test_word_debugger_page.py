@@ -18,6 +18,7 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
 from playwright.sync_api import Page, expect
 
 from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, wait_for_app
+from viz.trees import RANK_PX, TOKEN_PX
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +56,7 @@ def test_running_text_from_a_link(page: Page, app_url: str, artifacts_dir, dutch
     wait_for_app(page)
     expect(page).to_have_url(re.compile(r"[?&]word=bruidsjurk(&|$)"))
     expect(page.get_by_role("heading", name="“bruidsjurk”")).to_be_visible()
-    expect(page.locator(".merge-tree")).to_have_count(1)
+    expect(page.locator(".merge-tree svg")).to_have_count(1)
     no_error_boxes(page)
     assert outside == [], f"requests left {LOOPBACK}: {outside}"
 
@@ -72,13 +73,20 @@ def test_presentation_mode_steps_with_the_arrow_keys(page: Page, app_url: str, a
         page.keyboard.press(key)
         expect(step).to_have_text(re.compile(rf"^Step {shown} of 9"))
         wait_for_app(page)  # the rerun has finished (the buttons that own the shortcuts are drawn again)
+    tree = page.locator(".merge-tree svg")
     for element in (
         page.get_by_role("button", name="Prev"),
         page.get_by_role("button", name="Next"),
-        page.locator(".merge-tree img"),
+        tree,
+        page.get_by_role("heading", name="What went wrong?"),  # beside the tree: one screen
     ):
         box = element.bounding_box()
         assert box is not None and box["y"] + box["height"] <= PROJECTOR["height"], element
+    assert page.locator("[data-testid=stMain]").evaluate("e => e.scrollHeight") <= PROJECTOR["height"]
+    drawn = tree.evaluate("s => s.getBoundingClientRect().width / s.viewBox.baseVal.width")
+    assert drawn * min(TOKEN_PX, RANK_PX) >= 14  # every label of the tree 14 px or more on the projector
+    title = tree.locator("g.merge title").first.text_content()  # a node's tooltip: its id beside its rank
+    assert re.search(r" · id \d+ · merge #\d+", title), title
     no_error_boxes(page)
     page.screenshot(path=str(artifacts_dir / "word-debugger-presentation-1280x720.png"))
     assert outside == [], f"requests left {LOOPBACK}: {outside}"

@@ -7,6 +7,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.formats.samples import DUTCH_40K, scenario_paths
+from core.formats.tokeniser_files import load_tokeniser
 from tests.apptest_support import assert_clean, click_in_fragment
 from tests.apptest_support import run_page as run_at
 
@@ -40,12 +42,14 @@ def test_defaults_show_the_dutch_40k_after_knockout():
         "rank",
         "blocked merge",
         "type",
+        "id",
         "scenario",
         "found at its turn",
         "blocking merge",
         "example word",
     ]
     assert table.iloc[0]["blocked merge"] == "j + e + s" and table.iloc[0]["example word"] == "bruidsmeisjes"
+    assert table.iloc[0]["id"] == str(load_tokeniser(DUTCH_40K).token_ids()["jes"])  # the type's id beside the rank
     # the first blocked merge in detail: its LIMITEDBPE trace as a table and a tree
     trace = next(df.value for df in at.dataframe if "tokens after" in df.value.columns)
     assert list(trace["merge"]) == ["j + e"]
@@ -123,7 +127,8 @@ def selected(at: AppTest) -> str:
 @pytest.mark.parametrize("merge", ["_bru ids", "6"])  # the merge's text, or its rank (older links)
 def test_filters_and_url_merge(merge):
     at = open_page(merge=merge, tokeniser="a1_scenario3a")
-    assert selected(at) == "#6  _bru + ids  [3 (cascade)]"
+    bruids = load_tokeniser(scenario_paths()["a1_scenario3a"]).token_ids()["_bruids"]
+    assert selected(at) == f"#6  _bru + ids → id {bruids}  [3 (cascade)]"
     assert at.query_params["merge"] == "_bru ids"
     assert any(m.value.startswith("**Scenario** 3") and "cascade" in m.value for m in at.markdown)
     at.text_input(key="blocked_search").input("no such merge").run()
@@ -132,7 +137,8 @@ def test_filters_and_url_merge(merge):
     at.text_input(key="blocked_search").input("").run()
     at.multiselect(key="blocked_classes").set_value(["2b(i)"]).run()
     assert list(at.dataframe[0].value["scenario"]) == ["2b(i)"]
-    assert selected(at) == "#5  i + d + s  [2b(i)]"
+    ids = load_tokeniser(scenario_paths()["a1_scenario3a"]).token_ids()["ids"]
+    assert selected(at) == f"#5  i + d + s → id {ids}  [2b(i)]"
 
 
 def test_prev_and_next_step_through_the_blocked_merges():
@@ -268,7 +274,8 @@ def test_real_tiktoken_file_shows_alternatives_not_blocked_merges():
     (info,) = [i.value for i in at.info]
     assert info.startswith("58,299 alternative merges of 36,886 types never fire")
     examples = at.dataframe[0].value
-    assert list(examples.columns)[:3] == ["type", "formed by (primary)", "rank"]
+    assert list(examples.columns)[:4] == ["type", "id", "formed by (primary)", "rank"]
+    assert examples.iloc[0]["id"].isdigit()
     assert "the" in examples.iloc[0]["type"] and examples.iloc[0]["formed by (primary)"].endswith("+ he")
 
 
@@ -281,3 +288,12 @@ def test_both_trees_offer_svg_and_latex_downloads():
         "blocked_tree_full::svg",
         "blocked_tree_full::tex",
     } <= keys
+
+
+def test_the_inspected_merge_links_to_its_type_and_its_example_word_in_this_session():
+    at = run_at(PAGE, timeout=TIMEOUT, via_app=True, tokeniser="a1_scenario3a", merge="_bru ids")
+    assert_clean(at)
+    links = {e.proto.page: e.proto.query_string for e in at.get("page_link")}
+    example = next(m.value for m in at.markdown if "**example word**" in m.value)
+    word = re.search(r"\*\*example word\*\* `([^`]+)`", example).group(1)
+    assert links["merge_graph"] == "type=_bruids" and links["word_debugger"] == f"word={word}"

@@ -94,6 +94,23 @@ def test_a_word_from_the_link_even_one_both_segment_alike():
     assert any("same positions" in m.value for m in at.markdown)
 
 
+def trees_in_columns(at) -> int:
+    return sum(1 for column in at.columns for e in column.get("html") if svg_from_html(e.proto.body))
+
+
+def test_wide_trees_go_one_above_the_other_instead_of_being_cut():
+    """Short words: the two trees side by side; a tree too wide for half the page: both full width."""
+    at = run_page(a=SMALL, b="nl-40k", word="bruidsjurk")
+    assert len(trees(at)) == 2 and trees_in_columns(at) == 2
+    at = run_page(a=SMALL, b="nl-40k", word="verzekeringsmaatschappij")
+    assert_clean(at)
+    widths = [int(re.search(r' width="(\d+)"', svg).group(1)) for svg in trees(at)]
+    assert len(widths) == 2 and max(widths) > 540  # wider than half the page at 1280 px takes at 70 %
+    assert trees_in_columns(at) == 0
+    labels = [m.value for m in at.markdown if m.value.startswith(("**A** ·", "**B** ·"))]
+    assert len(labels) == 4  # each side names its tokeniser above its tokens and above its tree
+
+
 def test_a_scenario_against_itself_after_knockout():
     """[rebpe App. A.1] scenario 1: knockout (on the scenario's own words) splits _bruid|s in
     every reference word that starts with bruids."""

@@ -45,6 +45,7 @@ def run_page(**query) -> AppTest:
 
 BLAME, SWEEP, CORPUS, TOKENS = "Merge blame", "Threshold sweep", "Corpus distributions", "Token frequencies"
 RUNNING_TEXT = "running text"
+PYTHON_DOCS = "python-docs (English, stdlib pydoc_data)"
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 
 
@@ -201,10 +202,8 @@ def test_hostile_links_fall_back_to_defaults(query):
     assert at.get("plotly_chart")
     if query.get("view") == CORPUS:
         assert at.slider(key="alpha").value == 2.5
-        expected = (
-            "Summary over 3,000 lines"
-            if query.get("text") == RUNNING_TEXT
-            else "Summary over the 40,000 words of nl_wordfreq"
+        expected = "Summary over " + md_escape(
+            f"3,000 lines of {PYTHON_DOCS}" if query.get("text") == RUNNING_TEXT else "the 40,000 words of nl_wordfreq"
         )
         assert any(m.value == expected for m in at.subheader)
         assert at.multiselect(key="compare").value == []
@@ -242,10 +241,14 @@ def summary_row(at: AppTest, metric_name: str) -> dict:
 
 
 def test_corpus_view_reads_the_word_counts_of_the_tokenisers_language():
+    """The Workspace corpus (the Python docs) is English: the Dutch 40k reads the Dutch counts, and says why."""
     at = run_page(view=CORPUS)
     assert_clean(at)
     assert at.selectbox(key="text").value == "nl_wordfreq"
-    assert any(m.value == "Summary over the 40,000 words of nl_wordfreq" for m in at.subheader)
+    why = [c.value for c in at.caption if md_escape("is English, but the tokeniser nl-40k is Dutch") in c.value]
+    assert why and "reads the shipped " + md_escape("word counts nl_wordfreq (Dutch)") + " instead" in why[0]
+    assert not at.warning
+    assert any(m.value == f"Summary over {md_escape('the 40,000 words of nl_wordfreq')}" for m in at.subheader)
     labels = ["nl-40k", "nl-40k + knockout", "nl-40k + ReBPE"]
     assert trace_names(chart(at, "Zipf plot")) == labels
     stats = cm.word_count_stats(load_tokeniser(DUTCH_40K), load_word_counts(count_paths()["nl_wordfreq"]))
@@ -256,18 +259,57 @@ def test_corpus_view_reads_the_word_counts_of_the_tokenisers_language():
     assert summary_row(at, "|V|")["nl-40k"] == "40,000"
 
 
-def test_an_english_tokeniser_reads_english_counts():
+def test_an_english_tokeniser_reads_the_workspace_corpus():
     at = run_page(view=CORPUS, tokeniser="en-bpe-4k-wordfreq", reference="en_morph")
     assert_clean(at)
-    assert at.selectbox(key="text").value == "en_wordfreq"
-    assert any(m.value == "Summary over the 40,000 words of en_wordfreq" for m in at.subheader)
+    assert at.selectbox(key="text").value == RUNNING_TEXT
+    assert any(m.value == f"Summary over {md_escape(f'3,000 lines of {PYTHON_DOCS}')}" for m in at.subheader)
+    assert not at.warning and not [c for c in at.caption if "instead" in c.value]
+    at.selectbox(key="text").set_value("nl_wordfreq").run()
+    assert md_escape("nl_wordfreq is Dutch, but the tokeniser en-bpe-4k-wordfreq is English") in at.warning[0].value
+
+
+def test_a_dutch_tokeniser_on_the_english_corpus_is_warned_about():
+    at = run_page(view=CORPUS, text=RUNNING_TEXT, lines="250")
+    assert_clean(at)
+    assert md_escape(f"The Workspace corpus {PYTHON_DOCS} is English, but the tokeniser nl-40k is Dutch") in (
+        at.warning[0].value
+    )
+
+
+@pytest.fixture
+def uploaded_corpus():
+    """Put a corpus into the server's upload store; returns its link value (``upload:<id>``)."""
+    from ui.upload_store import Upload, put
+
+    return lambda name, text: f"upload:{put(Upload('corpus', ((name, text.encode()),)))}"
+
+
+def test_an_uploaded_corpus_is_the_default_text(uploaded_corpus):
+    lines = ["de bruidsjurk van de bruid", "een jurk en een bruid"]
+    at = run_page(view=CORPUS, corpus=uploaded_corpus("mijn.txt", "\n".join(lines)))
+    assert_clean(at)
+    assert at.selectbox(key="text").value == RUNNING_TEXT and not at.warning  # its language is unknown
+    assert any(m.value == f"Summary over {md_escape('2 lines of upload: mijn.txt')}" for m in at.subheader)
+    expected = cm.token_counts(load_tokeniser(DUTCH_40K), lines)
+    assert summary_row(at, "tokens")["nl-40k"] == f"{expected.tokens:,}"
+
+
+def test_an_uploaded_word_count_list_is_read_as_counts(uploaded_corpus):
+    counts = {"bruidsjurk": 7, "jurk": 3}
+    text = "\n".join(f"{w}\t{c}" for w, c in counts.items())
+    at = run_page(view=CORPUS, corpus=uploaded_corpus("tellingen.tsv", text))
+    assert_clean(at)
+    assert any(m.value == f"Summary over {md_escape('the 2 words of upload: tellingen.tsv')}" for m in at.subheader)
+    expected = cm.word_count_stats(load_tokeniser(DUTCH_40K), counts)
+    assert summary_row(at, "tokens")["nl-40k"] == f"{expected.tokens:,}"
 
 
 def test_corpus_view_on_running_text_and_alpha_changes_renyi():
     at = run_page(view=CORPUS, text=RUNNING_TEXT)
     assert_clean(at)
     labels = ["nl-40k", "nl-40k + knockout", "nl-40k + ReBPE"]
-    assert any(m.value == "Summary over 3,000 lines" for m in at.subheader)
+    assert any(m.value == f"Summary over {md_escape(f'3,000 lines of {PYTHON_DOCS}')}" for m in at.subheader)
     assert at.slider(key="alpha").value == 2.5
     zipf = chart(at, "Zipf plot")
     assert trace_names(zipf) == labels
@@ -304,7 +346,7 @@ def test_corpus_view_on_running_text_and_alpha_changes_renyi():
 def test_corpus_size_and_extra_tokenisers():
     at = run_page(view=CORPUS, text=RUNNING_TEXT, lines="500")
     assert_clean(at)
-    assert any(m.value == "Summary over 500 lines" for m in at.subheader)
+    assert any(m.value == f"Summary over {md_escape(f'500 lines of {PYTHON_DOCS}')}" for m in at.subheader)
     at.multiselect(key="compare").set_value(["en-bpe-4k-wordfreq"]).run()
     assert_clean(at)
     assert trace_names(chart(at, "Zipf plot"))[-1] == "en-bpe-4k-wordfreq"
@@ -341,6 +383,15 @@ def test_token_frequency_view_of_a_tokeniser_against_itself():
     assert_clean(at)
     assert at.success and "equally often" in at.success[0].value
     assert not at.dataframe
+
+
+def test_token_frequencies_read_the_workspace_corpus_in_the_tokenisers_language():
+    at = run_page(view=TOKENS, tokeniser="en-bpe-4k-wordfreq", reference="en_morph", token_b="en-bpe-4k-wordfreq")
+    assert_clean(at)
+    assert at.selectbox(key="token_words").value == "corpus"
+    assert any(c.value == f"Reading the {md_escape(f'Workspace corpus {PYTHON_DOCS}')}." for c in at.caption)
+    at = run_page(view=TOKENS, token_b="nl-40k", token_words="corpus")  # Dutch on English text: said
+    assert md_escape("is English, but the tokeniser nl-40k is Dutch") in at.warning[0].value
 
 
 # --- other shipped data ----------------------------------------------------------------------------

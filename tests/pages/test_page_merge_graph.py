@@ -17,6 +17,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.downloads
+from core.formats.samples import DUTCH_40K
+from core.formats.tokeniser_files import load_tokeniser
 from tests.apptest_support import assert_clean
 from tests.apptest_support import run_page as run_at
 
@@ -82,6 +84,7 @@ def test_default_renders_the_dutch_40k_around_bruids():
             "rank": "#15545",
             "merge": "Ġbru + ids",
             "result": "Ġbruids",
+            "id": str(load_tokeniser(DUTCH_40K).token_ids()["Ġbruids"]),  # the id beside the rank
             "parts": 2,
             "tuple merge": "",
         }
@@ -148,7 +151,7 @@ def test_depth_and_node_limit_controls():
     assert_clean(at)
     assert len([n for n in graph_nodes(at) if n["role"] not in ("merge", "other part")]) == 5
     assert "Showing 5 of" in srcdoc(at)
-    at.toggle(key="others").set_value(False).run()
+    at.segmented_control(key="others").set_value("off").run()
     assert_clean(at)
     assert {n["role"] for n in graph_nodes(at)} == {"center", "ancestor", "half-sibling"}  # no grey parts
 
@@ -257,3 +260,49 @@ def test_presentation_mode_shows_the_type_row_and_the_graph_alone():
     assert at.text_input(key="type").value == "Ġbruids"
     at.toggle(key="presentation_mode").set_value(False).run()
     assert at.title[0].value == "Merge graph" and at.subheader
+
+
+def page_links(at: AppTest) -> dict[str, str]:
+    """Page -> query string of each link to another page of the app (``st.page_link``)."""
+    return {e.proto.page: e.proto.query_string for e in at.get("page_link")}
+
+
+def test_a_link_with_a_word_centres_on_it_in_a_new_session_and_links_back():
+    """The Word debugger's link carries its word (a copied link opens a new session, which has no
+    memory of the word): the graph centres on the word's longest merged token, not on the default."""
+    at = run_at(PAGE, timeout=TIMEOUT, via_app=True, tokeniser="nl-40k", word="masterthesis")
+    assert_clean(at)
+    assert at.text_input(key="type").value == "Ġmast" and centre(at) == "Ġmast"
+    assert at.query_params["word"] == "masterthesis"  # kept, so a copied link centres there too
+    assert page_links(at)["word_debugger"] == "word=masterthesis"  # the way back to the word
+    at = run_at(PAGE, timeout=TIMEOUT, via_app=True, tokeniser="nl-40k", word="masterthesis", type="Ġgids")
+    assert centre(at) == "Ġgids"  # a type in the link wins (a running-text token's link)
+
+
+def test_the_word_debuggers_link_switches_pages_in_presentation_mode_and_back():
+    """Each page has its own toggle: after a page switch the link's ``present`` decides."""
+    at = run_at("pages/word_debugger.py", timeout=TIMEOUT, via_app=True, word="bruidsjurk", present="1")
+    assert page_links(at)["merge_graph"] == "word=bruidsjurk&present=1"
+    at.switch_page(PAGE)
+    at.query_params.clear()
+    at.query_params.update({"word": "bruidsjurk", "present": "1"})  # what the link opens
+    at.run()
+    assert_clean(at)
+    assert at.toggle(key="presentation_mode").value and centre(at) == "Ġbruids"
+    assert page_links(at)["word_debugger"] == "word=bruidsjurk&present=1"
+    at.switch_page("pages/word_debugger.py")
+    at.query_params.clear()
+    at.query_params["word"] = "bruidsjurk"  # a link without present=1: not presenting
+    at.run()
+    assert not at.toggle(key="presentation_mode").value and at.text_input(key="word").value == "bruidsjurk"
+
+
+def test_other_parts_are_left_out_of_a_big_graph_unless_asked_for():
+    small = run_page(tokeniser="nl-40k")  # 15 types: every merge drawn with its other part
+    assert "other part" in {n["role"] for n in graph_nodes(small)}
+    big = run_page(tokeniser="nl-40k", siblings="20")
+    assert len([n for n in graph_nodes(big) if n["role"] != "other part"]) > 15
+    assert "other part" not in {n["role"] for n in graph_nodes(big)}
+    assert "left out above 15 types" in srcdoc(big)
+    big.segmented_control(key="others").set_value("on").run()
+    assert "other part" in {n["role"] for n in graph_nodes(big)}

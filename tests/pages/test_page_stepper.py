@@ -78,7 +78,7 @@ def test_next_and_prev_step_through_a_scenario():
     assert title(at) == "Step 1 of 9 · iteration 1 · knockout"
     assert at.session_state["stepper_step"] == 1
     left, right = trees(at)
-    assert 'class="tree-node merge current tuple highlight' in right  # _bru+id+s, the triplet
+    assert re.search(r'class="tree-node merge current tuple [^"]*highlight', right)  # _bru+id+s, the triplet
     assert 'data-token="ids"' in left and 'data-token="ids"' not in right
     assert at.selectbox(key="stepper_word").value == "bruids"  # tree changed although the tokens did not
 
@@ -287,6 +287,21 @@ def test_the_chosen_word_is_followed_across_steps_and_presentation_mode_unless_t
     assert at.selectbox(key="stepper_word").value == "bruids"  # ... and step 1's
     at.toggle(key="presentation_mode").set_value(True).run()
     assert not at.toggle(key="stepper_follow").value  # off stays off across the layouts
+
+
+def test_trees_draw_the_reference_boundaries_as_the_word_debugger_does():
+    """bruids -> bruid|s ([rebpe App. A.1] scenario 2a): one red dashed line between d and s in both trees,
+    and the merges across it bordered red: id + s before knockout, the triplet _bru + id + s after it."""
+    at = open_page(tokeniser="a1_scenario2a", step="1", word="bruids")
+    before, after = trees(at)
+    for tree in (before, after):
+        assert tree.count("stroke-dasharray") == 1
+    crossing = r'<g class="tree-node merge[^"]* crosses-reference[^"]*" data-token="([^"]*)"'
+    assert re.findall(crossing, before) == ["ids"] and re.findall(crossing, after) == ["_bruids"]
+    legend = next(h.proto.body for h in at.get("html") if "tree-legend" in h.proto.body)
+    assert "reference split" in legend and "merge that crossed a reference split" in legend
+    at = open_page(tokeniser="a1_scenario2a", step="1", word="bruid")  # one morph: no boundary to draw
+    assert all("stroke-dasharray" not in tree for tree in trees(at))
 
 
 def test_url_word_is_validated():

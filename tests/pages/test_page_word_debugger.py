@@ -41,7 +41,12 @@ def step_chips(at: AppTest) -> list[str]:
 
 
 def tree_svg(at: AppTest) -> str:
-    return next(svg_from_html(b) for b in bodies(at) if 'class="merge-tree"' in b)
+    """The step view's tree: inline SVG in markdown (its nodes' tooltips show), see viz.trees.inline_tree_html."""
+    return next(svg_from_html(m.value) for m in at.markdown if 'class="merge-tree"' in m.value)
+
+
+def dutch_id(token: str) -> int:
+    return load_tokeniser(DUTCH_40K).token_ids()[token]
 
 
 def bodies(at: AppTest) -> list[str]:
@@ -70,7 +75,7 @@ def test_renders_with_defaults():
     assert word_chips(at) == [["Ġbruids", "jurk"], ["Ġmast", "ert", "hes", "is"]]
     assert at.header[0].value == "“bruidsjurk”"
     text = explanation(at)
-    assert "`id` + `s` → `ids` (rank 1234, step 5)" in text
+    assert f"`id` + `s` → `ids` (id {dutch_id('ids')} · rank 1234, step 5)" in text  # the id beside the rank
     assert "Trapped token `Ġbruid`" in text and "Knocking out `ids` gives `Ġbruid` `s` `jurk`" in text
     assert at.slider(key="step::bruidsjurk").value == 9
     assert at.segmented_control(key="input_mode").value == "Words"
@@ -81,7 +86,7 @@ def test_masterthesis_as_in_the_paper():
     at = run_page(word="masterthesis", variants="true")
     assert_clean(at)
     text = explanation(at)
-    assert "`er` + `t` → `ert` (rank 640, step 7)" in text and "`master|thesis`" in text
+    assert f"`er` + `t` → `ert` (id {dutch_id('ert')} · rank 640, step 7)" in text and "`master|thesis`" in text
     assert "Trapped token `Ġmaster`" in text
     rows = comparison(at)
     assert rows["BPE (loaded)"] == "Ġmast ert hes is"
@@ -171,7 +176,7 @@ def test_step_slider_steps_the_tree_and_tokens():
     assert step_chips(at) == ["Ġm", "ast", "er", "t", "h", "es", "is"]
     chips = next(b for b in bodies(at) if b.startswith('<span class="tok-chip"'))
     assert 'data-token="ast" data-id="508"' in chips  # the id, drawn after the token (viz.tokens.PAGE_CSS)
-    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (id 508 · rank \\#247)") for m in at.markdown)
+    assert any(m.value.startswith("**Step 6 of 9:** `a` + `st` → `ast` (id 508 · merge \\#247)") for m in at.markdown)
     svg = tree_svg(at)
     assert svg.count("ghost") == 3  # ert, Ġmast and hes have not fired yet
     at.slider(key="step::masterthesis").set_value(0).run()
@@ -401,7 +406,8 @@ def test_presentation_mode_steps_with_the_arrow_keys_and_hides_secondary_views()
     back, forward = at.button(key="back::masterthesis"), at.button(key="forward::masterthesis")
     assert (back.label, back.proto.shortcut) == ("Prev", "left")
     assert (forward.label, forward.proto.shortcut) == ("Next", "right")
-    assert [h.value for h in at.subheader] == ["What went wrong?", "Every boundary against the reference"]
+    assert [h.value for h in at.subheader] == ["What went wrong?"]  # beside the tree; tables and the strip: desk only
+    assert not at.header  # the word is in the box: the tree starts higher
     assert "variants" not in [t.key for t in at.toggle]
     assert not any("All " in e.label for e in at.expander)
     back.click().run()
@@ -437,6 +443,7 @@ def test_a_type_emitted_whole_under_ignore_merges_is_one_chip_with_its_own_merge
     at.run()
     assert_clean(at)
     assert step_chips(at) == ["Ġunderstanding"]
-    (note,) = [m.value for m in at.markdown if "without any merge" in m.value]
-    assert "one token without any merge" in note and "`Ġunderstand` + `ing` → `Ġunderstanding` (id 10335 · rank" in note
+    (note,) = [m.value for m in at.markdown if "one token, emitted whole" in m.value]
+    assert "whole-word type of the vocabulary" in note and "`ignore_merges`" in note
+    assert "`Ġunderstand` + `ing` → `Ġunderstanding` (id 10335 · merge \\#" in note  # the merge forming it
     assert not any("every character stays a token" in c.value for c in at.caption)

@@ -17,6 +17,7 @@ from tests.apptest_support import fact_cards as metrics
 from tests.apptest_support import run_page as run_at
 from ui import upload_store
 from ui.upload_store import digest
+from ui.workspace_links import UNLINKED
 
 TIMEOUT = 90
 
@@ -370,9 +371,22 @@ def test_an_upload_the_store_refuses_stays_loaded_and_the_page_says_the_link_can
     at = run_page()
     upload(at, "upload_corpus", "big.txt", b"de bruid draagt een bruidsjurk\n" * 40_000)  # 1.2 MB
     assert_clean(at)
-    assert at.selectbox(key="ws_corpus").value == "upload: big.txt" and url(at, "corpus") is None
+    assert at.selectbox(key="ws_corpus").value == "upload: big.txt" and url(at, "corpus") == UNLINKED
     (note,) = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption if "cannot carry" in c.value]
     assert note == (
         "This view's link cannot carry the uploaded corpus: the server keeps at most 1 MB of uploads "
         f"({upload_store.BUDGET_ENV}) and this one has 1.2 MB."
     )
+    opened = run_page("pages/word_debugger.py", **{kind: url(at, kind) for kind in ("tokeniser", "corpus")})
+    (warning,) = [w.value for w in opened.warning if "link" in w.value]  # it says why, never silently
+    assert "a link cannot carry" in warning and "Showing `python-docs" in warning
+    assert opened.session_state["ws_corpus"].startswith("python-docs")
+
+
+def test_a_link_that_names_nothing_keeps_what_the_session_had():
+    at = run_page(tokeniser="a1_scenario3a")
+    at.query_params["tokeniser"] = "path:" + "0123456789" * 2  # e.g. a page link made by another server
+    at.run()
+    (warning,) = [w.value for w in at.warning if "path:" in w.value]
+    assert "Keeping `a1_scenario3a` instead" in warning
+    assert at.selectbox(key="ws_tokeniser").value == "a1_scenario3a" and url(at, "tokeniser") == "a1_scenario3a"

@@ -322,6 +322,30 @@ def test_precomputed_layout_has_no_overlaps(dutch40k):
         assert {node["role"] for node in nodes} >= {CENTER, ANCESTOR, OTHER}
 
 
+def test_the_selected_type_sits_in_the_middle_of_its_layer(dutch40k):
+    """Its half-siblings on both sides: the view, zoomed in around it, shows as many as it can."""
+    hood = neighbourhood(dutch40k, "Ġbruids", depth=2, max_nodes=40, siblings_per_parent=20)
+    nodes, _ = graph_elements(dutch40k, hood, TYPES_VIEW, other_parts=False)
+    centre = next(node for node in nodes if node["role"] == CENTER)
+    row = sorted((node for node in nodes if node["y"] == centre["y"]), key=lambda node: node["x"])
+    assert len(row) > 4 and row.index(centre) in (len(row) // 2 - 1, len(row) // 2)
+
+
+def test_tooltips_give_the_id_beside_the_rank(dutch40k):
+    """A type's id is labelled as one and its merge's rank as a merge's (``merge #``): never mixed up."""
+    ids = dutch40k.token_ids()
+    hood = hood_of(dutch40k, "Ġbruids")
+    for view in (TYPES_VIEW, MERGES_VIEW):
+        nodes, edges = graph_elements(dutch40k, hood, view, ids=ids)
+        centre = by_id(nodes)["t:Ġbruids"]["title"]
+        assert centre.startswith(f"Ġbruids · id {ids['Ġbruids']}\n") and "merge #15545" in centre
+        titles = [e.get("title", "") for e in edges] + [n["title"] for n in nodes if n["role"] == "merge"]
+        assert any(f"Ġbru + ids → Ġbruids · id {ids['Ġbruids']}" in title for title in titles), view
+    rows = mio_rows(dutch40k, "ids", ids=ids)
+    assert rows and all(row["id"] == str(ids[row["result"]]) for row in rows)  # the result's id, beside its rank
+    assert "id" not in mio_rows(dutch40k, "ids")[0]
+
+
 # --- the vendored library -----------------------------------------------------------------------------
 def test_vendored_vis_network_is_served_statically():
     readme = (STATIC_DIR / "README.md").read_text(encoding="utf-8")

@@ -154,6 +154,21 @@ def test_figures_fill_in_step_by_step_and_stay_offline():
         assert "cdn" not in text.lower() and "mathjax" not in text.lower()
 
 
+def test_the_two_step_charts_share_one_upright_step_axis():
+    """The F1 chart and the changes chart sit side by side: the same slots (``start`` included) and
+    upright labels, so each bar stands straight above its own step's label in both."""
+    _, run = scenario_run("a1_scenario2a")
+    from core.references.evaluation import MorphScores
+
+    labels = sv.step_labels(run.steps)
+    f1 = sv.f1_figure(run.steps, MorphScores(0.5, 0.5, 0.5, 1, 1, 1, 2), 4)
+    origins = sv.origins_figure(run.steps, 4)
+    assert list(origins.layout.xaxis.categoryarray) == list(f1.layout.xaxis.categoryarray) == labels
+    removed = next(t for t in origins.data if t.name == "removed")
+    assert list(removed.x) == labels[1:5] == list(f1.data[0].x[1:])  # step i's bars at step i's label
+    assert f1.layout.xaxis.tickangle == origins.layout.xaxis.tickangle == -90
+
+
 def test_neighbourhood_rows():
     tokeniser, run = scenario_run("a1_scenario2a")
     knockout = run.steps[0]

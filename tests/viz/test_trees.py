@@ -9,7 +9,19 @@ import xml.etree.ElementTree as ET
 from core.bpe.model import Merge
 from core.formats.samples import scenario_paths
 from core.formats.tokeniser_files import load_tokeniser
-from viz.trees import merge_tree_svg, svg_from_html, svg_html, tree_svg
+from viz.ranks import id_rank_text
+from viz.tables import merge_rows, with_ids
+from viz.trees import (
+    LEGIBLE_SCALE,
+    NODE_H,
+    RANK_PX,
+    TOKEN_PX,
+    inline_tree_html,
+    merge_tree_svg,
+    svg_from_html,
+    svg_html,
+    tree_svg,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -175,3 +187,58 @@ def test_leaf_boxes_never_touch_even_for_byte_labels(dutch40k):
     )
     assert len(leaves) == len(pretoken) == 5
     assert all(x + width + 4 <= next_x for (x, width), (next_x, _) in itertools.pairwise(leaves))
+
+
+def test_tooltips_give_each_node_its_id_beside_its_merge_rank(dutch40k):
+    ids = dutch40k.token_ids()
+    trace = dutch40k.trace_pretoken("Ġbruids")
+    titles = {
+        group.get("data-token"): group.find(f"{SVG}title").text
+        for group in parse(merge_tree_svg([(trace.pretoken, trace.trees)], ids=ids)).iter(f"{SVG}g")
+    }
+    assert titles["Ġbruids"] == f"Ġbruids = Ġbru + ids · id {ids['Ġbruids']} · merge #15545"
+    assert titles["Ġ"] == f"Ġ · id {ids['Ġ']}"  # a leaf: its id, no rank
+    assert "<title>Ġbruids = Ġbru + ids · merge #15545</title>" in merge_tree_svg([(trace.pretoken, trace.trees)])
+    assert id_rank_text(None, 12.0) == "merge #12" and id_rank_text(7, 4.5) == "id 7 · merge before #5"
+
+
+def test_the_dot_of_g_stays_clear_of_its_box_and_labels_are_legible(dutch40k):
+    """``Ġbruids`` must never read as ``Gbruids``: the dot above the capital (about 0.95 em above the
+    baseline) lies inside the box, below its border, and every label is 14 px or more when the tree is
+    drawn at ``LEGIBLE_SCALE`` (the smallest scale presentation mode allows)."""
+    trace = dutch40k.trace_pretoken("Ġbruids")
+    for group in parse(merge_tree_svg([(trace.pretoken, trace.trees)])).iter(f"{SVG}g"):
+        if "merge" not in group.get("class").split():
+            continue
+        box, token = group.find(f"{SVG}rect"), group.find(f"{SVG}text")
+        border = float(box.get("stroke-width"))
+        assert float(token.get("y")) - 0.95 * TOKEN_PX >= float(box.get("y")) + border, group.get("data-token")
+        assert float(box.get("height")) == NODE_H
+    assert min(TOKEN_PX, RANK_PX) * LEGIBLE_SCALE >= 14 - 1e-9
+
+
+def test_inline_tree_keeps_its_tooltips_and_its_legible_size():
+    tokeniser = scenario("a1_scenario2a")
+    trace = tokeniser.trace_pretoken("_bruids")
+    svg = merge_tree_svg([(trace.pretoken, trace.trees)])
+    markup = inline_tree_html(svg, min_scale=0.5, max_height="calc(100vh - 300px)")
+    assert "\n" not in markup and markup.startswith('<div class="merge-tree"')  # one raw HTML block for markdown
+    width, height = map(int, re.search(r' width="(\d+)" height="(\d+)"', svg).groups())
+    assert f"min-width:{width * 0.5:.0f}px;min-height:{height * 0.5:.0f}px;max-height:calc(100vh - 300px)" in markup
+    assert parse(svg_from_html(markup)).find(f"{SVG}g/{SVG}title") is not None
+
+
+def test_tables_put_the_id_beside_the_rank(dutch40k):
+    ids = dutch40k.token_ids()
+    trace = dutch40k.trace_pretoken("Ġbruids")
+    rows = merge_rows([trace], ids=ids)
+    assert [row["id"] for row in rows] == [str(ids[step.merge.result]) for step in trace.steps]
+    assert "id" not in merge_rows([trace])[0]
+    added = with_ids(
+        [{"rank": "#1", "type": "x", "more": 1}, {"rank": "#2", "type": "y"}], ["ids", "not a type"], ids, "type"
+    )
+    assert added == [
+        {"rank": "#1", "type": "x", "id": str(ids["ids"]), "more": 1},
+        {"rank": "#2", "type": "y", "id": ""},
+    ]
+    assert list(added[0]) == ["rank", "type", "id", "more"]
