@@ -67,6 +67,9 @@ def page_times(args) -> dict[str, float]:
     (Streamlit's AppTest, server side)."""
     from streamlit.testing.v1 import AppTest
 
+    from ui.path_policy import ENV
+
+    os.environ[ENV] = str(Path(args.tokeniser).resolve().parent)  # the explorer reads only allowed folders
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.switch_page("pages/workspace.py")
     at.query_params["reference"] = args.reference

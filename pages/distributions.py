@@ -95,32 +95,31 @@ def render_blame(ws, threshold: float) -> None:
     tok_key, ref_key = cache_keys(ws)
     display = tok.pretokeniser.display
     reference, blames = traced(tok_key, ref_key, tok, refs)
-    ko = knockout(ws, threshold)
-    rows = plots.blame_rows(blames.values(), ko.removed, display)
+    metrics_slot = st.container()  # filled once the knockout is known
     if reference.unaligned:
         st.caption(
             f"{len(reference.unaligned):,} reference words could not be aligned with this tokeniser's "
             "pre-tokeniser and are left out."
         )
 
-    n_merges = len(tok.merges)
-    p_eff = effective_dropout(blames, ko.removed)
-    metrics = blame_metrics(len(rows), n_merges, len(reference.words), len(ko.removed), p_eff, ko.before, ko.after)
-    for column, metric in zip(st.columns(4), metrics, strict=True):
-        column.metric(**metric, border=True, delta_arrow="off")
-
+    # Blame alone draws the histogram at once; the knockout (seconds on a 200k-type tokeniser, with its own
+    # progress box) comes next, where the scatter goes.
+    plain_rows = plots.blame_rows(blames.values(), (), display)
     left, right = st.columns(2)
     with left:
         show_chart(
-            plots.blame_ratio_histogram([r["ratio"] for r in rows], threshold),
+            plots.blame_ratio_histogram([r["ratio"] for r in plain_rows], threshold),
             "blame-ratio-histogram",
-            [{k: r[k] for k in ("rank", "merge", "blame", "applications", "ratio")} for r in rows],
+            [{k: r[k] for k in ("rank", "merge", "blame", "applications", "ratio")} for r in plain_rows],
             "Each bar counts merges by R(m): of the boundaries a merge removed in the reference words, "
             "the share where the reference has a morph boundary. Orange bars are knocked out.",
         )
     with right:
         slot = st.container()
         log_x = st.toggle("Logarithmic N(m) axis", value=True, key="blame_log_x")
+        with slot:
+            ko = knockout(ws, threshold)
+        rows = plots.blame_rows(blames.values(), ko.removed, display)
         show_chart(
             plots.blame_scatter(rows, threshold, log_x=log_x),
             "blame-scatter",
@@ -129,6 +128,13 @@ def render_blame(ws, threshold: float) -> None:
             "Bubbles on or above the dashed line have R(m) ≥ threshold.",
             slot,
         )
+
+    n_merges = len(tok.merges)
+    p_eff = effective_dropout(blames, ko.removed)
+    metrics = blame_metrics(len(rows), n_merges, len(reference.words), len(ko.removed), p_eff, ko.before, ko.after)
+    with metrics_slot:
+        for column, metric in zip(st.columns(4), metrics, strict=True):
+            column.metric(**metric, border=True, delta_arrow="off")
 
     left, right = st.columns(2)
     ranks = knocked_out_ranks(tok, ko.removed)

@@ -29,6 +29,7 @@ from core.errors import InputError
 from core.formats.tokeniser_files import sniff
 from core.tokeniser import CapabilityError
 from ui.error_boundary import guarded
+from ui.path_policy import HOW_TO_ALLOW, allowed_folders, path_loading_on
 from ui.tokeniser_loading import INFERRED, PRETOKENISER_CHOICES, sample_metadata, tokeniser_label
 from ui.tokeniser_store import BUDGET_ENV, MB, footprint
 from ui.tokeniser_store import store as tokeniser_store
@@ -263,15 +264,23 @@ with st.container(border=True):
                 key="upload_vocab",
                 on_change=_upload_tokeniser,
             )
+            paths_on = path_loading_on()
             st.text_input(
                 "Path or hf:ORG/NAME on the machine that runs this app",
                 key="ws_path",
                 placeholder="/data/models/llama/tokenizer.json or hf:openai-community/gpt2",
                 help="A file, a folder as transformers saves it, or a model in the local Hugging "
-                "Face cache (nothing is downloaded). Large files need no upload; a file "
-                "that changes is read again.",
+                "Face cache (nothing is downloaded), inside the folders the server allows. Large files "
+                "need no upload; a file that changes is read again. By default loading by path is off.",
+                disabled=not paths_on,
             )
-            st.button("Load", key="ws_path_load", on_click=_load_path, icon=":material/file_open:")
+            if paths_on:
+                st.caption("Folders this server may read: " + " · ".join(code_span(str(f)) for f in allowed_folders()))
+            else:
+                st.caption(f"Loading by path is off on this server: {HOW_TO_ALLOW}.")
+            st.button(
+                "Load", key="ws_path_load", on_click=_load_path, icon=":material/file_open:", disabled=not paths_on
+            )
             st.selectbox(
                 "Pre-tokeniser of a merges.txt",
                 PRETOKENISER_CHOICES,

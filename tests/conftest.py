@@ -3,6 +3,9 @@
 - The explorer's disk folder (result cache, upload store: ``ui.storage``) is a fresh temporary
   folder for each test process (and the servers it starts), removed when it exits, so no run
   depends on an earlier one and no two workers share one.
+- Loading by path (``ui.path_policy``) is allowed in the temporary folder (tests write tokeniser files
+  there), the real tokenisers' cache, the Hugging Face cache and the samples; the tests of the policy
+  itself set ``EXPLORER_PATHS`` their own way.
 - Hypothesis keeps its example database outside the repository, in
   ``~/.cache/structured-tokenisers/hypothesis`` (safe to share between workers: one file per
   example); under ``CI`` its own "ci" profile keeps none.
@@ -32,6 +35,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXPLORER_CACHE = tempfile.mkdtemp(prefix="explorer-cache-")
 os.environ["EXPLORER_CACHE_DIR"] = EXPLORER_CACHE
 atexit.register(shutil.rmtree, EXPLORER_CACHE, ignore_errors=True)
+os.environ["EXPLORER_PATHS"] = os.pathsep.join(
+    [
+        tempfile.gettempdir(),
+        os.environ.get("REAL_TOKENISERS_DIR") or str(Path("~/.cache/structured-tokenisers/real").expanduser()),
+        str(Path("~/.cache/huggingface").expanduser()),
+        str(ROOT / "sample_data"),
+    ]
+)
 
 HYPOTHESIS_DATABASE = Path("~/.cache/structured-tokenisers/hypothesis").expanduser()
 if settings.default.database is not None:  # the "ci" profile Hypothesis loads when CI is set keeps none

@@ -10,8 +10,16 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.formats.locations import HF_PREFIX
+from ui.path_policy import check_allowed
 from ui.references_corpora import check_corpus_upload, uploaded_references
-from ui.tokeniser_loading import INFERRED, path_tokeniser, source_stamp, tokeniser_upload, uploaded_tokeniser
+from ui.tokeniser_loading import (
+    COMPANION_FILES,
+    INFERRED,
+    path_tokeniser,
+    source_stamp,
+    tokeniser_upload,
+    uploaded_tokeniser,
+)
 from ui.upload_store import Upload
 from ui.workspace_choices import HUB_PREFIX, MAX_UPLOAD_BYTES, PATH_PREFIX, UPLOAD_PREFIX, uploads
 
@@ -60,10 +68,12 @@ def add_tokeniser_upload(filename: str, data: bytes, pretokeniser: str = INFERRE
 
 def add_path(spec: str, pretokeniser: str = INFERRED) -> str:
     """Validate and keep a tokeniser named by a path (file or folder) or ``hf:ORG/NAME`` on the
-    machine that runs the app; returns its choice name. InputError leaves everything as it was."""
+    machine that runs the app, inside the folders the server allows (``ui.path_policy``); returns its
+    choice name. InputError leaves everything as it was."""
     spec = spec.strip()
     if not spec:
         raise InputError("type a path to a tokeniser file or folder, or hf:ORG/NAME")
+    check_allowed(spec, COMPANION_FILES)
     if spec.startswith(HF_PREFIX):
         name = HUB_PREFIX + spec[len(HF_PREFIX) :]
     else:
@@ -79,6 +89,7 @@ def set_pretokeniser(name: str, pretokeniser: str) -> bool:
     False for a shipped tokeniser. InputError leaves everything as it was."""
     if ("tokeniser-path", name) in uploads():
         spec, _ = uploads()[("tokeniser-path", name)]
+        check_allowed(spec, COMPANION_FILES)
         path_tokeniser(spec, source_stamp(spec), pretokeniser)
         uploads()[("tokeniser-path", name)] = (spec, pretokeniser)
         return True
