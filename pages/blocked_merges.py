@@ -597,6 +597,7 @@ def inspect_panel(
             key="blocked_tree_limited",
             downloads=not present,
             floor=LEGIBLE_SCALE if present else 0.0,
+            ids=ids,
         )
     with right:
         st.markdown(
@@ -613,6 +614,7 @@ def inspect_panel(
             key="blocked_tree_full",
             downloads=not present,
             floor=LEGIBLE_SCALE if present else 0.0,
+            ids=ids,
         )
     st.caption(
         f"Full segmentation: {sv.tokens_markdown(full.tokens, display)} — the blocked merge "

@@ -11,7 +11,7 @@ every text in the SVG is escaped by ``viz.trees``), in a ``merge-tree-block`` wr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import streamlit as st
 
@@ -50,14 +50,16 @@ def show_tree(
     downloads: bool = True,
     reference: Collection[tuple[int, int]] = (),
     floor: float = 0.0,
+    ids: Mapping[str, int] | None = None,
 ) -> bool:
     """The final merge trees of one word (``viz.trees.word_pretokens``) with ``highlight`` merges bordered
     in blue and the ``reference`` boundaries (``(pretoken, offset)``) as red dashed lines; with
     ``downloads``, the figure as ``<stem>.svg`` and ``<stem>.tex`` (widget keys from ``key``). ``floor``:
-    the smallest scale the page's styles may shrink the tree to (its height at least that share).
-    Returns whether a character is spelled by several leaves (for the legend's ``characters`` item)."""
+    the smallest scale the page's styles may shrink the tree to (its height at least that share); ``ids``:
+    token ids for the merges' tooltips. Returns whether a character is spelled by several leaves (for the
+    legend's ``characters`` item)."""
     pretokens = word_pretokens(trees)
-    svg = merge_tree_svg(pretokens, display, highlight=highlight, reference=reference)
+    svg = merge_tree_svg(pretokens, display, highlight=highlight, reference=reference, ids=ids)
     shown = svg.replace("\n", " ")
     height = re.search(r'<svg[^>]* height="(\d+)"', svg)
     if floor and height:

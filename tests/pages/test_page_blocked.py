@@ -54,6 +54,9 @@ def test_defaults_show_the_dutch_40k_after_knockout():
     trace = next(df.value for df in at.dataframe if "tokens after" in df.value.columns)
     assert list(trace["merge"]) == ["j + e"]
     assert len(trees(at)) == 2
+    ids = load_tokeniser(DUTCH_40K).token_ids()
+    for tree in trees(at):  # each merge's tooltip has its type's id beside the rank
+        assert f"<title>je = j + e · id {ids['je']} · merge #" in tree, tree[:400]
 
 
 def test_the_loaded_dutch_40k_blocks_nothing():
