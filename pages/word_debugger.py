@@ -83,6 +83,7 @@ from viz.trees import LEGIBLE_SCALE, TREE_LEGEND, inline_tree_html, merge_tree_f
 ensure_app_navigation()
 
 MAX_WORDS = 12
+MAX_WORD_CHARS = 200  # characters of one debugged word (a link may carry any length; the trace grows with it)
 DROPOUT_SAMPLES = 4
 TRIM_THRESHOLDS = [0, 1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
 KNOCKOUT = ReBPEConfig(knockout=KnockoutConfig(), reify=False, max_iterations=1)  # as core.edits.rebpe.run_knockout
@@ -303,7 +304,8 @@ text = input_col.text_input(
     bind="query-params",
     on_change=_words_changed,
     placeholder="e.g. masterthesis bruidsjurk",
-    help=f"At most {MAX_WORDS} words; the first (or the one picked below) is debugged in detail.",
+    help=f"At most {MAX_WORDS} words of up to {MAX_WORD_CHARS} characters; the first (or the one picked below) "
+    "is debugged in detail.",
 )
 compare_with = option_col.radio(
     "Reference boundaries",
@@ -321,6 +323,14 @@ if not present:
         "(a space, then the word, through the tokeniser's own pre-tokeniser)."
     )
 words, total = split_words(text, MAX_WORDS)
+too_long = [w for w in words if len(w) > MAX_WORD_CHARS]
+if too_long:
+    st.warning(
+        f"Left out {len(too_long)} word{'s' if len(too_long) > 1 else ''} longer than {MAX_WORD_CHARS} characters "
+        f"(the limit of one debugged word; {len(too_long[0]):,} characters given). Running text takes up to "
+        f"{MAX_TEXT:,} characters."
+    )
+    words = [w for w in words if len(w) <= MAX_WORD_CHARS]
 if not words:
     st.info("Type one or more words above, for example `masterthesis bruidsjurk`.")
     st.stop()

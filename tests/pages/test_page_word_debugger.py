@@ -164,6 +164,15 @@ def test_hostile_words_are_escaped():
     assert "&lt;" in tree_svg(at)
 
 
+def test_a_link_with_a_huge_word_leaves_it_out_and_says_the_limit():
+    """``?word=`` + 12,000 characters (it once ran for minutes and kept 0.8 GB): left out with a warning."""
+    at = run_page(word="bruidsjurk " + "a" * 12_000)
+    assert_clean(at)
+    (warning,) = [w.value for w in at.warning if "Left out" in w.value]
+    assert "longer than 200 characters" in warning and "12,000 characters given" in warning
+    assert word_chips(at) == [["Ġbruids", "jurk"]]  # the other word is debugged as before
+
+
 # --- the step slider and the tree ----------------------------------------------------------------
 
 
