@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import InputError
+from core.options import described
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace
 
@@ -94,18 +95,40 @@ CAPABILITIES = {
 }
 
 
-def require(tokeniser: Tokeniser, capability: str, needed_for: str):
-    """The ``capability`` view of ``tokeniser`` or CapabilityError: "<needed_for> needs ...".
+def check_tokeniser(value: Any, name: str = "tokeniser") -> Tokeniser:
+    """``value`` if it is a :class:`Tokeniser` (any family); else InputError naming the argument."""
+    if not isinstance(value, Tokeniser):
+        raise InputError(f"{name} must be a tokeniser (from load_tokeniser or train), got {described(value)}")
+    return value
+
+
+def check_pretokeniser(value: Any, name: str = "pretokeniser", *, names: bool = False) -> Any:
+    """``value`` if it is None or a :class:`Pretokeniser` (or, with ``names``, a name of one, looked
+    up by the caller); else InputError naming the argument."""
+    if value is None or isinstance(value, Pretokeniser) or (names and isinstance(value, str)):
+        return value
+    expected = (
+        "a Pretokeniser or the name of one"
+        if names
+        else "a Pretokeniser (e.g. core.pipeline.named.named_pretokeniser(name))"
+    )
+    raise InputError(f"{name} must be {expected}, got {described(value)}")
+
+
+def require(tokeniser: Tokeniser, capability: str, needed_for: str, *, name: str = "tokeniser"):
+    """The ``capability`` view of ``tokeniser`` or CapabilityError: "<needed_for> needs ...";
+    InputError (:func:`check_tokeniser`, naming the argument ``name``) for what is no tokeniser.
 
     ``merge_graph`` returns a :class:`core.bpe.model.BTETokeniser`.
     """
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown capability {capability!r}")
+    check_tokeniser(tokeniser, f"{needed_for}: {name}" if needed_for else name)
     view = _merge_graph(tokeniser) if capability == "merge_graph" else None
     if view is None:
-        name = f" {tokeniser.name!r}" if getattr(tokeniser, "name", "") else ""
+        called = f" {tokeniser.name!r}" if getattr(tokeniser, "name", "") else ""
         raise CapabilityError(
-            f"{needed_for} needs {CAPABILITIES[capability]}; the {tokeniser.kind} tokeniser{name} has none"
+            f"{needed_for} needs {CAPABILITIES[capability]}; the {tokeniser.kind} tokeniser{called} has none"
         )
     return view
 

@@ -448,7 +448,7 @@ def with_ids(sentence: str, explained, display, ids: Mapping[str, int]) -> str:
     ``→ `ids` (rank 1234, step 5)`` becomes ``→ `ids` (id 1495 · rank 1234, step 5)``."""
     merges = [c[0] for b in explained.missed if (c := b.crossing()) is not None]
     merges += [m for trap in explained.traps for m in (trap.trapping, trap.blocked)]
-    for token in {m.result for m in merges} & set(ids):
+    for token in {m.result for m in merges if m.result in ids}:
         written = f"→ {fmt(token, display)} (rank "
         sentence = sentence.replace(written, f"{written[:-5]}id {ids[token]} · rank ")
     return sentence

@@ -256,7 +256,9 @@ def outcome(kind: str, data: bytes, name: str, seeds: dict[str, bytes]) -> tuple
         load(kind, data, name, seeds)
     except InputError as err:
         source = str(err.source or "")
-        problem = message_problem(str(err), (source,) if source.endswith(name) else (name,))
+        # a vocab.json that lacks a token a merge uses: the merge's line in merges.txt is named
+        named = source.endswith(name) or (kind == "vocab.json" and source == "merges.txt" and err.line is not None)
+        problem = message_problem(str(err), (source,) if named else (name,))
         return ("clean", "" if err.line is None else "line") if problem is None else ("unclear", problem)
     except Exception as err:
         return "crash", f"{type(err).__name__}: {str(err)[:150]}"

@@ -4,7 +4,7 @@ loader had to infer. No paper section; the ``inspect`` command and the Workspace
 
 from __future__ import annotations
 
-from core.tokeniser import Tokeniser, has, require, specials_of
+from core.tokeniser import Tokeniser, check_tokeniser, has, require, specials_of
 
 
 def describe_pretokeniser(pretokeniser) -> str:
@@ -17,6 +17,7 @@ def describe_pretokeniser(pretokeniser) -> str:
 
 def summarise(tokeniser: Tokeniser) -> dict:
     """A JSON-serialisable summary; ``detected`` lists the settings that were inferred, with why."""
+    check_tokeniser(tokeniser)
     specials = specials_of(tokeniser)
     metadata = getattr(tokeniser, "metadata", None) or {}
     summary: dict = {

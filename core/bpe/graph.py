@@ -28,7 +28,9 @@ from typing import Any
 import networkx as nx
 
 from core.bpe.model import BTETokeniser, Merge
-from core.options import check_choice
+from core.errors import InputError
+from core.options import check_choice, check_int, described
+from core.tokeniser import require
 
 CENTER, ANCESTOR, DESCENDANT, HALF_SIBLING = "center", "ancestor", "descendant", "half-sibling"
 PRIMARY, ALL = "primary", "all"
@@ -184,9 +186,15 @@ def neighbourhood(
     ``follow="primary"`` (the default) walks primary merges only and draws, between the collected
     types, their primary merges plus every merge of the center; ``follow="all"`` walks and draws
     every merge between collected types. With one merge per type both are the paper's graph.
+    The walk stops where the graph ends, so a huge ``depth`` costs no more than the whole graph.
     """
-    if center not in tokeniser.types:
-        raise KeyError(center)
+    tokeniser = require(tokeniser, "merge_graph", "neighbourhood")
+    if not isinstance(center, str) or center not in tokeniser.types:
+        raise InputError(f"center must be a type of the tokeniser, got {described(center)}")
+    check_int("depth", depth, 0)
+    check_int("max_nodes", max_nodes, 1)
+    if siblings_per_parent is not None:
+        check_int("siblings_per_parent", siblings_per_parent, 0)
     check_choice("follow", follow, FOLLOW)
     walk = _Walk(tokeniser, everything=follow == ALL)
     roles, distances = walk.ancestors(center, depth)
@@ -239,6 +247,8 @@ class _Walk:
         distances: dict[str, int] = {center: 0}
         frontier = [center]
         for distance in range(1, depth + 1):
+            if not frontier:  # nothing further up: deeper steps add nothing
+                break
             following = []
             for type_ in frontier:
                 for part in self.parents(type_):
@@ -255,6 +265,8 @@ class _Walk:
         more = False
         frontier = [center]
         for distance in range(1, depth + 1):
+            if not frontier:  # nothing further down: deeper steps add nothing
+                break
             following = []
             for type_ in frontier:
                 for merge in self.used_by.get(type_, ()):

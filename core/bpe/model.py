@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from operator import attrgetter
+from itertools import chain
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -32,6 +33,7 @@ from core.bpe.serialisation import project_json, read_project_json
 from core.bpe.unknowns import DEFAULT_UNKNOWN, UnknownPolicy
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
+from core.options import check_text
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace, TraceEvent
 
@@ -144,17 +146,18 @@ class BTETokeniser:
         types appended after them. Without loaded ids: specials, the alphabet, then merge
         results in rank order (HF's order for a trained tokeniser)."""
         old = self.type_ids or {}
-        ordered = list(dict.fromkeys([*self.specials, *self.alphabet, *(m.result for m in self.merges)]))
-        ids = {t: old[t] for t in ordered if t in old}
-        next_id = max(ids.values(), default=-1) + 1
-        used = set(ids.values())
-        for t in ordered:
-            if t not in ids:
-                while next_id in used:
-                    next_id += 1
-                ids[t] = next_id
-                used.add(next_id)
-        return dict(sorted(ids.items(), key=lambda kv: kv[1]))
+        ordered = dict.fromkeys(chain(self.specials, self.alphabet, (m.result for m in self.merges)))
+        ids = {t: i for t, i in old.items() if t in ordered}
+        if len(ids) < len(ordered):  # types without a loaded id, numbered after the used ids
+            used = set(ids.values())
+            next_id = max(used, default=-1) + 1
+            for t in ordered:
+                if t not in ids:
+                    while next_id in used:
+                        next_id += 1
+                    ids[t] = next_id
+                    used.add(next_id)
+        return dict(sorted(ids.items(), key=itemgetter(1)))
 
     @cached_property
     def produced_by(self) -> dict[str, tuple[Merge, ...]]:
@@ -292,7 +295,9 @@ class BTETokeniser:
     def tokenise(self, text: str) -> list[str]:
         """Pre-tokenise running text and segment every pretoken; added tokens stay whole. As HF's
         ``encode``, nothing is put before ``text`` (``tokenise("bruidsjurk")``: ``bru ids jurk``);
-        :meth:`tokenise_word` segments a word as it appears inside running text (``Ġbruids jurk``)."""
+        :meth:`tokenise_word` segments a word as it appears inside running text (``Ġbruids jurk``).
+        InputError for text that is no string or holds a lone surrogate (:func:`core.options.check_text`)."""
+        check_text(text)
         segment = self.engine.segment
         if not self.pretokeniser.may_hold_added_tokens(text):
             return [token for pretoken in self.pretokeniser.pretokenise(text) for token in segment(pretoken)]
@@ -306,7 +311,7 @@ class BTETokeniser:
 
     def tokenise_word(self, word: str) -> list[str]:
         """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
-        return self.tokenise(" " + word)
+        return self.tokenise(" " + check_text(word, "word"))
 
     def trace_pretoken(self, pretoken: str, max_rank: Rank | None = None) -> SegmentationTrace:
         """Segmentation with a full trace; with ``max_rank`` only merges ranked below it apply."""
@@ -320,7 +325,7 @@ class BTETokeniser:
         """Every merge applied while tokenising ``text``, pretoken by pretoken ([knockout]
         §3.2 order); ``extra["pretokens"]`` holds each pretoken's full trace (merge trees, the
         merge behind every removed boundary)."""
-        pieces = self.pretokeniser.pretokenise_with_sources(text)
+        pieces = self.pretokeniser.pretokenise_with_sources(check_text(text))
         pretokens = tuple(p.text for p in pieces)
         done: list[str] = []
         pending = [[p.text] if p.added else self.engine.atomise(p.text) for p in pieces]

@@ -10,18 +10,20 @@ is one module holding its commands' arguments and behaviour:
 Shared plumbing is in :mod:`core.cli.common` (help, shared arguments, loading, output checks) and
 :mod:`core.cli.progress` (the progress line a command shows on a terminal once it has run a second).
 
-Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2; output files
-(``--out``, ``--report``, ...) are checked, and their missing folders made, before the work starts.
+Errors in the input go to stderr as ``error: FILE:LINE: problem`` with exit code 2. Input files are
+checked (regular files within their size limits) and output files (``--out``, ``--report``, ...)
+too, their missing folders made, before the work starts; no output may overwrite an input.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import core
 from core.cli import corpora, editing, explaining, graphs, segmenting, training
-from core.cli.common import PROGRAM, HelpFormatter, prepare_outputs
+from core.cli.common import PROGRAM, HelpFormatter, check_inputs, prepare_outputs
 from core.cli.progress import ProgressBar
 from core.errors import InputError
 
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None, prog: str = PROGRAM) -> int:
     """Run one command; ``prog`` is the name the help shows (``python -m core`` passes its own)."""
     args = build_parser(prog).parse_args(argv)
     try:
-        prepare_outputs(args)  # before the work, not after it
+        prepare_outputs(args, check_inputs(args))  # before the work, not after it
         with ProgressBar(f"{prog} {args.command}"):  # what the command's own progress does not describe
             return args.run(args)
     except InputError as err:
@@ -70,3 +72,7 @@ def main(argv: list[str] | None = None, prog: str = PROGRAM) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as err:  # a file the checks above did not name (e.g. a name too long for the system)
+        source = None if err.filename is None else os.fsdecode(err.filename)
+        print(f"error: {InputError(err.strerror or str(err), source)}", file=sys.stderr)
+        return 2

@@ -8,11 +8,15 @@ No paper section (plumbing); the algorithms' sections are cited where an option 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from core.cli.progress import ProgressBar
 from core.errors import InputError
+from core.formats.input_files import check_input
+from core.formats.limits import MAX_TABLE_BYTES
 from core.formats.output_files import check_output_path
 
 #: the console command ``pip install`` makes; ``python -m core`` is the same program
@@ -33,6 +37,8 @@ EN_REF = "sample_data/references/en_morph.tsv"
 
 #: the options naming files a command writes
 OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out", "id_map")
+#: the options naming files a command reads (a folder's files or a glob's matches for some)
+INPUT_OPTIONS = ("tokeniser", "reference", "weights", "counts", "types", "words_file", "corpus")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -146,22 +152,69 @@ def load_reference_entries(path: str, free: bool):
     return entries
 
 
-def prepare_outputs(args) -> None:
-    """Make the missing folders of each output file, then check it can be written there (an
-    ``--hf-out`` that names a folder is made itself)."""
-    from core.formats.hf_folder import is_folder_target
+def _input_limit(option: str, path: str) -> int | None:
+    """The size limit of an input file: none for those read a line or a row group at a time."""
+    if option == "tokeniser":
+        from core.formats.tokeniser_files import MAX_TOKENISER_BYTES
 
+        return MAX_TOKENISER_BYTES
+    return None if option in ("words_file", "corpus") or path.lower().endswith(".parquet") else MAX_TABLE_BYTES
+
+
+def check_inputs(args) -> list[str]:
+    """The files the input options name, each checked before the work (:func:`check_input`: a
+    regular file within its limit; a FIFO or device could block or never end); a folder's files
+    and a corpus glob's matches are listed unchecked (their readers skip what is no file)."""
+    from core.counting.chunks import corpus_files
+    from core.formats.locations import HF_PREFIX
+
+    files: list[str] = []
+    for option in INPUT_OPTIONS:
+        path = getattr(args, option, None)
+        if not path or path.startswith(HF_PREFIX):
+            continue
+        if option == "corpus" and (os.path.isdir(path) or not os.path.lexists(path)):
+            files += corpus_files(path)
+        elif os.path.isdir(path):
+            files += [str(file) for file in Path(path).iterdir()]
+        else:
+            check_input(path, _input_limit(option, path), "--" + option.replace("_", "-"))
+            files.append(path)
+    return files
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of an existing file, else None: the same file whatever the path naming it."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def prepare_outputs(args, inputs: Sequence[str] = ()) -> None:
+    """Make the missing folders of each output file, then check it can be written there and is
+    none of the ``inputs`` (an ``--hf-out`` that names a folder is made itself)."""
+    from core.formats.hf_folder import CONFIG, SPECIAL_TOKENS_MAP, is_folder_target
+
+    read = {identity for identity in map(_identity, inputs) if identity is not None}
     for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if not path:
             continue
+        targets = [path]
         if option == "hf_out" and is_folder_target(path):
             if Path(path).is_file():
                 raise InputError("is a file; --hf-out names a folder, or a file ending in .json", path)
-            path = str(Path(path) / "tokenizer.json")
+            targets = [str(Path(path) / name) for name in ("tokenizer.json", CONFIG, SPECIAL_TOKENS_MAP)]
+            path = targets[0]
         folder = Path(path).parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise InputError(f"cannot make its folder {str(folder)!r}: {err.strerror or err}", path) from None
         check_output_path(path)
+        for target in targets:
+            if _identity(target) in read:
+                flag = "--" + option.replace("_", "-")
+                raise InputError(f"{flag} names a file this command reads; no output may overwrite an input", target)

@@ -44,11 +44,17 @@ def cmd_sample_text(args) -> int:
     return 0
 
 
-def _positive_float(text: str) -> float:
-    """An argparse type: a number > 0."""
+#: the smallest and largest --chunk-mb (about 10 bytes and 1 GB): smaller chunks cost more to
+#: schedule than to count (the number of chunks is limited too: :data:`core.counting.chunks.MAX_CHUNKS`),
+#: larger ones more memory than a worker may have
+MIN_CHUNK_MB, MAX_CHUNK_MB = 0.00001, 1024
+
+
+def _chunk_mb(text: str) -> float:
+    """An argparse type: a --chunk-mb from :data:`MIN_CHUNK_MB` to :data:`MAX_CHUNK_MB`."""
     value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    if not MIN_CHUNK_MB <= value <= MAX_CHUNK_MB:
+        raise argparse.ArgumentTypeError(f"expected a size from {MIN_CHUNK_MB} to {MAX_CHUNK_MB:,} MB, got {text}")
     return value
 
 
@@ -62,7 +68,12 @@ def _counting_engine_arguments(p: argparse.ArgumentParser) -> None:
         help="count on a Dask cluster instead: local (a LocalCluster here) or tcp://HOST:PORT; the files must "
         "be readable at the same paths by its workers; such a run cannot be resumed (default: no Dask)",
     )
-    p.add_argument("--chunk-mb", type=_positive_float, default=16, help="size of the chunks counted apart, in MB")
+    p.add_argument(
+        "--chunk-mb",
+        type=_chunk_mb,
+        default=16,
+        help=f"size of the chunks counted apart, in MB, from {MIN_CHUNK_MB} to {MAX_CHUNK_MB:,}",
+    )
 
 
 def add_stats(sub, prog: str) -> None:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from core.cli.common import (
     EN_4K,
     EN_REF,
@@ -219,10 +217,12 @@ def cmd_remove(args) -> int:
 def _read_types(path: str) -> list[str]:
     """The types of a --types file: one per line (a line's trailing newline only is stripped)."""
     from core.errors import InputError
+    from core.formats.corpora import read_bytes
+    from core.formats.limits import MAX_TABLE_BYTES
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_bytes(path, MAX_TABLE_BYTES).decode("utf-8")
+    except UnicodeDecodeError as err:
         raise InputError(f"cannot read the types: {err}", path) from None
     types = [line.rstrip("\r") for line in text.split("\n")]
     while types and not types[-1]:

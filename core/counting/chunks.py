@@ -18,6 +18,12 @@ from core.errors import InputError
 #: Default chunk size: large enough that a worker's start-up cost does not matter, small enough
 #: that a few chunks per worker fit in memory.
 CHUNK_BYTES = 16 << 20
+#: bytes of one line of running text (a --corpus or --words-file line: one document), read a line
+#: at a time; a longer "line" is a binary or generated file, not text
+MAX_TEXT_LINE_BYTES = 16 << 20
+#: Chunks of one corpus at most: more cost more to plan and schedule than to count (a corpus of
+#: 1.6 TB in chunks of the default size).
+MAX_CHUNKS = 100_000
 
 
 @dataclass(frozen=True)
@@ -59,12 +65,19 @@ def plan_chunks(files: Iterable[str], chunk_bytes: int = CHUNK_BYTES) -> list[Ch
     """Every file cut into ranges of about ``chunk_bytes`` (an empty file gives no chunk)."""
     if chunk_bytes < 1:
         raise InputError(f"chunk size must be at least 1 byte, got {chunk_bytes}")
-    chunks: list[Chunk] = []
+    sizes: list[tuple[str, int]] = []
     for path in files:
         try:
-            size = os.path.getsize(path)
+            sizes.append((path, os.path.getsize(path)))
         except OSError as err:
             raise InputError(f"cannot read file: {err.strerror or err}", path) from None
+    if sum(-(-size // chunk_bytes) for _, size in sizes) > MAX_CHUNKS:
+        raise InputError(
+            f"chunks of {chunk_bytes:,} bytes would cut the corpus ({sum(size for _, size in sizes):,} bytes) "
+            f"into more than {MAX_CHUNKS:,} chunks, the limit; choose larger chunks (--chunk-mb)"
+        )
+    chunks: list[Chunk] = []
+    for path, size in sizes:
         for start in range(0, size, chunk_bytes):
             chunks.append(Chunk(path, start, min(start + chunk_bytes, size), len(chunks)))
     return chunks
@@ -87,22 +100,38 @@ def chunk_bytes_of(chunk: Chunk) -> tuple[int, bytes]:
             if start > 0:
                 handle.seek(start - 1)
                 if handle.read(1) != b"\n":  # the line under way belongs to the previous chunk
-                    handle.readline()
+                    _rest_of_line(handle, chunk.path, start)
                     start = handle.tell()
             if start >= chunk.end:
                 return start, b""
             data = handle.read(chunk.end - start)
             if not data.endswith(b"\n"):
-                data += handle.readline()
+                data += _rest_of_line(handle, chunk.path, start + len(data))
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror or err}", chunk.path) from None
     return start, data
 
 
+def _rest_of_line(handle, path: str, offset: int) -> bytes:
+    """The bytes up to the next line end (at most :data:`MAX_TEXT_LINE_BYTES`);
+    ``offset``: where ``handle`` stands, to name the line of a longer one in the error."""
+    rest = handle.readline(MAX_TEXT_LINE_BYTES + 1)
+    if len(rest) > MAX_TEXT_LINE_BYTES:
+        raise _line_too_long(path, _line_number(path, offset))
+    return rest
+
+
+def _line_too_long(path: str, line: int) -> InputError:
+    return InputError(f"line longer than {MAX_TEXT_LINE_BYTES:,} bytes, the limit", path, line)
+
+
 def _line_number(path: str, offset: int) -> int:
     """The 1-based line holding byte ``offset`` of ``path`` (read again only to report an error)."""
+    lines, block = 1, 1 << 20
     with open(path, "rb") as handle:
-        return handle.read(offset).count(b"\n") + 1
+        for done in range(0, offset, block):
+            lines += handle.read(min(block, offset - done)).count(b"\n")
+    return lines
 
 
 def chunk_lines(chunk: Chunk) -> Iterator[str]:
@@ -130,5 +159,7 @@ def chunk_lines(chunk: Chunk) -> Iterator[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    for line in lines:
+    for index, line in enumerate(lines):  # a character has at most 4 bytes: most lines are not encoded
+        if len(line) > MAX_TEXT_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_TEXT_LINE_BYTES:
+            raise _line_too_long(chunk.path, _line_number(chunk.path, start) + index)
         yield line[:-1] if line.endswith("\r") else line

@@ -13,6 +13,7 @@ machine (shared storage on a real cluster).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from core.counting.chunks import Chunk
-from core.errors import InputError
+from core.errors import InputError, excerpt, shorten
 
 T = TypeVar("T")
 INSTALL_HINT = "the Dask engine needs the optional extra: pip install 'structured-tokenisers[dask]'"
@@ -94,14 +95,37 @@ def _client(address: str, local_workers: int) -> Iterator[Any]:
             yield client
         return
     try:
+        _check_scheduler(address, distributed)
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, ValueError, TypeError) as err:
         raise InputError(
-            f"cannot reach a Dask scheduler at {address!r}: {err}; expected "
+            f"cannot reach a Dask scheduler at {address!r}: {shorten(str(err) or type(err).__name__)}; expected "
             "'local' or the address of a running scheduler, such as tcp://scheduler:8786"
         ) from None
     with client:
         yield client
+
+
+def _check_scheduler(address: str, distributed: Any) -> None:
+    """OSError unless a Dask scheduler answers at ``address`` within :data:`CONNECT_TIMEOUT` seconds:
+    the client itself would wait for ever on a server that says nothing, and try to allocate
+    exabytes for the first "frame" of one that speaks another protocol."""
+
+    async def identity() -> object:
+        comm = await distributed.comm.connect(address, timeout=CONNECT_TIMEOUT)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(identity(), CONNECT_TIMEOUT))
+    except Exception as err:  # what a foreign protocol makes of the client: timeouts, MemoryError, ...
+        said = str(err) if isinstance(err, OSError) and str(err) else type(err).__name__
+        raise OSError(f"no Dask scheduler answered within {CONNECT_TIMEOUT} s ({said})") from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise OSError(f"the server there is no Dask scheduler (it answered {excerpt(reply, 60)})")
 
 
 def dask_map_reduce(

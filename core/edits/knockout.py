@@ -35,6 +35,8 @@ from operator import attrgetter
 from typing import Any
 
 from core.bpe.model import BTETokeniser, Merge
+from core.options import check_bool, check_instances
+from core.tokeniser import require
 
 # The largest id a tokeniser (or any tokeniser it was derived from) ever gave: fresh ids go after it.
 # Shared by every thread; each entry is written once, by the derive() that made its key.
@@ -127,8 +129,12 @@ def knock_out(
     merge) are left alone.
 
     With ``cascade`` (the authors' NONE_CASCADE mode, the naive removal §3.3 warns about) no
-    tuple merges are made: every type built on a removed type is removed with it.
+    tuple merges are made: every type built on a removed type is removed with it. ``types`` is
+    an iterable of types (a list; one string is refused, not read as its characters).
     """
+    tokeniser = require(tokeniser, "merge_graph", "knock_out")
+    check_bool("cascade", cascade)
+    types = check_instances(types, str, "types", "types (str)")
     types = [t for t in dict.fromkeys(types) if tokeniser.produced_by.get(t) and t not in tokeniser.alphabet]
     if not types:
         return tokeniser, KnockoutEdit((), ())

@@ -52,7 +52,9 @@ from core.edits.steps import (
 )
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
-from core.options import check_bool, check_choice, check_int, check_number
+from core.options import check_bool, check_choice, check_int, check_number, described
+from core.references.evaluation import check_references
+from core.tokeniser import require
 
 EPSILON = 0.001
 KnockoutUnit = Literal["type", "merge"]
@@ -680,10 +682,20 @@ def run_rebpe(
     ``on_phase(phase, iteration)`` every phase as it starts: "tracing" (the reference words, before
     any phase, iteration 0), then "annealing", "knockout", "reparation" and "reification".
     """
+    tokeniser = require(tokeniser, "merge_graph", "run_rebpe")
+    _check_config("config", config, ReBPEConfig)
+    reference_entries = check_references(reference_entries, "reference_entries", empty=False)
+    if evaluation_entries is not None:
+        evaluation_entries = check_references(evaluation_entries, "evaluation_entries", empty=False)
     with cyclic_gc_paused():
         return _run_rebpe(
             tokeniser, reference_entries, config, evaluation_entries, weights, free, progress, on_phase or _no_phase
         )
+
+
+def _check_config(name: str, config: object, kind: type) -> None:
+    if not isinstance(config, kind):
+        raise InputError(f"{name} must be a {kind.__name__}, got {described(config)}")
 
 
 def _no_phase(phase: str, iteration: int) -> None:
@@ -742,6 +754,8 @@ def run_knockout(
     tokeniser: BTETokeniser, reference_entries: Iterable, config: KnockoutConfig = KnockoutConfig(), **kwargs
 ) -> Run:
     """Plain BPE-knockout: a single knockout phase ([knockout §3])."""
+    tokeniser = require(tokeniser, "merge_graph", "run_knockout")
+    _check_config("config", config, KnockoutConfig)
     rebpe_config = ReBPEConfig(knockout=config, reify=False, max_iterations=1)
     return run_rebpe(tokeniser, reference_entries, rebpe_config, **kwargs)
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 from core.bpe.merges import Merge
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
+from core.options import check_text
 from core.pipeline import pretokeniser_from_spec
 from core.pipeline.base import Pretokeniser
 from core.tokeniser import Tokeniser, ids_in_order
@@ -137,15 +138,13 @@ class PretokenSegmenter:
 
     def tokenise(self: _Segmenting, text: str) -> list[str]:
         """Running text, nothing put before it (a word inside running text: :meth:`tokenise_word`)."""
-        segment = self.segment_pretoken
-        return [t for pretoken in self.pretokeniser.pretokenise(text) if pretoken for t in segment(pretoken)]
+        segment, pretokens = self.segment_pretoken, self.pretokeniser.pretokenise(check_text(text))
+        return [t for pretoken in pretokens if pretoken for t in segment(pretoken)]
 
     def tokenise_word(self: _Segmenting, word: str) -> list[str]:
         """``word`` as it appears inside running text: ``" " + word`` through the pre-tokeniser (what
         ``python -m core segment`` prints; ``tokenise(word)`` is a text starting with the word)."""
-        if not isinstance(word, str):
-            raise InputError(f"expected a word (str), got {type(word).__name__}")
-        return self.tokenise(" " + word)
+        return self.tokenise(" " + check_text(word, "word"))
 
 
 def merge_list_graph(
@@ -217,7 +216,7 @@ class WrapsBPE:
 
     def tokenise_word(self, word: str) -> list[str]:
         """A word as it appears in running text: the pre-tokeniser applied to ``" " + word``."""
-        return self.tokenise(" " + word)
+        return self.tokenise(" " + check_text(word, "word"))
 
     @staticmethod
     def read_wrapped(obj, format_: str, source: str) -> BTETokeniser:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError
 from core.families.base import WrapsBPE
-from core.options import check_choice, check_int, check_number
+from core.options import check_choice, check_int, check_number, check_text
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser
@@ -283,7 +283,7 @@ class DropoutBPE(WrapsBPE):
         return dropout_segment(self.tokeniser, pretoken, self.p, self._rng, variant=self.variant)
 
     def tokenise(self, text: str) -> list[str]:
-        return dropout_tokenise(self.tokeniser, text, self.p, self._rng, self.variant)
+        return dropout_tokenise(self.tokeniser, check_text(text), self.p, self._rng, self.variant)
 
     def trace_text(self, text: str):
         """The characters, then one "sample" event per pretoken (its dropout segmentation)."""

@@ -16,9 +16,10 @@ from core.counting.corpus import TrainingCorpus
 from core.errors import InputError, excerpt
 from core.families.base import TrainingRun
 from core.gc_pause import cyclic_gc_paused
+from core.options import check_iterable, check_word_counts, described
 from core.pipeline.base import Pretokeniser
 from core.pipeline.named import PRETOKENISERS, named_pretokeniser
-from core.tokeniser import Tokeniser
+from core.tokeniser import Tokeniser, check_pretokeniser
 
 #: algorithm -> (module with ``train``, fixed options, description)
 ALGORITHMS: dict[str, tuple[str, dict, str]] = {
@@ -42,6 +43,8 @@ def default_pretokeniser(algorithm: str) -> Pretokeniser:
 
 
 def _named(pretokeniser: Pretokeniser | str) -> Pretokeniser:
+    """A pre-tokeniser object, or the one a name of :data:`core.pipeline.named.CHOICES` names."""
+    check_pretokeniser(pretokeniser, names=True)
     return named_pretokeniser(pretokeniser) if isinstance(pretokeniser, str) else pretokeniser
 
 
@@ -76,19 +79,25 @@ def training_corpus(
     """Word counts (word -> count, each word as in running text) or texts (one document each),
     pre-tokenised by ``pretokeniser`` (an object or a name of :data:`core.pipeline.named.CHOICES`; default the
     algorithm's own); or the path of a counts file (:func:`counts_corpus`)."""
+    check_algorithm(algorithm)
     if is_counts_file(corpus):
         return counts_corpus(algorithm, corpus, pretokeniser)
     if isinstance(corpus, os.PathLike):
         raise InputError("expected a counts file written by count (.parquet), texts or word counts", os.fspath(corpus))
-    chosen = _named(pretokeniser) if pretokeniser is not None else default_pretokeniser(check_algorithm(algorithm))
     if isinstance(corpus, Mapping):
-        return TrainingCorpus.from_word_counts(corpus, chosen)
-    return TrainingCorpus.from_texts(corpus, chosen)
+        return TrainingCorpus.from_word_counts(check_word_counts(corpus), _chosen(algorithm, pretokeniser))
+    if not isinstance(corpus, str):  # one string is one document (TrainingCorpus.from_texts)
+        check_iterable(corpus, "corpus", "texts (str), or word counts, or the path of a counts .parquet")
+    return TrainingCorpus.from_texts(corpus, _chosen(algorithm, pretokeniser))
+
+
+def _chosen(algorithm: str, pretokeniser: Pretokeniser | str | None) -> Pretokeniser:
+    return _named(pretokeniser) if pretokeniser is not None else default_pretokeniser(algorithm)
 
 
 def check_algorithm(algorithm: str) -> str:
-    if algorithm not in ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {excerpt(algorithm)}; choose one of {', '.join(ALGORITHMS)}")
     return algorithm
 
 
@@ -115,6 +124,8 @@ def train(
     """Train ``algorithm`` on ``corpus`` to ``vocab_size`` types; InputError for an unknown option.
     ``checkpoint``: a :class:`core.bpe.checkpoint.TrainingCheckpoint`, for the trainers that can
     resume (InputError for the others)."""
+    if not isinstance(corpus, TrainingCorpus):
+        raise InputError(f"corpus must be a TrainingCorpus (training_corpus(...)), got {described(corpus)}")
     known = algorithm_options(algorithm)
     unknown = sorted(set(options) - set(known))
     if unknown:

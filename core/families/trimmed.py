@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from core.counting.token_frequencies import token_frequencies
 from core.errors import InputError
 from core.families.base import WrapsBPE
-from core.options import check_choice, check_number
+from core.options import check_choice, check_number, check_text
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -137,7 +137,8 @@ class TrimmedBPE(WrapsBPE):
 
     def tokenise(self, text: str) -> list[str]:
         """Pre-tokenise running text and segment every pretoken."""
-        return [t for pretoken in self.pretokeniser.pretokenise(text) for t in self.segment_pretoken(pretoken)]
+        pretokens = self.pretokeniser.pretokenise(check_text(text))
+        return [t for pretoken in pretokens for t in self.segment_pretoken(pretoken)]
 
     def trace_text(self, text: str) -> Trace:
         """The BPE trace, then one "decompose" event per trimmed token, left to right."""

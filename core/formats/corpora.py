@@ -14,8 +14,10 @@ Format decisions, all of them deliberate:
 * Word counts: each line is ``word<TAB>count``. A line **without any tab** may instead be
   ``word count`` with exactly one space, the way many published frequency lists are written.
   The word must be non-empty and contain no whitespace, control character or U+FEFF. The
-  count must be a positive decimal integer of at most 40 ASCII digits (no sign, separators,
-  decimals or exponents). Blank lines are skipped. A
+  count must be a positive decimal integer of ASCII digits (no sign, separators, decimals or
+  exponents), and the text they describe (each count times the word's length + 1) may hold at most
+  :data:`~core.formats.limits.MAX_COUNT` characters; a line
+  may hold at most :data:`~core.formats.limits.MAX_LINE_CHARS` characters. Blank lines are skipped. A
   first line whose count field is a column name (``count``, ``counts``, ``freq``,
   ``frequency``, ``n``) is taken as a header and skipped. ``#`` has no special meaning, because
   ``#`` is a legitimate pretoken. A word listed twice is an error that names both lines; counts
@@ -34,7 +36,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import BinaryIO
 
+from core.counting.chunks import MAX_TEXT_LINE_BYTES
 from core.errors import InputError, excerpt
+from core.formats.input_files import open_input, source_name
+from core.formats.limits import MAX_COUNT, MAX_TABLE_BYTES, check_line_length
 
 __all__ = [
     "decode_utf8",
@@ -125,39 +130,10 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def source_name(path) -> str:
-    try:
-        return os.fsdecode(path)
-    except TypeError:
-        return repr(path)
-
-
-def _open_binary(path, source: str) -> BinaryIO:
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise InputError(f"expected a file path, got {type(path).__name__}", source)
-    try:
-        return open(path, "rb")
-    except OSError as err:
-        raise InputError(f"cannot open file: {err.strerror or err}", source) from None
-
-
-def _check_file_size(handle: BinaryIO, source: str, max_bytes: int | None) -> None:
-    if max_bytes is None:
-        return
-    try:
-        size = os.fstat(handle.fileno()).st_size
-    except OSError:
-        return
-    if size > max_bytes:
-        raise _size_error(size, max_bytes, source)
-
-
 def read_bytes(path, max_bytes: int | None = None) -> bytes:
     """All bytes of the file at ``path``; never more than ``max_bytes`` (InputError if larger)."""
     source = source_name(path)
-    handle = _open_binary(path, source)
-    with handle:
-        _check_file_size(handle, source, max_bytes)
+    with open_input(path, max_bytes) as handle:
         try:
             data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
         except OSError as err:
@@ -182,13 +158,7 @@ def iter_text_lines(path, max_bytes: int | None = None) -> Iterator[str]:
     are yielded as ``""``; text is not otherwise altered.
     """
     source = source_name(path)
-    handle = _open_binary(path, source)
-    try:
-        _check_file_size(handle, source, max_bytes)
-    except InputError:
-        handle.close()
-        raise
-    return _stream_lines(handle, source, max_bytes)
+    return _stream_lines(open_input(path, max_bytes), source, max_bytes)
 
 
 def _stream_lines(handle: BinaryIO, source: str, max_bytes: int | None) -> Iterator[str]:
@@ -197,12 +167,14 @@ def _stream_lines(handle: BinaryIO, source: str, max_bytes: int | None) -> Itera
         line_no = 0
         while True:
             try:
-                raw = handle.readline()
+                raw = handle.readline(MAX_TEXT_LINE_BYTES + 1)
             except OSError as err:
                 raise InputError(f"cannot read file: {err.strerror or err}", source, line_no + 1) from None
             if not raw:
                 return
             line_no += 1
+            if len(raw) > MAX_TEXT_LINE_BYTES and not raw.endswith(b"\n"):
+                raise InputError(f"line longer than {MAX_TEXT_LINE_BYTES:,} bytes, the limit", source, line_no)
             total += len(raw)
             if max_bytes is not None and total > max_bytes:
                 raise InputError(
@@ -307,9 +279,11 @@ def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
     counts: dict[str, int] = {}
     first_line: dict[str, int] = {}
     seen_content = False
+    total = 0
     for line_no, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
+        check_line_length(line, source, line_no)
         word, count_text = _parse_count_line(line, line_no, source)
         if not seen_content:
             seen_content = True
@@ -325,6 +299,11 @@ def parse_word_counts(text: str, source: str = "<text>") -> dict[str, int]:
         count = int(count_text)
         if count <= 0:
             raise InputError(f"count must be positive, found {count_text}", source, line_no)
+        total += count * (len(word) + 1)  # the characters and word ends of the text counted
+        if total > MAX_COUNT:
+            what = "count is" if count > MAX_COUNT else "the counts up to here describe a text of"
+            unit = "" if count > MAX_COUNT else " characters"
+            raise InputError(f"{what} more than {MAX_COUNT:,}{unit} (2**63-1), the limit", source, line_no)
         if word in counts:
             raise InputError(
                 f"duplicate word {excerpt(word)}: already on line {first_line[word]}; each word must appear once",
@@ -343,7 +322,7 @@ def parse_word_count_bytes(data: bytes, source: str, max_bytes: int | None = Non
     return parse_word_counts(decode_utf8(data, source, max_bytes), source)
 
 
-def load_word_counts(path, max_bytes: int | None = None) -> dict[str, int]:
+def load_word_counts(path, max_bytes: int | None = MAX_TABLE_BYTES) -> dict[str, int]:
     """Read a word-count file (see :func:`parse_word_counts`); ``max_bytes`` caps the file size."""
     source = source_name(path)
     return parse_word_count_bytes(read_bytes(path, max_bytes), source, max_bytes)
@@ -364,7 +343,7 @@ def save_word_counts(counts: Mapping[str, int], path) -> None:
         problem = word_problem(word)
         if problem is not None:
             raise InputError(f"cannot save: {problem}", source)
-        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_COUNT:
             raise InputError(f"cannot save: count of {excerpt(word)} must be a positive int, found {count!r}", source)
     if not items:
         raise InputError("cannot save an empty word-count table (it could not be loaded back)", source)

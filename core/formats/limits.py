@@ -4,7 +4,8 @@ No paper section (plumbing). Every limit is far above what a real file needs (th
 largest among the real tokenisers of ``scripts/fetch_real_tokenisers.py``), and below what would
 cost a server minutes or gigabytes: a JSON file nested deeper than a few hundred levels would
 exhaust Python's recursion limit in the parsers behind ``json.loads``. The number of merges is
-limited for every loader by :data:`core.bpe.merges.MAX_MERGES`.
+limited for every loader by :data:`core.bpe.merges.MAX_MERGES`, a line of running text by
+:data:`core.counting.chunks.MAX_TEXT_LINE_BYTES`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ MAX_JSON_DEPTH = 200
 #: characters in one line of a merges.txt, tiktoken rank file or reference file (the longest real
 #: merge, Claude's, has 1,025)
 MAX_LINE_CHARS = 10_000
+#: bytes of a file read into memory whole (word counts, reference segmentations; the largest
+#: shipped one has a few MB)
+MAX_TABLE_BYTES = 512 << 20
+#: the characters (and word ends) of the text a word-count file describes, the sum of each count
+#: times its word's length + 1: what a 64-bit signed integer holds (trainers keep pair and
+#: character counts in C longs and numpy int64 arrays)
+MAX_COUNT = 2**63 - 1
 #: bytes of one token of a file whose merges are every split of a token into two (tiktoken ranks,
 #: SentencePiece pieces), which costs the token's length squared (the longest real one has 128)
 MAX_TOKEN_BYTES = 1_024

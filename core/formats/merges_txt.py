@@ -2,7 +2,8 @@
 
 No paper section (file format). One merge ``a b`` per line, rank = line order (a first line
 ``#version`` skipped; lines end at ``\\n``, as HF ``tokenizers`` reads them); a line ``a b c`` is a
-tuple merge ([knockout §3.2]). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
+tuple merge ([knockout §3.2]). With a vocab.json, every merge's parts and result must be in it (HF
+``tokenizers`` refuses the files otherwise). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
 and files of more than :data:`core.bpe.merges.MAX_MERGES` merges are refused. The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
 the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
@@ -19,7 +20,7 @@ the vocabulary's ``<...>`` entries, as said in ``detected``) are matched whole i
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from itertools import chain
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def parse_merges_txt(
 ) -> BTETokeniser:
     """``specials``: the special tokens, when files beside it name them (else entries ``<...>``)."""
     check_merges_count(text, source)
-    merges = read_merges(text, source, dict(zip(vocab, vocab, strict=True)) if vocab is not None else {})
+    merges = read_merges(text, source, dict(zip(vocab, vocab, strict=True)) if vocab is not None else {}, vocab)
     if not merges:
         raise InputError("no merges found: expected lines 'a b'", source)
     results = {m.result for m in merges}
@@ -85,9 +86,10 @@ def parse_merges_txt(
         raise InputError(err.message, source) from None
 
 
-def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
+def read_merges(text: str, source: str, shared: dict[str, str], vocab: Collection[str] | None = None) -> list[Merge]:
     """The merges of a merges.txt, ranked by line (see the module docstring; a ``\\r`` before the
-    ``\\n`` is dropped); ``shared``: the strings the merges reuse (:class:`core.bpe.merges.Merge`)."""
+    ``\\n`` is dropped); ``shared``: the strings the merges reuse (:class:`core.bpe.merges.Merge`);
+    ``vocab``: the tokens of its vocab.json, which must hold every merge's parts and result."""
     merges: list[Merge] = []
     add = merges.append
     for line_no, line in enumerate(_lines(text), 1):
@@ -104,8 +106,23 @@ def read_merges(text: str, source: str, shared: dict[str, str]) -> list[Merge]:
                 source,
                 line_no,
             )
+        if vocab is not None:
+            _check_in_vocab(parts, vocab, source, line_no)
         add(Merge(len(merges), tuple(parts), shared))
     return merges
+
+
+def _check_in_vocab(parts: list[str], vocab: Collection[str], source: str, line_no: int) -> None:
+    """InputError when a merge's part or result is not in the vocabulary (HF ``tokenizers`` refuses
+    such a merge: "Token ... out of vocabulary")."""
+    for token in (*parts, "".join(parts)):
+        if token not in vocab:
+            raise InputError(
+                f"merge {excerpt(' '.join(parts), 60)} uses {excerpt(token, 40)}, which its vocab.json lacks "
+                "(a merge's parts and its result must be in the vocabulary)",
+                source,
+                line_no,
+            )
 
 
 def check_merges_count(text: str, source: str) -> None:

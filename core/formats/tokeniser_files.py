@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from pathlib import Path
 from types import MappingProxyType
@@ -28,12 +29,13 @@ from core.bpe.model import BTETokeniser
 from core.errors import InputError
 from core.families.registry import from_saved_json
 from core.formats.hf_json import tokeniser_from_hf_json, tokeniser_to_hf_json
+from core.formats.input_files import check_input, open_input
 from core.formats.json_input import read_json
 from core.formats.locations import HF_PREFIX, resolve_hf_id, special_tokens_beside, tokeniser_file_in
 from core.formats.merges_txt import check_merges_count, parse_merges_txt, vocab_from_json
 from core.formats.output_files import check_output_path, write_text
 from core.gc_pause import cyclic_gc_paused
-from core.tokeniser import Tokeniser
+from core.tokeniser import Tokeniser, check_pretokeniser, check_tokeniser
 
 MAX_TOKENISER_BYTES = 200 * 1024 * 1024
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+=* \d+\r?\n")
@@ -45,20 +47,18 @@ def load_tokeniser(path: str | Path, *, pretokeniser=None, pattern: str | None =
     ``pretokeniser`` overrides the inferred pre-tokeniser of files that do not state one
     (merges.txt); ``pattern`` names the split pattern of a tiktoken rank file.
     """
+    check_pretokeniser(pretokeniser)
     if isinstance(path, str) and path.startswith(HF_PREFIX):
         folder = resolve_hf_id(path)
         return _with_source(load_tokeniser(folder, pretokeniser=pretokeniser, pattern=pattern), path)
     path = Path(path)
-    if path.is_dir():
+    if os.path.isdir(path):
         path = tokeniser_file_in(path)
-    elif path.name == "vocab.json" and (path.parent / "merges.txt").is_file():
+    elif path.name == "vocab.json" and os.path.isfile(path.parent / "merges.txt"):
         path = path.parent / "merges.txt"  # GPT-2's pair: the merges read their vocab.json
-    if not path.is_file():
-        raise InputError("no such file or folder", str(path))
-    size = path.stat().st_size
-    if size > MAX_TOKENISER_BYTES:
-        raise InputError(f"file is {size:,} bytes; the limit is {MAX_TOKENISER_BYTES:,}", str(path))
-    data = path.read_bytes()
+    check_input(path, MAX_TOKENISER_BYTES)  # "no such file or folder", a FIFO, a name too long, the size
+    with open_input(path, MAX_TOKENISER_BYTES) as handle:
+        data = handle.read()
     name = path.parent.name if path.stem in ("tokenizer", "tokeniser", "merges") else path.stem
     return parse_tokeniser_bytes(data, str(path), name=name, pretokeniser=pretokeniser, pattern=pattern, beside=path)
 
@@ -115,9 +115,10 @@ def _parse(data: bytes, source: str, name: str, pretokeniser, pattern: str | Non
     if kind == "merges":
         check_merges_count(text, source)  # before reading a vocab.json as large
         vocab = specials = None
-        if beside is not None and (beside.parent / "vocab.json").is_file():
+        if beside is not None and os.path.isfile(beside.parent / "vocab.json"):
             vocab_path = beside.parent / "vocab.json"
-            vocab = _vocab_from_bytes(vocab_path.read_bytes(), str(vocab_path))
+            with open_input(vocab_path, MAX_TOKENISER_BYTES) as handle:
+                vocab = _vocab_from_bytes(handle.read(), str(vocab_path))
             specials = [t for t in special_tokens_beside(beside) if t in vocab] or None
         return parse_merges_txt(text, source, vocab=vocab, pretokeniser=pretokeniser, name=name, specials=specials)
     obj = read_json(text, source)
@@ -183,6 +184,7 @@ def parse_merges_vocab_bytes(
 def save_tokeniser(tokeniser: Tokeniser, path: str | Path, *, hf: bool = False) -> None:
     """Write project JSON (any tokeniser family: its ``to_json``), or with ``hf`` an HF
     tokenizer.json (BPE with binary merges only)."""
+    check_tokeniser(tokeniser)
     if hf and not isinstance(tokeniser, BTETokeniser):
         raise InputError(f"only BPE tokenisers can be written as tokenizer.json, not {tokeniser.kind!r}", str(path))
     check_output_path(path)

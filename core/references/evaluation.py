@@ -23,8 +23,10 @@ from typing import Literal, get_args
 
 from core.bpe.model import BTETokeniser
 from core.errors import InputError
-from core.options import check_choice
+from core.options import check_bool, check_choice, check_iterable, check_weights, described
 from core.references.alignment import AlignedWord, align_word
+from core.references.files import ReferenceEntry
+from core.tokeniser import check_tokeniser
 
 UnalignedPolicy = Literal["exclude", "raise"]
 UNALIGNED_POLICIES = get_args(UnalignedPolicy)
@@ -69,6 +71,22 @@ class AlignedReference:
     excluded: tuple[str, ...]  # words the tokeniser cannot align (policy "exclude")
 
 
+REFERENCE_ENTRIES = "ReferenceEntry objects (load_references(...).entries)"
+
+
+def check_references(entries: Iterable, name: str = "references", *, empty: bool = True) -> list[ReferenceEntry]:
+    """``entries`` as a list, each a ReferenceEntry; InputError naming ``name`` for anything else,
+    and unless ``empty`` for no entries at all. Checked by shape (a ``word`` string and ``morphs``), not
+    by class: a module reloaded in a running explorer makes a second ReferenceEntry class."""
+    entries = list(check_iterable(entries, name, REFERENCE_ENTRIES))
+    for entry in entries:
+        if not isinstance(getattr(entry, "word", None), str) or not hasattr(entry, "morphs"):
+            raise InputError(f"{name} must hold only {REFERENCE_ENTRIES}, found {described(entry)}")
+    if not empty and not entries:
+        raise InputError(f"{name}: no reference words to evaluate")
+    return entries
+
+
 def align_reference(
     pretokeniser,
     entries: Iterable,
@@ -80,6 +98,9 @@ def align_reference(
     """The reference entries (``ReferenceEntry``) that are scored, aligned to ``pretokeniser``'s
     pretokens, and the words excluded under the ``unaligned`` policy."""
     check_choice("unaligned", unaligned, UNALIGNED_POLICIES)
+    check_bool("free", free)
+    weights = check_weights(weights)
+    entries = check_references(entries)
     words, excluded = [], []
     for entry in entries:
         if free and entry.free_morphs is None:
@@ -142,8 +163,14 @@ def evaluate_morphology(
     progress: Callable[[int], None] | None = None,
 ) -> MorphScores:
     """Micro-averaged Pr/Re/F1 over ``references`` (ReferenceEntry objects) for any tokeniser with
-    a pre-tokeniser and ``segment_pretoken``. ``free`` uses the whole-word (free-morph) boundaries."""
+    a pre-tokeniser and ``segment_pretoken``. ``free`` uses the whole-word (free-morph) boundaries.
+    InputError when no reference word is left to score (scores of nothing would be made up)."""
+    check_tokeniser(tokeniser)
     reference = align_reference(tokeniser.pretokeniser, references, free=free, weights=weights, unaligned=unaligned)
+    if not reference.words:
+        why = f"; {len(reference.excluded)} cannot be aligned" if reference.excluded else ""
+        why += "; with free=True only entries with free morphs count" if free else ""
+        raise InputError(f"no reference words to evaluate{why}")
 
     def counts():
         for word in reference.words:

@@ -59,6 +59,15 @@ def test_every_family_is_a_tokeniser_and_round_trips(families):
         assert trace.problems() == [] and list(trace.tokens) == tokeniser.tokenise("the unhappiest 42"), kind
 
 
+def test_every_family_refuses_a_lone_surrogate_at_its_position(families):
+    """Not dropped silently (HF refuses such text): every family's tokenise and tokenise_word."""
+    for kind, tokeniser in families.items():
+        for call, name in ((tokeniser.tokenise, "text"), (tokeniser.tokenise_word, "word")):
+            with pytest.raises(InputError, match=rf"{name} holds a lone surrogate U\+D800 at position 2\b"):
+                call("ab\ud800c")
+        assert tokeniser.tokenise("ab c"), kind
+
+
 def test_dropout_samples_and_trimming_decomposes(families):
     sampler = DropoutBPE(families["bpe"], 0.5, seed=1)
     samples = {tuple(sampler.tokenise_word("bruidsjurken")) for _ in range(30)}
@@ -156,6 +165,7 @@ def test_model_imports_nothing_above_it():
 
     allowed = {
         "core.errors",
+        "core.options",  # checks of public arguments (imports core.errors only)
         "core.gc_pause",  # the standard library's gc only
         "core.bpe.merges",
         "core.pipeline.base",

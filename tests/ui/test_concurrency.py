@@ -19,11 +19,12 @@ from core.edits.diagnostics import threshold_sweep
 from core.edits.knockout import knock_out
 from core.edits.rebpe import ReBPEConfig, RepairEngine, run_knockout, run_rebpe
 from core.edits.reference_state import TokenisedReference
+from core.edits.scenarios import scenario_reference_tsv
 from core.families.unigram.model import UnigramTokeniser
 from core.formats.samples import DUTCH_40K, SAMPLE_DIR
 from core.formats.tokeniser_files import load_tokeniser
 from core.pipeline import WhitespaceSplit
-from core.references.files import load_references
+from core.references.files import load_references, parse_references
 from ui.rebpe_runs import LRUStore, compute_run
 
 THREADS = 6
@@ -187,7 +188,7 @@ def test_shared_objects_refuse_edits(dutch40k, references):
         next(iter(frozen.index.values())).add(0)
     assert frozen.tokeniser is dutch40k  # the refused update left it as it was
 
-    step = run_knockout(scenario, []).steps[0]
+    step = run_knockout(scenario, parse_references(scenario_reference_tsv(scenario), "scenario").entries).steps[0]
     with pytest.raises(TypeError):
         step.origins["x"] = "reified"
     with pytest.raises(FrozenInstanceError):

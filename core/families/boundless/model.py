@@ -55,7 +55,7 @@ from core.families.base import (
     read_envelope,
     read_flag,
 )
-from core.options import check_bool
+from core.options import check_bool, check_text
 from core.pipeline import RegexSplit
 from core.pipeline.base import Pretokeniser
 from core.pipeline.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
@@ -202,13 +202,13 @@ class BoundlessBPE:
 
     def tokenise(self, text: str) -> list[str]:
         """§3.2 over running text: supermerges can join neighbouring pretokens."""
-        pretokens = self.pretokeniser.pretokenise(text)
+        pretokens = self.pretokeniser.pretokenise(check_text(text))
         timelines = [self._timeline(p) for p in pretokens]
         order, chunks, _ = self._supermerge(timelines)
         return [t for node in order for t in chunks[node]]
 
     def tokenise_word(self, word: str) -> list[str]:
-        return self.tokenise(" " + word)
+        return self.tokenise(" " + check_text(word, "word"))
 
     def trace_text(self, text: str) -> Trace:
         """One event per applied operation index (a merge or deletion applies in every chunk

@@ -48,7 +48,7 @@ from core.bpe.unknowns import UnknownPolicy, byte_token
 from core.errors import InputError
 from core.families.base import CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, PretokenSegmenter, read_envelope, read_flag
 from core.families.unigram.lattice import SCORE_RESET, Arc, Lattice
-from core.options import check_bool
+from core.options import check_bool, check_text
 from core.pipeline.base import Pretokeniser
 from core.trace import Trace, TraceEvent
 
@@ -212,7 +212,7 @@ class UnigramTokeniser(PretokenSegmenter):
             return super().tokenise(text)
         tokens: list[str] = []
         score = np.float32(0.0)
-        for pretoken in self.pretokeniser.pretokenise(text):
+        for pretoken in self.pretokeniser.pretokenise(check_text(text)):
             if pretoken:
                 segment, score = self._carried(pretoken, score)
                 tokens.extend(segment)

@@ -46,6 +46,19 @@ from core.pipeline.patterns import compile_regex
 
 #: ``(text, sources or None)``: None means "one output character per input character".
 Mapped = tuple[str, "list[int] | None"]
+#: A normaliser may make a text at most this many times longer, plus EXPANSION_SLACK characters (NFKC's
+#: largest expansion is 18 characters; a file of 30 ``Replace a -> aa`` steps would make "a" 2**30 long).
+MAX_EXPANSION = 64
+EXPANSION_SLACK = 1024
+
+
+def check_growth(before: int, after: int, step: str) -> None:
+    """InputError when normalising makes ``before`` characters into more than the expansion limit."""
+    if after > MAX_EXPANSION * before + EXPANSION_SLACK:
+        raise InputError(
+            f"the normaliser ({step}) would make {before:,} characters into {after:,}; the limit is "
+            f"{MAX_EXPANSION} times the text plus {EXPANSION_SLACK:,} characters"
+        )
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -211,15 +224,18 @@ class Sequence(HFNormalizer):
         self.normalizers = normalizers
 
     def apply(self, text: str) -> Mapped:
-        sources = None
+        sources, size = None, len(text)
         for n in self.normalizers:
             text, local = n.apply(text)
+            check_growth(size, len(text), n.describe())
             sources = compose(sources, local)
         return text, sources
 
     def normalize_str(self, text: str) -> str:
+        size = len(text)
         for n in self.normalizers:
             text = n.normalize_str(text)
+            check_growth(size, len(text), n.describe())
         return text
 
     def steps(self) -> list[HFNormalizer]:
@@ -333,8 +349,12 @@ class Replace(HFNormalizer):
         self.pattern, self.pattern_json, self.content = pattern, pattern_json, content
 
     def normalize_str(self, text: str) -> str:
-        if self.pattern_json.get("String"):
-            return text.replace(self.pattern_json["String"], self.content)
+        literal = self.pattern_json.get("String")
+        if literal:
+            check_growth(
+                len(text), len(text) + text.count(literal) * (len(self.content) - len(literal)), self.describe()
+            )
+            return text.replace(literal, self.content)
         return self.apply(text)[0]
 
     def apply(self, text: str) -> Mapped:
@@ -342,6 +362,7 @@ class Replace(HFNormalizer):
         if not spans:
             return text, None
         content, n = self.content, len(self.content)
+        check_growth(len(text), len(text) + sum(n - (e - s) for s, e in spans), self.describe())
         if all(e - s == n for s, e in spans) and "String" in self.pattern_json:
             # equal-length literal replacement: characters map one to one
             return self.normalize_str(text), None

@@ -284,6 +284,21 @@ def test_prepend_and_replace_sources():
     assert n.normalise_with_sources("a b") == ("▁a▁b", [-1, 0, 1, 2])
 
 
+@pytest.mark.parametrize("pattern", [{"String": "a"}, {"Regex": "a"}])
+def test_a_normaliser_that_explodes_the_text_is_refused_with_the_limit(pattern):
+    """30 ``Replace a -> aa`` steps (a 2 KB file) would make "a" 2**30 characters; one step of a huge content too."""
+    doubling = {"type": "Replace", "pattern": pattern, "content": "aa"}
+    bomb = normalizer_from_json({"type": "Sequence", "normalizers": [doubling] * 30})
+    for run in (bomb.normalize_str, bomb.normalise_with_sources):
+        with pytest.raises(InputError, match=r"would make 1 characters into 2,048; the limit is 64 times"):
+            run("a")
+    wide = normalizer_from_json({"type": "Replace", "pattern": pattern, "content": "b" * 100})
+    assert wide.normalize_str("a" * 10) == "b" * 1000  # 100 times, within the slack
+    with pytest.raises(InputError, match="the limit is 64 times the text plus 1,024 characters"):
+        wide.normalize_str("a" * 100)
+    assert normalizer_from_json({"type": "Sequence", "normalizers": [doubling] * 5}).normalize_str("a") == "a" * 32
+
+
 def test_added_token_flags():
     def tokens(**flags):
         base = {
