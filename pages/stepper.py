@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -38,6 +38,7 @@ from ui.error_boundary import boundary, guarded
 from ui.hf_export import Scoring, export_section
 from ui.presentation import NEXT_KEY, PREV_KEY
 from ui.rebpe_runs import ComputedRun, cached_run, references_for, workspace_keys
+from ui.token_ids import id_table
 from ui.tokeniser_loading import source_folder_of
 from ui.tree_block import page_header, scenario_buttons, show_tree
 from ui.url_state import seed_from_url, write_to_url
@@ -349,6 +350,12 @@ def step_buttons(prev_column, next_column, index: int, computed: ComputedRun | N
     )
 
 
+def tree_ids(tok, computed: ComputedRun | None, index: int) -> Mapping[str, int]:
+    """The token ids of ``tok``: the tokeniser as loaded (``computed`` None) or after step ``index`` of the run
+    (index 0: as loaded), built once per step and shared by the steps on either side."""
+    return id_table(tok, workspace.tokeniser_key if computed is None else f"{computed.key}#{index}")
+
+
 def tree_row(
     word: str,
     morphs: tuple[str, ...] | None,
@@ -376,14 +383,21 @@ def tree_row(
                 st.markdown(f"**As loaded:** {sv.tokens_markdown(after.tokenise_word(word), display)}")
                 trees, reference = word_trees(after, word, morphs)
                 return show_tree(
-                    trees, display, stem=stem, key=key, downloads=not present, reference=reference, floor=floor
+                    trees,
+                    display,
+                    stem=stem,
+                    key=key,
+                    downloads=not present,
+                    reference=reference,
+                    floor=floor,
+                    ids=tree_ids(after, None, 0),
                 )
         spelled = False
         removed = set(step.removed) | {old for old, _ in step.rewired}
         added = set(step.added) | {new for _, new in step.rewired}
-        for column, tok, highlight, when in (
-            (columns[1], before, removed, "Before"),
-            (columns[2], after, added, "After"),
+        for column, tok, highlight, when, at in (
+            (columns[1], before, removed, "Before", index - 1),
+            (columns[2], after, added, "After", index),
         ):
             with column:
                 st.markdown(f"**{when} this step:** {sv.tokens_markdown(tok.tokenise_word(word), display)}")
@@ -397,6 +411,7 @@ def tree_row(
                     downloads=not present,
                     reference=reference,
                     floor=floor,
+                    ids=tree_ids(tok, computed, at),
                 )
         return spelled
     except InputError as err:

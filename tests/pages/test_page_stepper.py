@@ -304,6 +304,15 @@ def test_trees_draw_the_reference_boundaries_as_the_word_debugger_does():
     assert all("stroke-dasharray" not in tree for tree in trees(at))
 
 
+def test_tree_tooltips_give_each_type_its_id_before_and_after_the_step(dutch40k):
+    """Ids beside ranks in the stepper too: `Ġbruids` keeps its id before knockout; after, `Ġbruid` has its own."""
+    ids = dutch40k.token_ids()
+    at = open_page(step="4", word="bruidsjurk")
+    before, after = trees(at)
+    assert f"<title>Ġbruids = Ġbruid + s · id {ids['Ġbruids']} · merge #" in before
+    assert f"<title>Ġbruid = Ġbru + id · id {ids['Ġbruid']} · merge #" in after
+
+
 def test_url_word_is_validated():
     at = open_page(tokeniser="a1_scenario2a", word="<b>nope</b>")
     assert at.selectbox(key="stepper_word").value == "bruids"
