@@ -1,9 +1,10 @@
 """Every shell example of the README runs as pasted, and writes nothing outside ``out/``.
 
 The examples are the commands of the fenced ``sh`` blocks under the README's sections "Load your own
-tokeniser" and "Command line" (continuation lines joined, comment lines dropped). They run in README
-order with ``bash -e`` in a copy of the repository (its files, without ``out/`` and the caches), so
-each example must make its own inputs first and a stale ``out/`` cannot help; ``python3`` is the
+tokeniser" and "Command line" (continuation lines joined, comment lines dropped). Each section's run in
+README order with ``bash -e`` in its own copy of the repository (its files, without ``out/`` and the
+caches; the two sections run side by side under xdist), so each example must make its own inputs first
+within its section and a stale ``out/`` cannot help; ``python3`` is the
 interpreter running the tests. Afterwards nothing outside ``out/`` may be new or changed.
 
 Examples that read the real tokenisers of ``scripts/fetch_real_tokenisers.py`` or use the
@@ -49,8 +50,8 @@ REAL_CACHE = Path.home() / ".cache" / "structured-tokenisers" / "real"
 WRITE_OPTIONS = ("--out", "--report", "--json-report", "--hf-out")
 
 
-def readme_examples(text: str) -> list[str]:
-    """The commands of the ``sh`` blocks under RUN_SECTIONS, in order."""
+def readme_examples(text: str, sections: tuple[str, ...] = RUN_SECTIONS) -> list[str]:
+    """The commands of the ``sh`` blocks under ``sections``, in order."""
     commands: list[str] = []
     section, block, pending = "", None, ""
     for line in text.splitlines():
@@ -58,7 +59,7 @@ def readme_examples(text: str) -> list[str]:
             section = line[3:].strip()
         elif line.strip().startswith("```"):
             block = line.strip()[3:].strip() if block is None else None
-        elif block == "sh" and section in RUN_SECTIONS:
+        elif block == "sh" and section in sections:
             pending += line.strip()
             if pending.endswith("\\"):
                 pending = pending[:-1].rstrip() + " "
@@ -128,9 +129,12 @@ def test_the_parser_joins_continuations_and_reads_only_the_example_sections() ->
 
 
 @pytest.mark.slow
-def test_every_readme_example_runs_as_pasted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("section", RUN_SECTIONS)
+def test_every_readme_example_runs_as_pasted(section: str, tmp_path: Path) -> None:
+    examples = readme_examples(README.read_text(encoding="utf-8"), (section,))
+    assert examples, f"no examples under {section!r}"
     runnable, left_out = [], []
-    for command in EXAMPLES:
+    for command in examples:
         reason = missing_requirement(command)
         if reason is None:
             runnable.append(command)
@@ -160,4 +164,4 @@ def test_every_readme_example_runs_as_pasted(tmp_path: Path) -> None:
     assert not removed, f"README examples removed repository files: {removed}"
     assert (copy / "out").is_dir()
     if left_out:
-        pytest.skip(f"ran {len(runnable)} of {len(EXAMPLES)} examples; left out:\n" + "\n".join(left_out))
+        pytest.skip(f"ran {len(runnable)} of {len(examples)} examples; left out:\n" + "\n".join(left_out))
