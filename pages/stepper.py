@@ -53,6 +53,13 @@ from viz.trees import tree_legend_html
 
 SCENARIOS = [name for name in scenario_paths() if name.startswith("a1_")]
 MAX_WORD_OPTIONS = 2000
+MAX_ITERATIONS = 100  # ReBPE iterations a run may take (it stops earlier when one changes nothing)
+
+
+def parse_iterations(raw: str) -> int | None:
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 3 and 1 <= int(raw) <= MAX_ITERATIONS else None
+
+
 DIAGNOSTICS = {  # the right-hand chart ([rebpe Fig. 3-4]) of a run up to a step
     "Changes by origin": lambda run, index: sv.origins_figure(run.steps, index),
     "|V| (Fig. 3)": lambda run, index: sv.vocab_figure(run.steps, run.start, index),
@@ -254,15 +261,22 @@ with st.sidebar:
         help="limited: LIMITEDBPE as Alg. 2 is written. undo: the authors' code "
         "(segment with every merge, then undo those ranked at or after the tuple).",
     )
+    # Not bound to the URL by Streamlit (it fails converting a link's "-1e309" for an int): seeded and written here.
+    bad_iterations = seed_from_url("iterations", "iterations", parse_iterations)
+    if bad_iterations is not None:
+        st.warning(
+            f"The link's iterations {code_span(bad_iterations[:40])} is not a whole number from 1 to "
+            f"{MAX_ITERATIONS}; using {MAX_ITERATIONS}."
+        )
     max_iterations = st.number_input(
         "Maximum iterations",
         1,
-        100,
-        100,
+        MAX_ITERATIONS,
+        MAX_ITERATIONS,
         key="iterations",
-        bind="query-params",
         help="ReBPE stops earlier when an iteration changes nothing.",
     )
+    write_to_url("iterations", max_iterations, default=MAX_ITERATIONS)
     st.caption(
         f"Tokeniser **{md_escape(workspace.tokeniser_name)}**, reference **{md_escape(reference_name)}** "
         f"({len(references.entries):,} words). Change them on the Workspace page."

@@ -446,3 +446,15 @@ def test_an_annealing_step_says_what_it_looked_at_and_why_it_added_nothing():
     (caption,) = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption if c.value.startswith("Annealing added")]
     assert caption.startswith("Annealing added no merge: a pair of adjacent tokens qualifies with ≥ 3 amenable")
     assert "reference words are split into several tokens" in caption and "the most amenable pair is" in caption
+
+
+BAD_ITERATIONS = {"-1e309": "-1e309", "0": "0", "101": "101", "huge": "9" * 5_000, "three": "three"}
+
+
+@pytest.mark.parametrize("bad", list(BAD_ITERATIONS.values()), ids=list(BAD_ITERATIONS))
+def test_the_iterations_link_value_is_kept_or_refused_with_a_warning(bad):
+    at = open_page(tokeniser="a1_scenario2a", iterations="1")
+    assert at.number_input(key="iterations").value == 1 and at.query_params["iterations"] == "1"
+    at = run_at(PAGE, timeout=TIMEOUT, tokeniser="a1_scenario2a", iterations=bad)
+    assert not at.exception and at.number_input(key="iterations").value == 100
+    assert any("is not a whole number from 1 to 100" in w.value for w in at.warning)
