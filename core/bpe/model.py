@@ -35,7 +35,7 @@ from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
 from core.options import check_text
 from core.pipeline.base import Pretokeniser
-from core.trace import Trace, TraceEvent
+from core.trace import Trace, TraceEvent, traceable
 
 __all__ = ["BTETokeniser", "Merge", "Rank"]
 
@@ -326,6 +326,7 @@ class BTETokeniser:
         §3.2 order); ``extra["pretokens"]`` holds each pretoken's full trace (merge trees, the
         merge behind every removed boundary)."""
         pieces = self.pretokeniser.pretokenise_with_sources(check_text(text))
+        traceable(p.text for p in pieces if not p.added)
         pretokens = tuple(p.text for p in pieces)
         done: list[str] = []
         pending = [[p.text] if p.added else self.engine.atomise(p.text) for p in pieces]

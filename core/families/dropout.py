@@ -287,9 +287,9 @@ class DropoutBPE(WrapsBPE):
 
     def trace_text(self, text: str):
         """The characters, then one "sample" event per pretoken (its dropout segmentation)."""
-        from core.trace import Trace, TraceEvent
+        from core.trace import Trace, TraceEvent, traceable
 
-        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        pretokens = traceable(self.pretokeniser.pretokenise(text))
         initial = tuple(ch for p in pretokens for ch in p)
         done: list[str] = []
         events = []

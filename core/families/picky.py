@@ -85,7 +85,7 @@ from core.families.base import (
     read_flag,
 )
 from core.options import check_bool, check_choice, check_int
-from core.trace import Trace, TraceEvent
+from core.trace import Trace, TraceEvent, traceable
 
 KIND = "picky"
 MERGE, SPLIT = "merge", "split"
@@ -232,7 +232,7 @@ class PickyBPE(PretokenSegmenter):
         """First one "whole" event per pretoken kept whole by the shortcut, then every event id
         that changes some pretoken, in event order, applied to all pretokens it concerns (as
         replaying the event list over the whole text); ``index`` = the event id."""
-        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        pretokens = traceable(self.pretokeniser.pretokenise(text))
         state = [tuple(p) for p in pretokens]
         events: list[TraceEvent] = []
         changes: dict[int, list[tuple[int, tuple[str, ...]]]] = {}

@@ -65,7 +65,7 @@ from core.families.base import (
     read_envelope,
 )
 from core.options import check_bool, check_choice, check_int
-from core.trace import Trace, TraceEvent
+from core.trace import Trace, TraceEvent, traceable
 
 KIND = "scaffold"
 TIE_RULES = ("scaffold-first", "pair-first")
@@ -118,7 +118,7 @@ class ScaffoldBPE(PretokenSegmenter):
     def trace_text(self, text: str) -> Trace:
         """Every merge of E applied (pretoken by pretoken, in order), then one "demolish" event
         per scaffold token in the result, left to right."""
-        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        pretokens = traceable(self.pretokeniser.pretokenise(text))
         initial = tuple(ch for p in pretokens for ch in p)
         events: list[TraceEvent] = []
         done: list[str] = []

@@ -24,9 +24,12 @@ from collections.abc import Iterator
 import regex
 
 CUT_EVERY = 2_000  # characters of a letter run between cuts
+DIGIT_CUT_EVERY = 300  # digits of a run between cuts (a multiple of 3)
 _LETTER_RUN = regex.compile(r"(?:\p{L}\p{M}*)++")
 _LOWER_THEN_UPPER = regex.compile(r"\p{Ll}\p{M}*+(?=\p{Lu})")
 _APOSTROPHES = frozenset("'\u2019")
+_DIGIT_RUN = regex.compile(r"(?:\p{N}\p{M}*)++")
+_MARK = regex.compile(r"\p{M}")
 
 
 class _Span:
@@ -81,4 +84,17 @@ def cuts(text: str) -> list[int]:
                 break
             found.append(cut.end())
             position = cut.end() + CUT_EVERY
+    return sorted(found + digit_cuts(text))
+
+
+def digit_cuts(text: str) -> list[int]:
+    """Positions, :data:`DIGIT_CUT_EVERY` digits apart, inside runs of digits without marks,
+    a multiple of 3 digits before the run's end: the numbers branch (B-7) groups a run in threes
+    from its end with a lookahead that reads to that end (O(n²) on one run), and both sides of
+    such a cut see the same number of digits modulo 3 before the run ends (or the cut, ``$``)."""
+    found: list[int] = []
+    for run in _DIGIT_RUN.finditer(text):
+        start, end = run.span()
+        if end - start > CUT_EVERY and not _MARK.search(text, start, end):
+            found.extend(range(end - 3 * ((end - start - 1) // 3), end, DIGIT_CUT_EVERY))
     return found

@@ -61,7 +61,7 @@ from core.pipeline.base import Pretokeniser
 from core.pipeline.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE
 from core.pipeline.real_patterns import ULTIMATE_PATTERN
 from core.tokeniser import ids_in_order
-from core.trace import Trace, TraceEvent
+from core.trace import Trace, TraceEvent, traceable
 
 KIND = "boundless"
 OPERATION_KINDS = ("merge", "deletion", "supermerge")
@@ -213,7 +213,7 @@ class BoundlessBPE:
     def trace_text(self, text: str) -> Trace:
         """One event per applied operation index (a merge or deletion applies in every chunk
         where it can, like the authors' trace), with its kind, label and index."""
-        pretokens = tuple(self.pretokeniser.pretokenise(text))
+        pretokens = traceable(self.pretokeniser.pretokenise(text))
         timelines = [self._timeline(p) for p in pretokens]
         order, chunks, joins = self._supermerge(timelines)
         frozen = {}

@@ -50,7 +50,7 @@ from core.families.base import CACHE_LIMIT, FORMAT_PREFIX, FORMAT_VERSION, Preto
 from core.families.unigram.lattice import SCORE_RESET, Arc, Lattice
 from core.options import check_bool, check_text
 from core.pipeline.base import Pretokeniser
-from core.trace import Trace, TraceEvent
+from core.trace import Trace, TraceEvent, traceable
 
 #: SentencePiece ``kUnkPenalty``.
 UNK_PENALTY = 10.0
@@ -236,7 +236,7 @@ class UnigramTokeniser(PretokenSegmenter):
         (that pretoken replaced by its segmentation). ``extra["lattices"]``: each pretoken's
         lattice (:meth:`Lattice.to_json`: arcs, Viterbi path, marginals); with ``float32`` each
         search starts from the score the previous one ended with, as in :meth:`tokenise`."""
-        pretokens = tuple(p for p in self.pretokeniser.pretokenise(text) if p)
+        pretokens = traceable(p for p in self.pretokeniser.pretokenise(text) if p)
         segments = [list(p) for p in pretokens]
         initial = tuple(ch for p in pretokens for ch in p)
         events, lattices = [], []
