@@ -28,6 +28,7 @@ PAGES = [  # (file, title, icon); the url_path is the file stem. Material icons 
     ("pages/merge_graph.py", "Merge graph", ":material/hub:"),
     ("pages/stepper.py", "Knockout & ReBPE stepper", ":material/play_circle:"),
     ("pages/blocked_merges.py", "Blocked merges", ":material/block:"),
+    ("pages/audit.py", "Vocabulary audit", ":material/fact_check:"),
     ("pages/distributions.py", "Blame & distributions", ":material/bar_chart:"),
     ("pages/compare.py", "Compare tokenisers", ":material/difference:"),
     ("pages/running_text.py", "Running text side by side", ":material/notes:"),

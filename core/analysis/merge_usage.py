@@ -31,9 +31,10 @@ from core.counting.pretoken_index import PretokenIndex
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser
+    from core.tokeniser import Tokeniser
 
 
-def pretoken_counts(tokeniser: BTETokeniser, texts: Iterable[str]) -> Counter:
+def pretoken_counts(tokeniser: Tokeniser, texts: Iterable[str]) -> Counter:
     """How often each pretoken occurs when ``texts`` are tokenised (added tokens left out)."""
     pretokeniser = tokeniser.pretokeniser
     counter = PretokenCounter(pretokeniser)

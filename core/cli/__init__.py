@@ -4,6 +4,7 @@ is one module holding its commands' arguments and behaviour:
 - :mod:`core.cli.segmenting`: inspect, segment, evaluate
 - :mod:`core.cli.training`: train, train-bpe
 - :mod:`core.cli.graphs`: graph, blocked
+- :mod:`core.cli.auditing`: audit
 - :mod:`core.cli.editing`: knockout, rebpe (their shared run in :mod:`core.cli.edit_run`)
 - :mod:`core.cli.corpora`: sample-text, stats, count
 
@@ -22,7 +23,7 @@ import os
 import sys
 
 import core
-from core.cli import corpora, editing, explaining, graphs, segmenting, training
+from core.cli import auditing, corpora, editing, explaining, graphs, segmenting, training
 from core.cli.common import PROGRAM, HelpFormatter, check_inputs, prepare_outputs
 from core.cli.progress import ProgressBar
 from core.errors import InputError
@@ -52,6 +53,7 @@ def build_parser(prog: str = PROGRAM) -> argparse.ArgumentParser:
         editing.add_rebpe,
         editing.add_remove,
         graphs.add_blocked,
+        auditing.add_audit,
         corpora.add_sample_text,
         corpora.add_stats,
         corpora.add_count,

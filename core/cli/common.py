@@ -36,7 +36,7 @@ NL_REF = "sample_data/references/nl_morph.tsv"
 EN_REF = "sample_data/references/en_morph.tsv"
 
 #: the options naming files a command writes
-OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out", "id_map")
+OUTPUT_OPTIONS = ("out", "json_report", "report", "hf_out", "id_map", "types_out")
 #: the options naming files a command reads (a folder's files or a glob's matches for some)
 INPUT_OPTIONS = ("tokeniser", "reference", "weights", "counts", "types", "words_file", "corpus")
 

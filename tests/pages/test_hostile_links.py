@@ -4,27 +4,17 @@ exception or a traceback and within its time-out; the tokeniser chosen stays a r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from app import PAGES as APP_PAGES
 from tests.apptest_support import run_page
 
-PAGES = (
-    "workspace",
-    "word_debugger",
-    "merge_graph",
-    "stepper",
-    "blocked_merges",
-    "distributions",
-    "compare",
-    "running_text",
-    "train_compare",
-    "training_dynamics",
-    "unigram",
-    "pretokenisers",
-)
+PAGES = [Path(file).stem for file, *_ in APP_PAGES]  # every page of the navigation
 #: every URL parameter a page reads (query_params, seed_from_url, write_to_url, bind="query-params")
 PARAMS = (
-    "algorithm", "algorithms", "alpha", "anneal", "blame", "compare", "corpus", "corpus_counts", "depth",
+    "algorithm", "algorithms", "alpha", "anneal", "blame", "cause", "compare", "corpus", "corpus_counts", "depth",
     "draw", "expand", "fix", "focus", "follow", "ids", "input", "interval", "iterations", "knockout_unit",
     "lines", "link", "merge", "model", "nodes", "others", "present", "reference", "reference_for_unigram",
     "reify", "reparation", "side", "siblings", "size", "source", "step", "text", "threshold", "token_words",

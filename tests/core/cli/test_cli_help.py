@@ -15,12 +15,13 @@ import pytest
 
 import core
 from core.cli import build_parser, main
+from core.cli.common import OUTPUT_OPTIONS as OUTPUT_FILES
 from core.cli.common import HelpFormatter
 from core.cli.training import option_lines
 from core.families.registry import ALGORITHMS, algorithm_options, option_help
 
 ROOT = Path(__file__).resolve().parents[3]
-OUTPUT_OPTIONS = {"--out", "--report", "--json-report", "--hf-out"}
+OUTPUT_OPTIONS = {"--" + option.replace("_", "-") for option in OUTPUT_FILES}  # the options naming files written
 
 
 def subcommands(prog: str = "structok") -> dict[str, argparse.ArgumentParser]:
