@@ -20,12 +20,19 @@ def traceable(pretokens: Iterable[str]) -> tuple[str, ...]:
     :data:`MAX_TRACE_CHARS` (a per-word view of it would be quadratic)."""
     out = tuple(pretokens)
     for pretoken in out:
-        if len(pretoken) > MAX_TRACE_CHARS:
-            raise InputError(
-                f"pretoken {excerpt(pretoken, 40)} has {len(pretoken):,} characters, more than "
-                f"{MAX_TRACE_CHARS:,}, the limit of a trace (MAX_TRACE_CHARS); segment it without tracing"
-            )
+        traceable_pretoken(pretoken)
     return out
+
+
+def traceable_pretoken(pretoken: str) -> str:
+    """``pretoken``; InputError when it is longer than :data:`MAX_TRACE_CHARS`, for the callers of a
+    BPE engine's ``trace_pretoken`` (its steps keep every token after every merge)."""
+    if len(pretoken) > MAX_TRACE_CHARS:
+        raise InputError(
+            f"pretoken {excerpt(pretoken, 40)} has {len(pretoken):,} characters, more than "
+            f"{MAX_TRACE_CHARS:,}, the limit of a trace (MAX_TRACE_CHARS); segment it without tracing"
+        )
+    return pretoken
 
 
 @dataclass(frozen=True)

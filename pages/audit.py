@@ -57,9 +57,11 @@ def audited(tokeniser_key: str, tokeniser, progress: Callable[[int, int], None])
 @st.cache_resource(show_spinner="Counting the tokens on the corpus…", max_entries=4)
 def idle_on(
     tokeniser_key: str, counts_key: str, ratio: float, _tokeniser, _counts: Callable[[], Mapping[str, int]]
-) -> tuple[Usage, ...]:
-    """The idle types of the tokeniser on the word counts ``counts_key`` (cached)."""
-    return tuple(idle_types(_tokeniser, word_pretokens(_tokeniser, _counts()), ratio))
+) -> tuple[tuple[Usage, ...], int]:
+    """The idle types of the tokeniser on the word counts ``counts_key``, and the pretokens too long
+    to trace (cached)."""
+    idle, untraced = idle_types(_tokeniser, word_pretokens(_tokeniser, _counts()), ratio)
+    return tuple(idle), untraced
 
 
 def finding_rows(findings, display) -> list[dict]:
@@ -275,10 +277,12 @@ with idle_tab:
         counts_key, reader = workspace.word_counts(source)
         idle: tuple[Usage, ...] | None = None
         try:
-            idle = idle_on(workspace.tokeniser_key, counts_key, ratio, tokeniser, reader)
+            idle, untraced = idle_on(workspace.tokeniser_key, counts_key, ratio, tokeniser, reader)
         except InputError as err:
             st.error(md_escape(err))
         if idle is not None:
+            if untraced:
+                st.caption(f"The formed counts leave out {untraced:,} words too long to trace.")
             by_cause = {cause: sum(u.cause == cause for u in idle) for cause in IDLE_CAUSES}
             st.markdown(
                 " · ".join(f"**{cause}** {n:,}: {md_escape(IDLE_CAUSES[cause])}" for cause, n in by_cause.items())

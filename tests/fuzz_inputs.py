@@ -4,7 +4,8 @@ them, and what each loader is called with.
 
 A mutation is one or more of: truncation, bit flips, byte insertion, deletion, a NUL byte, a BOM,
 CRLF line ends, invalid UTF-8, a lone surrogate (raw, and as a JSON escape), a line of up to 1 MB,
-a number of 5,000 digits, and (JSON) nesting 1,000 deep.
+a number of 5,000 digits, and (JSON) nesting 1,000 deep. :data:`EXPANSION_CASES` are small files
+whose work grows far beyond their size (issue 32), each refused with an error naming the limit.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import io
 import json
 import random
 import re
+import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from core.formats.samples import SAMPLE_DIR
@@ -260,6 +262,87 @@ def outcome(kind: str, data: bytes, name: str, seeds: dict[str, bytes]) -> tuple
         named = source.endswith(name) or (kind == "vocab.json" and source == "merges.txt" and err.line is not None)
         problem = message_problem(str(err), (source,) if named else (name,))
         return ("clean", "" if err.line is None else "line") if problem is None else ("unclear", problem)
+    except Exception as err:
+        return "crash", f"{type(err).__name__}: {str(err)[:150]}"
+    return "loaded", ""
+
+
+# --- work that grows far beyond the file (issue 32) ------------------------------------------------------
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes([*out, n])
+
+
+def model_proto_bytes(pieces: Iterable[tuple[str, float]], model_type: int = 1) -> bytes:
+    """A SentencePiece ``.model`` (protobuf wire format): ``<unk>`` and the normal ``pieces`` with their
+    scores, a trainer spec naming ``model_type`` (1 unigram, 2 BPE), the default normaliser spec."""
+    out = bytearray()
+    for piece, score, kind in [("<unk>", 0.0, 2), *((p, s, 1) for p, s in pieces)]:
+        raw = piece.encode()
+        entry = b"\x0a" + _varint(len(raw)) + raw + b"\x15" + struct.pack("<f", score) + b"\x18" + _varint(kind)
+        out += b"\x0a" + _varint(len(entry)) + entry
+    trainer = b"\x18" + _varint(model_type)
+    return bytes(out + b"\x12" + _varint(len(trainer)) + trainer)
+
+
+def _replace_chain() -> bytes:
+    step = {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}
+    return json.dumps({**HF_SMALL, "normalizer": {"type": "Sequence", "normalizers": [step] * 30}}).encode()
+
+
+def _runs_tiktoken() -> bytes:
+    lines = [b"%s %d" % (base64.b64encode(bytes([b])), b) for b in range(256)]
+    runs = (bytes([letter]) * k for letter in b"abc" for k in range(2, 1_001))
+    lines += [b"%s %d" % (base64.b64encode(run), rank) for rank, run in enumerate(runs, 256)]
+    return b"\n".join(lines) + b"\n"
+
+
+#: label -> (kind, the file's bytes, text to tokenise, the limit the error names)
+EXPANSION_CASES: dict[str, tuple[str, Callable[[], bytes], str, str]] = {
+    "normaliser of 30 Replace a -> aa": ("tokenizer.json", _replace_chain, "a", "the limit is 64 times"),
+    "unigram pieces a .. a * 1,024 on a 100,000-character word": (
+        "m.model",
+        lambda: model_proto_bytes(("a" * k, -1.0) for k in range(1, 1_025)),
+        "a" * 100_000,
+        "MAX_LATTICE_ARCS",
+    ),
+    "unigram model of 400 pieces of 1,024 characters": (
+        "m.model",
+        lambda: model_proto_bytes((f"{k:04d}" + "x" * 1_020, -1.0) for k in range(400)),
+        "x",
+        "MAX_PREFIX_CHARS",
+    ),
+    "tiktoken runs of a, b, c up to 1,000 bytes": ("ranks.tiktoken", _runs_tiktoken, "aaa", "MAX_SPLIT_BYTES"),
+    "SentencePiece BPE runs of a, b, c up to 1,000 characters": (
+        "m.model",
+        lambda: model_proto_bytes(((c * k, -float(k)) for c in "abc" for k in range(1, 1_001)), model_type=2),
+        "aaa",
+        "MAX_SPLIT_BYTES",
+    ),
+}
+
+
+def expansion_outcome(kind: str, data: bytes, text: str) -> tuple[str, str]:
+    """("clean", message) when loading ``data`` (a file called ``kind``) or tokenising ``text`` with
+    it ends in an InputError with a short message, naming the file when loading fails; else
+    ("loaded" | "unclear" | "crash", detail)."""
+    from core.errors import InputError
+    from core.formats.tokeniser_files import parse_tokeniser_bytes
+
+    try:
+        tokeniser = parse_tokeniser_bytes(data, kind)
+    except InputError as err:
+        problem = message_problem(str(err), (kind,))
+        return ("clean", str(err)) if problem is None else ("unclear", problem)
+    except Exception as err:
+        return "crash", f"{type(err).__name__}: {str(err)[:150]}"
+    try:
+        tokeniser.tokenise(text)
+    except InputError as err:
+        return ("clean", str(err)) if len(str(err)) <= MAX_MESSAGE_CHARS else ("unclear", str(err)[:150])
     except Exception as err:
         return "crash", f"{type(err).__name__}: {str(err)[:150]}"
     return "loaded", ""

@@ -24,7 +24,7 @@ UI = {"streamlit", "plotly", "pyvis"}
 # --- layers and cycles ------------------------------------------------------------------------------
 #: bottom-up; a module belongs to the longest prefix that names it
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core.errors", "core.options", "core.deadline", "core.gc_pause", "core.trace"),
+    ("core.errors", "core.options", "core.limits", "core.deadline", "core.gc_pause", "core.trace"),
     ("core.pipeline",),
     ("core.tokeniser",),
     ("core.counting",),

@@ -10,6 +10,9 @@ are wrapped on their own: a fragment rerun (``@st.fragment`` over ``@boundary()`
 callback (:func:`guarded`, whose messages wait in session state for the next boundary to show).
 Streamlit's control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises ``BaseException``
 subclasses, which ``except Exception`` lets through.
+
+Both also hold the run to the explorer's budget per request (``ui.request_budget``): a run over its
+time or memory is stopped, its memory freed, and the reason shown instead of the rest of the view.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Callable, Iterator
 import streamlit as st
 
 from core.errors import InputError
+from ui.request_budget import limited
 from viz.escaping import md_escape
 
 LOG = logging.getLogger(__name__)
@@ -48,12 +52,16 @@ def _show_pending() -> None:
 def boundary() -> Iterator[None]:
     """Run a page or a fragment: an InputError shows its message, anything else :func:`report`'s."""
     _show_pending()
+    run = None
     try:
-        yield
+        with limited() as run:
+            yield
     except InputError as err:  # a page that did not catch it: still the user's message
         st.error(md_escape(err))
     except Exception as err:
         st.error(report(err), icon=":material/error:")
+    if run is not None and run.reason:
+        st.error(run.reason, icon=":material/timer_off:")
 
 
 def guarded(callback: Callable[..., None]) -> Callable[..., None]:
@@ -62,11 +70,15 @@ def guarded(callback: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(callback)
     def run(*args, **kwargs) -> None:
+        limit = None
         try:
-            callback(*args, **kwargs)
+            with limited() as limit:
+                callback(*args, **kwargs)
         except InputError as err:
             st.session_state.setdefault(PENDING, []).append(md_escape(err))
         except Exception as err:
             st.session_state.setdefault(PENDING, []).append(report(err))
+        if limit is not None and limit.reason:
+            st.session_state.setdefault(PENDING, []).append(limit.reason)
 
     return run

@@ -48,6 +48,7 @@ from core.errors import InputError
 from core.options import check_number
 from core.pipeline.byte_level import byte_chars_to_bytes
 from core.tokeniser import CapabilityError, Tokeniser, check_tokeniser, has, require, specials_of
+from core.trace import MAX_TRACE_CHARS
 
 #: cause key -> (short label, what it means), in the order the causes are tested.
 CAUSES = {
@@ -175,6 +176,8 @@ class Audit:
     idle: tuple[Usage, ...] | None = None
     corpus_pretokens: int = 0
     residue_ratio: float = 0.0
+    #: corpus pretoken occurrences too long to trace, whose merges the formed counts leave out
+    untraced: int = 0
 
     def counts(self) -> dict[str, int]:
         """Unreachable types per cause (:data:`CAUSES` order, causes with none left out)."""
@@ -195,6 +198,7 @@ class Audit:
         if self.idle is not None:
             out["corpus_pretokens"] = self.corpus_pretokens
             out["residue_ratio"] = self.residue_ratio
+            out["untraced_pretokens"] = self.untraced
             out["idle_counts"] = self.idle_counts()
             out["idle"] = [u.to_json() for u in self.idle]
         return out
@@ -319,11 +323,13 @@ def word_pretokens(tokeniser: Tokeniser, word_counts: Mapping[str, int]) -> Coun
     return counts
 
 
-def idle_types(tokeniser: Tokeniser, counts: Mapping[str, int], residue_ratio: float = 10.0) -> list[Usage]:
+def idle_types(tokeniser: Tokeniser, counts: Mapping[str, int], residue_ratio: float = 10.0) -> tuple[list[Usage], int]:
     """Types never emitted on a corpus's pretoken ``counts`` (:func:`core.analysis.merge_usage.pretoken_counts`
     of running text, :func:`word_pretokens` of word counts) and residues (formed at least
-    ``residue_ratio`` times per emission; BPE only), in id order. Each pretoken is segmented on its
-    own, so BoundlessBPE's supermerges across pretokens are not counted."""
+    ``residue_ratio`` times per emission; BPE only), in id order; and how many pretoken occurrences
+    longer than :data:`~core.trace.MAX_TRACE_CHARS` were not traced (their merges are left out of the
+    formed counts). Each pretoken is segmented on its own, so BoundlessBPE's supermerges across
+    pretokens are not counted."""
     check_number("residue_ratio", residue_ratio, 1.0)
     if not counts:
         raise InputError("the corpus holds no text to count tokens on")
@@ -335,12 +341,17 @@ def idle_types(tokeniser: Tokeniser, counts: Mapping[str, int], residue_ratio: f
             f"counting idle types needs pretoken segmentation; the {tokeniser.kind} tokeniser has none"
         )
     traced = tokeniser if isinstance(tokeniser, BTETokeniser) else None  # its own segmentation is its merges'
+    untraced = 0
     for pretoken, n in counts.items():
         for token in segment(pretoken):
             emitted[token] += n
-        if traced is not None:
-            for merge in traced.trace_pretoken(pretoken).merges_applied:
-                formed[merge.result] += n
+        if traced is None:
+            continue
+        if len(pretoken) > MAX_TRACE_CHARS:  # a trace would be quadratic: its merges go uncounted, and said so
+            untraced += n
+            continue
+        for merge in traced.trace_pretoken(pretoken).merges_applied:
+            formed[merge.result] += n
     specials = set(specials_of(tokeniser))
     idle = []
     for type_, id_ in sorted(tokeniser.token_ids().items(), key=lambda item: item[1]):
@@ -351,7 +362,7 @@ def idle_types(tokeniser: Tokeniser, counts: Mapping[str, int], residue_ratio: f
             idle.append(Usage(type_, id_, "never emitted", e, f))
         elif f >= residue_ratio * e and f > e:
             idle.append(Usage(type_, id_, "residue", e, f))
-    return idle
+    return idle, untraced
 
 
 def audit(
@@ -365,7 +376,7 @@ def audit(
     started = time.perf_counter()
     unreachable = unreachable_types(tokeniser, progress)
     counts = None if corpus is None else pretoken_counts(tokeniser, corpus)
-    idle = None if counts is None else idle_types(tokeniser, counts, residue_ratio)
+    idle, untraced = (None, 0) if counts is None else idle_types(tokeniser, counts, residue_ratio)
     return Audit(
         len(tokeniser.token_ids()),
         tuple(unreachable),
@@ -373,4 +384,5 @@ def audit(
         None if idle is None else tuple(idle),
         0 if counts is None else sum(counts.values()),
         residue_ratio if counts is not None else 0.0,
+        untraced,
     )

@@ -29,6 +29,7 @@ from core.bpe.model import Merge
 from core.bpe.segmentation import MergeTree, SegmentationTrace
 from core.errors import InputError
 from core.references.alignment import AlignedWord, align_word
+from core.trace import traceable_pretoken
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser
@@ -105,7 +106,7 @@ def trace_word(tokeniser: BTETokeniser, word: str) -> WordTrace:
         pretokens = tokeniser.pretokeniser.pretokenise(text)
     else:
         pretokens = [p.text for p in aligned.pretokens]
-    traces = tuple(tokeniser.trace_pretoken(p) for p in pretokens)
+    traces = tuple(tokeniser.trace_pretoken(traceable_pretoken(p)) for p in pretokens)
     offsets, total = [], 0
     for trace in traces:
         offsets.append(total)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from core.bpe.merges import Merge
 from core.counting.pretoken_counter import PretokenCounter
 from core.counting.pretoken_index import PretokenIndex
+from core.trace import traceable_pretoken
 
 if TYPE_CHECKING:
     from core.bpe.model import BTETokeniser
@@ -107,7 +108,9 @@ class FireCounter:
         if applied is None:
             pretoken = self.pretokens[index]
             applied = self._applied[index] = (
-                self.tokeniser.trace_pretoken(pretoken).merges_applied if not self._emitted_whole(pretoken) else ()
+                self.tokeniser.trace_pretoken(traceable_pretoken(pretoken)).merges_applied
+                if not self._emitted_whole(pretoken)
+                else ()
             )
         return applied
 

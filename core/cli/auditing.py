@@ -110,6 +110,8 @@ def _text_lines(tokeniser, report, limit: int) -> list[str]:
             lines.append(f"  … {n - limit:,} more (--limit 0 lists all, --json has all)")
     if report.idle is not None:
         lines += ["", f"on the corpus ({report.corpus_pretokens:,} pretokens):"]
+        if report.untraced:
+            lines.append(f"  (formed counts leave out {report.untraced:,} pretokens too long to trace)")
         for cause, n in report.idle_counts().items():
             lines.append(f"  {cause:<40} {n:>9,}   {IDLE_CAUSES[cause]}")
         residues = sorted((u for u in report.idle if u.cause == "residue"), key=lambda u: -u.ratio)
@@ -156,6 +158,7 @@ def cmd_audit(args) -> int:
             report.idle,
             report.corpus_pretokens,
             report.residue_ratio,
+            report.untraced,
         )
     note = _write_types(tokeniser, report, args.types_out) if args.types_out else None
     if args.json:

@@ -16,8 +16,8 @@ from pathlib import Path
 from core.cli.progress import ProgressBar
 from core.errors import InputError
 from core.formats.input_files import check_input
-from core.formats.limits import MAX_TABLE_BYTES
 from core.formats.output_files import check_output_path
+from core.limits import MAX_TABLE_BYTES
 
 #: the console command ``pip install`` makes; ``python -m core`` is the same program
 PROGRAM = "structok"
@@ -152,13 +152,13 @@ def load_reference_entries(path: str, free: bool):
     return entries
 
 
-def _input_limit(option: str, path: str) -> int | None:
-    """The size limit of an input file: none for those read a line or a row group at a time."""
+def _input_limit(option: str) -> int | None:
+    """The size limit of an input file: none for those read a line at a time."""
     if option == "tokeniser":
         from core.formats.tokeniser_files import MAX_TOKENISER_BYTES
 
         return MAX_TOKENISER_BYTES
-    return None if option in ("words_file", "corpus") or path.lower().endswith(".parquet") else MAX_TABLE_BYTES
+    return None if option in ("words_file", "corpus") else MAX_TABLE_BYTES
 
 
 def check_inputs(args) -> list[str]:
@@ -178,7 +178,7 @@ def check_inputs(args) -> list[str]:
         elif os.path.isdir(path):
             files += [str(file) for file in Path(path).iterdir()]
         else:
-            check_input(path, _input_limit(option, path), "--" + option.replace("_", "-"))
+            check_input(path, _input_limit(option), "--" + option.replace("_", "-"))
             files.append(path)
     return files
 
@@ -218,3 +218,26 @@ def prepare_outputs(args, inputs: Sequence[str] = ()) -> None:
             if _identity(target) in read:
                 flag = "--" + option.replace("_", "-")
                 raise InputError(f"{flag} names a file this command reads; no output may overwrite an input", target)
+        if option == "out" and getattr(args, "command", None) == "count":
+            _check_count_side_outputs(path, inputs, read)
+
+
+def _check_count_side_outputs(out: str, inputs: Sequence[str], read: set[tuple[int, int]]) -> None:
+    """InputError when ``count --out OUT`` would write or delete an input beside OUT: its runs file
+    (OUT.sequences.parquet) or a file in its parts folder (OUT.parts, deleted once OUT is written)."""
+    from core.counting.checkpoints import parts_folder
+    from core.counting.count_files import sequences_path
+
+    runs = sequences_path(out)
+    if _identity(runs) in read:
+        raise InputError(
+            "is a file this command reads, where count --out writes its runs; no output may overwrite an input", runs
+        )
+    parts = Path(parts_folder(out)).resolve()
+    for path in inputs:
+        if Path(path).resolve().is_relative_to(parts):
+            raise InputError(
+                f"is in {str(parts)!r}, the folder of chunks count --out keeps and then deletes; "
+                "no output may overwrite an input",
+                path,
+            )

@@ -218,7 +218,7 @@ def _read_types(path: str) -> list[str]:
     """The types of a --types file: one per line (a line's trailing newline only is stripped)."""
     from core.errors import InputError
     from core.formats.corpora import read_bytes
-    from core.formats.limits import MAX_TABLE_BYTES
+    from core.limits import MAX_TABLE_BYTES
 
     try:
         text = read_bytes(path, MAX_TABLE_BYTES).decode("utf-8")

@@ -23,6 +23,7 @@ from core.counting.chunks import fingerprint
 from core.counting.corpus import TrainingCorpus
 from core.counting.pretoken_counts import PRETOKEN_SCHEMA, SEQUENCE_SCHEMA, ChunkCounts, corpus_from_counts
 from core.errors import InputError
+from core.limits import MAX_COUNT, MAX_TABLE_BYTES
 from core.pipeline import pretokeniser_from_spec
 from core.pipeline.base import Pretokeniser
 
@@ -76,8 +77,16 @@ def save_counts(path: str | os.PathLike, counts: ChunkCounts, pretokeniser: Pret
 
 
 def _read_parquet(path: str) -> pa.Table:
+    """The table of a Parquet file, read whole: InputError when it is missing, no Parquet file, or
+    larger than :data:`~core.limits.MAX_TABLE_BYTES`."""
     if not os.path.isfile(path):
         raise InputError(f"no such file; {WRITTEN_BY}", path)
+    size = os.path.getsize(path)
+    if size > MAX_TABLE_BYTES:
+        raise InputError(
+            f"file is {size:,} bytes, more than {MAX_TABLE_BYTES:,}, the limit of a file read whole (MAX_TABLE_BYTES)",
+            path,
+        )
     try:
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as err:
@@ -119,6 +128,22 @@ def _check_columns(table: pa.Table, schema: pa.Schema, path: str) -> None:
     key_column = table.column(schema.names[0])
     if pc.count_distinct(key_column).as_py() != len(key_column):
         raise InputError(f"a {schema.names[0]} appears in more than one row; expected each once", path)
+    _check_total(table, path)
+
+
+def _check_total(table: pa.Table, path: str) -> None:
+    """InputError when the counts describe a text of more than :data:`~core.limits.MAX_COUNT`
+    characters, each count times its key's length + 1 (as for a word-count file; a count itself is
+    an int64, so at most that)."""
+    lengths = pc.add(pc.utf8_length(table.column(0)).cast(pa.int64()), 1)
+    try:
+        sizes = pc.multiply_checked(table.column("count"), lengths).to_numpy()
+    except pa.ArrowInvalid:  # one product beyond int64
+        total = MAX_COUNT + 1
+    else:  # exact: the high and low 32 bits of each (non-negative) product summed apart
+        total = (int((sizes >> 32).sum()) << 32) + int((sizes & 0xFFFFFFFF).sum())
+    if total > MAX_COUNT:
+        raise InputError(f"the counts describe a text of more than {MAX_COUNT:,} characters (2**63-1), the limit", path)
 
 
 def read_counts(path: str | os.PathLike) -> tuple[ChunkCounts, dict]:

@@ -96,6 +96,7 @@ from core.bpe.model import BTETokeniser, Merge, Rank
 from core.counting.pretoken_index import PretokenIndex
 from core.errors import InputError
 from core.gc_pause import cyclic_gc_paused
+from core.trace import traceable_pretoken
 
 CASCADE = "3 (cascade)"
 IGNORED = "2b(i)"
@@ -179,7 +180,7 @@ def _crossing_merges(tokeniser: BTETokeniser, merge: Merge) -> list[Merge]:
     """Merges of the limited trace of the result, in order, that join across a part boundary."""
     part_bounds = _boundaries(merge.parts)
     out = []
-    for step in tokeniser.trace_pretoken(merge.result, max_rank=merge.rank).steps:
+    for step in tokeniser.trace_pretoken(traceable_pretoken(merge.result), max_rank=merge.rank).steps:
         start, end = step.start, step.start + len(step.merge.result)
         if any(start < b < end for b in part_bounds):
             out.append(step.merge)

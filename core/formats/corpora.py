@@ -16,8 +16,8 @@ Format decisions, all of them deliberate:
   The word must be non-empty and contain no whitespace, control character or U+FEFF. The
   count must be a positive decimal integer of ASCII digits (no sign, separators, decimals or
   exponents), and the text they describe (each count times the word's length + 1) may hold at most
-  :data:`~core.formats.limits.MAX_COUNT` characters; a line
-  may hold at most :data:`~core.formats.limits.MAX_LINE_CHARS` characters. Blank lines are skipped. A
+  :data:`~core.limits.MAX_COUNT` characters; a line
+  may hold at most :data:`~core.limits.MAX_LINE_CHARS` characters. Blank lines are skipped. A
   first line whose count field is a column name (``count``, ``counts``, ``freq``,
   ``frequency``, ``n``) is taken as a header and skipped. ``#`` has no special meaning, because
   ``#`` is a legitimate pretoken. A word listed twice is an error that names both lines; counts
@@ -39,7 +39,7 @@ from typing import BinaryIO
 from core.counting.chunks import MAX_TEXT_LINE_BYTES
 from core.errors import InputError, excerpt
 from core.formats.input_files import open_input, source_name
-from core.formats.limits import MAX_COUNT, MAX_TABLE_BYTES, check_line_length
+from core.limits import MAX_COUNT, MAX_TABLE_BYTES, check_line_length
 
 __all__ = [
     "decode_utf8",

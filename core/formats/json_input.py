@@ -16,7 +16,7 @@ from operator import is_
 from typing import cast
 
 from core.errors import InputError, excerpt
-from core.formats.limits import MAX_JSON_DEPTH
+from core.limits import MAX_JSON_DEPTH
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

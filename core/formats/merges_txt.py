@@ -3,7 +3,7 @@
 No paper section (file format). One merge ``a b`` per line, rank = line order (a first line
 ``#version`` skipped; lines end at ``\\n``, as HF ``tokenizers`` reads them); a line ``a b c`` is a
 tuple merge ([knockout §3.2]). With a vocab.json, every merge's parts and result must be in it (HF
-``tokenizers`` refuses the files otherwise). Lines longer than :data:`core.formats.limits.MAX_LINE_CHARS`
+``tokenizers`` refuses the files otherwise). Lines longer than :data:`core.limits.MAX_LINE_CHARS`
 and files of more than :data:`core.bpe.merges.MAX_MERGES` merges are refused. The files say nothing
 about pre-tokenisation, so unless the caller names one it is *inferred* from the characters of
 the vocabulary, and the choice and its reason are recorded in ``metadata["detected"]``. Special
@@ -27,7 +27,7 @@ from pathlib import Path
 from core.bpe.merges import MAX_MERGES, Merge, check_merge_count
 from core.bpe.model import BTETokeniser
 from core.errors import InputError, excerpt
-from core.formats.limits import MAX_LINE_CHARS, check_line_length
+from core.limits import MAX_LINE_CHARS, check_line_length
 from core.pipeline import ByteLevel, Metaspace, WhitespaceSplit
 from core.pipeline.byte_level import BYTE_TO_CHAR
 from core.pipeline.special_tokens import SpecialTokenSplit

@@ -41,7 +41,7 @@ from pathlib import Path
 from core.bpe.merges import merges_of_splits
 from core.bpe.model import BTETokeniser
 from core.errors import InputError, ensure, excerpt
-from core.formats.limits import MAX_TOKEN_BYTES, check_line_length, check_token_length
+from core.limits import MAX_TOKEN_BYTES, check_line_length, check_split_bytes, check_token_length
 from core.pipeline.byte_level import bytes_to_byte_chars
 from core.pipeline.limited_regex import limit_note
 from core.pipeline.real_patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, R50K_PATTERN, WHISPER_PATTERN
@@ -316,6 +316,7 @@ def tokeniser_from_ranks(
 ) -> BTETokeniser:
     """The merge-list form of a tiktoken encoding (see the module docstring); ids are
     ``rank + id_offset`` for ordinary tokens and as given for special tokens."""
+    check_split_bytes(ranks, source)
     by_rank = sorted(ranks.items(), key=itemgetter(1))
     tokens = [token for token, _ in by_rank]
     # One translation of all tokens at once, then slices: each byte is one character.

@@ -73,7 +73,7 @@ from core.formats.corpora import (
     split_lines,
     word_problem,
 )
-from core.formats.limits import MAX_LINE_CHARS  # longer lines are rejected unread (a JSON or binary blob, not an entry)
+from core.limits import MAX_LINE_CHARS  # longer lines are rejected unread (a JSON or binary blob, not an entry)
 
 __all__ = [
     "FORMATS",

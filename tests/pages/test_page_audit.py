@@ -89,7 +89,7 @@ def test_idle_types_on_word_counts_equal_core(knocked):
     at.button(key="audit_count").click().run()
     assert_clean(at)
     tokeniser = load_tokeniser(knocked)
-    expected = idle_types(tokeniser, word_pretokens(tokeniser, load_word_counts(count_paths()["nl_wordfreq"])))
+    expected, _ = idle_types(tokeniser, word_pretokens(tokeniser, load_word_counts(count_paths()["nl_wordfreq"])))
     table = at.dataframe[1].value
     assert list(table["id"]) == [u.id for u in expected][: len(table)]
     assert json.loads(table.to_json(orient="records"))[0]["cause"] in {"never emitted", "residue"}

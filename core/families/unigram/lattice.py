@@ -27,20 +27,48 @@ rounding, and so the choice between exactly tied paths, depends on the running s
 
 A character that is not a piece of the vocabulary gets an *unknown* arc of length one scored
 ``unk_score`` (SentencePiece: the lowest piece score minus 10), so every pretoken has a path.
+
+A lattice holds up to one arc per piece length at every position: a pretoken whose lattice could
+exceed :data:`MAX_LATTICE_ARCS` arcs is refused before it is built (:func:`check_lattice_size`).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
 
+from core.errors import InputError, excerpt
+
 NEG_INF = float("-inf")
 #: SentencePiece ``kScoreResetThreshold`` (float32 Viterbi scores are re-based beyond it).
 SCORE_RESET = 100000.0
+#: arcs (substrings looked up) of one pretoken's lattice: building, searching and tracing cost
+#: about 10 µs and 1 KB per arc (a vocabulary of runs "a" .. "a" * 1,024 gives a 100,000-character
+#: word 10^8 arcs); real vocabularies (pieces of at most 16 characters) reach the limit only with
+#: pretokens of 30,000 characters or more
+MAX_LATTICE_ARCS = 500_000
+
+
+def check_lattice_size(text: str, max_length: int, longest: Mapping[str, int] | None = None) -> None:
+    """InputError, before any work, when ``text``'s lattice could have more than
+    :data:`MAX_LATTICE_ARCS` arcs: at each position, one per length up to that of the longest
+    piece starting with its character (``longest``, else ``max_length``), within the text."""
+    n = len(text)
+    if n * max_length <= MAX_LATTICE_ARCS:
+        return
+    if longest is None:
+        size = sum(min(max_length, n - i) for i in range(n))
+    else:  # a character no piece starts with has one (unknown) arc
+        size = sum(min(longest.get(ch, 1), n - i) for i, ch in enumerate(text))
+    if size > MAX_LATTICE_ARCS:
+        raise InputError(
+            f"pretoken {excerpt(text, 40)} of {n:,} characters may have {size:,} lattice arcs, more than "
+            f"{MAX_LATTICE_ARCS:,}, the limit of a unigram lattice (MAX_LATTICE_ARCS)"
+        )
 
 
 class Arc(NamedTuple):
@@ -84,10 +112,13 @@ class Lattice:
         unk_score: float,
         prefixes: set[str] | frozenset[str] | None = None,
         float32: bool = False,
+        longest: Mapping[str, int] | None = None,
     ) -> Lattice:
         """Arcs for every ``text[i:j]`` (length <= ``max_length``) that ``log_prob`` scores (None
         = not a piece). ``prefixes`` (every prefix of every piece), when given, stops the scan
-        at the first substring that no piece starts with."""
+        at the first substring that no piece starts with; ``longest`` (character -> length of
+        the longest piece starting with it) sharpens :func:`check_lattice_size`."""
+        check_lattice_size(text, max_length, longest)
         arcs = []
         n = len(text)
         for i in range(n):

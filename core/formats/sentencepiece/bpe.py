@@ -44,6 +44,7 @@ from core.formats.sentencepiece.model_proto import (
     ModelProto,
     read_model_proto,
 )
+from core.limits import check_split_bytes
 
 
 def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
@@ -73,6 +74,7 @@ def bpe_from_model_proto(proto: ModelProto, name: str = "") -> BTETokeniser:
     multi.sort(key=lambda row: (-row[1], -len(row[0]), row[2]))
     shared = Counter(score for _, score, _ in multi)
     tied = [piece for piece, score, _ in multi if shared[score] > 1]
+    check_split_bytes((piece for piece, _, _ in multi), source)
     try:
         merges = merges_of_splits(((piece, rank) for rank, (piece, _, _) in enumerate(multi)), mergeable)
     except InputError as err:

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from core.errors import InputError, excerpt
-from core.formats.limits import MAX_TOKEN_BYTES, check_token_length
 from core.formats.sentencepiece import protobuf
+from core.limits import MAX_TOKEN_BYTES, check_token_length
 from core.pipeline.sentencepiece.normaliser import SPACE_SYMBOL, SentencePieceNormaliser
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from core.bpe.unknowns import UnknownPolicy
 from core.errors import InputError
-from core.families.unigram.model import UnigramTokeniser
+from core.families.unigram.model import UnigramTokeniser, check_prefix_chars
 from core.formats.sentencepiece.model_proto import NORMAL, USER_DEFINED, ModelProto, read_model_proto
 
 
@@ -52,6 +52,7 @@ def unigram_from_model_proto(proto: ModelProto, name: str = "") -> UnigramTokeni
     pieces = dict(normal)
     for piece in proto.of_type(USER_DEFINED):
         pieces[piece] = user_defined_score(piece)
+    check_prefix_chars(pieces, source)
     pretokeniser = proto.pretokeniser(list(pieces))
     unknown = UnknownPolicy(
         unk_token=proto.unk_piece, fuse_unk=True, byte_fallback=proto.byte_fallback, show_surface=True

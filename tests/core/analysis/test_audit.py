@@ -14,9 +14,11 @@ from core.analysis.merge_usage import pretoken_counts
 from core.bpe.model import BTETokeniser, Merge
 from core.edits.blocked import find_blocked_merges
 from core.errors import InputError
+from core.families.unigram.model import UnigramTokeniser
 from core.formats.hf_json import tokeniser_from_hf_json
 from core.pipeline import WhitespaceSplit
 from core.pipeline.byte_level import bytes_to_byte_chars
+from core.trace import MAX_TRACE_CHARS
 from tests.strategies import ALPHABET, hf_bpe, merge_lists
 
 
@@ -156,7 +158,8 @@ def test_idle_types_on_a_corpus_never_emitted_and_residues():
     tok = BTETokeniser("abcd", [Merge(0, ("a", "b")), Merge(1, ("ab", "c"))], WhitespaceSplit())
     counts = pretoken_counts(tok, ["abc abc abc abc abc abc abc abc abc abc abc ab", "a"])
     assert counts == word_pretokens(tok, {"abc": 11, "ab": 1, "a": 1}) == {"abc": 11, "ab": 1, "a": 1}
-    idle = idle_types(tok, counts, residue_ratio=5)
+    idle, untraced = idle_types(tok, counts, residue_ratio=5)
+    assert untraced == 0
     rows = {u.type: (u.cause, u.emitted, u.formed) for u in idle}
     assert rows == {
         "b": ("never emitted", 0, 0),
@@ -164,7 +167,15 @@ def test_idle_types_on_a_corpus_never_emitted_and_residues():
         "d": ("never emitted", 0, 0),
         "ab": ("residue", 1, 12),
     }
-    assert idle_types(tok, {"abc": 1, "ab": 1}, residue_ratio=5)[-1].type == "d"  # ab: 2 formed / 1 emitted
+    assert idle_types(tok, {"abc": 1, "ab": 1}, residue_ratio=5)[0][-1].type == "d"  # ab: 2 formed / 1 emitted
+
+
+def test_pretokens_too_long_to_trace_are_emitted_but_not_traced_and_counted_as_such():
+    tok = BTETokeniser("ab", [Merge(0, ("a", "b"))], WhitespaceSplit())
+    long = "ab" * (MAX_TRACE_CHARS // 2 + 1)
+    idle, untraced = idle_types(tok, {long: 3, "a": 1})
+    assert untraced == 3
+    assert {u.type: (u.emitted, u.formed) for u in idle} == {"b": (0, 0)}
 
 
 def test_the_audit_reports_counts_and_json():
@@ -181,3 +192,11 @@ def test_an_empty_corpus_is_refused():
     tok = BTETokeniser("ab", [Merge(0, ("a", "b"))], WhitespaceSplit())
     with pytest.raises(InputError, match="no text"):
         idle_types(tok, pretoken_counts(tok, ["", "  "]))
+
+
+def test_a_unigram_piece_viterbi_never_chooses_is_the_models_cause():
+    # a + b scores -2, the piece ab only -10: Viterbi never takes it (and the tokeniser has no merge graph)
+    tok = UnigramTokeniser({"a": -1.0, "b": -1.0, "ab": -10.0}, WhitespaceSplit())
+    (finding,) = unreachable_types(tok)
+    assert (finding.type, finding.cause, finding.tokens) == ("ab", "model", ("a", "b"))
+    assert finding.evidence == {"segmentation": ["a", "b"]}

@@ -7,6 +7,7 @@ decoded with U+FFFD for partial UTF-8, encoded again); and each gets a cause oth
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
@@ -63,7 +64,10 @@ def test_sentencepiece_audit_equals_its_round_trip(name):
     path = real_file(name, SENTENCEPIECE[name])
     reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
     expected = {i for i in range(reference.get_piece_size()) if reference.encode(reference.decode([i])) != [i]}
-    assert set(audited(path)) == expected
+    causes = audited(path)
+    assert set(causes) == expected
+    control = {i for i in range(reference.get_piece_size()) if reference.is_control(i) or reference.is_unknown(i)}
+    assert {i for i, cause in causes.items() if cause == "special"} == control
 
 
 @pytest.mark.parametrize("name", sorted(TIKTOKEN))
@@ -91,3 +95,21 @@ def test_rank_file_audit_equals_the_tiktoken_round_trip(name):
         if encoding.encode(token.decode("utf-8", "replace"), allowed_special="all") != [i]
     }
     assert set(audited(path, pattern=pattern)) == expected
+
+
+def test_tekken_audit_equals_the_tiktoken_round_trip():
+    import tiktoken
+
+    path = real_file("mistral-tekken", "tekken_240911.json")
+    obj = json.loads(path.read_bytes())
+    config = obj["config"]
+    n_special = config["default_num_special_tokens"]
+    size = config["default_vocab_size"] - n_special
+    ranks = {base64.b64decode(v["token_bytes"]): v["rank"] for v in obj["vocab"][:size]}
+    encoding = tiktoken.Encoding("tekken", pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={})
+    expected = {
+        rank + n_special
+        for token, rank in ranks.items()
+        if encoding.encode(token.decode("utf-8", "replace"), disallowed_special=()) != [rank]
+    }
+    assert set(audited(path)) == expected  # the control tokens below n_special have no text of their own

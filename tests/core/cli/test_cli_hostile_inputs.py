@@ -1,8 +1,9 @@
 """Hostile inputs on the command line (issue 32): FIFOs, devices, endless lines, names too long,
-counts beyond 64 bits, a --chunk-mb of a byte, a server that is no Dask scheduler, an output naming
-an input and a merges.txt its vocab.json does not cover. Each run ends within seconds in a clean
-error (exit code 2, or argparse's usage error), naming the file or option and the limit, never a
-traceback; no input is overwritten."""
+counts beyond 64 bits (in text and Parquet), a --chunk-mb of a byte, a server that is no Dask
+scheduler, an output (or count's side files) naming an input, a merges.txt its vocab.json does not
+cover, a word too long to trace or for a unigram lattice, and a rank file too costly to split. Each
+run ends within seconds in a clean error (exit code 2, or argparse's usage error), naming the file
+or option and the limit, never a traceback; no input is overwritten."""
 
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
-from core.cli import main
+from core.cli import common, main
+from core.counting import count_files
 from core.counting.chunks import MAX_TEXT_LINE_BYTES
+from core.counting.pretoken_counts import PRETOKEN_SCHEMA
+from tests.fuzz_inputs import EXPANSION_CASES
 
 ROOT = Path(__file__).resolve().parents[3]
 TOKENISER = str(ROOT / "sample_data" / "tokenisers" / "en-bpe-4k-wordfreq.json")
@@ -75,6 +80,28 @@ def merges_folder(tmp: Path) -> str:
 
 def out(tmp: Path) -> str:
     return str(tmp / "out" / "result.json")
+
+
+def expansion_file(tmp: Path, label: str) -> str:
+    """The file of ``EXPANSION_CASES[label]`` in ``tmp``."""
+    kind, make, _, _ = EXPANSION_CASES[label]
+    (tmp / kind).write_bytes(make())
+    return str(tmp / kind)
+
+
+def counts_parquet(tmp: Path, rows: list[tuple[str, int]]) -> str:
+    """A counts file as ``count`` writes it, of ``rows`` (pretoken, count)."""
+    table = pa.table({"pretoken": [r[0] for r in rows], "count": [r[1] for r in rows]}, schema=PRETOKEN_SCHEMA)
+    metadata = {"format": count_files.FORMAT, "version": count_files.VERSION, "pretokeniser": None, "sequences": None}
+    count_files.write_table(tmp / "c.parquet", table, metadata)
+    return str(tmp / "c.parquet")
+
+
+def parts_corpus(tmp: Path) -> str:
+    """A corpus folder that is the parts folder of ``count --out tmp/c.parquet``."""
+    (tmp / "c.parquet.parts").mkdir()
+    (tmp / "c.parquet.parts" / "text.txt").write_text("low lower\n", encoding="utf-8")
+    return str(tmp / "c.parquet.parts")
 
 
 #: (label, arguments given a fresh folder and the fixtures, what stderr must say)
@@ -235,6 +262,76 @@ CASES: list[Case] = [
         ("is a FIFO", "(--types)"),
     ),
     (
+        "counts .parquet describing more than 2**63-1 characters",
+        lambda t, f: [
+            "train",
+            "--algorithm",
+            "bpe",
+            "--counts",
+            counts_parquet(t, [("low", 2**61), ("lower", 2**61)]),
+            "--vocab-size",
+            "300",
+            "--out",
+            out(t),
+        ],
+        ("c.parquet: the counts describe a text of more than 9,223,372,036,854,775,807 characters",),
+    ),
+    (
+        "count --out whose runs file is the --corpus",
+        lambda t, f: [
+            "count",
+            "--corpus",
+            text_file(t, "c.sequences.parquet", "low lower\n"),
+            "--sequences",
+            "--out",
+            str(t / "c.parquet"),
+        ],
+        ("c.sequences.parquet: is a file this command reads, where count --out writes its runs",),
+    ),
+    (
+        "count --out whose parts folder holds the --corpus",
+        lambda t, f: ["count", "--corpus", parts_corpus(t), "--out", str(t / "c.parquet")],
+        ("text.txt: is in", "the folder of chunks count --out keeps and then deletes"),
+    ),
+    (
+        "explain of a 100,000-character word",
+        lambda t, f: ["explain", "--tokeniser", TOKENISER, "ab" * 50_000],
+        ("more than 2,000, the limit of a trace (MAX_TRACE_CHARS)",),
+    ),
+    (
+        "graph --corpus with a 100,000-character word",
+        lambda t, f: [
+            "graph",
+            "--tokeniser",
+            TOKENISER,
+            "--type",
+            "ab",
+            "--corpus",
+            text_file(t, "text.txt", "the " + "ab" * 50_000 + "\n"),
+        ],
+        ("the limit of a trace (MAX_TRACE_CHARS)",),
+    ),
+    (
+        "segment with unigram pieces a .. a * 1,024 of a 100,000-character word",
+        lambda t, f: [
+            "segment",
+            "--tokeniser",
+            expansion_file(t, "unigram pieces a .. a * 1,024 on a 100,000-character word"),
+            "a" * 100_000,
+        ],
+        ("more than 500,000, the limit of a unigram lattice (MAX_LATTICE_ARCS)",),
+    ),
+    (
+        "unigram model of 400 pieces of 1,024 characters",
+        lambda t, f: ["inspect", "--tokeniser", expansion_file(t, "unigram model of 400 pieces of 1,024 characters")],
+        ("m.model: the pieces have", "MAX_PREFIX_CHARS"),
+    ),
+    (
+        "tiktoken rank file of long runs",
+        lambda t, f: ["inspect", "--tokeniser", expansion_file(t, "tiktoken runs of a, b, c up to 1,000 bytes")],
+        ("ranks.tiktoken: splitting the tokens into merges would copy", "MAX_SPLIT_BYTES"),
+    ),
+    (
         "merges.txt with a merge vocab.json lacks",
         lambda t, f: ["inspect", "--tokeniser", merges_folder(t)],
         ("merges.txt:3: merge 'ab c' uses 'abc', which its vocab.json lacks",),
@@ -285,3 +382,12 @@ def test_a_hostile_input_ends_in_a_clean_error(label, arguments, expected, tmp_p
     assert last.startswith("error: ") or ": error: argument" in last, err
     assert all(part in last for part in expected), last
     assert {path: path.read_bytes() for path in inputs} == inputs  # no input overwritten
+
+
+def test_a_counts_parquet_past_the_size_limit_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(common, "MAX_TABLE_BYTES", 100)
+    counts = counts_parquet(tmp_path, [("low", 5)])
+    with deadline(SECONDS):
+        code = main(["train", "--algorithm", "bpe", "--counts", counts, "--vocab-size", "300", "--out", out(tmp_path)])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and last.startswith(f"error: {counts}: file is ") and "the limit is 100 bytes (--counts)" in last

@@ -18,7 +18,7 @@ from core.formats.corpora import (
     save_word_counts,
     word_counts_from_text,
 )
-from core.formats.limits import MAX_COUNT
+from core.limits import MAX_COUNT
 
 
 def assert_input_error(excinfo, source: str, line: int | None):

@@ -21,8 +21,8 @@ from core.bpe import merges as merges_module
 from core.bpe.merges import Merge
 from core.errors import EXCERPT_CHARS, InputError, excerpt
 from core.formats import merges_txt
-from core.formats.limits import MAX_JSON_DEPTH, MAX_LINE_CHARS, MAX_TOKEN_BYTES
 from core.formats.tokeniser_files import parse_merges_vocab_bytes, parse_tokeniser_bytes
+from core.limits import MAX_JSON_DEPTH, MAX_LINE_CHARS, MAX_TOKEN_BYTES
 from tests.fuzz_inputs import HF_SMALL, SAMPLE_TEXT, SCENARIO, TEKKEN, mutate, outcome, seed_files
 
 

@@ -10,6 +10,8 @@ limited for every loader by :data:`core.bpe.merges.MAX_MERGES`, a line of runnin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from core.errors import InputError, excerpt
 
 #: nesting of a JSON file (tokenizer.json files nest at most 6 levels)
@@ -27,6 +29,10 @@ MAX_COUNT = 2**63 - 1
 #: bytes of one token of a file whose merges are every split of a token into two (tiktoken ranks,
 #: SentencePiece pieces), which costs the token's length squared (the longest real one has 128)
 MAX_TOKEN_BYTES = 1_024
+#: bytes copied to split every token of such a file into two at every place, n (n - 1) for a token
+#: of n bytes, summed (o200k_base: 11 million; runs "a" .. "a" * 1,000 of three letters, a 2 MB
+#: file: 1 billion, 1.5 million merges and 1.5 GB)
+MAX_SPLIT_BYTES = 100_000_000
 
 
 def check_line_length(line: str | bytes, source: str, line_no: int) -> None:
@@ -46,4 +52,17 @@ def check_token_length(token: str | bytes, source: str, where: str, line: int | 
             "limit (real tokens have at most 128)",
             source,
             line,
+        )
+
+
+def check_split_bytes(tokens: Iterable[str | bytes], source: str) -> None:
+    """InputError, before any token is split, when splitting ``tokens`` into merges would copy
+    more than :data:`MAX_SPLIT_BYTES` bytes (lengths of ``str`` tokens count as bytes: each is
+    one byte character)."""
+    size = sum(len(token) * (len(token) - 1) for token in tokens)
+    if size > MAX_SPLIT_BYTES:
+        raise InputError(
+            f"splitting the tokens into merges would copy {size:,} bytes, more than {MAX_SPLIT_BYTES:,}, "
+            "the limit (MAX_SPLIT_BYTES; real files need at most 11 million): too many long tokens",
+            source,
         )
