@@ -54,7 +54,8 @@ if __name__ == "__main__":  # Streamlit runs this file as __main__; tests import
         [
             st.Page(file, title=title, url_path=url_path(file), icon=icon, default=i == 0)
             for i, (file, title, icon) in enumerate(available_pages())
-        ]
+        ],
+        expanded=True,  # every page listed, also beside a page's own sidebar widgets (the stepper's)
     )
     with boundary():  # a bug on a page: a message with an error id (traceback in the server log)
         page.run()

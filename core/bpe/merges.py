@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
 from operator import attrgetter
 
 from core.errors import InputError
@@ -92,20 +91,28 @@ def check_merge_count(count: int, source: str | None = None, line: int | None = 
 def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str]) -> list[Merge]:
     """Every split of each ranked token into two strings of ``parts``, as a merge at the token's
     rank, in rank order: tiktoken and SentencePiece-BPE join an adjacent pair when its
-    concatenation is a token, ranked by that token. InputError beyond :data:`MAX_MERGES`."""
-    ranks: list[Rank] = []
-    pairs: list[tuple[str, str]] = []
-    add_rank, add_pair = ranks.append, pairs.append
+    concatenation is a token, ranked by that token. InputError beyond :data:`MAX_MERGES`.
+
+    The merges hold the strings of ``parts`` (one copy of each token, see :class:`Merge`) and are
+    made without :meth:`Merge.__init__`'s joining: each result is the token split."""
+    shared = dict(zip(parts, parts, strict=True))
+    canonical = shared.get
+    merges: list[Merge] = []
+    add, new = merges.append, Merge.__new__
     for token, rank in ranked:
+        result = canonical(token, token)
         for k in range(1, len(token)):
-            left = token[:k]
-            if left in parts:
-                right = token[k:]
-                if right in parts:
-                    add_rank(rank)
-                    add_pair((left, right))
-        if len(ranks) > MAX_MERGES:
-            check_merge_count(len(ranks))
-    merges = list(map(Merge, ranks, pairs, repeat(dict(zip(parts, parts, strict=True)))))
+            left = canonical(token[:k])
+            if left is not None:
+                right = canonical(token[k:])
+                if right is not None:
+                    merge = new(Merge)
+                    _set_rank(merge, rank)
+                    _set_parts(merge, (left, right))
+                    _set_result(merge, result)
+                    _set_is_tuple(merge, False)
+                    add(merge)
+        if len(merges) > MAX_MERGES:
+            check_merge_count(len(merges))
     merges.sort(key=attrgetter("rank"))  # a no-op pass when the tokens came in rank order
     return merges

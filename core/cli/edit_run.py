@@ -113,12 +113,24 @@ def checked_graph(args, loaded=None):
         tokeniser = load_tokeniser_argument(args, "merge_graph")
     else:
         tokeniser = require(loaded, "merge_graph", f"'{args.command}'")
-    problems = tokeniser.check_invariants()
+    problems = [] if _sound(tokeniser) else tokeniser.check_invariants()
     if problems:
         raise InputError(
             "the tokeniser breaks the merge-graph invariants: " + "; ".join(map(shorten, problems[:3])), args.tokeniser
         )
     return tokeniser
+
+
+def _sound(tokeniser) -> bool:
+    """Whether ``tokeniser`` keeps the merge-graph invariants, at C speed: its constructor refused
+    merges listed twice, with fewer than two non-empty parts or sharing a rank across types, so
+    what :meth:`~core.bpe.model.BTETokeniser.check_invariants` checks beyond that is left: every
+    part is a type and no alphabet type is formed by a merge. False sends it to that method,
+    which says what is wrong."""
+    from itertools import chain
+
+    parts = chain.from_iterable(m.parts for m in tokeniser.merges)
+    return tokeniser.types.issuperset(parts) and tokeniser.produced_by.keys().isdisjoint(tokeniser.alphabet)
 
 
 def _blame_and_evaluation(args) -> tuple[list, list]:
@@ -275,12 +287,12 @@ def run_edit_command(args, run_edit) -> int:
     tokeniser = checked_graph(args)
     entries, evaluation = _blame_and_evaluation(args)
     weights = load_word_counts(args.weights) if args.weights else None
-
-    def score(tok):
-        return evaluate_morphology(tok, evaluation, free=args.free)
-
+    # Unweighted, the run traces and scores the evaluation words as evaluate_morphology does
+    # (with --unaligned exclude): its scores before and after are the ones printed, not computed again.
+    traced = weights is None and args.unaligned == "exclude"
     with ProgressBar("evaluating the tokeniser before the edit") as bar:
-        before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
+        if not traced:
+            before = evaluate_morphology(tokeniser, evaluation, free=args.free, unaligned=args.unaligned)
         options = {
             "free": args.free,
             "weights": weights,
@@ -290,6 +302,16 @@ def run_edit_command(args, run_edit) -> int:
         started = time.perf_counter()
         run, report = run_edit(tokeniser, entries, options)
         seconds = time.perf_counter() - started
+        if traced:  # evaluate_morphology says why when no word was scored
+            before = run.metrics_before
+            if not before.words:
+                evaluate_morphology(tokeniser, evaluation, free=args.free)
+
+        def score(tok):
+            if traced and tok is run.tokeniser:
+                return run.evaluation.scores()
+            return evaluate_morphology(tok, evaluation, free=args.free)
+
         bar.describe("finishing and evaluating the edited tokeniser")
         final, settled, lines = settle(args, tokeniser, run.tokeniser, score)
         after = score(final)

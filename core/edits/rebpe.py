@@ -157,6 +157,8 @@ class Run:
         self.tokeniser = tokeniser
         self.reference = reference
         self.evaluation = evaluation or reference
+        #: the metrics of ``start`` (each step's ``metrics`` are those after it)
+        self.metrics_before = self.evaluation.scores()
         self.origins: dict[str, str] = {m.result: PREEXISTING for m in tokeniser.merges}
         self.steps: list[StepReport] = []
 
