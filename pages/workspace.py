@@ -61,7 +61,7 @@ CHOOSER_CHARS = 38  # about what a chooser's box shows at 1280 px before it cuts
 # --- upload callbacks (run before the page; an InputError only becomes a message) ----------------------
 # Each marks the file "not loaded" before reading it and clears the mark once it is loaded, so a file
 # that fails in any way (a bug too: ui.error_boundary.guarded shows its error id) is labelled rejected.
-UNEXPECTED = "Reading it failed unexpectedly (the message at the top has an error id)."
+UNEXPECTED = "Reading it failed or was stopped: the message at the top says why."
 
 
 def _failed(kind: str, what: str, reason: object = UNEXPECTED) -> None:
