@@ -17,6 +17,14 @@ What it measures
       cold and cached as ours, and the batch call over the whole list on a fresh tokeniser
       (``encode_batch`` / ``encode`` of a list / ``encode_ordinary_batch``; all cores).
 
+    Running text: the first ``--lines`` (default 2,000) non-empty lines of
+    :func:`core.formats.samples.running_text` (the reference-manual topics every CPython ships),
+    one call per line on a freshly loaded tokeniser (cold): ``tokeniser.tokenise(line)`` and the
+    reference's ``encode(line)`` (no added special tokens), in µs per line.
+
+    Targets (issue 33, printed next to the ratios, never asserted), where the reference is HF
+    ``tokenizers``: load <= 1.5x, cold words and cold running text <= 2x.
+
     Each side of each tokeniser runs in its own fresh interpreter (``--worker``), so one side's
     heap never slows the other and the peak memory is its own: ``resource.getrusage`` maxrss at the
     end minus maxrss after imports and reading the words (the interpreter's baseline). The number
@@ -45,11 +53,12 @@ import resource
 import subprocess
 import sys
 import time
+from itertools import islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import ROOT, environment, environment_line, load_note, print_table, timed, write_json
+from bench._common import ROOT, environment, environment_line, load_note, print_table, timed, verdict, write_json
 
 WORDS = ROOT / "sample_data" / "counts" / "en_wordfreq.tsv"
 
@@ -131,13 +140,20 @@ def _hf(hf):
 # -- one side of one tokeniser, in a fresh interpreter -------------------------------------------
 
 
-def run_worker(side: str, name: str, limit: int) -> dict:
+def read_lines(limit: int) -> list[str]:
+    from core.formats.samples import running_text
+
+    return list(islice(running_text(), limit))
+
+
+def run_worker(side: str, name: str, limit: int, line_limit: int) -> dict:
     fetcher = _fetcher()
     entry = json.loads((fetcher.cache_dir(None) / "manifest.json").read_text(encoding="utf-8"))
     entry = next(e for e in entry["entries"] if e["name"] == name)
     path = target(entry, fetcher.cache_dir(None))
     words = read_words(limit)
     texts = [" " + w for w in words]
+    lines = read_lines(line_limit)
     if side == "ours":
         from core.formats.tokeniser_files import load_tokeniser
     else:  # import the library before the baseline, as core is imported on our side
@@ -153,28 +169,46 @@ def run_worker(side: str, name: str, limit: int) -> dict:
             def load():
                 tokeniser = load_tokeniser(path)
                 getattr(tokeniser, "engine", None)  # compile the merge tables now, as part of loading
-                return tokeniser.tokenise_word
+                return tokeniser
 
-            out["load"], one = timed(load)
+            out["load"], tokeniser = timed(load)
+            one = tokeniser.tokenise_word
             out["cold"], tokens = timed(lambda: [one(w) for w in words])
             out["cached"], _ = timed(lambda: [one(w) for w in words])
+            del tokeniser, one
+            _, encode_text = timed(lambda: load().tokenise)
+            out["text"], text_tokens = timed(lambda: [encode_text(line) for line in lines])
         else:
             out["load"], (one, _) = timed(lambda: load_reference(entry, path))
             out["cold"], tokens = timed(lambda: [one(t) for t in texts])
             out["cached"], _ = timed(lambda: [one(t) for t in texts])
             _, (_, fresh_batch) = timed(lambda: load_reference(entry, path))
             out["batch"], _ = timed(lambda: fresh_batch(texts))
+            _, (encode_text, _) = timed(lambda: load_reference(entry, path))
+            out["text"], text_tokens = timed(lambda: [encode_text(line) for line in lines])
     except Exception as err:
         # InputError: its message without the file name (the row names the tokeniser)
         out["error"] = getattr(err, "message", None) or f"{type(err).__name__}: {err}"
         return out
     out["lengths"] = [len(t) for t in tokens]
+    out["text_lengths"] = [len(t) for t in text_tokens]
     out["peak_mb"] = maxrss_mb() - base
     return out
 
 
-def spawn(side: str, name: str, limit: int, timeout: float) -> dict:
-    command = [sys.executable, __file__, "--worker", side, "--only", name, "--words", str(limit)]
+def spawn(side: str, name: str, limit: int, line_limit: int, timeout: float) -> dict:
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        side,
+        "--only",
+        name,
+        "--words",
+        str(limit),
+        "--lines",
+        str(line_limit),
+    ]
     try:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -190,7 +224,7 @@ def best(reps: list[dict]) -> dict:
     if not good:
         return reps[0]
     out = dict(good[0])
-    for key in ("load", "cold", "cached", "batch", "peak_mb"):
+    for key in ("load", "cold", "cached", "batch", "text", "peak_mb"):
         if key in out:
             out[key] = min(r[key] for r in good)
     return out
@@ -204,14 +238,18 @@ def _short(message: str, width: int = 60) -> str:
     return message if len(message) <= width else message[: width - 1] + "…"
 
 
-def report(results: list[dict], n: int) -> None:
-    def us(seconds):
-        return f"{seconds / n * 1e6:.2f}"
+#: issue 33's targets, against HF ``tokenizers``: (what, limit)
+TARGETS = {"load": 1.5, "cold": 2.0, "text": 2.0}
+
+
+def report(results: list[dict], n: int, n_lines: int) -> None:
+    def us(seconds, count=n):
+        return f"{seconds / count * 1e6:.2f}"
 
     def ratio(a, b):
         return f"{a / b:.2f}" if b else "n/a"
 
-    load_rows, word_rows, notes = [], [], []
+    load_rows, word_rows, text_rows, target_rows, notes = [], [], [], [], []
     for r in results:
         ours, ref, name, family = r["ours"], r["ref"], r["name"], r["family"]
         if "error" in ours:
@@ -233,6 +271,7 @@ def report(results: list[dict], n: int) -> None:
             word_rows.append([name, "not loaded: " + _short(ours["error"]), "", "", "", "", "", "", "", ""])
             continue
         row = [name, us(ours["cold"]), "", "", us(ours["cached"]), "", "", "", "", ""]
+        text_row = [name, us(ours["text"], n_lines), "", "", ""]
         if "error" not in ref:
             differ = r["count_differs"]
             row = [
@@ -247,7 +286,17 @@ def report(results: list[dict], n: int) -> None:
                 ratio(ours["cached"], ref["batch"]),
                 f"{differ:,}",
             ]
+            text_row = [
+                name,
+                us(ours["text"], n_lines),
+                us(ref["text"], n_lines),
+                ratio(ours["text"], ref["text"]),
+                f"{r['text_count_differs']:,}",
+            ]
+            if r["reference"] == "tokenizers":
+                target_rows.append([name, *(verdict(ours[key] / ref[key], limit) for key, limit in TARGETS.items())])
         word_rows.append(row)
+        text_rows.append(text_row)
     print_table(
         ["load and memory", "family", "ours (s)", "ref (s)", "ours/ref", "peak ours (MB)", "peak ref (MB)"], load_rows
     )
@@ -267,10 +316,15 @@ def report(results: list[dict], n: int) -> None:
         ],
         word_rows,
     )
+    print()
+    print_table(["running text, cold (µs/line)", "ours", "ref", "ours/ref", "count differs"], text_rows)
+    if target_rows:
+        print()
+        print_table(["issue 33 (vs HF tokenizers)", "load", "cold words", "cold running text"], target_rows)
     print(
         "# ref = the manifest's reference library; batch = its batch call over all words on a fresh "
         "tokeniser (all cores); peak = maxrss minus the interpreter's baseline, each side in its own process; "
-        "count differs = words whose number of tokens differs (information only)"
+        "count differs = words (lines) whose number of tokens differs (information only)"
     )
     for note in notes:
         print(note)
@@ -280,13 +334,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", metavar="NAME", help="only this tokeniser (repeatable)")
     parser.add_argument("--words", type=int, default=40_000, help="number of words (default 40,000)")
+    parser.add_argument("--lines", type=int, default=2_000, help="lines of running text (default 2,000)")
     parser.add_argument("--repeats", type=int, default=1, help="repetitions, best reported (default 1)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per side and repetition (default 900)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     parser.add_argument("--worker", choices=("ours", "ref"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(run_worker(args.worker, args.only[0], args.words)))
+        print(json.dumps(run_worker(args.worker, args.only[0], args.words, args.lines)))
         return 0
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -317,12 +372,11 @@ def main(argv=None) -> int:
         reps = {"ours": [], "ref": []}
         for r in range(args.repeats):
             for side in ("ref", "ours") if r % 2 else ("ours", "ref"):
-                reps[side].append(spawn(side, entry["name"], n, args.timeout))
+                reps[side].append(spawn(side, entry["name"], n, args.lines, args.timeout))
         ours, ref = best(reps["ours"]), best(reps["ref"])
-        differ = (
-            sum(a != b for a, b in zip(ours["lengths"], ref["lengths"], strict=True))
-            if "lengths" in ours and "lengths" in ref
-            else None
+        differ, text_differ = (
+            sum(a != b for a, b in zip(ours[key], ref[key], strict=True)) if key in ours and key in ref else None
+            for key in ("lengths", "text_lengths")
         )
         results.append(
             {
@@ -332,18 +386,20 @@ def main(argv=None) -> int:
                 "ours": ours,
                 "ref": ref,
                 "count_differs": differ,
+                "text_count_differs": text_differ,
                 "repetitions": reps,
             }
         )
         print(f"# {entry['name']}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print()
-    report(results, n)
+    report(results, n, len(read_lines(args.lines)))
     note = load_note()
     if note:
         print(note)
     for r in results:  # keep the JSON small: token counts only as the number of differing words
         for rep in (r["ours"], r["ref"], *r["repetitions"]["ours"], *r["repetitions"]["ref"]):
             rep.pop("lengths", None)
+            rep.pop("text_lengths", None)
     write_json(
         args.json,
         {

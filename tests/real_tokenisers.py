@@ -135,6 +135,7 @@ RUNNING_TEXTS: list[str] = [
     "\u3000ideographic space, em\u2003space and the end of a line\u2028",
     "mixed scripts: hello世界мир🌍 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𓀀 \ue000",
     "repeated punctuation ,,,,,;;;;;::::: and dashes – — ‒",
+    "markup <p>a</p> <b> </b>\n<div> </div> <br> <i>x</i> > </span>",
 ]
 
 _ODD_WORDS = [

@@ -9,8 +9,9 @@ at that type's rank, leftmost first.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 
 from core.errors import InputError
@@ -21,60 +22,46 @@ Rank = int | float
 MAX_MERGES = 2_000_000
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class Merge:
+class Merge(namedtuple("_MergeFields", "rank parts result is_tuple")):
     """A merge (rank, (p_1, ..., p_n)) -> p_1 ... p_n; a *tuple merge* when n > 2 (§3.2).
 
     ``shared`` (loaders of large files): a table of strings whose equal entries the parts and the
     result become (added when absent), so a file's merges hold one copy of each token instead of
-    one per mention. Slots, not a ``__dict__``: a real tokeniser has up to half a million merges.
+    one per mention.
+
+    A named tuple (rank, parts, result, is_tuple), immutable: a real tokeniser has up to half a
+    million merges, and a tuple is built, hashed and compared in C (:func:`binary_merges` makes
+    a file's merges without a Python call each). ``result`` and ``is_tuple`` follow from
+    ``parts``, so two merges are equal exactly when their ranks and parts are.
     """
 
-    rank: Rank
-    parts: tuple[str, ...]
-    # Derived once: read millions of times on hot paths (tracing, blame, engine tables).
-    result: str = field(init=False, repr=False, compare=False)
-    is_tuple: bool = field(init=False, repr=False, compare=False)
-    _hash: int = field(init=False, repr=False, compare=False)  # set on first use
+    __slots__ = ()
 
-    def __init__(self, rank: Rank, parts: tuple[str, ...], shared: dict[str, str] | None = None) -> None:
+    def __new__(cls, rank: Rank, parts: tuple[str, ...], shared: dict[str, str] | None = None) -> Merge:
         result = "".join(parts)
         if shared is not None:
             keep = shared.setdefault
             parts = tuple(map(keep, parts, parts))
             result = keep(result, result)
-        _set_rank(self, rank)
-        _set_parts(self, parts)
-        _set_result(self, result)
-        _set_is_tuple(self, len(parts) > 2)
-
-    def __hash__(self) -> int:
-        # Merges are dictionary keys on hot paths (blame, indexes); hash the fields once.
-        try:
-            return self._hash
-        except AttributeError:
-            value = hash((self.rank, self.parts))
-            object.__setattr__(self, "_hash", value)
-            return value
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        return isinstance(other, Merge) and self.rank == other.rank and self.parts == other.parts
+        return _new_tuple(cls, (rank, parts, result, len(parts) > 2))
 
     def __reduce__(self):
-        # The cached hash depends on the process's string-hash seed: never pickle it.
         return (Merge, (self.rank, self.parts))
+
+    def __repr__(self) -> str:
+        return f"Merge(rank={self.rank!r}, parts={self.parts!r})"
 
     def __str__(self) -> str:
         return " ".join(self.parts)
 
 
-# The slots' own setters: a frozen class refuses ``self.x = ...``, and these are quicker than
-# ``object.__setattr__`` (a tokeniser file makes hundreds of thousands of merges).
-_set_rank, _set_parts, _set_result, _set_is_tuple = (
-    getattr(Merge, name).__set__ for name in ("rank", "parts", "result", "is_tuple")
-)
+_new_tuple = tuple.__new__
+
+
+def binary_merges(ranks: Iterable[Rank], pairs: Iterable[tuple[str, str]], results: Iterable[str]) -> list[Merge]:
+    """Binary merges from parallel ranks, pairs and results (each result the pair joined, as the
+    caller guarantees), built in C: loading a file's hundreds of thousands of merges."""
+    return list(map(_new_tuple, repeat(Merge), zip(ranks, pairs, results, repeat(False))))
 
 
 def check_merge_count(count: int, source: str | None = None, line: int | None = None) -> None:
@@ -94,11 +81,12 @@ def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str])
     concatenation is a token, ranked by that token. InputError beyond :data:`MAX_MERGES`.
 
     The merges hold the strings of ``parts`` (one copy of each token, see :class:`Merge`) and are
-    made without :meth:`Merge.__init__`'s joining: each result is the token split."""
+    made without joining each pair again: each result is the token split."""
     shared = dict(zip(parts, parts, strict=True))
     canonical = shared.get
-    merges: list[Merge] = []
-    add, new = merges.append, Merge.__new__
+    ranks: list[Rank] = []
+    pairs: list[tuple[str, str]] = []
+    results: list[str] = []
     for token, rank in ranked:
         result = canonical(token, token)
         for k in range(1, len(token)):
@@ -106,13 +94,11 @@ def merges_of_splits(ranked: Iterable[tuple[str, Rank]], parts: Collection[str])
             if left is not None:
                 right = canonical(token[k:])
                 if right is not None:
-                    merge = new(Merge)
-                    _set_rank(merge, rank)
-                    _set_parts(merge, (left, right))
-                    _set_result(merge, result)
-                    _set_is_tuple(merge, False)
-                    add(merge)
-        if len(merges) > MAX_MERGES:
-            check_merge_count(len(merges))
+                    ranks.append(rank)
+                    pairs.append((left, right))
+                    results.append(result)
+        if len(pairs) > MAX_MERGES:
+            check_merge_count(len(pairs))
+    merges = binary_merges(ranks, pairs, results)
     merges.sort(key=attrgetter("rank"))  # a no-op pass when the tokens came in rank order
     return merges

@@ -20,18 +20,23 @@ every character boundary, the merge that removed it (the basis of blame, [knocko
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from heapq import heapify, heappop, heappush
-from operator import attrgetter
+from itertools import chain, islice, pairwise, repeat
+from operator import attrgetter, lt
 from typing import cast
 
 from core.bpe.merges import Merge, Rank
 from core.bpe.unknowns import UnknownPolicy
 
 _NONE = 1 << 62  # "no candidate" in the per-position candidate list
+#: word-start marks :meth:`SegmentationEngine.segment` may cut a pretoken before
+_WORD_MARKS = ("\u2581", " ")
+_SEPARATOR = "\uffff"  # a Unicode noncharacter: no real type holds it
 CACHE_LIMIT = 1_000_000
 #: symbols beyond which binary segmentation uses a heap: the list scan costs n² (a 1 MB line of
 #: one pretoken would take hours)
@@ -107,6 +112,23 @@ class SegmentationTrace:
         }
 
 
+def _priorities(ranks: tuple[Rank, ...]) -> tuple[Sequence[int], bool]:
+    """Each merge's priority, and whether some merges share a rank. A priority is the index of
+    the first merge of its rank, so comparing priorities compares ranks and merges sharing a rank
+    tie (the leftmost occurrence wins). When every rank differs (checked at C speed): ``ranks``
+    itself if it is exactly 0, 1, 2, ... as ints (the merges' own int objects serve, no second int
+    per merge), else a range."""
+    if all(map(lt, ranks, islice(ranks, 1, None))):
+        if ranks == tuple(range(len(ranks))) and set(map(type, ranks)) <= {int}:
+            return cast("tuple[int, ...]", ranks), False
+        return range(len(ranks)), False
+    first_of_rank = list(range(len(ranks)))
+    for i in range(1, len(first_of_rank)):
+        if ranks[i] == ranks[i - 1]:
+            first_of_rank[i] = first_of_rank[i - 1]
+    return first_of_rank, True
+
+
 class SegmentationEngine:
     """Merge tables compiled for fast segmentation, plus a per-pretoken cache.
 
@@ -129,26 +151,17 @@ class SegmentationEngine:
     ):
         self.merges: Sequence[Merge] = tuple(sorted(merges, key=attrgetter("rank")))
         self.ranks: tuple[Rank, ...] = tuple(map(attrgetter("rank"), self.merges))
-        # A merge's priority is the index of the first merge of its rank, so comparing priorities
-        # compares ranks, and merges sharing a rank tie (the leftmost occurrence wins).
-        first_of_rank = list(range(len(self.merges)))
-        for i in range(1, len(first_of_rank)):
-            if self.ranks[i] == self.ranks[i - 1]:
-                first_of_rank[i] = first_of_rank[i - 1]
-        self.shared_ranks = first_of_rank != list(range(len(first_of_rank)))
-        priorities: Sequence[int] = first_of_rank
-        if self.ranks == tuple(first_of_rank) and set(map(type, self.ranks)) <= {int}:
-            # the ranks are exactly 0, 1, 2, ... as ints (checked just above): the merges' own int
-            # objects serve as priorities, no second int per merge
-            priorities = cast("tuple[int, ...]", self.ranks)
+        priorities, self.shared_ranks = _priorities(self.ranks)
         #: binary merge parts -> priority
-        self.pair_index: dict[tuple[str, ...], int] = {
-            m.parts: p for m, p in zip(self.merges, priorities, strict=True) if not m.is_tuple
-        }
+        self.pair_index: dict[tuple[str, ...], int] = dict(
+            zip(map(attrgetter("parts"), self.merges), priorities, strict=True)
+        )
         tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-        for merge, priority in zip(self.merges, priorities, strict=True):
-            if merge.is_tuple:
-                tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
+        if any(map(attrgetter("is_tuple"), self.merges)):
+            for merge, priority in zip(self.merges, priorities, strict=True):
+                if merge.is_tuple:
+                    del self.pair_index[merge.parts]
+                    tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
         self.tuple_index: Mapping[str, Sequence[tuple[int, tuple[str, ...]]]] = {
             first: tuple(entries) for first, entries in tuple_index.items()
         }
@@ -166,6 +179,8 @@ class SegmentationEngine:
         self.unknown = unknown if unknown is not None and not unknown.is_default and known is not None else None
         self._cache: dict[str, tuple[str, ...]] = {}
         self._inner: dict[str, tuple[Merge | None, ...]] = {}
+        #: compiled with the tables (Gemma 3: 30 ms), not on the first long pretoken
+        self._word_pieces = self._find_word_pieces()
 
     @cached_property
     def _merge_of(self) -> dict[str, Merge] | None:
@@ -207,10 +222,55 @@ class SegmentationEngine:
     def segment(self, pretoken: str) -> tuple[str, ...]:
         cached = self._cache.get(pretoken)
         if cached is None:
+            word_pieces = self._word_pieces
+            if word_pieces is not None and pretoken.find(word_pieces[0], 1) > 0:
+                pieces = word_pieces[1](pretoken)
+                if len(pieces) > 1:  # segmented and cached piece by piece; the whole is left uncached
+                    return tuple(chain.from_iterable(map(self.segment, pieces)))
             if len(self._cache) >= CACHE_LIMIT:
                 self._cache.clear()
             cached = self._cache[pretoken] = self.segment_uncached(pretoken)
         return cached
+
+    def _find_word_pieces(self) -> tuple[str, Callable[[str], list[str]]] | None:
+        """(mark, cut): a word-start mark (SentencePiece's ``▁``, or a space) and a function that
+        cuts a pretoken before every mark whose preceding character no type holds in front of
+        it (nor the mark itself). No merge can join the symbols on either side of such a place
+        (the joined symbol would hold that pair, so it would be no type), so BPE on a pretoken is
+        BPE on those pieces, each on its own: :meth:`segment` segments a tokeniser without a
+        pre-tokeniser (Gemma 3: a line is one pretoken) word by word, cached. None where something
+        else joins symbols or acts on the whole pretoken (``ignore_merges``, atoms, an end-of-word
+        suffix, tuple merges, dropping unknown characters) or where no mark is a type."""
+        unknown = self.unknown
+        if (
+            self.ignore_merges_vocab is not None
+            or self._atoms
+            or self.suffix
+            or self.tuple_index
+            or (unknown is not None and unknown.drop_unknown and unknown.unk_token is None)
+        ):
+            return None
+        results = list(map(attrgetter("result"), self.merges))
+        joined = _SEPARATOR.join(results)  # one pass at C speed instead of one per type
+        if joined.count(_SEPARATOR) != len(results) - 1:
+            return None  # a type holds the separator (no real one does)
+        for mark in _WORD_MARKS:
+            if mark in self.known:
+                # the character before each mark inside a type (the pattern starts with the mark,
+                # which the search finds at C speed; lookbehind only there)
+                inside = re.finditer(f"{mark}(?<=[^{_SEPARATOR}{mark}]{mark})", joined)
+                before = {joined[found.start() - 1] for found in inside}
+                kept = re.escape("".join(sorted(before)))
+                return mark, re.compile(f"(?<=[^{mark}{kept}])(?={mark})").split
+        return None
+        results = list(map(attrgetter("result"), self.merges))
+        joined = _SEPARATOR.join(results)  # one regex search instead of one per type
+        one_text = joined.count(_SEPARATOR) == len(results) - 1  # no type holds the separator
+        for mark in _WORD_MARKS:
+            inside = re.compile(f"[^{_SEPARATOR}{mark}]{mark}")
+            if mark in self.known and not (inside.search(joined) if one_text else any(map(inside.search, results))):
+                return mark
+        return None
 
     def segment_uncached(self, pretoken: str) -> tuple[str, ...]:
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab:
@@ -361,7 +421,7 @@ class SegmentationEngine:
             return
         pair_index = self.pair_index
         get = pair_index.get
-        cands = [get((symbols[i], symbols[i + 1]), _NONE) for i in range(len(symbols) - 1)]
+        cands = list(map(get, pairwise(symbols), repeat(_NONE)))
         while cands:
             best = min(cands)
             if best == _NONE:

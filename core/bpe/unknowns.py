@@ -49,10 +49,10 @@ class UnknownPolicy:
     def is_default(self) -> bool:
         return self == UnknownPolicy()
 
-    def drop(self, symbols: list[str], known: Container[str]) -> list[str]:
+    def drop(self, symbols: list[str], known: frozenset[str]) -> list[str]:
         """The symbols to merge: without an unk token, unknown ones that no byte fallback covers
         are removed when the policy drops them."""
-        if not self.drop_unknown or self.unk_token is not None or all(s in known for s in symbols):
+        if not self.drop_unknown or self.unk_token is not None or known.issuperset(symbols):
             return symbols
         return [s for s in symbols if s in known or (self.byte_fallback and self._bytes_known(s, known))]
 
@@ -60,9 +60,9 @@ class UnknownPolicy:
     def _bytes_known(symbol: str, known: Container[str]) -> bool:
         return all(byte_token(b) in known for b in symbol.encode("utf-8", "surrogatepass"))
 
-    def replace(self, tokens: tuple[str, ...], known: Container[str]) -> tuple[str, ...]:
+    def replace(self, tokens: tuple[str, ...], known: frozenset[str]) -> tuple[str, ...]:
         """``tokens`` with every unknown one replaced by its byte tokens or the unk token."""
-        if all(t in known for t in tokens):
+        if known.issuperset(tokens):
             return tokens
         out: list[str] = []
         unk = self.unk_token or ""  # written only while an unk is pending, which needs an unk token

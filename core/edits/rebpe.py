@@ -289,6 +289,7 @@ class RepairEngine(SegmentationEngine):
         self._tuple_lists = {first: list(entries) for first, entries in self.tuple_index.items()}
         self._result_set = set(self._tuple_results)
         self.merges, self.tuple_index, self._tuple_results = self._merge_list, self._tuple_lists, self._result_set
+        self._word_pieces = None  # its merges change: no cutting a pretoken into words
 
     def replace_merge(self, old: Merge, new: Merge) -> None:
         """In place: swap ``old`` for ``new`` at the same rank. Merges sharing a rank keep sharing

@@ -20,11 +20,12 @@ tokens and unreachable leftovers included). A special added token (``<s>``, Llam
 
 from __future__ import annotations
 
-from itertools import chain, repeat
-from operator import itemgetter
-from typing import Any
+from collections.abc import Callable
+from itertools import chain
+from operator import attrgetter, itemgetter, methodcaller
+from typing import Any, cast
 
-from core.bpe.merges import Merge, check_merge_count
+from core.bpe.merges import Merge, binary_merges, check_merge_count
 from core.bpe.model import BTETokeniser
 from core.bpe.unknowns import UnknownPolicy
 from core.errors import InputError, ensure, excerpt
@@ -89,11 +90,12 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
         drop_unknown=True,
         defer_unk=True,
     )
-    results = {m.result for m in merges}
+    results = set(map(attrgetter("result"), merges))
     specials = [t["content"] for t in added]
-    parts = {part for m in merges for part in m.parts}
+    parts = set(chain.from_iterable(map(attrgetter("parts"), merges)))
     outside = {t["content"] for t in added if t.get("special")} - parts  # special tokens no merge uses
-    alphabet = sorted((t for t in vocab if t not in results and t not in outside), key=vocab.__getitem__)
+    unformed = vocab.keys() - results - outside
+    alphabet = sorted(filter(unformed.__contains__, vocab), key=vocab.__getitem__)
     ids = dict(vocab)
     for token in added:
         ids.setdefault(token["content"], token.get("id") if isinstance(token.get("id"), int) else len(ids))
@@ -136,9 +138,10 @@ def _carried_fields(obj: dict[str, Any]) -> dict[str, Any]:
 def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
     ensure(isinstance(raw_merges, list), f"model.merges must be a list, found {type(raw_merges).__name__}", source)
     check_merge_count(len(raw_merges), source)
-    if all(type(raw) is str for raw in raw_merges):
-        pairs = [tuple(raw.split(" ")) for raw in raw_merges]
-    elif all(type(raw) is list for raw in raw_merges):
+    kinds = set(map(type, raw_merges))
+    if kinds <= {str}:
+        pairs = list(map(tuple, map(methodcaller("split", " "), raw_merges)))
+    elif kinds == {list}:
         pairs = list(map(tuple, raw_merges))
     else:
         pairs = None
@@ -148,12 +151,15 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         pairs is not None
         and set(map(len, pairs)) <= {2}
         and set(map(type, chain.from_iterable(pairs))) <= {str}
-        and vocab.keys() >= set(map(itemgetter(0), pairs)) | set(map(itemgetter(1), pairs))
-        and vocab.keys() >= set(map("".join, pairs))
         and "" not in vocab
     ):
         # the merges' strings become the vocabulary's (core.bpe.merges.Merge: one copy of each token)
-        return list(map(Merge, range(len(pairs)), pairs, repeat(dict(zip(vocab, vocab, strict=True)))))
+        canonical = cast("Callable[[str], str]", dict(zip(vocab, vocab, strict=True)).get)  # None: checked below
+        lefts = list(map(canonical, map(itemgetter(0), pairs)))
+        rights = list(map(canonical, map(itemgetter(1), pairs)))
+        results = list(map(canonical, map("".join, pairs)))
+        if all(lefts) and all(rights) and all(results):  # "" is no token, so only a missing one is falsy
+            return binary_merges(range(len(pairs)), zip(lefts, rights, strict=True), results)
     merges = []
     for i, raw in enumerate(raw_merges):
         if isinstance(raw, str):

@@ -233,7 +233,10 @@ def _text(value, newline: str, step: str) -> str:
             raise _NotPlain
         inner = newline + step
         items = [
-            _quoted(k) + ": " + (_quoted(v) if type(v) is str else _text(v, inner, step)) for k, v in value.items()
+            _quoted(k)
+            + ": "
+            + (_quoted(v) if type(v) is str else int.__repr__(v) if type(v) is int else _text(v, inner, step))
+            for k, v in value.items()
         ]
         return "{" + inner + ("," + inner).join(items) + newline + "}"
     if isinstance(value, str):
