@@ -250,27 +250,18 @@ class SegmentationEngine:
             or (unknown is not None and unknown.drop_unknown and unknown.unk_token is None)
         ):
             return None
+        mark = next((mark for mark in _WORD_MARKS if mark in self.known), None)
+        if mark is None:
+            return None
         results = list(map(attrgetter("result"), self.merges))
         joined = _SEPARATOR.join(results)  # one pass at C speed instead of one per type
         if joined.count(_SEPARATOR) != len(results) - 1:
             return None  # a type holds the separator (no real one does)
-        for mark in _WORD_MARKS:
-            if mark in self.known:
-                # the character before each mark inside a type (the pattern starts with the mark,
-                # which the search finds at C speed; lookbehind only there)
-                inside = re.finditer(f"{mark}(?<=[^{_SEPARATOR}{mark}]{mark})", joined)
-                before = {joined[found.start() - 1] for found in inside}
-                kept = re.escape("".join(sorted(before)))
-                return mark, re.compile(f"(?<=[^{mark}{kept}])(?={mark})").split
-        return None
-        results = list(map(attrgetter("result"), self.merges))
-        joined = _SEPARATOR.join(results)  # one regex search instead of one per type
-        one_text = joined.count(_SEPARATOR) == len(results) - 1  # no type holds the separator
-        for mark in _WORD_MARKS:
-            inside = re.compile(f"[^{_SEPARATOR}{mark}]{mark}")
-            if mark in self.known and not (inside.search(joined) if one_text else any(map(inside.search, results))):
-                return mark
-        return None
+        # the character before each mark inside a type (the pattern starts with the mark, which
+        # the search finds at C speed; the lookbehind runs only there)
+        inside = re.finditer(f"{mark}(?<=[^{_SEPARATOR}{mark}]{mark})", joined)
+        kept = re.escape("".join(sorted({joined[found.start() - 1] for found in inside})))
+        return mark, re.compile(f"(?<=[^{mark}{kept}])(?={mark})").split
 
     def segment_uncached(self, pretoken: str) -> tuple[str, ...]:
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab:
@@ -364,7 +355,8 @@ class SegmentationEngine:
         if self.ignore_merges_vocab is not None and pretoken in self.ignore_merges_vocab and len(pretoken) > 1:
             return (pretoken,), (None,) * (len(pretoken) - 1)
         merge_of = self._merge_of
-        if merge_of is not None and self.unknown is None and not self.suffix:
+        # an unknown policy acts only on characters that are no type; here it would do nothing
+        if merge_of is not None and not self.suffix and (self.unknown is None or self.known.issuperset(pretoken)):
             tokens = self.segment(pretoken)
             boundary: list[Merge | None] = list(self._inner_boundaries(tokens[0], merge_of))
             for token in tokens[1:]:
@@ -419,21 +411,21 @@ class SegmentationEngine:
         if len(symbols) > LONG_PRETOKEN:
             self._run_binary_long(symbols)
             return
-        pair_index = self.pair_index
-        get = pair_index.get
-        cands = list(map(get, pairwise(symbols), repeat(_NONE)))
-        while cands:
+        get, none = self.pair_index.get, _NONE
+        cands = list(map(get, pairwise(symbols), repeat(none)))
+        n = len(cands)
+        while n:
             best = min(cands)
-            if best == _NONE:
+            if best == none:
                 return
             i = cands.index(best)
-            symbols[i] = symbols[i] + symbols[i + 1]
-            del symbols[i + 1]
+            merged = symbols[i] = symbols[i] + symbols.pop(i + 1)
             del cands[i]
-            if i < len(cands):
-                cands[i] = get((symbols[i], symbols[i + 1]), _NONE)
-            if i > 0:
-                cands[i - 1] = get((symbols[i - 1], symbols[i]), _NONE)
+            n -= 1
+            if i < n:
+                cands[i] = get((merged, symbols[i + 1]), none)
+            if i:
+                cands[i - 1] = get((symbols[i - 1], merged), none)
 
     def _run_binary_long(self, symbols: list[str]) -> None:
         """``_run_binary`` for long pretokens in O(n log n), as HF's ``Word::merge_all``: a heap

@@ -90,11 +90,12 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
         drop_unknown=True,
         defer_unk=True,
     )
-    results = set(map(attrgetter("result"), merges))
     specials = [t["content"] for t in added]
-    parts = set(chain.from_iterable(map(attrgetter("parts"), merges)))
-    outside = {t["content"] for t in added if t.get("special")} - parts  # special tokens no merge uses
-    unformed = vocab.keys() - results - outside
+    special = {t["content"] for t in added if t.get("special")}
+    # special tokens no merge uses (read off the parts without building their set: a million)
+    used = special.intersection(chain.from_iterable(map(attrgetter("parts"), merges))) if special else set()
+    outside = special - used
+    unformed = vocab.keys() - set(map(attrgetter("result"), merges)) - outside
     alphabet = sorted(filter(unformed.__contains__, vocab), key=vocab.__getitem__)
     ids = dict(vocab)
     for token in added:
@@ -147,19 +148,18 @@ def _merges(raw_merges, vocab: dict[str, int], source: str) -> list[Merge]:
         pairs = None
     # checked with set operations first (a real file has hundreds of thousands of merges); the
     # slow loop below only runs to name the culprit
-    if (
-        pairs is not None
-        and set(map(len, pairs)) <= {2}
-        and set(map(type, chain.from_iterable(pairs))) <= {str}
-        and "" not in vocab
-    ):
+    if pairs is not None and set(map(len, pairs)) <= {2} and "" not in vocab:
         # the merges' strings become the vocabulary's (core.bpe.merges.Merge: one copy of each token)
         canonical = cast("Callable[[str], str]", dict(zip(vocab, vocab, strict=True)).get)  # None: checked below
-        lefts = list(map(canonical, map(itemgetter(0), pairs)))
-        rights = list(map(canonical, map(itemgetter(1), pairs)))
-        results = list(map(canonical, map("".join, pairs)))
-        if all(lefts) and all(rights) and all(results):  # "" is no token, so only a missing one is falsy
-            return binary_merges(range(len(pairs)), zip(lefts, rights, strict=True), results)
+        try:
+            lefts = list(map(canonical, map(itemgetter(0), pairs)))
+            rights = list(map(canonical, map(itemgetter(1), pairs)))
+            results = list(map(canonical, map("".join, pairs)))
+        except TypeError:  # a part that is no string: the loop below names it
+            pass
+        else:
+            if all(lefts) and all(rights) and all(results):  # "" is no token, so only a missing one is falsy
+                return binary_merges(range(len(pairs)), zip(lefts, rights, strict=True), results)
     merges = []
     for i, raw in enumerate(raw_merges):
         if isinstance(raw, str):

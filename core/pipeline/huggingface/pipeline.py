@@ -15,6 +15,7 @@ inserted (Prepend, Metaspace / ByteLevel prefixes).
 from __future__ import annotations
 
 import copy
+import marshal
 from typing import Any
 
 from core.pipeline.base import Pretoken, Pretokeniser
@@ -31,6 +32,16 @@ from core.pipeline.visible import escape_controls
 _FIELDS = ("normalizer", "pre_tokenizer", "added_tokens", "decoder")
 
 
+def json_copy(value):
+    """A deep copy of a JSON value, at C speed (``marshal`` knows dicts, lists, strings and
+    numbers; Gemma 3's 6,000 added tokens: 110 ms with ``copy.deepcopy``, a few ms this way);
+    anything else through ``copy.deepcopy``."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
+
+
 class HFPipeline(Pretokeniser):
     """Normalizer + added tokens + pre-tokenizer (+ decoder) of an HF tokenizer.json."""
 
@@ -44,10 +55,10 @@ class HFPipeline(Pretokeniser):
         added_tokens: list | None = None,
         decoder: dict | None = None,
     ):
-        self.normalizer_json = copy.deepcopy(normalizer)
-        self.pre_tokenizer_json = copy.deepcopy(pre_tokenizer)
-        self.added_tokens_json = copy.deepcopy(added_tokens) if added_tokens is not None else []
-        self.decoder_json = copy.deepcopy(decoder)
+        self.normalizer_json = json_copy(normalizer)
+        self.pre_tokenizer_json = json_copy(pre_tokenizer)
+        self.added_tokens_json = json_copy(added_tokens) if added_tokens is not None else []
+        self.decoder_json = json_copy(decoder)
         self._normalizer = normalizer_from_json(normalizer)
         self._pre = pre_tokenizer_from_json(pre_tokenizer)
         self._decoder = decoder_from_json(decoder)
@@ -169,10 +180,10 @@ class HFPipeline(Pretokeniser):
     def to_spec(self) -> dict:
         return {
             "kind": self.kind,
-            "normalizer": copy.deepcopy(self.normalizer_json),
-            "pre_tokenizer": copy.deepcopy(self.pre_tokenizer_json),
-            "added_tokens": copy.deepcopy(self.added_tokens_json),
-            "decoder": copy.deepcopy(self.decoder_json),
+            "normalizer": json_copy(self.normalizer_json),
+            "pre_tokenizer": json_copy(self.pre_tokenizer_json),
+            "added_tokens": json_copy(self.added_tokens_json),
+            "decoder": json_copy(self.decoder_json),
         }
 
     @classmethod

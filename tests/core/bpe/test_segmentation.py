@@ -190,6 +190,24 @@ def test_tuple_bte_equals_the_literal_definition(merges, word):
     assert tok.engine.boundary_trace(word) == (expected, tok.trace_pretoken(word).boundary_merges)
 
 
+def test_boundary_trace_with_an_unknown_policy_equals_the_full_trace(dutch40k):
+    """A loaded tokenizer.json has an unknown policy; on a pretoken of known characters it does
+    nothing, so the boundaries are read off the tokens' merges (the light path) and equal the
+    full trace's; a pretoken with an unknown character is traced in full."""
+    from core.formats.corpora import load_word_counts
+    from core.formats.samples import SAMPLE_DIR
+
+    engine = dutch40k.engine
+    assert engine.unknown is not None and engine._merge_of is not None
+    words = ["Ġ" + w for w in list(load_word_counts(SAMPLE_DIR / "counts" / "nl_wordfreq.tsv"))[:3000]]
+    for pretoken in [*words, "Ġbruidsjurk", "ĠgidsenĠ"]:
+        trace = engine.trace(pretoken)
+        assert engine.boundary_trace(pretoken) == (trace.tokens, trace.boundary_merges), pretoken
+    unknown = "Ġa\u4e00b"  # a character no type holds
+    assert not engine.known.issuperset(unknown)
+    assert engine.boundary_trace(unknown)[1] == engine.trace(unknown).boundary_merges
+
+
 @pytest.mark.slow
 def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, monkeypatch):
     """Beyond LONG_PRETOKEN symbols binary segmentation uses a heap (a 1 MB pretoken would take
