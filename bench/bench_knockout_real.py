@@ -18,8 +18,8 @@ What it measures
     F1 of split positions (``core.references.evaluation.evaluate_morphology``) on the same reference, before
     and after.
 
-    Targets (printed, never asserted): Llama 3 / GPT-2 time at most 4x for knockout and for ReBPE;
-    peak memory under 1.5 GB.
+    Targets (printed, never asserted): Llama 3 / GPT-2 time at most 3x for knockout (issue 33)
+    and 4x for ReBPE; peak memory under 1.5 GB.
 
 How to run (from the repository root; about 1-2 minutes)
     python bench/bench_knockout_real.py ../shared/data/morphynet_eng.deriv.wf.segs.tsv
@@ -44,7 +44,7 @@ from bench._common import ROOT, load_note, print_table, write_json
 REAL = Path.home() / ".cache" / "structured-tokenisers" / "real"
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "data" / "morphynet_eng.deriv.wf.segs.tsv"
 DEFAULT_TOKENISERS = {"llama3": REAL / "llama3" / "tokenizer.json", "gpt2": REAL / "gpt2" / "merges.txt"}
-TARGET_RATIO, TARGET_MB = 4.0, 1536
+TARGET_RATIOS, TARGET_MB = {"knockout": 3.0, "rebpe": 4.0}, 1536
 
 
 def child(mode: str, tokeniser_path: str, reference_path: str) -> dict:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{r['types']:,}",
                     f"{r['merges']:,}",
                     f"{r['seconds']:.2f}",
-                    "" if name == baseline else f"{ratio:.2f}x (target <= {TARGET_RATIO:.0f}x)",
+                    "" if name == baseline else f"{ratio:.2f}x (target <= {TARGET_RATIOS[mode]:.0f}x)",
                     f"{r['peak_mb']:.0f}" + ("" if r["peak_mb"] < TARGET_MB else " (over 1.5 GB)"),
                     f"{r['f1_before']:.4f}",
                     f"{r['f1_after']:.4f}",

@@ -34,7 +34,7 @@ What it measures
     A tokeniser that our loader cannot read (yet) shows ``not loaded: <message>``; a reference
     library that is not installed (tiktoken is not in requirements-dev.txt) shows
     ``no reference: <message>``. Figures are the best of ``--repeats`` repetitions (default 1: the
-    largest files take a while to load); no target is asserted.
+    largest files take a while to load); the targets are printed, never asserted.
 
 How to run (from the repository root, after ``python scripts/fetch_real_tokenisers.py``)
     python bench/bench_real_tokenisers.py                       # every cached tokeniser, about 70 s
