@@ -57,6 +57,18 @@ class Metaspace(NormalisedPretokeniser):
         cuts = [0] + [i for i in range(1, len(chars)) if chars[i] == r] + [len(chars)]
         return [Pretoken("".join(chars[a:b]), tuple(sources[a:b])) for a, b in pairwise(cuts)]
 
+    def pretokenise(self, text: str) -> list[str]:
+        """As :meth:`pretokenise_with_sources`, without the sources (a word at a time: the fast
+        path of a pipeline such as Gemma 3's)."""
+        if self.split:
+            return super().pretokenise(text)
+        text = self.normalise(check_text(text))
+        if not text:
+            return []
+        r = self.replacement
+        text = text.replace(" ", r)
+        return [text if self.prepend_scheme == "never" or text[0] == r else r + text]
+
     def decode(self, tokens: list[str]) -> str:
         """HF Metaspace decoder: markers become spaces; unless the scheme is "never", a marker
         at the start of the first token is dropped."""

@@ -15,7 +15,13 @@ pre-tokenisers. :func:`simple_equivalent` finds these layouts:
 * ``[Split, ByteLevel(add_prefix_space=false, use_regex=false)]`` -> ``RegexSplit(...,
   byte_level=True)`` (the GPT-4 / Llama-3 layout);
 
-each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those. A
+each after a normalizer of null, NFC, NFD, NFKC, NFKD, Lowercase, or a Sequence of those; and
+
+* normalizer ``Replace`` of the string " " by one character R, then ``Split`` on the string " "
+  without ``invert`` (Gemma 3's layout: no space is left to split on, so the whole normalised text
+  is one pretoken) -> ``Metaspace(R, prepend_scheme="never", split=False)``.
+
+A
 ``Split`` regex is probed on a short text first (for empty matches): with the time limit of a
 custom pattern, so that a pattern slow on the probe just has no fast path.
 """
@@ -46,6 +52,8 @@ def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | Non
     """One of our own pre-tokenisers that does exactly what ``normalizer`` + ``pre_tokenizer``
     do (the GPT-2 / GPT-4 / Metaspace layouts listed in the module docstring), or None. A pipeline
     uses it as a fast path for text in which no added token occurs."""
+    if _replaces_spaces_then_splits_on_them(normalizer_json, pre_tokenizer_json):
+        return Metaspace(replacement=normalizer_json["content"], prepend_scheme="never", split=False)
     try:
         steps = normaliser_from_hf(normalizer_json)
         if pre_tokenizer_json is None:
@@ -69,6 +77,23 @@ def simple_equivalent(normalizer_json, pre_tokenizer_json) -> Pretokeniser | Non
     except (InputError, TypeError, AttributeError):
         return None
     return None
+
+
+def _replaces_spaces_then_splits_on_them(normalizer_json, pre_tokenizer_json) -> bool:
+    """Gemma 3's layout: every space replaced by one other character, then a split on spaces
+    (none are left, whatever the split's behaviour)."""
+    return (
+        isinstance(normalizer_json, dict)
+        and normalizer_json.get("type") == "Replace"
+        and normalizer_json.get("pattern") == {"String": " "}
+        and isinstance(normalizer_json.get("content"), str)
+        and len(normalizer_json["content"]) == 1
+        and normalizer_json["content"] != " "
+        and isinstance(pre_tokenizer_json, dict)
+        and pre_tokenizer_json.get("type") == "Split"
+        and pre_tokenizer_json.get("pattern") == {"String": " "}
+        and pre_tokenizer_json.get("invert", False) is False
+    )
 
 
 def _flatten(obj: Any) -> list[dict]:

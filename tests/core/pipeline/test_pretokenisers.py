@@ -323,6 +323,7 @@ SAMPLES = [
     Metaspace(),
     Metaspace(prepend_scheme="first"),
     Metaspace(prepend_scheme="never", split=False),
+    Metaspace(split=False, normaliser=("nfkc",)),
     Metaspace(replacement="_", normaliser=("nfkc", "lowercase")),
     WhitespaceSplit(),
     WhitespaceSplit(normaliser=("nfd",)),
@@ -391,9 +392,33 @@ def test_simple_equivalents_of_known_layouts():
     assert simple_equivalent(None, {"type": "Whitespace"}) == RegexSplit("whitespace")
 
 
+@pytest.mark.parametrize("behavior", ["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"])
+def test_replacing_spaces_then_splitting_on_them_is_one_metaspace_pretoken(behavior):
+    """Gemma 3's layout: spaces become ▁, then a split on spaces, of which none are left."""
+    normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}
+    pre_tokenizer = {"type": "Split", "pattern": {"String": " "}, "behavior": behavior, "invert": False}
+    fast = simple_equivalent(normalizer, pre_tokenizer)
+    assert fast == Metaspace(prepend_scheme="never", split=False)
+    tok = hf_tokenizer(normalizer, pre_tokenizer)
+    for text in SENTENCES:
+        assert fast.pretokenise(text) == hf_split(tok.pre_tokenizer, tok.normalizer.normalize_str(text)), text
+
+
 @pytest.mark.parametrize(
     "normalizer, pre_tokenizer",
     [
+        (
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁▁"},
+            {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated", "invert": False},
+        ),
+        (
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            {"type": "Split", "pattern": {"String": "a"}, "behavior": "Isolated", "invert": False},
+        ),
+        (
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            {"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": True},
+        ),
         (None, {"type": "BertPreTokenizer"}),
         (None, None),
         ({"type": "Replace", "pattern": {"String": " "}, "content": "▁"}, {"type": "WhitespaceSplit"}),
