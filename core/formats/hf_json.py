@@ -93,7 +93,8 @@ def tokeniser_from_hf_json(obj: dict[str, Any], source: str = "<tokenizer.json>"
     specials = [t["content"] for t in added]
     special = {t["content"] for t in added if t.get("special")}
     # special tokens no merge uses (read off the parts without building their set: a million)
-    used = special.intersection(chain.from_iterable(map(attrgetter("parts"), merges))) if special else set()
+    in_vocab = special & vocab.keys()  # only a token of model.vocab can be a merge's part
+    used = in_vocab.intersection(chain.from_iterable(map(attrgetter("parts"), merges))) if in_vocab else set()
     outside = special - used
     unformed = vocab.keys() - set(map(attrgetter("result"), merges)) - outside
     alphabet = sorted(filter(unformed.__contains__, vocab), key=vocab.__getitem__)
