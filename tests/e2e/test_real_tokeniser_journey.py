@@ -46,9 +46,15 @@ def load_path(page: Page, app_url: str, path) -> str:
     page.goto(f"{app_url}/")
     wait_for_app(page)
     page.get_by_text("Upload a tokeniser, or name one on this machine").click()
-    page.locator(".st-key-ws_path input").fill(str(path))
-    page.locator(".st-key-ws_path input").press("Enter")
+    field = page.locator(".st-key-ws_path input")
+    field.fill(str(path))
+    field.press("Enter")
+    wait_for_app(page)  # the path's rerun is over: a click during it could race with it
+    expect(field).to_have_value(str(path))
     page.locator(".st-key-ws_path_load button").click()
+    wait_for_app(page)
+    errors = page.get_by_test_id("stAlertContentError").all_text_contents()
+    assert not errors, errors  # a refusal, named, rather than a wait for a chooser that never changes
     expect(page.locator(CHOOSER)).to_have_value(path_label(path), timeout=120_000)
     wait_for_app(page)
     link = tokeniser_param(page)
