@@ -7,7 +7,8 @@ also on disk by the content of their inputs (``ui.result_cache``), across server
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -24,7 +25,7 @@ from core.errors import InputError
 from core.references.evaluation import MorphScores
 from ui import result_cache
 from ui.rebpe_runs import cached_run, knockout_config
-from ui.sweeps import THRESHOLDS, compute_sweep, sweep_rows
+from ui.sweeps import THRESHOLDS, sweep_rows
 from ui.tokeniser_loading import sample_tokeniser
 from ui.workspace_choices import SAMPLE_TOKENISERS, is_session_choice
 from viz.escaping import md_escape
@@ -87,7 +88,8 @@ def traced(
 def stored_sweep(tokeniser, references, reference: TokenisedReference) -> list[dict]:
     """The threshold sweep (``ui.sweeps``), computed with a progress bar when it is not on disk."""
 
-    def compute() -> list[dict]:
+    @contextlib.contextmanager
+    def shown() -> Iterator[dict[str, Callable[[int, float], None]]]:
         progress = st.empty()
 
         def tell(i: int, t: float) -> None:
@@ -95,17 +97,18 @@ def stored_sweep(tokeniser, references, reference: TokenisedReference) -> list[d
                 i / len(THRESHOLDS), text=f"Knocking out at threshold {t:.2f} ({i + 1} of {len(THRESHOLDS)})…"
             )
 
-        rows = compute_sweep(reference, tell)
+        yield {"progress": tell}
         progress.empty()
-        return rows
 
-    return sweep_rows(tokeniser, references, compute)
+    return sweep_rows(tokeniser, references, reference, shown)
 
 
 def stored_stats(segmenter, text_digest: str, compute) -> cm.CorpusStats:
-    """Corpus statistics kept on disk by the content of the segmenter and the text."""
+    """Corpus statistics kept on disk by the content of the segmenter and the text (computed in a worker process)."""
     key = content_key("corpus-stats", tokeniser_digest(segmenter), text_digest)
-    return result_cache.through("corpus-stats", key, compute, cm.CorpusStats.to_json, cm.CorpusStats.from_json)
+    return result_cache.through_worker(
+        "corpus-stats", key, lambda send: compute(), cm.CorpusStats.to_json, cm.CorpusStats.from_json
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

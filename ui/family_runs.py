@@ -14,6 +14,7 @@ from core.errors import InputError
 from core.families import registry
 from core.families.base import TrainingRun
 from ui.rebpe_runs import LRUStore
+from ui.worker_process import Send, in_worker
 from ui.workspace import current
 
 
@@ -44,18 +45,24 @@ def _run_store() -> LRUStore:
 
 
 def trained(
-    algorithm: str, key: str, vocab_size: int, lines: list[str], progress=None, waiting=None
+    algorithm: str, key: str, vocab_size: int, lines: list[str], started: float, progress=None, waiting=None
 ) -> tuple[TrainingRun, float]:
     """(run, training seconds) of ``algorithm`` on ``lines`` (``key`` identifies them), computed
-    once per process, even when several sessions ask at once (``waiting(seconds)`` is called
-    while another session trains it). Not an ``st.cache_resource`` function: ``progress`` draws
-    live elements, which a cached function would have to replay on every hit."""
+    once per process in a worker process (``ui.worker_process``), even when several sessions ask at
+    once (``waiting(seconds)`` is called while another session trains it); the training stops with an
+    InputError ``EXPLORER_SECONDS`` after ``started`` (``time.monotonic``), and ``progress(done, total)``
+    hears of it meanwhile. Not an ``st.cache_resource`` function: ``progress`` draws live elements,
+    which a cached function would have to replay on every hit."""
+
+    def work(send: Send) -> tuple[TrainingRun, float]:
+        corpus = registry.training_corpus(algorithm, lines)
+        began = time.perf_counter()
+        deadline = Deadline(EXPLORER_SECONDS, lambda done, total: send("progress", done, total), started=started)
+        run = registry.train(algorithm, corpus, vocab_size, progress=deadline)
+        return run, time.perf_counter() - began
 
     def compute() -> tuple[TrainingRun, float]:
-        corpus = registry.training_corpus(algorithm, lines)
-        started = time.perf_counter()
-        run = registry.train(algorithm, corpus, vocab_size, progress=progress)
-        return run, time.perf_counter() - started
+        return in_worker(work, {"progress": progress or (lambda done, total: None)})
 
     return _run_store().get_or_compute((algorithm, key, vocab_size), compute, waiting)
 
@@ -90,9 +97,7 @@ def train_with_progress(
 
         bar.progress(i / len(algorithms), text=f"Training {algorithm} ({i + 1} of {len(algorithms)})…")
         try:
-            runs[algorithm] = trained(
-                algorithm, key, size, lines, Deadline(EXPLORER_SECONDS, progress, started=started), waiting
-            )
+            runs[algorithm] = trained(algorithm, key, size, lines, started, progress, waiting)
         except InputError as err:
             st.warning(f"{algorithm}: {err}")
     bar.empty()

@@ -15,10 +15,12 @@ sessions asking for the same run at once compute it once (:meth:`LRUStore.get_or
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -48,6 +50,7 @@ from core.edits.steps import StepReport
 from core.references.evaluation import MorphScores
 from core.references.files import ReferenceSet, parse_references
 from ui import result_cache
+from ui.worker_process import Send
 
 MAX_RUNS = 3  # a ReBPE run on the Dutch 40k keeps ~21 tokenisers: about 300 MB
 
@@ -91,6 +94,14 @@ def run_content_key(tokeniser: BTETokeniser, references: ReferenceSet, config: R
     return content_key("run", tokeniser_digest(tokeniser), references_digest(references.entries), repr(config))
 
 
+def run_codec(key: tuple, tokeniser: BTETokeniser) -> tuple[Callable, Callable]:
+    """(encode, decode) of a run on ``tokeniser`` as an archive body."""
+    return (
+        lambda run: run_to_json(tokeniser, run.parts()),
+        lambda obj: ComputedRun(key, tokeniser, *run_from_json(obj, tokeniser)),
+    )
+
+
 def stored_run(
     key: tuple,
     tokeniser: BTETokeniser,
@@ -101,16 +112,34 @@ def stored_run(
     """The run from the precomputed results or the disk cache, else ``compute()``'s (then kept on
     disk). Its final tokeniser is digested by how it was made (blocked-merge scans are keyed by it)."""
     content = run_content_key(tokeniser, references, config)
-    return marked(
-        result_cache.through(
-            "run",
-            content,
-            compute,
-            lambda run: run_to_json(tokeniser, run.parts()),
-            lambda obj: ComputedRun(key, tokeniser, *run_from_json(obj, tokeniser)),
-        ),
-        content,
-    )
+    return marked(result_cache.through("run", content, compute, *run_codec(key, tokeniser)), content)
+
+
+def stored_run_in_worker(
+    key: tuple,
+    tokeniser: BTETokeniser,
+    references: ReferenceSet,
+    config: ReBPEConfig,
+    shown: Callable[[], AbstractContextManager[Mapping[str, Callable[..., None]]]],
+) -> ComputedRun:
+    """:func:`stored_run` computed in a worker process (``result_cache.through_worker``): ``shown()``
+    handles its messages ``traced(words, f1)``, ``progress(iteration, merges removed)`` and
+    ``on_phase(phase, iteration)``."""
+
+    def compute(send: Send) -> ComputedRun:
+        return compute_run(
+            key,
+            tokeniser,
+            references,
+            config,
+            traced=lambda initial: send("traced", len(initial.words), initial.scores().f1),
+            progress=lambda iteration, knocked: send("progress", iteration, len(knocked.removed)),
+            on_phase=lambda phase, iteration: send("on_phase", phase, iteration),
+        )
+
+    content = run_content_key(tokeniser, references, config)
+    encode, decode = run_codec(key, tokeniser)
+    return marked(result_cache.through_worker("run", content, compute, encode, decode, shown), content)
 
 
 def marked(computed: ComputedRun, content: str) -> ComputedRun:
@@ -261,7 +290,8 @@ def cached_run(
     # Reading a stored run first digests the tokeniser (a second or more for 200k types): say so at once.
     holder.caption(f"Looking for a stored {label} run on {tokeniser_name} with these settings…")
 
-    def compute() -> ComputedRun:
+    @contextlib.contextmanager
+    def shown() -> Iterator[dict[str, Callable[..., None]]]:
         with (
             holder.container(),
             st.status(
@@ -270,12 +300,12 @@ def cached_run(
         ):
             started = time.perf_counter()
 
-            def traced(initial: TokenisedReference) -> None:
-                st.write(f"Traced the reference ({len(initial.words):,} words): F1 = {100 * initial.scores().f1:.2f} %")
+            def traced(words: int, f1: float) -> None:
+                st.write(f"Traced the reference ({words:,} words): F1 = {100 * f1:.2f} %")
 
-            def progress(iteration: int, knocked: StepReport) -> None:
+            def progress(iteration: int, removed: int) -> None:
                 st.write(
-                    f"Iteration {iteration}: knockout removed {len(knocked.removed):,} merges "
+                    f"Iteration {iteration}: knockout removed {removed:,} merges "
                     f"({time.perf_counter() - started:.1f} s so far)"
                 )
 
@@ -286,14 +316,11 @@ def cached_run(
                     f"({time.perf_counter() - started:.0f} s so far)"
                 )
 
-            computed = compute_run(
-                key, tokeniser, references, config, traced=traced, progress=progress, on_phase=on_phase
-            )
+            yield {"traced": traced, "progress": progress, "on_phase": on_phase}
             status.update(label=f"{label} done", state="complete")
-        return computed
 
     def load_or_compute() -> ComputedRun:
-        return stored_run(key, tokeniser, references, config, compute)
+        return stored_run_in_worker(key, tokeniser, references, config, shown)
 
     def waiting(seconds: float) -> None:
         holder.info(
@@ -324,11 +351,12 @@ def blocked_content_key(tokeniser: BTETokeniser, words: Sequence[str]) -> str:
 
 
 def stored_blocked_report(tokeniser: BTETokeniser, words: Sequence[str]) -> BlockedReport:
-    """:func:`core.edits.blocked.find_blocked_merges` through the precomputed results and the disk cache."""
-    return result_cache.through(
+    """:func:`core.edits.blocked.find_blocked_merges` through the precomputed results and the disk cache
+    (computed in a worker process)."""
+    return result_cache.through_worker(
         "blocked",
         blocked_content_key(tokeniser, words),
-        lambda: find_blocked_merges(tokeniser, list(words)),
+        lambda send: find_blocked_merges(tokeniser, list(words)),
         BlockedReport.to_json,
         blocked_from_json,
     )
@@ -357,12 +385,13 @@ def reparation_content_key(tokeniser: BTETokeniser, mode: str, words: Sequence[s
 
 
 def stored_reparation(tokeniser: BTETokeniser, mode: str, words: Sequence[str]) -> Reparation:
-    """:func:`compute_reparation` through the precomputed results and the disk cache."""
+    """:func:`compute_reparation` through the precomputed results and the disk cache (computed in a
+    worker process)."""
     key = reparation_content_key(tokeniser, mode, words)
-    result = result_cache.through(
+    result = result_cache.through_worker(
         "reparation",
         key,
-        lambda: compute_reparation(tokeniser, mode, words),
+        lambda send: compute_reparation(tokeniser, mode, words),
         lambda done: reparation_to_json(tokeniser, done),
         lambda obj: reparation_from_json(obj, tokeniser),
     )

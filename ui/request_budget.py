@@ -37,10 +37,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 from streamlit.runtime.scriptrunner import StopException, get_script_run_ctx
 
 from core.deadline import EXPLORER_SECONDS
+from core.errors import InputError
 
 LOG = logging.getLogger(__name__)
 SECONDS_ENV = "EXPLORER_REQUEST_SECONDS"
@@ -218,6 +220,24 @@ class Watchdog:
             run = max((r for r in live if grown[r] >= (1 - SHARED_GROWTH) * most), key=lambda r: r.started)
             self._stop(run, run.budget.message(f"added {grown[run] / MB:,.0f} MB to the server's memory"))
 
+    def budget_here(self) -> Budget:
+        """The budget of the calling thread's run; outside a run, the one a run would get."""
+        with self._lock:
+            run = self._runs.get(threading.get_ident())
+        return run.budget if run is not None else Budget.from_env()
+
+    def stop_this_run(self, over: str) -> NoReturn:
+        """Stop the calling thread's run at once, as over its budget (``over`` says how: memory its
+        worker process took, which the watchdog does not see); outside a run, an InputError says it."""
+        with self._lock:
+            run = self._runs.get(threading.get_ident())
+            if run is None:
+                raise InputError(Budget.from_env().message(over))
+            if not run.reason:  # else the watchdog stopped it first, and said why
+                run.reason = run.budget.message(over)
+                self._settling += 1
+        raise RequestBudgetExceeded
+
     def _stop(self, run: Run, reason: str) -> None:
         """Under the lock: mark ``run`` stopped and raise in its thread."""
         run.reason = reason
@@ -227,6 +247,8 @@ class Watchdog:
 
 
 WATCHDOG = Watchdog()
+stop_this_run = WATCHDOG.stop_this_run
+budget_here = WATCHDOG.budget_here
 
 
 @contextlib.contextmanager

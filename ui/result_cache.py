@@ -16,13 +16,15 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TypeVar
 
-from core.edits.archive import read_archive, write_archive
+from core.edits.archive import archive_text, parse_archive, read_archive, write_archive
 from core.formats.samples import SAMPLE_DIR
 from core.gc_pause import cyclic_gc_paused
 from ui.storage import env_megabytes, storage_dir
+from ui.worker_process import Send, in_worker
 
 PRECOMPUTED_DIR = SAMPLE_DIR / "precomputed"
 BUDGET_ENV = "EXPLORER_RESULTS_MB"
@@ -53,11 +55,8 @@ def _folders() -> list[tuple[Path, bool]]:
     return [*folders, (disk, True)] if disk is not None else folders
 
 
-def through(
-    kind: str, key: str, compute: Callable[[], T], encode: Callable[[T], Mapping], decode: Callable[[dict], T]
-) -> T:
-    """The result of ``kind`` for ``key``: decoded from a precomputed or cached archive, else
-    ``compute()``'s, which is then written to the disk cache (when ``encode`` can represent it)."""
+def found(kind: str, key: str, decode: Callable[[dict], T]) -> T | None:
+    """The result of ``kind`` for ``key`` decoded from a precomputed or cached archive, else None."""
     for folder, is_cache in _folders():
         path = folder / file_name(key)
         if not path.is_file():
@@ -71,12 +70,53 @@ def through(
         if is_cache:
             _touch(path)
         return value
-    value = compute()
-    store(kind, key, lambda: encode(value))
+    return None
+
+
+def through(
+    kind: str, key: str, compute: Callable[[], T], encode: Callable[[T], Mapping], decode: Callable[[dict], T]
+) -> T:
+    """The result of ``kind`` for ``key``: decoded from a precomputed or cached archive, else
+    ``compute()``'s, which is then written to the disk cache (when ``encode`` can represent it)."""
+    value = found(kind, key, decode)
+    if value is None:
+        value = compute()
+        store(kind, key, lambda: encode(value))
     return value
 
 
-def store(kind: str, key: str, body: Callable[[], Mapping]) -> None:
+def through_worker(
+    kind: str,
+    key: str,
+    compute: Callable[[Send], T],
+    encode: Callable[[T], Mapping],
+    decode: Callable[[dict], T],
+    shown: Callable[[], AbstractContextManager[Mapping[str, Callable[..., None]]]] = lambda: contextlib.nullcontext({}),
+) -> T:
+    """:func:`through` with ``compute(send)`` in a worker process (``ui.worker_process``), which also
+    encodes and stores the result. Only then is ``shown()`` entered around it: its value handles the
+    messages ``send`` passes on (a page's progress box). What comes back is the archive's text, decoded
+    here as a stored archive is (a fraction of the cost of unpickling the result itself)."""
+    value = found(kind, key, decode)
+    if value is not None:
+        return value
+
+    def work(send: Send) -> tuple[bool, object]:
+        value = compute(send)
+        try:
+            text = archive_text(kind, key, encode(value))
+        except Exception as err:
+            log.warning("result %s %s… not kept on disk: %s: %s", kind, key[:12], type(err).__name__, err)
+            return False, value
+        store(kind, key, lambda: text)
+        return True, text
+
+    with shown() as handlers:
+        archived, result = in_worker(work, handlers)
+    return decode(parse_archive(result, kind, key)) if archived else result
+
+
+def store(kind: str, key: str, body: Callable[[], Mapping | str]) -> None:
     """Write ``body()`` to the disk cache and keep the folder within its budget; a result that cannot
     be encoded, or a disk that refuses, is logged and skipped."""
     folder = results_dir()

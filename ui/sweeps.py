@@ -4,7 +4,8 @@ default workspace's sweep is precomputed (``scripts/precompute_samples.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 
 from core.bpe.model import BTETokeniser
 from core.edits.archive import content_key, references_digest, tokeniser_digest
@@ -31,8 +32,19 @@ def compute_sweep(reference: TokenisedReference, progress: Callable[[int, float]
     return rows
 
 
-def sweep_rows(tokeniser: BTETokeniser, references: ReferenceSet, compute: Callable[[], list[dict]]) -> list[dict]:
-    """The sweep from memory of the disk (precomputed or cached), else ``compute()`` and keep it."""
-    return result_cache.through(
-        "sweep", sweep_key(tokeniser, references), compute, lambda rows: {"rows": rows}, lambda obj: obj["rows"]
+def sweep_rows(
+    tokeniser: BTETokeniser,
+    references: ReferenceSet,
+    reference: TokenisedReference,
+    shown: Callable[[], AbstractContextManager[Mapping[str, Callable[..., None]]]],
+) -> list[dict]:
+    """The sweep of ``reference`` (``tokeniser`` traced on ``references``) from the disk (precomputed
+    or cached), else computed in a worker process and kept; ``shown()`` handles its ``progress(i, t)``."""
+    return result_cache.through_worker(
+        "sweep",
+        sweep_key(tokeniser, references),
+        lambda send: compute_sweep(reference, lambda i, t: send("progress", i, t)),
+        lambda rows: {"rows": rows},
+        lambda obj: obj["rows"],
+        shown,
     )

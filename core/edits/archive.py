@@ -93,24 +93,30 @@ def content_key(kind: str, *parts: str) -> str:
 
 
 # --- files ----------------------------------------------------------------------------------------
-def write_archive(path: Path, kind: str, key: str, body: Mapping[str, Any]) -> int:
-    """Write ``body`` atomically (``core.formats.output_files.write_atomically``); the bytes are the same for the
-    same body (no timestamp), so regenerated sample archives do not churn. Returns the size."""
-    payload = json.dumps(
+def archive_text(kind: str, key: str, body: Mapping[str, Any]) -> str:
+    """The JSON text of an archive; the same for the same body (no timestamp)."""
+    return json.dumps(
         {"format": FORMAT, "version": VERSION, "kind": kind, "key": key, **body},
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    data = gzip.compress(payload.encode("utf-8", "surrogatepass"), compresslevel=6, mtime=0)
+
+
+def write_archive(path: Path, kind: str, key: str, body: Mapping[str, Any] | str) -> int:
+    """Write ``body`` (or an :func:`archive_text` already made) atomically
+    (``core.formats.output_files.write_atomically``); the bytes are the same for the same body, so
+    regenerated sample archives do not churn. Returns the size."""
+    text = body if isinstance(body, str) else archive_text(kind, key, body)
+    data = gzip.compress(text.encode("utf-8", "surrogatepass"), compresslevel=6, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, data)
     return len(data)
 
 
-def read_archive(path: Path, kind: str, key: str) -> dict:
-    """The archive at ``path``; raises (OSError, ValueError, ...) when it is unreadable, corrupt, of
-    another format version, or not the one asked for."""
-    obj = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8", "surrogatepass"))
+def parse_archive(text: str, kind: str, key: str, source: str = "<archive>") -> dict:
+    """The archive in ``text``; raises ValueError when it is corrupt, of another format version, or
+    not the one asked for."""
+    obj = json.loads(text)
     if not (
         isinstance(obj, dict)
         and obj.get("format") == FORMAT
@@ -118,8 +124,14 @@ def read_archive(path: Path, kind: str, key: str) -> dict:
         and obj.get("kind") == kind
         and obj.get("key") == key
     ):
-        raise ValueError(f"{path.name}: not a {kind} archive of version {VERSION} with key {key[:12]}…")
+        raise ValueError(f"{source}: not a {kind} archive of version {VERSION} with key {key[:12]}…")
     return obj
+
+
+def read_archive(path: Path, kind: str, key: str) -> dict:
+    """The archive at ``path``; raises (OSError, ValueError, ...) when it is unreadable, corrupt, of
+    another format version, or not the one asked for."""
+    return parse_archive(gzip.decompress(path.read_bytes()).decode("utf-8", "surrogatepass"), kind, key, path.name)
 
 
 # --- merges and tokenisers ----------------------------------------------------------------------

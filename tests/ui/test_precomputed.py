@@ -15,7 +15,7 @@ from core.formats.tokeniser_files import load_tokeniser
 from core.references.files import load_references
 from scripts import precompute_samples as precompute
 from tests.apptest_support import assert_clean, run_page
-from ui import distribution_runs, rebpe_runs, result_cache
+from ui import rebpe_runs, result_cache, sweeps
 from ui.rebpe_runs import KNOCKOUT_ONLY, blocked_report, cached_run, reparation
 from ui.workspace_choices import DEFAULT_REFERENCE, DEFAULT_TOKENISER, SAMPLE_REFERENCES, SAMPLE_TOKENISERS
 
@@ -111,7 +111,7 @@ def test_the_threshold_sweep_view_reads_its_rows_instead_of_computing(tmp_path, 
     def refuse(*args, **kwargs):
         raise AssertionError("computed although precomputed")
 
-    monkeypatch.setattr(distribution_runs, "compute_sweep", refuse)  # where the page's cached run calls it
+    monkeypatch.setattr(sweeps, "compute_sweep", refuse)  # where the page's cached run calls it
     at = run_page("pages/distributions.py", timeout=60, via_app=True, view="Threshold sweep")
     assert_clean(at)
     assert any("precision" in c.value for c in at.caption)  # the caption written from the sweep's rows
