@@ -57,7 +57,7 @@ def test_an_input_error_comes_back_as_the_users_message():
     def work(send):
         raise InputError("no merges in this file", "merges.txt", 3)
 
-    with pytest.raises(InputError, match="merges.txt:3: no merges in this file"):
+    with pytest.raises(InputError, match=r"merges\.txt:3: no merges in this file"):
         in_worker(work)
 
 
