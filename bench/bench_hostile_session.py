@@ -45,7 +45,6 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 from tests.e2e.test_request_budget import FINISHED, HOSTILE, server_rss_mb
 from ui.request_budget import SECONDS_ENV
 from ui.storage import ENV as STORAGE_ENV
-from ui.worker_process import WORKERS_ENV
 
 TARGET_SECONDS = 2.0
 HANG_MS = 300_000
@@ -90,12 +89,11 @@ def beside(url: str, calm, wild, send: Callable) -> dict:
     return {"hostile_s": over, "said": said, "beside_s": renders, "rss_mb": [before, peak, server_rss_mb(url)]}
 
 
-def measure(browser, actions: dict[str, Callable], workers: str, budget: float) -> dict[str, dict]:
+def measure(browser, actions: dict[str, Callable], workers: bool, budget: float) -> dict[str, dict]:
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as cache:
         os.environ[SECONDS_ENV] = f"{budget:g}"
-        os.environ[WORKERS_ENV] = workers
-        os.environ[STORAGE_ENV] = cache  # nothing kept from another run; the server inherits all three
-        with streamlit_server() as url:
+        os.environ[STORAGE_ENV] = cache  # nothing kept from another run; the server inherits both
+        with streamlit_server(workers) as url:
             calm = browser.new_context().new_page()
             calm.goto(url)
             wait_for_app(calm, HANG_MS)
@@ -124,8 +122,8 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         rebpe = {k: v for k, v in actions.items() if k == "ReBPE link"}
         figures = {
-            "worker process (as shipped)": measure(browser, actions, "", args.budget),
-            "script thread (EXPLORER_WORKERS=off)": measure(browser, rebpe, "off", args.budget),
+            "worker process (as shipped)": measure(browser, actions, True, args.budget),
+            "script thread (EXPLORER_WORKERS=off)": measure(browser, rebpe, False, args.budget),
         }
         browser.close()
     print(f"# budget per request {args.budget:g} s; ReBPE link {HOSTILE}")

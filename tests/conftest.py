@@ -6,6 +6,8 @@
 - Loading by path (``ui.path_policy``) is allowed in the temporary folder (tests write tokeniser files
   there), the real tokenisers' cache, the Hugging Face cache and the samples; the tests of the policy
   itself set ``EXPLORER_PATHS`` their own way.
+- Long computations run in this process, not in worker processes (``ui.worker_process``), but
+  for the servers of the browser tests and the tests of the workers themselves.
 - Hypothesis keeps its example database outside the repository, in
   ``~/.cache/structured-tokenisers/hypothesis`` (safe to share between workers: one file per
   example); under ``CI`` its own "ci" profile keeps none.
@@ -43,6 +45,12 @@ os.environ["EXPLORER_PATHS"] = os.pathsep.join(
         str(ROOT / "sample_data"),
     ]
 )
+
+# Pages run by AppTest compute in this process's own threads: forking a test process that holds every
+# real tokeniser (gigabytes) for each computation costs more than the computation. The servers the
+# browser tests start use worker processes as shipped (tests/e2e/conftest.py), and
+# tests/ui/test_worker_process.py tests them directly.
+os.environ["EXPLORER_WORKERS"] = "off"
 
 HYPOTHESIS_DATABASE = Path("~/.cache/structured-tokenisers/hypothesis").expanduser()
 if settings.default.database is not None:  # the "ci" profile Hypothesis loads when CI is set keeps none

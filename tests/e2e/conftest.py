@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser_support import wait_for_app
+from ui.worker_process import WORKERS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -88,7 +89,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start_server(port: int, log_path: Path) -> subprocess.Popen:
+def _start_server(port: int, log_path: Path, workers: bool) -> subprocess.Popen:
     command = [
         sys.executable,
         "-m",
@@ -102,7 +103,8 @@ def _start_server(port: int, log_path: Path) -> subprocess.Popen:
     ]
     # stdout to a file, never a PIPE (a full pipe blocks the server).
     with open(log_path, "wb") as log:
-        return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        env = {**os.environ, WORKERS_ENV: "" if workers else "off"}  # tests/conftest.py turns them off here
+        return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
 
 
 def _healthy(process: subprocess.Popen, url: str, log_path: Path) -> bool:
@@ -136,16 +138,17 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def streamlit_server():
+def streamlit_server(workers: bool = True):
     """``python -m streamlit run app.py`` on a free loopback port; yields its URL once
-    ``/_stcore/health`` says ok, and stops the server afterwards."""
+    ``/_stcore/health`` says ok, and stops the server afterwards. It computes in worker processes as
+    shipped, or with ``workers=False`` in its script threads (``EXPLORER_WORKERS=off``)."""
     log_dir = Path(tempfile.mkdtemp(prefix="streamlit-e2e-"))
     log_path = log_dir / "streamlit.log"
     try:
         for _ in range(PORT_ATTEMPTS):
             port = free_port()
             url = f"http://127.0.0.1:{port}"
-            process = _start_server(port, log_path)
+            process = _start_server(port, log_path, workers)
             try:
                 if _healthy(process, url, log_path):
                     yield url

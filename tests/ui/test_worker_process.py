@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 from types import MappingProxyType
@@ -24,10 +25,17 @@ from core.references.files import load_references
 from ui import result_cache
 from ui.rebpe_runs import ComputedRun, compute_run, knockout_config, stored_run_in_worker
 from ui.request_budget import MB_ENV, WATCHDOG, Budget
-from ui.worker_process import forking, in_worker
+from ui.worker_process import WORKERS_ENV, forking, in_worker
 
-pytestmark = pytest.mark.skipif(not forking(), reason="worker processes need fork (Linux)")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes need fork (Linux)")
 HANG = 60  # seconds: only a hang takes this long
+
+
+@pytest.fixture(autouse=True)
+def workers_on(monkeypatch):
+    """Worker processes as shipped (tests/conftest.py turns them off for the other tests)."""
+    monkeypatch.setenv(WORKERS_ENV, "")
+    assert forking()
 
 
 def alive(pid: int) -> bool:
