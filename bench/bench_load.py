@@ -83,7 +83,8 @@ BLOCKED = re.compile(r"\.(woff2?|ttf|otf|png|jpe?g|gif|webp|ico)(\?|$)")  # imag
 UPLOAD = ".st-key-upload_corpus input[type=file]"
 CORPUS = ".st-key-ws_corpus input"
 NEXT = ".st-key-stepper_next button"
-STEP = ".st-key-stepper_step input[type=range]"
+VISIBLE = " >> visible=true"  # a button with a tooltip has a hidden twin
+STEP = "[class*=st-key-stepper_slider_] [data-testid=stSliderThumbValue]"  # one slider key per step
 WORD_INPUT = ".st-key-word input"
 NAV = "[data-testid=stSidebarNavLink][href$='{}']"
 
@@ -92,7 +93,7 @@ SETTLED = """([selector, expected, exact]) => {
     if (!app || app.dataset.testConnectionState !== "CONNECTED" || app.dataset.testScriptState !== "notRunning"
         || document.querySelector("[data-testid=stSkeleton]")) return false;
     return [...document.querySelectorAll(selector)].some(e => expected === null
-        || (exact ? e.value === expected : e.textContent.includes(expected)));
+        || (exact ? (e.value ?? e.textContent.trim()) === expected : e.textContent.includes(expected)));
 }"""
 ERRORS = """() => [...document.querySelectorAll("[data-testid=stException], [data-testid=stAlertContentError]")]
     .map(e => e.textContent.slice(0, 160))
@@ -318,8 +319,8 @@ async def run_session(
         await timed(session, "open stepper", page, page.locator(NAV.format("/stepper")).click, NEXT)
         for step in range(1, session.steps + 1):
             await think(rng, pause)
-            await timed(session, "stepper: Next", page, page.locator(NEXT).click, STEP, str(step), True)
-        shown = await page.locator(STEP).input_value()
+            await timed(session, "stepper: Next", page, page.locator(NEXT + VISIBLE).click, STEP, str(step), True)
+        shown = (await page.locator(STEP).inner_text()).strip()
         if shown != str(session.steps) or not re.search(rf"[?&]step={session.steps}(&|$)", page.url):
             session.wrong.append(
                 f"stepper: slider at {shown}, address {page.url}; it clicked Next {session.steps} times"
