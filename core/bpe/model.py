@@ -162,8 +162,12 @@ class BTETokeniser:
     @cached_property
     def produced_by(self) -> dict[str, tuple[Merge, ...]]:
         """M_i(t): the merges whose result is t."""
-        index: dict[str, list[Merge]] = {}
         with cyclic_gc_paused():
+            # one merge per type (the usual case) at C speed: ``zip(merges)`` yields 1-tuples
+            alone = dict(zip(map(attrgetter("result"), self.merges), zip(self.merges), strict=True))
+            if len(alone) == len(self.merges):
+                return alone
+            index: dict[str, list[Merge]] = {}
             for merge in self.merges:
                 index.setdefault(merge.result, []).append(merge)
             return {t: tuple(ms) for t, ms in index.items()}

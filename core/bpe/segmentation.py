@@ -26,7 +26,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from heapq import heapify, heappop, heappush
-from itertools import chain, islice, pairwise, repeat
+from itertools import chain, compress, islice, pairwise, repeat
 from operator import attrgetter, lt
 from typing import cast
 
@@ -41,6 +41,8 @@ CACHE_LIMIT = 1_000_000
 #: symbols beyond which binary segmentation uses a heap: the list scan costs n² (a 1 MB line of
 #: one pretoken would take hours)
 LONG_PRETOKEN = 256
+#: every tuple merge's result is at least this long (three or more non-empty parts)
+TUPLE_HEAD = 3
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,10 @@ class SegmentationEngine:
             zip(map(attrgetter("parts"), self.merges), priorities, strict=True)
         )
         tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-        if any(map(attrgetter("is_tuple"), self.merges)):
-            for merge, priority in zip(self.merges, priorities, strict=True):
-                if merge.is_tuple:
-                    del self.pair_index[merge.parts]
-                    tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
+        tuple_merges = compress(zip(self.merges, priorities, strict=True), map(attrgetter("is_tuple"), self.merges))
+        for merge, priority in tuple_merges:
+            del self.pair_index[merge.parts]
+            tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
         self.tuple_index: Mapping[str, Sequence[tuple[int, tuple[str, ...]]]] = {
             first: tuple(entries) for first, entries in tuple_index.items()
         }
@@ -269,7 +270,8 @@ class SegmentationEngine:
         symbols = self.atomise(pretoken)
         if self.unknown is not None:
             symbols = self.unknown.drop(symbols, self.known)
-        if self.tuple_index and self._may_fire_tuple(pretoken):
+        # the symbols' string: an end-of-word suffix is part of it, dropped characters are not
+        if self.tuple_index and self._may_fire_tuple("".join(symbols)):
             self._run(symbols, len(self.merges), None)
         else:
             self._run_binary(symbols)
@@ -284,16 +286,21 @@ class SegmentationEngine:
             "".join(parts) for entries in self.tuple_index.values() for _, parts in entries
         )
         self._tuple_result_lengths: tuple[int, ...] = tuple(sorted({len(r) for r in self._tuple_results}))
+        #: the first TUPLE_HEAD characters of every result (a tuple merge joins three or more symbols)
+        self._tuple_heads: AbstractSet[str] = frozenset(r[:TUPLE_HEAD] for r in self._tuple_results)
 
-    def _may_fire_tuple(self, pretoken: str) -> bool:
-        results = self._tuple_results
-        n = len(pretoken)
-        for length in self._tuple_result_lengths:
-            if length > n:
-                return False
-            for start in range(n - length + 1):
-                if pretoken[start : start + length] in results:
-                    return True
+    def _may_fire_tuple(self, text: str) -> bool:
+        """Whether a tuple merge's result occurs in ``text`` (a pretoken's symbols joined): only
+        positions where a result's first characters start are tried at every result length."""
+        results, heads = self._tuple_results, self._tuple_heads
+        n = len(text)
+        for start in range(n - TUPLE_HEAD + 1):
+            if text[start : start + TUPLE_HEAD] in heads:
+                for length in self._tuple_result_lengths:
+                    if start + length > n:
+                        break
+                    if text[start : start + length] in results:
+                        return True
         return False
 
     def segment_limited(self, pretoken: str, max_rank: Rank) -> tuple[str, ...]:
@@ -463,7 +470,13 @@ class SegmentationEngine:
         lowest rank and ``list.index`` the leftmost position.
         """
         candidate = self._candidate_function(symbols, limit)
-        cands = [candidate(i) for i in range(len(symbols))]
+        # the first candidates: pairs in one pass, tuples only where one starts with the symbol
+        pair_get, tuple_index = self.pair_index.get, self.tuple_index
+        cands = [p << 16 | 2 if (p := pair_get(pair, _NONE)) < limit else _NONE for pair in pairwise(symbols)]
+        cands.append(_NONE)
+        if tuple_index:
+            for i in [i for i, symbol in enumerate(symbols) if symbol in tuple_index]:
+                cands[i] = candidate(i)
         span_get = self.tuple_span.get
         window = self.window
         none = _NONE

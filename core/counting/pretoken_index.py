@@ -8,35 +8,16 @@ counting how often merges fire, an example word for a blocked merge ([rebpe App.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
+from functools import cached_property
 from types import MappingProxyType
 
 #: joins the pretokens into one text; a string holding it (or the empty string) is looked for
 #: pretoken by pretoken
 SEPARATOR = "\0"
-MANY_STRINGS = 600  # above this many new strings, containing_any matches them all in one pass
-
-
-def trie_pattern(strings: Iterable[str]) -> re.Pattern:
-    """A regular expression matching exactly the (non-empty) ``strings``, as a trie, so that the
-    matcher branches on one character at a time instead of trying every string."""
-    trie: dict = {}
-    for string in strings:
-        node = trie
-        for char in string:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def pattern(node: dict) -> str:
-        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return re.compile(pattern(trie))
+MANY_STRINGS = 600  # above this many new strings, containing_any looks them up in the index of pieces
+GRAM = 3  # characters per piece in that index
 
 
 class PretokenIndex:
@@ -87,24 +68,34 @@ class PretokenIndex:
         return found
 
     def containing_any(self, strings: Iterable[str]) -> set[int]:
-        """The items with a pretoken containing one of ``strings``: a memoised search per string for
-        a few new strings; for many, one pass of a regular expression that reads the strings as a
-        trie over all pretokens (on a 20k-word reference it costs about as much as 600 searches)."""
+        """The items with a pretoken containing one of ``strings``: a memoised search per string;
+        with many new strings (an edit rewiring thousands of merges), each is looked for only in the
+        pretokens holding its rarest piece of GRAM characters (:attr:`_pieces`), instead of one
+        scan of all pretokens per string."""
         wanted = {s for s in strings if len(s) <= self._longest}
+        memo = self._memo
+        new = [s for s in wanted if s not in memo and len(s) >= GRAM]
+        if len(new) > MANY_STRINGS:
+            pieces, pretokens, owners = self._pieces, self._pretokens, self.owners
+            for string in new:
+                rarest = min((pieces.get(string[i : i + GRAM], ()) for i in range(len(string) - GRAM + 1)), key=len)
+                memo[string] = frozenset().union(*(owners[pretokens[k]] for k in rarest if string in pretokens[k]))
         found: set[int] = set()
-        if sum(s not in self._memo for s in wanted) > MANY_STRINGS:
-            joined = {s for s in wanted if s and SEPARATOR not in s}
-            try:
-                pattern = trie_pattern(joined)
-            except RecursionError:  # a trie deeper than the parser allows (pretokens of hundreds of characters)
-                pass
-            else:
-                starts, pretokens, owners = self._starts, self._pretokens, self.owners
-                for match in pattern.finditer(self._text):  # at least one match per pretoken holding one
-                    found |= owners[pretokens[bisect_right(starts, match.start()) - 1]]
-                wanted -= joined
         found.update(*map(self.containing, wanted))
         return found
+
+    @cached_property
+    def _pieces(self) -> dict[str, list[int]]:
+        """Each piece of GRAM characters -> the distinct pretokens (their positions) that hold it."""
+        pieces: dict[str, list[int]] = {}
+        for k, pretoken in enumerate(self._pretokens):
+            for piece in {pretoken[i : i + GRAM] for i in range(len(pretoken) - GRAM + 1)}:
+                holders = pieces.get(piece)
+                if holders is None:
+                    pieces[piece] = [k]
+                else:
+                    holders.append(k)
+        return pieces
 
     def first_containing(self, string: str) -> int | None:
         """The first item with ``string`` as a pretoken, else the first with a pretoken containing it

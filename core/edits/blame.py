@@ -22,14 +22,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.bpe.model import Merge
 from core.edits.reference_state import TokenisedReference
 
 
-@dataclass(frozen=True)
-class MergeBlame:
+class MergeBlame(NamedTuple):
+    """A merge's B(m) and N(m) (a named tuple: a run makes one per blamed merge each round)."""
+
     merge: Merge
     blame: float  # B(m)
     applications: float  # N(m)
@@ -95,19 +96,25 @@ class TypeBlame:
 def type_blames(blames: dict[Merge, MergeBlame], tokeniser, *, primary: bool = True) -> dict[str, TypeBlame]:
     """Per type: its merges' B and N summed (one merge per type: R(t) = R(m)). Without
     ``primary`` a type's ``merge`` is its lowest-ranked blamed merge (no segmentation needed)."""
+    return {type_: _type_blame(type_, parts, tokeniser, primary) for type_, parts in _by_type(blames).items()}
+
+
+def _by_type(blames: dict[Merge, MergeBlame]) -> dict[str, list[MergeBlame]]:
+    """Type -> its blamed merges, in rank order."""
     by_type: dict[str, list[MergeBlame]] = {}
     for b in blames.values():
         by_type.setdefault(b.merge.result, []).append(b)
-    out = {}
-    for type_, parts in by_type.items():
-        parts.sort(key=lambda b: b.merge.rank)
-        merge = parts[0].merge
-        if primary and len(tokeniser.produced_by.get(type_, ())) > 1:
-            merge = tokeniser.primary_merge(type_) or merge
-        out[type_] = TypeBlame(
-            type_, merge, tuple(parts), sum(b.blame for b in parts), sum(b.applications for b in parts)
-        )
-    return out
+    for parts in by_type.values():
+        if len(parts) > 1:
+            parts.sort(key=lambda b: b.merge.rank)
+    return by_type
+
+
+def _type_blame(type_: str, parts: list[MergeBlame], tokeniser, primary: bool) -> TypeBlame:
+    merge = parts[0].merge
+    if primary and len(tokeniser.produced_by.get(type_, ())) > 1:
+        merge = tokeniser.primary_merge(type_) or merge
+    return TypeBlame(type_, merge, tuple(parts), sum(b.blame for b in parts), sum(b.applications for b in parts))
 
 
 def select_types_for_knockout(
@@ -116,11 +123,12 @@ def select_types_for_knockout(
     """Types with Σ B / Σ N >= threshold over their merges, highest ratio first (stable in the rank
     order of their lowest-ranked blamed merge), at most ``max_removals``; alphabet types never."""
     alphabet = set(tokeniser.alphabet)
-    eligible = [
-        b
-        for b in sorted(type_blames(blames, tokeniser, primary=False).values(), key=lambda b: b.merges[0].merge.rank)
-        if b.blame > 0 and b.ratio >= threshold and b.type not in alphabet
-    ]
+    eligible = []
+    for type_, parts in _by_type(blames).items():  # only the eligible types become TypeBlames
+        blame = sum(b.blame for b in parts)
+        if blame > 0 and blame / sum(b.applications for b in parts) >= threshold and type_ not in alphabet:
+            eligible.append(_type_blame(type_, parts, tokeniser, primary=False))
+    eligible.sort(key=lambda b: b.merges[0].merge.rank)
     eligible.sort(key=lambda b: -b.ratio)
     if max_removals is not None:
         eligible = eligible[: max(0, max_removals)]

@@ -35,7 +35,7 @@ from itertools import pairwise
 from typing import Any, Literal, get_args
 
 from core.bpe.model import BTETokeniser, Merge, Rank
-from core.bpe.segmentation import SegmentationEngine
+from core.bpe.segmentation import TUPLE_HEAD, SegmentationEngine
 from core.edits.blame import MergeBlame, compute_blame, select_for_knockout, select_types_for_knockout
 from core.edits.knockout import derive, knock_out, knock_out_merges
 from core.edits.reference_state import BLAME_MODES, BlameMode, TokenisedReference
@@ -287,8 +287,9 @@ class RepairEngine(SegmentationEngine):
         # editable copies of the tables, in place of the read-only ones
         self._merge_list = list(self.merges)
         self._tuple_lists = {first: list(entries) for first, entries in self.tuple_index.items()}
-        self._result_set = set(self._tuple_results)
-        self.merges, self.tuple_index, self._tuple_results = self._merge_list, self._tuple_lists, self._result_set
+        self._result_set, self._head_set = set(self._tuple_results), set(self._tuple_heads)
+        self.merges, self.tuple_index = self._merge_list, self._tuple_lists
+        self._tuple_results, self._tuple_heads = self._result_set, self._head_set
         self._word_pieces = None  # its merges change: no cutting a pretoken into words
 
     def replace_merge(self, old: Merge, new: Merge) -> None:
@@ -321,6 +322,7 @@ class RepairEngine(SegmentationEngine):
         self.window = max(self.window, len(new.parts))
         if new.is_tuple and new.result not in self._tuple_results:  # a superset stays a valid filter
             self._result_set.add(new.result)
+            self._head_set.add(new.result[:TUPLE_HEAD])
             self._tuple_result_lengths = tuple(sorted({*self._tuple_result_lengths, len(new.result)}))
         self._cache.clear()
         self._inner.clear()

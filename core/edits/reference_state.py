@@ -19,9 +19,12 @@ longer emitted whole).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Literal, get_args
 
@@ -53,16 +56,35 @@ class WordState:
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    #: where the gold splits fall among the word's boundaries (its pretokens' boundaries in a row)
+    gold_slots: tuple[int, ...] = ()
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return tuple(t for tokens in self.segmentations for t in tokens)
+        segmentations = self.segmentations
+        return tuple(segmentations[0]) if len(segmentations) == 1 else tuple(chain.from_iterable(segmentations))
 
     def merges_applied(self) -> set[Merge]:
-        return {m for boundaries in self.boundary_merges for m in boundaries if m is not None}
+        return applied(self.boundary_merges)
 
     def predicted(self) -> set[int]:
         return self.aligned.predicted_splits(self.segmentations)
+
+
+def in_a_row(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> Sequence[Merge | None]:
+    """A word's boundaries, its pretokens' in a row."""
+    return boundary_merges[0] if len(boundary_merges) == 1 else tuple(chain.from_iterable(boundary_merges))
+
+
+def applied(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> set[Merge]:
+    """The merges that removed a boundary (each once)."""
+    return set(filter(None, chain.from_iterable(boundary_merges)))
+
+
+def gold_slots(aligned: AlignedWord, gold: frozenset[int]) -> tuple[int, ...]:
+    """The indexes, among ``aligned``'s boundaries in a row, of those that stand for a gold split."""
+    positions = chain.from_iterable(p.boundary_positions for p in aligned.pretokens)
+    return tuple(k for k, position in enumerate(positions) if position in gold)
 
 
 def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
@@ -96,27 +118,23 @@ class BlameTally:
 
     def add(self, state: WordState, boundary_merges: Sequence[tuple[Merge | None, ...]], sign: int) -> None:
         """Add (sign +1) or withdraw (sign -1) one word's contribution under ``boundary_merges``."""
-        weight, gold, totals = sign * state.weight, state.gold, self.totals
-        counted_n: set[Merge] = set()
-        counted_b: set[Merge] = set()
-        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges, strict=True):
-            for merge, position in zip(boundaries, pretoken.boundary_positions, strict=True):
-                if merge is None:
-                    continue
-                entry = totals.get(merge)
-                if entry is None:
-                    entry = totals[merge] = [0, 0, 0]
-                if merge not in counted_n:
-                    entry[2] += sign
+        weight, totals, once = sign * state.weight, self.totals, self.tuples_once
+        boundaries = in_a_row(boundary_merges)
+        removed = Counter(filter(None, boundaries))  # merge -> boundaries it removed, in order of first removal
+        for merge, times in removed.items():
+            entry = totals.get(merge)
+            if entry is None:
+                entry = totals[merge] = [0, 0, 0]
+            entry[2] += sign
+            entry[0] += weight
+            if not once:
+                for _ in range(times - 1):  # added one by one: the same float sums as boundary by boundary
                     entry[0] += weight
-                    counted_n.add(merge)
-                elif not self.tuples_once:
-                    entry[0] += weight
-                if position in gold and (not self.tuples_once or merge not in counted_b):
-                    entry[1] += weight
-                    counted_b.add(merge)
+        blamed = [boundaries[k] for k in state.gold_slots]
+        for merge in filter(None, dict.fromkeys(blamed) if once else blamed):
+            totals[merge][1] += weight
         if sign < 0:
-            for merge in counted_n:
+            for merge in removed:
                 if not totals[merge][2]:
                     del totals[merge]
 
@@ -144,7 +162,8 @@ class TokenisedReference:
         self.blame = blame
         reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
         self.words: Sequence[WordState] = [
-            WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words
+            WordState(w.word, w.weight, w.aligned, w.gold, [], [], gold_slots=gold_slots(w.aligned, w.gold))
+            for w in reference.words
         ]
         self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
         self._index: dict[Merge, set[int]] = {}  # kept up to date by every re-trace
@@ -169,13 +188,13 @@ class TokenisedReference:
         state = self.words[i]
         if self._tallies and i not in self._untallied:
             self._untallied[i] = state.boundary_merges
-        for merge in state.merges_applied():
-            users = self._index.get(merge)
+        index = self._index
+        for merge in applied(state.boundary_merges):
+            users = index.get(merge)
             if users is not None:
                 users.discard(i)
         engine = self.tokeniser.engine
-        trace = engine.boundary_trace
-        results = [trace(p.text) for p in state.aligned.pretokens]
+        results = list(map(engine.boundary_trace, map(attrgetter("text"), state.aligned.pretokens)))
         whole = engine.ignore_merges_vocab
         if whole is not None and self.blame == "tree":
             results = [
@@ -186,8 +205,12 @@ class TokenisedReference:
             ]
         state.segmentations = [tokens for tokens, _ in results]
         state.boundary_merges = [boundaries for _, boundaries in results]
-        for merge in state.merges_applied():
-            self._index.setdefault(merge, set()).add(i)
+        for merge in applied(state.boundary_merges):
+            users = index.get(merge)
+            if users is None:
+                index[merge] = {i}
+            else:
+                users.add(i)
         state.tp, state.fp, state.fn = split_counts(state.predicted(), state.gold)
 
     def update(self, tokeniser: BTETokeniser) -> list[tuple[int, tuple[str, ...]]]:

@@ -69,20 +69,27 @@ def align_word(pretokeniser, word: str) -> AlignedWord:
         p = source - WORD_OFFSET
         return p if 0 < p < n else None
 
+    # the split each source character stands for when its pretoken's characters are its own
+    # characters in a row (the usual case, read off by one slice): none before the word's first
+    split_before: list[int | None] = [None] * (WORD_OFFSET + 1) + list(range(1, n))
     aligned: list[AlignedPretoken] = []
     splits: set[int] = set()
     last_source = -1
     for pretoken in pretokeniser.pretokenise_with_sources(text):
         sources = pretoken.sources
-        first = next((s for s in sources if s >= 0), -1)
+        if sources and sources[0] >= 0 and sources == tuple(range(sources[0], sources[-1] + 1)):
+            first = sources[0]
+            boundaries: tuple[int | None, ...] = tuple(split_before[first + 1 : sources[-1] + 1])
+        else:
+            first = next((s for s in sources if s >= 0), -1)
+            # boundary k lies between characters k and k+1: a word position when both come from the
+            # word and from different characters of it
+            boundaries = tuple(
+                b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
+                for a, b in pairwise(sources)
+            )
         if aligned and first >= 0 and first != last_source and (split := position(first)) is not None:
             splits.add(split)
-        # boundary k lies between characters k and k+1: a word position when both come from the
-        # word and from different characters of it
-        boundaries = tuple(
-            b - WORD_OFFSET if a >= 0 and a != b and WORD_OFFSET < b < n + WORD_OFFSET else None
-            for a, b in pairwise(sources)
-        )
         aligned.append(AlignedPretoken(pretoken.text, boundaries))
         last_source = next((s for s in reversed(sources) if s >= 0), last_source)
     return AlignedWord(word, tuple(aligned), frozenset(splits))

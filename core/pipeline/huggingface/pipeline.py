@@ -79,7 +79,9 @@ class HFPipeline(Pretokeniser):
         # a simple pre-tokeniser doing exactly the same, for text in which no added token can start
         self._fast = simple_equivalent(normalizer, pre_tokenizer)
         self._added_first_chars = frozenset(t.content[0] for t in self.added_tokens if t.content)
-        if any(t.normalized for t in self.added_tokens):
+        #: whether every added token is matched in the raw text (none after normalisation)
+        self._raw_added_only = not any(t.normalized for t in self.added_tokens)
+        if not self._raw_added_only:
             self._fast = None  # a normalised added token may start at a character the text lacks
 
     def _find_marker(self, pre_steps, norm_steps) -> str | None:
@@ -112,7 +114,7 @@ class HFPipeline(Pretokeniser):
 
     def _stretches(self, text: str, with_sources: bool):
         text = check_text(text)
-        if self._vocab is not None:
+        if self._vocab is not None and not (self._raw_added_only and self._no_added_token_in(text)):
             return self._vocab.extract(text, self._normalise_stretch, with_sources)
         out, sources = self._normalise_stretch(text, list(range(len(text))) if with_sources else None)
         return [(out, sources, None)] if out else []

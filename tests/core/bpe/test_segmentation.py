@@ -150,9 +150,11 @@ def test_tuple_merges_on_random_words_concatenate():
         assert tok.trace_pretoken(word).tokens == tok.segment_pretoken(word)
 
 
-def naive_bte(merges, word):
-    """Literal §3.2: apply the lowest-ranked merge whose parts stand adjacent, leftmost first."""
+def naive_bte(merges, word, suffix=""):
+    """Literal §3.2: apply the lowest-ranked merge whose parts stand adjacent, leftmost first
+    (the last character carries the end-of-word ``suffix``)."""
     symbols = list(word)
+    symbols[-1] += suffix
     while True:
         found = [
             (m.rank, i, m)
@@ -167,8 +169,8 @@ def naive_bte(merges, word):
 
 
 @st.composite
-def tuple_merge_lists(draw):
-    types, merges = list("abc"), []
+def tuple_merge_lists(draw, suffix=""):
+    types, merges = [*"abc", *(c + suffix for c in "abc" if suffix)], []
     for rank in range(draw(st.integers(1, 12))):
         parts = tuple(draw(st.lists(st.sampled_from(types), min_size=2, max_size=5)))
         if parts not in {m.parts for m in merges}:
@@ -236,3 +238,25 @@ def test_long_pretokens_take_the_heap_and_segment_as_the_list_scan(dutch40k, mon
             engine._run_binary(by_heap)
             assert by_heap == by_list
     assert "".join(dutch40k.tokenise_word("ab" * 500_000)) == "Ġ" + "ab" * 500_000
+
+
+@settings(max_examples=200, deadline=None)
+@given(tuple_merge_lists(suffix="</w>"), st.text(alphabet="abc", min_size=1, max_size=12))
+def test_tuple_bte_with_an_end_of_word_suffix_equals_the_literal_definition(merges, word):
+    """A tuple merge whose last part carries the suffix fires (its result is found in the symbols,
+    suffix included, not in the bare pretoken)."""
+    tok = BTETokeniser([*"abc", "a</w>", "b</w>", "c</w>"], merges, WhitespaceSplit(), end_of_word_suffix="</w>")
+    expected = naive_bte(sorted(merges, key=lambda m: m.rank), word, "</w>")
+    assert tok.engine.segment_uncached(word) == expected
+    assert tok.engine.trace(word).tokens == expected
+
+
+def test_a_tuple_merge_ending_in_the_suffix_fires():
+    tok = BTETokeniser(
+        [*"abx", "b</w>"],
+        [Merge(0, ("a", "b")), Merge(1, ("x", "a", "b</w>"))],
+        WhitespaceSplit(),
+        end_of_word_suffix="</w>",
+    )
+    assert tok.engine.segment_uncached("xab") == ("xab</w>",)
+    assert tok.engine.segment_uncached("xabab") == ("x", "ab", "a", "b</w>")  # (a, b) fires first; b</w> is no b

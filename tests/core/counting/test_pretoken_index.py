@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from core.counting.pretoken_index import PretokenIndex
 
-TEXT = st.text(alphabet="ab\0", max_size=4)
+TEXT = st.text(alphabet="ab\0", max_size=5)
 
 
 def holders(items: list[list[str]], string: str) -> set[int]:
@@ -25,7 +25,7 @@ def test_answers_are_those_of_a_scan_of_every_pretoken(items, strings):
         found = holders(items, string)
         assert index.first_containing(string) == (exact[0] if exact else min(found, default=None))
     expected = set().union(*(holders(items, s) for s in strings))
-    for many in (0, 10**9):  # one trie-shaped pattern over all pretokens; a search per string
+    for many in (0, 10**9):  # the index of pieces; a search per string
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr("core.counting.pretoken_index.MANY_STRINGS", many)
             assert index.containing_any(strings) == expected

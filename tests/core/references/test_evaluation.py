@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,3 +118,21 @@ def test_shipped_references_evaluate_without_rejections():
     }
     assert required <= set(load_references(reference_paths()["nl_morph"]).words())
     assert "horseshoe" in load_references(reference_paths()["en_morph"]).words()
+
+
+def boundaries_by_definition(sources: tuple[int, ...], n: int) -> tuple[int | None, ...]:
+    """Boundary k of a pretoken stands for split b - 1 of the word when its characters come from
+    different characters a != b of " " + word, both of the word, b not its first."""
+    return tuple(b - 1 if 0 <= a != b and 1 < b <= n else None for a, b in pairwise(sources))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([ByteLevel, ReBPEPipeline, Metaspace]), st.text(alphabet="abAB-é ü1", min_size=1, max_size=10))
+def test_boundary_positions_follow_the_sources_of_each_pretoken(pipeline, word):
+    """The slice read off for a pretoken of the word's own characters in a row equals the definition."""
+    pre = pipeline()
+    aligned = align_word(pre, word)
+    pretokens = pre.pretokenise_with_sources(" " + word)
+    assert [p.text for p in aligned.pretokens] == [p.text for p in pretokens]
+    for got, pretoken in zip(aligned.pretokens, pretokens, strict=True):
+        assert got.boundary_positions == boundaries_by_definition(pretoken.sources, len(word))
