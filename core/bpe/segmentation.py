@@ -158,17 +158,19 @@ class SegmentationEngine:
         self.pair_index: dict[tuple[str, ...], int] = dict(
             zip(map(attrgetter("parts"), self.merges), priorities, strict=True)
         )
-        tuple_index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        tuple_index: dict[tuple[str, ...], list[tuple[int, tuple[str, ...]]]] = {}
         tuple_merges = compress(zip(self.merges, priorities, strict=True), map(attrgetter("is_tuple"), self.merges))
         for merge, priority in tuple_merges:
             del self.pair_index[merge.parts]
-            tuple_index.setdefault(merge.parts[0], []).append((priority, merge.parts))
-        self.tuple_index: Mapping[str, Sequence[tuple[int, tuple[str, ...]]]] = {
-            first: tuple(entries) for first, entries in tuple_index.items()
+            tuple_index.setdefault(merge.parts[:2], []).append((priority, merge.parts))
+        #: first two parts -> the tuple merges starting with them, in rank order (a common first
+        #: part alone, like German ``Ġver`` after knockout, starts hundreds)
+        self.tuple_index: Mapping[tuple[str, ...], Sequence[tuple[int, tuple[str, ...]]]] = {
+            firsts: tuple(entries) for firsts, entries in tuple_index.items()
         }
         self.tuple_span: dict[str, int] = {}  # first part -> longest tuple merge starting with it
-        for first, entries in self.tuple_index.items():
-            self.tuple_span[first] = max(len(parts) for _, parts in entries)
+        for (first, _), entries in self.tuple_index.items():
+            self.tuple_span[first] = max(self.tuple_span.get(first, 0), *(len(parts) for _, parts in entries))
         self.window = max(self.tuple_span.values(), default=2)
         self._index_tuple_results()
         self.ignore_merges_vocab = ignore_merges_vocab
@@ -475,7 +477,7 @@ class SegmentationEngine:
         cands = [p << 16 | 2 if (p := pair_get(pair, _NONE)) < limit else _NONE for pair in pairwise(symbols)]
         cands.append(_NONE)
         if tuple_index:
-            for i in [i for i, symbol in enumerate(symbols) if symbol in tuple_index]:
+            for i in [i for i, pair in enumerate(pairwise(symbols)) if pair in tuple_index]:
                 cands[i] = candidate(i)
         span_get = self.tuple_span.get
         window = self.window
@@ -510,13 +512,13 @@ class SegmentationEngine:
 
         def candidate(i: int) -> int:
             n_symbols = len(symbols)
-            best = none
-            if i + 1 < n_symbols:
-                idx = pair_get((symbols[i], symbols[i + 1]), none)
-                if idx < limit:
-                    best = idx << 16 | 2
+            if i + 1 >= n_symbols:
+                return none
+            pair = (symbols[i], symbols[i + 1])
+            idx = pair_get(pair, none)
+            best = idx << 16 | 2 if idx < limit else none
             if tuple_get is not None:
-                for idx, parts in tuple_get(symbols[i], ()):
+                for idx, parts in tuple_get(pair, ()):
                     if idx << 16 >= best or idx >= limit:
                         break  # entries are in rank order
                     n = len(parts)

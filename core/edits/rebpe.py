@@ -286,7 +286,7 @@ class RepairEngine(SegmentationEngine):
         super().__init__(merges)
         # editable copies of the tables, in place of the read-only ones
         self._merge_list = list(self.merges)
-        self._tuple_lists = {first: list(entries) for first, entries in self.tuple_index.items()}
+        self._tuple_lists = {firsts: list(entries) for firsts, entries in self.tuple_index.items()}
         self._result_set, self._head_set = set(self._tuple_results), set(self._tuple_heads)
         self.merges, self.tuple_index = self._merge_list, self._tuple_lists
         self._tuple_results, self._tuple_heads = self._result_set, self._head_set
@@ -303,7 +303,7 @@ class RepairEngine(SegmentationEngine):
         assert not self.shared_ranks or new.result == old.result
         for merge, add in ((old, False), (new, True)):
             if merge.is_tuple:
-                entries = self._tuple_lists.setdefault(merge.parts[0], [])
+                entries = self._tuple_lists.setdefault(merge.parts[:2], [])
                 if add:
                     entries.append((i, merge.parts))
                     entries.sort()
