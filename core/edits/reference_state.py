@@ -81,6 +81,10 @@ def applied(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> set[Merge]:
     return set(filter(None, chain.from_iterable(boundary_merges)))
 
 
+def _by_id(merges: Sequence[Merge]) -> dict[int, Merge]:
+    return dict(zip(map(id, merges), merges, strict=True))
+
+
 def gold_slots(aligned: AlignedWord, gold: frozenset[int]) -> tuple[int, ...]:
     """The indexes, among ``aligned``'s boundaries in a row, of those that stand for a gold split."""
     positions = chain.from_iterable(p.boundary_positions for p in aligned.pretokens)
@@ -172,10 +176,15 @@ class TokenisedReference:
         self._tallies: dict[bool, BlameTally] = {}
         self._untallied: dict[int, Sequence[tuple[Merge | None, ...]]] = {}  # word -> boundary merges last tallied
         self._frozen_totals: dict[bool, Mapping[Merge, tuple]] | None = None  # set by freeze()
+        self._merges_by_id: dict[int, Merge] | None = None  # the tokeniser's merges by identity, once edited
         #: which words have a pretoken containing a string (the pretokens of the reference never change)
         self.pretokens = PretokenIndex([p.text for p in state.aligned.pretokens] for state in self.words)
         for i in range(len(self.words)):
             self._retrace(i)
+
+    def __getstate__(self) -> dict:
+        """Pickled (a worker process's result) without the merges by identity: ids are this process's."""
+        return {**self.__dict__, "_merges_by_id": None}
 
     def __repr__(self) -> str:
         return (
@@ -227,8 +236,8 @@ class TokenisedReference:
         if tokeniser.pretokeniser != self.tokeniser.pretokeniser:
             raise ValueError("an edited tokeniser must keep the pre-tokeniser of the reference")
         # by identity, in C loops (a Python loop over the 464k merges of o200k costs 0.15 s each)
-        old_by_id = dict(zip(map(id, self.tokeniser.merges), self.tokeniser.merges, strict=True))
-        new_by_id = dict(zip(map(id, tokeniser.merges), tokeniser.merges, strict=True))
+        old_by_id = self._merges_by_id or _by_id(self.tokeniser.merges)
+        new_by_id = self._merges_by_id = _by_id(tokeniser.merges)  # the next edit's old merges
         gone = list(map(old_by_id.__getitem__, old_by_id.keys() - new_by_id.keys()))
         added = list(map(new_by_id.__getitem__, new_by_id.keys() - old_by_id.keys()))
         candidates = self._words_to_retrace(tokeniser, gone, added)
@@ -301,6 +310,7 @@ class TokenisedReference:
                 for once in (False, True)
             }
             self._tallies.clear()
+            self._merges_by_id = None
             for state in self.words:
                 state.segmentations = tuple(state.segmentations)
                 state.boundary_merges = tuple(state.boundary_merges)
