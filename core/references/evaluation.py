@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
-from operator import mul
 from typing import Literal, get_args
 
 from core.bpe.model import BTETokeniser
@@ -128,11 +127,13 @@ def split_counts(predicted: set[int], gold: frozenset[int]) -> tuple[int, int, i
 
 def morph_scores(counts: Iterable[tuple[float, int, int, int]], excluded: int = 0) -> MorphScores:
     """Micro-averaged scores from (weight, tp, fp, fn) per scored word."""
-    columns = tuple(zip(*counts, strict=True)) or ((), (), (), ())
-    weights = columns[0]
-    # each a left-to-right sum of weight * count, as a loop over the words adds them
-    tp, fp, fn = (sum(map(mul, weights, column), 0.0) for column in columns[1:])
-    words = len(weights)
+    tp = fp = fn = 0.0
+    words = 0
+    for weight, hits, false_positives, misses in counts:
+        tp += weight * hits
+        fp += weight * false_positives
+        fn += weight * misses
+        words += 1
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
