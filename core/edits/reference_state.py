@@ -19,7 +19,6 @@ longer emitted whole).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -56,8 +55,6 @@ class WordState:
     tp: int = 0
     fp: int = 0
     fn: int = 0
-    #: where the gold splits fall among the word's boundaries (its pretokens' boundaries in a row)
-    gold_slots: tuple[int, ...] = ()
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -71,11 +68,6 @@ class WordState:
         return self.aligned.predicted_splits(self.segmentations)
 
 
-def in_a_row(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> Sequence[Merge | None]:
-    """A word's boundaries, its pretokens' in a row."""
-    return boundary_merges[0] if len(boundary_merges) == 1 else tuple(chain.from_iterable(boundary_merges))
-
-
 def applied(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> set[Merge]:
     """The merges that removed a boundary (each once)."""
     return set(filter(None, chain.from_iterable(boundary_merges)))
@@ -83,12 +75,6 @@ def applied(boundary_merges: Sequence[tuple[Merge | None, ...]]) -> set[Merge]:
 
 def _by_id(merges: Sequence[Merge]) -> dict[int, Merge]:
     return dict(zip(map(id, merges), merges, strict=True))
-
-
-def gold_slots(aligned: AlignedWord, gold: frozenset[int]) -> tuple[int, ...]:
-    """The indexes, among ``aligned``'s boundaries in a row, of those that stand for a gold split."""
-    positions = chain.from_iterable(p.boundary_positions for p in aligned.pretokens)
-    return tuple(k for k, position in enumerate(positions) if position in gold)
 
 
 def tree_boundaries(engine, pretoken: str) -> tuple[Merge | None, ...]:
@@ -122,23 +108,27 @@ class BlameTally:
 
     def add(self, state: WordState, boundary_merges: Sequence[tuple[Merge | None, ...]], sign: int) -> None:
         """Add (sign +1) or withdraw (sign -1) one word's contribution under ``boundary_merges``."""
-        weight, totals, once = sign * state.weight, self.totals, self.tuples_once
-        boundaries = in_a_row(boundary_merges)
-        removed = Counter(filter(None, boundaries))  # merge -> boundaries it removed, in order of first removal
-        for merge, times in removed.items():
-            entry = totals.get(merge)
-            if entry is None:
-                entry = totals[merge] = [0, 0, 0]
-            entry[2] += sign
-            entry[0] += weight
-            if not once:
-                for _ in range(times - 1):  # added one by one: the same float sums as boundary by boundary
+        weight, gold, totals = sign * state.weight, state.gold, self.totals
+        counted_n: set[Merge] = set()
+        counted_b: set[Merge] = set()
+        for pretoken, boundaries in zip(state.aligned.pretokens, boundary_merges, strict=True):
+            for merge, position in zip(boundaries, pretoken.boundary_positions, strict=True):
+                if merge is None:
+                    continue
+                entry = totals.get(merge)
+                if entry is None:
+                    entry = totals[merge] = [0, 0, 0]
+                if merge not in counted_n:
+                    entry[2] += sign
                     entry[0] += weight
-        blamed = [boundaries[k] for k in state.gold_slots]
-        for merge in filter(None, dict.fromkeys(blamed) if once else blamed):
-            totals[merge][1] += weight
+                    counted_n.add(merge)
+                elif not self.tuples_once:
+                    entry[0] += weight
+                if position in gold and (not self.tuples_once or merge not in counted_b):
+                    entry[1] += weight
+                    counted_b.add(merge)
         if sign < 0:
-            for merge in removed:
+            for merge in counted_n:
                 if not totals[merge][2]:
                     del totals[merge]
 
@@ -166,8 +156,7 @@ class TokenisedReference:
         self.blame = blame
         reference = align_reference(tokeniser.pretokeniser, entries, free=free, weights=weights, unaligned=unaligned)
         self.words: Sequence[WordState] = [
-            WordState(w.word, w.weight, w.aligned, w.gold, [], [], gold_slots=gold_slots(w.aligned, w.gold))
-            for w in reference.words
+            WordState(w.word, w.weight, w.aligned, w.gold, [], []) for w in reference.words
         ]
         self.unaligned: tuple[str, ...] = reference.excluded  # left out of every score, counted in it
         self._index: dict[Merge, set[int]] = {}  # kept up to date by every re-trace
