@@ -263,9 +263,10 @@ class TokenisedReference:
 
         For many strings (an edit of a large tokeniser rewires thousands of merges), at least a
         quarter as many as there are distinct pretokens, every substring of each pretoken, up to the
-        longest string, is looked up in the set instead (stopping at the first found): compiling
-        the strings into one regular expression took 0.6 s on o200k with nl_morph (2,000
-        pretokens), the look-ups 0.04 s; with 20,000 pretokens the crossover is near 4,000 strings."""
+        longest string, is looked up in the set instead (stopping at the first found): on o200k
+        with nl_morph (1,146 pretokens, 16,598 rewired results) 6 ms, against 43 ms for a look-up
+        per string in the index of three-character pieces (0.6 s for the trie pattern that index
+        replaced)."""
         pretokens = self.pretokens.owners
         if (
             len(strings) <= SUBSTRING_LOOKUP_MIN
