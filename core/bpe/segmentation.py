@@ -472,7 +472,7 @@ class SegmentationEngine:
         lowest rank and ``list.index`` the leftmost position.
         """
         candidate = self._candidate_function(symbols, limit)
-        # the first candidates: pairs in one pass, tuples only where one starts with the symbol
+        # the first candidates: pairs in one pass, tuples only where a pair starts one
         pair_get, tuple_index = self.pair_index.get, self.tuple_index
         cands = [p << 16 | 2 if (p := pair_get(pair, _NONE)) < limit else _NONE for pair in pairwise(symbols)]
         cands.append(_NONE)
