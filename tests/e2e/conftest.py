@@ -176,9 +176,12 @@ def app_url(chromium_executable, browser):
 
 
 @pytest.fixture
-def fresh_app_url(chromium_executable):
+def fresh_app_url(chromium_executable, tmp_path, monkeypatch):
     """A server of its own that no request has reached yet: Streamlit still treats ``pages/`` as a
-    legacy multipage folder until ``st.navigation`` runs once, which is what deep links must survive."""
+    legacy multipage folder until ``st.navigation`` runs once, which is what deep links must survive.
+    Its disk cache starts empty (``EXPLORER_CACHE_DIR``), so no result an earlier run cached helps
+    (the precomputed sample results ship with the checkout)."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "explorer-cache"))
     with streamlit_server() as url:
         yield url
 
