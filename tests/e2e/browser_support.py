@@ -3,6 +3,7 @@ to finish, check that no error box is shown, and screenshot the whole page."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
@@ -33,6 +34,12 @@ def wait_for_app(page: Page, timeout: int = SLOW) -> None:
         "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=timeout
     )
     expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
+
+
+def page_heading(title: str) -> re.Pattern[str]:
+    """A page's own h1: the first word of its sidebar title ("Unigram" for "Unigram lattice"),
+    perhaps after an icon."""
+    return re.compile(rf"^\s*\W?{re.escape(title.split()[0])}(\s|$)", re.IGNORECASE)
 
 
 def no_error_boxes(page: Page) -> None:

@@ -28,7 +28,14 @@ if not running_in_ci():  # under CI a missing playwright must be an error, not a
 from playwright.sync_api import Page, expect
 
 from app import available_pages, url_path
-from tests.e2e.browser_support import LOOPBACK, no_error_boxes, outside_requests, screenshot, wait_for_app
+from tests.e2e.browser_support import (
+    LOOPBACK,
+    no_error_boxes,
+    outside_requests,
+    page_heading,
+    screenshot,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -63,9 +70,9 @@ def test_deep_link_on_a_fresh_server(page: Page, fresh_app_url: str, artifacts_d
     expect(current).to_contain_text(title)
     path = urlsplit(page.url).path.strip("/")
     assert path in (url_path(file), "") and (path or file == PAGES[0][0])
-    # the page's own heading (its first word is the sidebar title's: "Unigram" for "Unigram lattice")
-    heading = re.compile(rf"^\s*{re.escape(title.split()[0])}(\s|$)", re.IGNORECASE)
-    expect(page.get_by_test_id("stMain").get_by_role("heading", level=1, name=heading)).to_be_visible(timeout=SLOW)
+    expect(page.get_by_test_id("stMain").get_by_role("heading", level=1, name=page_heading(title))).to_be_visible(
+        timeout=SLOW
+    )
     wait_for_app(page)
     no_error_boxes(page)
     expect(page.get_by_text("Traceback (most recent call last)")).to_have_count(0)

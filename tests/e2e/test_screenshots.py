@@ -11,7 +11,6 @@ uniform area standing for the whole.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from pathlib import Path
 
@@ -27,7 +26,14 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 
 from app import available_pages, url_path
-from tests.e2e.browser_support import LOOPBACK, SLOW, no_error_boxes, outside_requests, wait_for_app
+from tests.e2e.browser_support import (
+    LOOPBACK,
+    SLOW,
+    no_error_boxes,
+    outside_requests,
+    page_heading,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -43,11 +49,6 @@ VIEWS = {
 #: text scrolled to the top of the window, where the page's best part is below its introduction
 SCROLL_TO = {"merge_graph": "Type at the centre"}
 MIN_COLOURS = 64  # a blank or error page has a handful; a rendered page has hundreds (anti-aliased text)
-
-
-def page_heading(title: str):
-    """The page's own h1 starts with the first word of its sidebar title ("Unigram" for "Unigram lattice")."""
-    return re.compile(rf"^\s*\W?{re.escape(title.split()[0])}", re.IGNORECASE)
 
 
 def wait_until_drawn(page: Page) -> None:
