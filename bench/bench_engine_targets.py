@@ -34,11 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import ROOT, load_note, print_table, write_json
-from bench.bench_knockout import DUTCH_REFERENCE, GERMAN_40K_IN_WHEEL, GERMAN_REFERENCE, MODES, peers_venv
+from bench.bench_knockout import MODES, default_inputs
 from bench.bench_knockout_process import TARGET_RATIO as PROCESS_TARGET
 from bench.bench_knockout_real import TARGET_RATIOS
 from bench.bench_real_tokenisers import TARGETS as HF_TARGETS
-from core.formats.samples import DUTCH_40K
 
 BENCH = Path(__file__).resolve().parent
 #: the real tokenisers of issue 33 (names in scripts/fetch_real_tokenisers.py's manifest) -> whether
@@ -140,22 +139,13 @@ def hf_rows(figures: dict | None) -> list[list]:
     return rows
 
 
-def inputs() -> tuple[Path, Path]:
-    """The issue's input (German 40k of the bpe-knockout wheel, MorphyNet German), else the
-    shipped Dutch 40k with its reference."""
-    venv = peers_venv()
-    german = venv / GERMAN_40K_IN_WHEEL if venv else None
-    if german is not None and german.is_file() and GERMAN_REFERENCE.is_file():
-        return german, GERMAN_REFERENCE
-    return DUTCH_40K, DUTCH_REFERENCE
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="repetitions of each timing, best reported (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write every part's figures and the summary as JSON")
     args = parser.parse_args(argv)
-    tokeniser, reference = inputs()
+    # the issue's input (German 40k + MorphyNet German) where PEERS_VENV has it, as bench_knockout.py chooses
+    tokeniser, reference, _ = default_inputs(argparse.Namespace(tokeniser=None, reference=None))
     repeats = ["--repeats", str(args.repeats)]
     only = [flag for name in REAL for flag in ("--only", name)]
     with tempfile.TemporaryDirectory() as tmp:
